@@ -1,0 +1,5 @@
+"""The `privlab` command line."""
+
+from harness.cli.main import main
+
+__all__ = ["main"]

@@ -1,0 +1,45 @@
+// platform.h: the physical memory map of the QEMU `virt` board, which privlab emulates.
+//
+// This header is the single source of truth for these addresses: the firmware, the
+// kernel and the bare-metal tests include it, and the Python harness parses its
+// `#define PLATFORM_...` lines (harness/platform.py), so nothing is hand-synced.
+// Values must stay plain integer literals so both C and the harness can read them.
+#ifndef PLATFORM_H
+#define PLATFORM_H
+
+// sifive_test finisher: write FINISHER_PASS to power off with status 0,
+// FINISHER_FAIL | (code << 16) to exit with `code`, FINISHER_RESET to reset.
+#define PLATFORM_FINISHER_BASE   0x00100000
+#define PLATFORM_FINISHER_SIZE   0x00001000
+#define FINISHER_FAIL            0x3333
+#define FINISHER_PASS            0x5555
+#define FINISHER_RESET           0x7777
+
+// CLINT: core-local interruptor, one hart.
+#define PLATFORM_CLINT_BASE      0x02000000
+#define PLATFORM_CLINT_SIZE      0x00010000
+#define CLINT_MSIP               0x0000   // machine software interrupt pending (bit 0)
+#define CLINT_MTIMECMP           0x4000   // 64-bit timer compare, hart 0
+#define CLINT_MTIME              0xbff8   // 64-bit time, counts at PLATFORM_TIMEBASE_HZ
+#define PLATFORM_TIMEBASE_HZ     10000000
+
+// PLIC: platform-level interrupt controller (not yet emulated).
+#define PLATFORM_PLIC_BASE       0x0c000000
+#define PLATFORM_PLIC_SIZE       0x00600000
+
+// UART0: NS16550A, byte registers.
+#define PLATFORM_UART0_BASE      0x10000000
+#define PLATFORM_UART0_SIZE      0x00000100
+#define PLATFORM_UART0_IRQ       10
+
+// virtio-mmio transports (not yet emulated).
+#define PLATFORM_VIRTIO0_BASE    0x10001000
+
+// RAM: the firmware (or a bare-metal ELF) is entered here in M-mode.
+#define PLATFORM_RAM_BASE        0x80000000
+#define PLATFORM_RAM_SIZE_DEFAULT 0x08000000   // 128 MiB
+
+// With firmware, the S-mode kernel is entered here (OpenSBI fw_jump convention).
+#define PLATFORM_KERNEL_BASE     0x80200000
+
+#endif // PLATFORM_H
