@@ -1,0 +1,50 @@
+"""Bare-metal M-mode programs: compile, link at 0x8000_0000, cache.
+
+A bare-metal program is what `qemu-system-riscv64 -machine virt -bios none -kernel X.elf`
+(and `privlab run --bios none --kernel X.elf`) runs: the hart starts in M-mode at RAM
+base, which `baremetal.ld` fills with the input section `.text.entry`. Every program
+sees `kernel/include` first on its include path, so `platform.h` (the memory map) is the
+one place the finisher, CLINT and UART addresses come from.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from harness.build.toolchain import Arch, CompileOptions, compile_object, link
+from harness.errors import BadInput
+from harness.paths import KERNEL_DIR
+
+__all__ = ["BAREMETAL_LDSCRIPT", "build_baremetal"]
+
+BAREMETAL_LDSCRIPT = Path(__file__).with_name("baremetal.ld")
+"""Links `.text.entry` first at 0x8000_0000; defines `__stack_top`, `__bss_start/end`."""
+
+_PLATFORM_INCLUDE = KERNEL_DIR / "include"
+
+
+def build_baremetal(
+    sources: Sequence[Path],
+    arch: Arch,
+    out: Path,
+    include_dirs: Sequence[Path] = (),
+    defines: Mapping[str, str | int] | None = None,
+) -> Path:
+    """Compile `sources` (C or .S) for `arch` and link them into the ELF `out`.
+
+    Objects and the linked image are cached by content (harness.build.cache), so a
+    rebuild with unchanged inputs only copies the cached ELF to `out`.
+    """
+    if not sources:
+        raise BadInput(f"no sources given for {out.name}")
+    missing = [str(s) for s in sources if not Path(s).is_file()]
+    if missing:
+        raise BadInput(f"no such source file: {', '.join(missing)}")
+    opts = CompileOptions(
+        arch=arch,
+        include_dirs=(_PLATFORM_INCLUDE, *map(Path, include_dirs)),
+        defines=dict(defines or {}),
+    )
+    objects = [compile_object(Path(s), opts) for s in sources]
+    return link(objects, out, arch, BAREMETAL_LDSCRIPT)

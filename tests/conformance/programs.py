@@ -1,0 +1,49 @@
+"""The conformance programs, and how to build them for either XLEN.
+
+Each `tests/conformance/<name>.S` is one program; it is linked with the shared runtime
+in `lib/` (reset entry, trap vectors, expectation checking, page tables) into a
+bare-metal ELF that QEMU's `virt` board and `privlab run --bios none` both run.
+
+    from conformance.programs import PROGRAMS, build_program
+    elf = build_program("exc_ecall", "rv64")
+
+Builds are cached by content (harness.build.cache), so calling build_program again is
+cheap; the ELF lands in `<cache>/conformance/<arch>/<name>.elf`.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+from harness.build.baremetal import build_baremetal
+from harness.build.cache import cache_root
+from harness.build.toolchain import ARCHES, Arch
+
+__all__ = ["CONFORMANCE_DIR", "PROGRAMS", "build_program", "program_source"]
+
+CONFORMANCE_DIR = Path(__file__).resolve().parent
+INCLUDE_DIR = CONFORMANCE_DIR / "include"
+RUNTIME_SOURCES = (CONFORMANCE_DIR / "lib" / "entry.S", CONFORMANCE_DIR / "lib" / "runtime.c")
+
+PROGRAMS: list[str] = sorted(p.stem for p in CONFORMANCE_DIR.glob("*.S"))
+"""Program names (file stems), sorted."""
+
+
+def program_source(name: str) -> Path:
+    path = CONFORMANCE_DIR / f"{name}.S"
+    if name not in PROGRAMS:
+        raise KeyError(f"no conformance program {name!r} (have: {', '.join(PROGRAMS)})")
+    return path
+
+
+def build_program(name: str, arch: Arch | str) -> Path:
+    """Build program `name` for `arch` (an Arch or "rv64"/"rv32"); returns the ELF path."""
+    return _build(name, ARCHES[arch] if isinstance(arch, str) else arch)
+
+
+@cache
+def _build(name: str, arch: Arch) -> Path:
+    out = cache_root() / "conformance" / arch.name / f"{name}.elf"
+    return build_baremetal([program_source(name), *RUNTIME_SOURCES], arch, out,
+                           include_dirs=[INCLUDE_DIR])
