@@ -247,6 +247,13 @@ test_main:
     CHECK_T5_T6 \check
 .endm
 
+// csr == the address `symbol` (+ offset)
+.macro CHECK_CSR_ADDR check, csr, symbol
+    csrr t5, \csr
+    la t6, \symbol
+    CHECK_T5_T6 \check
+.endm
+
 // (csr & mask) == value
 .macro CHECK_CSR_BITS check, csr, mask, value
     csrr t5, \csr

@@ -296,6 +296,17 @@ void hook_m_forward_timer(struct frame *f) {
     csrc(mie, MIP_MTIP);
 }
 
+// An SBI set_timer whose timer has already expired when it returns: mtimecmp := now +
+// 10, wait for MTIP, enable MTIE. The machine-timer interrupt is then taken right
+// after the handler's mret, at a point that does not depend on instruction timing.
+void hook_m_set_timer_expired(struct frame *f) {
+    (void)f;
+    timer_set_delta(10);
+    while (!(csrr(mip) & MIP_MTIP)) {
+    }
+    csrs(mie, MIP_MTIP);
+}
+
 // S cannot clear STIP: it asks M with an ecall (whose record the program declares with
 // epc = hook_s_ecall_insn, normally with hook_m_clear_stip and RESUME_SKIP4).
 __asm__(".text\n"
