@@ -38,6 +38,7 @@
 // RAM: the firmware (or a bare-metal ELF) is entered here in M-mode.
 #define PLATFORM_RAM_BASE        0x80000000
 #define PLATFORM_RAM_SIZE_DEFAULT 0x08000000   // 128 MiB
+#define PLATFORM_RAM_SIZE_MAX     0x80000000   // 2 GiB: the most RAM the firmware accepts
 
 // With firmware, the S-mode kernel is entered here (OpenSBI fw_jump convention).
 #define PLATFORM_KERNEL_BASE     0x80200000

@@ -1,0 +1,145 @@
+// defs.h: every function one kernel file offers the others, grouped by file.
+#ifndef DEFS_H
+#define DEFS_H
+
+#include "param.h"
+#include "types.h"
+
+struct proc;
+struct context;
+struct trapframe;
+struct args;
+
+// main.c: what the boot protocol told us (filled by fdt.c)
+struct bootinfo {
+  uintptr_t hartid;
+  uintptr_t dtb, dtb_size;
+  uintptr_t ram_base, ram_size;
+  uint64_t timebase_hz;
+  uintptr_t initrd_start, initrd_end;
+  char bootargs[BOOTARGS_MAX];
+};
+extern struct bootinfo boot;
+
+// fdt.c
+int fdt_parse(uintptr_t dtb, struct bootinfo *info);
+
+// bootargs.c
+void bootargs_parse(const char *cmdline);
+int bootargs_flag(const char *name);
+struct args *bootargs_init_args(void);
+int bootargs_has_init(void);
+
+// sbi.c
+void sbi_console_init(void);
+int sbi_has_dbcn(void);
+void sbi_putchar(int c);
+int sbi_getchar(void);
+long sbi_console_write(const char *buf, size_t n);
+long sbi_console_read(char *buf, size_t n);
+void sbi_set_timer(uint64_t when);
+void sbi_shutdown(int status) __attribute__((noreturn));
+void sbi_system_failure(void) __attribute__((noreturn));
+
+// console.c
+void console_write(const char *buf, size_t n);
+int console_getc(void);
+
+// printf.c
+void printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void panic(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+
+// backtrace.c
+void backtrace(void);
+
+// string.c
+void *memset(void *dst, int c, size_t n);
+void *memmove(void *dst, const void *src, size_t n);
+void *memcpy(void *dst, const void *src, size_t n);
+int memcmp(const void *a, const void *b, size_t n);
+size_t strlen(const char *s);
+int strcmp(const char *a, const char *b);
+int strncmp(const char *a, const char *b, size_t n);
+char *safestrcpy(char *dst, const char *src, size_t n);
+
+// kalloc.c
+void kinit(void);
+void *kalloc(void);
+void kfree(void *pa);
+size_t kfree_count(void);
+
+// vm.c
+void kvminit(void);
+void kvminithart(void);
+void kvmmap_stack(uintptr_t va, void *pa);
+uintptr_t kernel_satp(void);
+pte_t *walk(pagetable_t pt, uintptr_t va, int alloc);
+uintptr_t walkaddr(pagetable_t pt, uintptr_t va, int perm);
+int mappages(pagetable_t pt, uintptr_t va, size_t size, uintptr_t pa, int perm);
+pagetable_t uvmcreate(void);
+int uvmmap_zeroed(pagetable_t pt, uintptr_t va, size_t size, int perm);
+void uvmunmap(pagetable_t pt, uintptr_t va, size_t npages, int do_free);
+int uvmcopy(pagetable_t old, pagetable_t new);
+void uvmfree(pagetable_t pt);
+int uvm_range_unmapped(pagetable_t pt, uintptr_t va, size_t npages);
+int uvm_range_mapped(pagetable_t pt, uintptr_t va, size_t npages);
+int copyout(pagetable_t pt, uintptr_t dstva, const void *src, size_t len);
+int copyin(pagetable_t pt, void *dst, uintptr_t srcva, size_t len);
+int copyinstr(pagetable_t pt, char *dst, uintptr_t srcva, size_t max);
+
+// vmprint.c
+void vmprint(pagetable_t pt);
+
+// proc.c
+struct proc *myproc(void);
+void procinit(void);
+struct proc *allocproc(void);
+void freeproc(struct proc *p);
+pagetable_t proc_pagetable(struct proc *p);
+void proc_freepagetable(pagetable_t pt);
+void userinit(void);
+int fork(void);
+void exit(int status) __attribute__((noreturn));
+int waitpid(int pid, uintptr_t status_addr);
+long growproc(long n);
+void sched(void);
+void yield(void);
+void scheduler(void) __attribute__((noreturn));
+
+// sched.c
+struct proc *sched_pick(void);
+void sched_charge(struct proc *p);
+void sched_newproc(struct proc *p);
+
+// taskinfo.c
+void taskinfo_count(struct proc *p, uintptr_t num);
+void taskinfo_start(struct proc *p);
+
+// swtch.S
+void swtch(struct context *old, struct context *new);
+
+// exec.c
+struct args *args_alloc(void);
+int args_add(struct args *a, const char *s);
+int args_copyin(struct args *a, pagetable_t pt, uintptr_t uargv);
+void args_free(struct args *a);
+const char *args_argv0(struct args *a);
+int exec_load(struct proc *p, const char *path, struct args *a);
+
+// initrd.c
+void initrd_init(uintptr_t start, uintptr_t end);
+int initrd_count(void);
+int initrd_find(const char *name, const uint8_t **data, size_t *size);
+
+// trap.c
+void trapinit(void);
+void timerinit(void);
+void usertrapret(void) __attribute__((noreturn));
+
+// syscall.c
+void syscall(void);
+
+// sysproc.c
+int fetchargs(uintptr_t upath, uintptr_t uargv, char *path, struct args **out);
+
+#endif // DEFS_H

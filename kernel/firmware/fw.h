@@ -1,0 +1,36 @@
+// fw.h: what the firmware's files share.
+#ifndef FW_H
+#define FW_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+// The registers of the interrupted hart, saved by mtrap.S: regs[n] is xn.
+struct mframe {
+  uintptr_t regs[32];
+};
+#define REG_A0 10
+#define REG_A1 11
+#define REG_A6 16
+#define REG_A7 17
+
+// mentry.S
+void enter_supervisor(uintptr_t hartid, uintptr_t dtb, uintptr_t entry) __attribute__((noreturn));
+// fwmain.c
+void fw_panic(const char *what, uintptr_t a, uintptr_t b, uintptr_t c) __attribute__((noreturn));
+// sbi.c
+void sbi_handle(struct mframe *f);
+// clint.c
+void timer_set(uint64_t when);
+void timer_interrupt(void);
+// uart.c
+void uart_init(void);
+void uart_putc(int c);
+int uart_getc(void);
+void uart_puts(const char *s);
+void uart_puthex(uintptr_t x);
+// finisher.c
+void finisher_exit(uint32_t status) __attribute__((noreturn));
+void finisher_reset(void) __attribute__((noreturn));
+
+#endif // FW_H

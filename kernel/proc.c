@@ -1,0 +1,222 @@
+// proc.c: processes: creation, fork, exit, waitpid, the heap, and the scheduler loop.
+//
+// One hart, and the kernel never takes an interrupt (sstatus.SIE stays 0 in S-mode:
+// the timer is only taken from U), so kernel code runs without locks: a process loses
+// the CPU only where it calls yield() or sched() itself.
+#include "defs.h"
+#include "memlayout.h"
+#include "proc.h"
+#include "riscv.h"
+#include "trapframe.h"
+
+struct cpu cpu;
+struct proc proc[NPROC];
+static struct proc *initproc;  // the first process: orphans go to it; its exit powers off
+static int nextpid = 1;
+
+static void forkret(void);
+
+struct proc *myproc(void) { return cpu.proc; }
+
+// Give every process slot its kernel stack, mapped at KSTACK(slot) in the kernel page
+// table with an unmapped guard page below it.
+void procinit(void) {
+  for (int i = 0; i < NPROC; i++) {
+    for (int page = 0; page < KSTACK_PAGES; page++) {
+      void *pa = kalloc();
+      if (pa == 0)
+        panic("procinit: out of memory");
+      kvmmap_stack(KSTACK(i) + page * PGSIZE, pa);
+    }
+    proc[i].kstack = KSTACK(i);
+  }
+}
+
+// A user page table holding only the trampoline and this process's trapframe, both
+// without PTE_U: the user cannot touch them, but uservec/userret run there.
+pagetable_t proc_pagetable(struct proc *p) {
+  extern char trampoline[];
+  pagetable_t pt = uvmcreate();
+  if (pt == 0)
+    return 0;
+  if (mappages(pt, TRAMPOLINE, PGSIZE, (uintptr_t)trampoline, PTE_R | PTE_X) != 0 ||
+      mappages(pt, TRAPFRAME, PGSIZE, (uintptr_t)p->trapframe, PTE_R | PTE_W) != 0) {
+    proc_freepagetable(pt);
+    return 0;
+  }
+  return pt;
+}
+
+// Free a user page table and every user frame in it; the trampoline and trapframe
+// pages are only unmapped (they are not the page table's to free).
+void proc_freepagetable(pagetable_t pt) {
+  uvmunmap(pt, TRAMPOLINE, 1, 0);
+  uvmunmap(pt, TRAPFRAME, 1, 0);
+  uvmfree(pt);
+}
+
+// Claim an UNUSED slot: a pid, a trapframe, a page table with nothing user in it
+// yet, and a context that starts in forkret(). 0 if the table or memory is full.
+struct proc *allocproc(void) {
+  struct proc *p = proc;
+  while (p < &proc[NPROC] && p->state != UNUSED)
+    p++;
+  if (p == &proc[NPROC])
+    return 0;
+  p->state = USED;
+  p->pid = nextpid++;
+  if ((p->trapframe = kalloc()) == 0 || (p->pagetable = proc_pagetable(p)) == 0) {
+    freeproc(p);
+    return 0;
+  }
+  p->context.ra = (uintptr_t)forkret;
+  p->context.sp = p->kstack + KSTACK_SIZE;
+  sched_newproc(p);
+  return p;
+}
+
+// Release everything a slot holds (except its kernel stack) and mark it UNUSED.
+void freeproc(struct proc *p) {
+  uintptr_t kstack = p->kstack;
+  if (p->pagetable)
+    proc_freepagetable(p->pagetable);
+  if (p->trapframe)
+    kfree(p->trapframe);
+  memset(p, 0, sizeof(*p));  // also clears the lab fields (stride, task_info)
+  p->kstack = kstack;
+  p->state = UNUSED;
+}
+
+// Start the first process: the program named by bootargs' init=, else "init".
+void userinit(void) {
+  struct args *a = bootargs_init_args();
+  struct proc *p = allocproc();
+  if (a == 0 || p == 0)
+    panic("userinit: out of memory");
+  if (exec_load(p, args_argv0(a), a) < 0) {
+    printf("[kernel] cannot run %s: not a program in the initrd\n", args_argv0(a));
+    sbi_shutdown(EXIT_NOT_FOUND);
+  }
+  args_free(a);
+  if (bootargs_flag("vmprint"))
+    vmprint(p->pagetable);
+  initproc = p;
+  p->state = RUNNABLE;
+}
+
+// Copy the calling process: its memory (every user page), registers and heap. The
+// child returns 0 from fork, the parent the child's pid; -1 if out of slots or memory.
+int fork(void) {
+  struct proc *p = myproc(), *np = allocproc();
+  if (np == 0)
+    return -1;
+  if (uvmcopy(p->pagetable, np->pagetable) < 0) {
+    freeproc(np);
+    return -1;
+  }
+  *np->trapframe = *p->trapframe;
+  np->trapframe->a0 = 0;  // fork() returns 0 in the child
+  np->heap_bottom = p->heap_bottom;
+  np->brk = p->brk;
+  np->priority = p->priority;
+  safestrcpy(np->name, p->name, sizeof(np->name));
+  np->parent = p;
+  np->state = RUNNABLE;
+  return np->pid;
+}
+
+// End the calling process. Its memory goes at once; the slot stays a ZOMBIE until
+// the parent's waitpid() collects the status. The first process's exit powers off.
+void exit(int status) {
+  struct proc *p = myproc();
+  if (p == initproc) {
+    if (!bootargs_flag("quiet") && !bootargs_has_init())
+      printf("[kernel] init exited with status %d: powering off\n", status);
+    sbi_shutdown(status);
+  }
+  for (struct proc *c = proc; c < &proc[NPROC]; c++)
+    if (c->parent == p)
+      c->parent = initproc;
+  proc_freepagetable(p->pagetable);  // we run on the kernel page table
+  p->pagetable = 0;
+  p->xstatus = status;
+  p->state = ZOMBIE;
+  sched();
+  panic("zombie %d ran again", p->pid);
+}
+
+// rCore semantics: reap an exited child (pid -1: any child) and store its status at
+// status_addr (if not 0). Returns its pid, -2 if such children exist but none has
+// exited, -1 if there is no such child or status_addr is bad. Never waits.
+int waitpid(int pid, uintptr_t status_addr) {
+  struct proc *p = myproc();
+  int found = 0;
+  for (struct proc *c = proc; c < &proc[NPROC]; c++) {
+    if (c->parent != p || c->state == UNUSED || (pid != -1 && c->pid != pid))
+      continue;
+    found = 1;
+    if (c->state != ZOMBIE)
+      continue;
+    if (status_addr != 0 &&
+        copyout(p->pagetable, status_addr, &c->xstatus, sizeof(c->xstatus)) < 0)
+      return WAIT_NO_CHILD;
+    int cpid = c->pid;
+    freeproc(c);
+    return cpid;
+  }
+  return found ? WAIT_STILL_RUNS : WAIT_NO_CHILD;
+}
+
+// Move the heap's end by n bytes (sbrk). Returns the old end, or -1 if the new end
+// would fall below the image, run into the stack or an mmap region, or out of memory.
+long growproc(long n) {
+  struct proc *p = myproc();
+  uintptr_t old = p->brk, new = old + (uintptr_t)n;
+  if (n > 0) {
+    if (new < old || new > USER_MMAP_TOP)
+      return -1;
+    uintptr_t from = PGROUNDUP(old), pages = (PGROUNDUP(new) - from) / PGSIZE;
+    if (!uvm_range_unmapped(p->pagetable, from, pages) ||
+        uvmmap_zeroed(p->pagetable, from, pages * PGSIZE, PTE_R | PTE_W) < 0)
+      return -1;
+  } else if (n < 0) {
+    if ((uintptr_t)-n > old - p->heap_bottom)
+      return -1;
+    uvmunmap(p->pagetable, PGROUNDUP(new), (PGROUNDUP(old) - PGROUNDUP(new)) / PGSIZE, 1);
+  }
+  p->brk = new;
+  return (long)old;
+}
+
+// Run forever: pick a RUNNABLE process (sched.c), switch to it (switch.S), and come
+// back here when it calls sched(). Runs on the boot stack, called last by main().
+void scheduler(void) {
+  for (;;) {
+    struct proc *p = sched_pick();
+    if (p == 0)
+      panic("scheduler: no process to run");
+    taskinfo_start(p);
+    p->state = RUNNING;
+    cpu.proc = p;
+    swtch(&cpu.context, &p->context);  // returns when p calls sched()
+    cpu.proc = 0;
+    sched_charge(p);
+  }
+}
+
+// Give the CPU back to scheduler(); the caller has already changed its state.
+void sched(void) {
+  struct proc *p = myproc();
+  if (p->state == RUNNING)
+    panic("sched: pid %d still RUNNING", p->pid);
+  swtch(&p->context, &cpu.context);
+}
+
+void yield(void) {
+  myproc()->state = RUNNABLE;
+  sched();
+}
+
+// A new process's first run: scheduler() swtch()ed here (allocproc set context.ra);
+// go out to user space as if returning from a trap.
+static void forkret(void) { usertrapret(); }

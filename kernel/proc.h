@@ -1,0 +1,55 @@
+// proc.h: processes and the CPU that runs them.
+#ifndef PROC_H
+#define PROC_H
+
+#include "abi.h"
+#include "param.h"
+#include "types.h"
+
+// Registers swtch() (switch.S) saves and restores: the callee-saved ones, since a
+// context switch is an ordinary function call as far as the C compiler knows.
+struct context {
+  uintptr_t ra;
+  uintptr_t sp;
+  uintptr_t s[12];  // s0..s11
+};
+
+// The one hart: the process it runs, and the scheduler's own context to return to.
+struct cpu {
+  struct proc *proc;        // running process, or 0 while in scheduler()
+  struct context context;   // swtch() here to enter scheduler()
+};
+
+// No SLEEPING state: a process that must wait (read with no input, or a user-level
+// wait loop around waitpid) yields and tries again.
+enum procstate { UNUSED, USED, RUNNABLE, RUNNING, ZOMBIE };
+
+
+
+struct proc {
+  enum procstate state;
+  int pid;
+  struct proc *parent;
+  int xstatus;                  // exit status, for the parent's waitpid()
+  char name[PROC_NAME];         // program name, for messages
+
+  uintptr_t kstack;             // bottom of the kernel stack (KSTACK(slot))
+  pagetable_t pagetable;        // user address space
+  struct trapframe *trapframe;  // kernel address of the page mapped at TRAPFRAME
+  struct context context;       // swtch() here to run this process
+  uintptr_t heap_bottom;        // end of the program image: sbrk() never goes below
+  uintptr_t brk;                // current end of the heap
+
+  // Stride scheduling (sched.c).
+  long priority;
+  uint64_t pass;
+
+  // Accounting for task_info (taskinfo.c).
+  uint32_t syscall_times[MAX_SYSCALL_NUM];
+  uint64_t first_run_time;      // r_time() when first scheduled; 0 = not yet
+};
+
+extern struct proc proc[NPROC];
+extern struct cpu cpu;
+
+#endif // PROC_H

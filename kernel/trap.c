@@ -1,0 +1,111 @@
+// trap.c: traps from user space (usertrap), the way back (usertrapret), traps in
+// the kernel (kerneltrap), and the scheduler's timer.
+//
+// Path of a trap from U: the hardware jumps to stvec = uservec (trampoline.S), which
+// saves the user registers in the trapframe and jumps here to usertrap(). Going back,
+// usertrapret() prepares the trapframe and sstatus and calls userret (trampoline.S),
+// which restores the registers and executes sret.
+#include "abi.h"
+#include "defs.h"
+#include "memlayout.h"
+#include "proc.h"
+#include "riscv.h"
+#include "trapframe.h"
+
+extern char trampoline[], uservec[], userret[];  // trampoline.S
+void kernelvec(void);                            // kernelvec.S
+
+static uint64_t timer_interval;  // timebase ticks per time slice
+
+void trapinit(void) { w_stvec((uintptr_t)kernelvec); }
+
+// Ask the firmware for the next timer interrupt, one time slice from now.
+static void timer_next(void) { sbi_set_timer(r_time() + timer_interval); }
+
+void timerinit(void) {
+  timer_interval = boot.timebase_hz / TIMER_HZ;  // 10 ms: 100,000 ticks at 10 MHz
+  w_sie(r_sie() | SIE_STIE);  // taken only in U: the kernel runs with sstatus.SIE = 0
+  timer_next();
+}
+
+// Exception names as QEMU's `-d int` (and harness/csr.py) print them.
+static const char *exception_name(uintptr_t code) {
+  static const char *names[] = {
+      [CAUSE_MISALIGNED_FETCH] = "misaligned_fetch", [CAUSE_FETCH_ACCESS] = "fault_fetch",
+      [CAUSE_ILLEGAL_INSTRUCTION] = "illegal_instruction", [CAUSE_BREAKPOINT] = "breakpoint",
+      [CAUSE_MISALIGNED_LOAD] = "misaligned_load", [CAUSE_LOAD_ACCESS] = "fault_load",
+      [CAUSE_MISALIGNED_STORE] = "misaligned_store", [CAUSE_STORE_ACCESS] = "fault_store",
+      [CAUSE_USER_ECALL] = "user_ecall", [CAUSE_SUPERVISOR_ECALL] = "supervisor_ecall",
+      [CAUSE_FETCH_PAGE_FAULT] = "exec_page_fault", [CAUSE_LOAD_PAGE_FAULT] = "load_page_fault",
+      [CAUSE_STORE_PAGE_FAULT] = "store_page_fault",
+  };
+  if (code < sizeof(names) / sizeof(names[0]) && names[code])
+    return names[code];
+  return "unknown_exception";
+}
+
+// A user program did something it may not: one line, then the process dies.
+static void kill_for_fault(struct proc *p, uintptr_t scause) {
+  printf("[kernel] pid %d (%s) killed: %s sepc=%p stval=%p\n", p->pid, p->name,
+         exception_name(CAUSE_CODE(scause)), (void *)r_sepc(), (void *)r_stval());
+  exit(EXIT_KILLED);
+}
+
+// Entered from uservec (trampoline.S) on the process's kernel stack, with the kernel
+// page table and the user registers saved in p->trapframe.
+void usertrap(void) {
+  struct proc *p = myproc();
+  if (r_sstatus() & SSTATUS_SPP)
+    panic("usertrap: not from user mode");
+  w_stvec((uintptr_t)kernelvec);  // a trap in the kernel now goes to kerneltrap()
+  p->trapframe->epc = r_sepc();
+  uintptr_t scause = r_scause();
+  if (scause == CAUSE_USER_ECALL) {
+    p->trapframe->epc += 4;  // return after the ecall
+    syscall();               // syscall.c; may not return (exit) or replace the image (exec)
+  } else if (scause == (CAUSE_INTERRUPT | IRQ_S_TIMER)) {
+    timer_next();            // also clears the pending interrupt
+    yield();                 // time slice over: let the next process run
+  } else if (scause & CAUSE_INTERRUPT) {
+    w_sie(r_sie() & ~BIT(CAUSE_CODE(scause)));  // no device of ours: mask it
+  } else {
+    kill_for_fault(p, scause);
+  }
+  usertrapret();
+}
+
+// Return to user space: set up what uservec will need on the next trap, make sret go
+// to U at the saved pc with interrupts on, and jump to userret on the trampoline.
+void usertrapret(void) {
+  struct proc *p = myproc();
+  w_stvec(TRAMPOLINE + (uservec - trampoline));  // traps from U now go to uservec
+
+  p->trapframe->kernel_satp = kernel_satp();
+  p->trapframe->kernel_sp = p->kstack + KSTACK_SIZE;
+  p->trapframe->kernel_trap = (uintptr_t)usertrap;
+  p->trapframe->kernel_hartid = r_tp();
+
+  uintptr_t sstatus = r_sstatus();
+  sstatus &= ~SSTATUS_SPP;  // sret goes to U
+  sstatus |= SSTATUS_SPIE;  // with interrupts enabled
+  w_sstatus(sstatus);
+  w_sepc(p->trapframe->epc);
+
+  // userret sits at the same address in both page tables (the trampoline page).
+  void (*ret)(uintptr_t) = (void (*)(uintptr_t))(TRAMPOLINE + (userret - trampoline));
+  ret(MAKE_SATP(p->pagetable));
+  __builtin_unreachable();
+}
+
+// Entered from kernelvec (kernelvec.S). With interrupts off in the kernel, this is
+// a kernel bug: say where, and stop.
+void kerneltrap(void) {
+  uintptr_t scause = r_scause();
+  if (scause == (CAUSE_INTERRUPT | IRQ_S_TIMER)) {
+    timer_next();
+    return;
+  }
+  panic("kernel trap: %s scause=%p sepc=%p stval=%p",
+        (scause & CAUSE_INTERRUPT) ? "interrupt" : exception_name(scause),
+        (void *)scause, (void *)r_sepc(), (void *)r_stval());
+}

@@ -1,0 +1,53 @@
+// user.h: everything a user program can call: the system calls (generated from
+// kernel/syscall.tbl into syscalls.h), the shared ABI structures (abi.h) and the
+// user library (userland/lib/).
+#ifndef USER_H
+#define USER_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef long ssize_t;
+
+#include "abi.h"
+#include "syscalls.h"
+
+#define STDIN  0
+#define STDOUT 1
+#define STDERR 2
+
+// lib/printf.c
+int printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int fprintf(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int snprintf(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int vsnprintf(char *buf, size_t size, const char *fmt, va_list ap);
+
+// lib/malloc.c
+void *malloc(size_t n);
+void free(void *p);
+
+// lib/string.c
+void *memset(void *dst, int c, size_t n);
+void *memcpy(void *dst, const void *src, size_t n);
+void *memmove(void *dst, const void *src, size_t n);
+int memcmp(const void *a, const void *b, size_t n);
+size_t strlen(const char *s);
+int strcmp(const char *a, const char *b);
+int strncmp(const char *a, const char *b, size_t n);
+char *strcpy(char *dst, const char *src);
+char *strchr(const char *s, int c);
+long atol(const char *s);
+int atoi(const char *s);
+
+// lib/ulib.c
+int wait(int *status);                   // any child; waits (yield loop)
+int waitpid_blocking(int pid, int *status);
+int getchar(void);                       // one byte from the console
+char *gets(char *buf, int max);          // a line, with the newline
+uint64_t time_ms(void);                  // milliseconds since boot
+void sleep_ms(uint64_t ms);              // yield until that much time has passed
+void srand(uint64_t seed);
+uint64_t rand64(void);                   // xorshift64*: same seed, same sequence
+
+#endif // USER_H
