@@ -1,0 +1,118 @@
+"""The hart: Unicorn's CPU plus privlab's native core (trap entry, interrupts, time).
+
+`Hart` is the Python face of harness/native: it owns the core, maps its shared state
+block in place (`state`), and gives registers and CSRs as the guest sees them (the
+virtualised ones — mip, time, counters — come from the core, not from Unicorn).
+"""
+
+from __future__ import annotations
+
+import ctypes
+
+from unicorn import Uc
+from unicorn.riscv_const import UC_RISCV_REG_PC, UC_RISCV_REG_PRIV, UC_RISCV_REG_X0
+
+from harness.csr import Csr, Priv
+from harness.errors import GuestError
+from harness.native import EventRecord, SharedState, load_library
+
+__all__ = ["Hart"]
+
+EVENT_BUFFER = 4096
+
+
+class Hart:
+    def __init__(self, uc: Uc, xlen: int) -> None:
+        self._uc = uc
+        self._lib = load_library()
+        self.xlen = xlen
+        self.mask = (1 << xlen) - 1
+        handle = self._lib.hart_new(uc._uch, xlen)
+        if not handle:
+            raise GuestError("cannot attach the native core to Unicorn")
+        self._h = ctypes.c_void_p(handle)
+        self.state: SharedState = SharedState.from_address(handle)
+        self.event_buffer = (EventRecord * EVENT_BUFFER)()
+        self._lib.hart_set_event_buffer(self._h, ctypes.addressof(self.event_buffer),
+                                        EVENT_BUFFER)
+
+    def close(self) -> None:
+        if self._h:
+            self._lib.hart_free(self._h)
+            self._h = ctypes.c_void_p()
+
+    # -- registers ---------------------------------------------------------------
+    @property
+    def pc(self) -> int:
+        return int(self._uc.reg_read(UC_RISCV_REG_PC)) & self.mask
+
+    @pc.setter
+    def pc(self, value: int) -> None:
+        self._uc.reg_write(UC_RISCV_REG_PC, value & self.mask)
+
+    @property
+    def priv(self) -> Priv:
+        return Priv(int(self._uc.reg_read(UC_RISCV_REG_PRIV)) & 3)
+
+    @priv.setter
+    def priv(self, value: Priv) -> None:
+        self._uc.reg_write(UC_RISCV_REG_PRIV, int(value))
+
+    def x(self, n: int) -> int:
+        """Integer register x<n> (x0 reads 0)."""
+        if not 0 <= n < 32:
+            raise ValueError(f"no register x{n}")
+        return 0 if n == 0 else int(self._uc.reg_read(UC_RISCV_REG_X0 + n)) & self.mask
+
+    def set_x(self, n: int, value: int) -> None:
+        if not 0 <= n < 32:
+            raise ValueError(f"no register x{n}")
+        if n:
+            self._uc.reg_write(UC_RISCV_REG_X0 + n, value & self.mask)
+
+    def csr(self, csr: Csr | int) -> int:
+        """A CSR as the guest would read it, at any current privilege."""
+        out = ctypes.c_uint64()
+        if not self._lib.hart_read_csr(self._h, int(csr), ctypes.byref(out)):
+            raise KeyError(f"CSR {int(csr):#x} is not available")
+        return out.value & self.mask
+
+    def set_csr(self, csr: Csr | int, value: int) -> None:
+        if not self._lib.hart_write_csr(self._h, int(csr), value & self.mask):
+            raise KeyError(f"CSR {int(csr):#x} is not available")
+
+    # -- time and interrupts -----------------------------------------------------
+    def mtime(self) -> int:
+        return int(self._lib.hart_mtime(self._h))
+
+    def mip(self) -> int:
+        return int(self._lib.hart_mip(self._h))
+
+    def update(self) -> None:
+        """Recompute the core's deadline after a device or the host changed its state."""
+        self._lib.hart_update(self._h)
+
+    def take_pending_interrupt(self) -> bool:
+        return bool(self._lib.hart_check_interrupts(self._h))
+
+    def wfi_wake(self) -> bool:
+        return bool(self._lib.hart_wfi_wake(self._h))
+
+    def access_fault(self, pc: int) -> None:
+        self._lib.hart_access_fault(self._h, pc)
+
+    # -- debugging -----------------------------------------------------------------
+    def set_breakpoint(self, addr: int, on: bool = True) -> None:
+        self._lib.hart_set_breakpoint(self._h, addr, int(on))
+
+    def skip_breakpoint_once(self, addr: int) -> None:
+        self._lib.hart_skip_breakpoint_once(self._h, addr)
+
+    def step_begin(self) -> None:
+        self._lib.hart_step_begin(self._h)
+
+    def step_end(self) -> None:
+        self._lib.hart_step_end(self._h)
+
+    def hook_count(self) -> int:
+        return int(self._lib.hart_hook_count(self._h))

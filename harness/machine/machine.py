@@ -1,0 +1,265 @@
+"""The machine: one hart, RAM and the QEMU `virt` devices, and the run loop.
+
+Unicorn runs guest code until the native core asks it to stop (budget, wfi, events to
+drain, a breakpoint, a device ending the run) or it reports an error the core turns into
+a trap (unmapped memory, ebreak). The loop below handles each stop and resumes, so a
+guest never notices it was stopped: a run is a pure function of the image and input.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import TYPE_CHECKING
+
+from unicorn import Uc, UcError
+from unicorn.unicorn_const import (
+    UC_ARCH_RISCV,
+    UC_ERR_EXCEPTION,
+    UC_ERR_FETCH_UNMAPPED,
+    UC_ERR_READ_UNMAPPED,
+    UC_ERR_WRITE_UNMAPPED,
+    UC_HOOK_MEM_WRITE,
+    UC_MODE_RISCV32,
+    UC_MODE_RISCV64,
+)
+
+from harness.csr import Priv
+from harness.devices import Clint, Console, Finisher, ScriptedInput, Uart
+from harness.devices.base import Device
+from harness.devices.uart import InputSource
+from harness.errors import BadInput, GuestError
+from harness.machine.hart import Hart
+from harness.machine.loader import ElfImage
+from harness.machine.memory import Memory
+from harness.native import EventRecord, StopReason
+from harness.platform import PLATFORM
+from harness.trace import EventLog, TrapEvent
+
+if TYPE_CHECKING:
+    from unicorn import Uc as UcT
+
+__all__ = ["Machine", "RunResult", "Stop"]
+
+_UNMAPPED = (UC_ERR_READ_UNMAPPED, UC_ERR_WRITE_UNMAPPED, UC_ERR_FETCH_UNMAPPED)
+_PAGE = 0x1000
+EXIT_BUDGET = 124
+EXIT_GUEST_ERROR = 3
+
+
+class Stop(Enum):
+    """Why `Machine.run` returned."""
+
+    HALT = "halt"                # the guest powered off (finisher or HTIF)
+    BUDGET = "budget"            # the instruction budget ran out
+    BREAKPOINT = "breakpoint"    # a debugger breakpoint
+    STEP = "step"
+    USER = "user"                # the host asked to stop
+    ERROR = "error"              # the guest got stuck: trap storm, wfi forever, bad device use
+
+
+@dataclass
+class RunResult:
+    stop: Stop
+    exit_status: int | None = None
+    message: str = ""
+    pc: int = 0
+    priv: Priv = Priv.M
+    instret: int = 0
+    last_traps: list[TrapEvent] = field(default_factory=list)
+
+    @property
+    def status(self) -> int:
+        """The process exit status privlab reports for this result."""
+        if self.stop is Stop.HALT:
+            return self.exit_status or 0
+        if self.stop is Stop.BUDGET:
+            return EXIT_BUDGET
+        return EXIT_GUEST_ERROR
+
+
+class Machine:
+    """A RISC-V `virt` board with one hart. `xlen` is 32 or 64."""
+
+    def __init__(self, xlen: int = 64, ram_size: int = PLATFORM.ram_size_default, *,
+                 console: Console | None = None, uart_input: InputSource | None = None,
+                 keep_events: bool = True) -> None:
+        if xlen not in (32, 64):
+            raise BadInput(f"xlen must be 32 or 64, not {xlen}")
+        self.xlen = xlen
+        self.uc: UcT = Uc(UC_ARCH_RISCV, UC_MODE_RISCV64 if xlen == 64 else UC_MODE_RISCV32)
+        self.memory = Memory(self.uc, PLATFORM.ram_base, ram_size)
+        self.hart = Hart(self.uc, xlen)
+        self.events = EventLog(keep=keep_events)
+        self.console = console or Console()
+        self.uart = Uart(self.console, uart_input or ScriptedInput())
+        self.clint = Clint(self.hart)
+        self.devices: list[Device] = [Finisher(self._halt), self.clint, self.uart]
+        self._halted: tuple[int, str] | None = None
+        self._device_error: GuestError | None = None
+        self._hooks: list[int] = []
+        for dev in self.devices:
+            self._map(dev)
+        self.reset()
+
+    # -- set-up --------------------------------------------------------------------
+    def _map(self, dev: Device) -> None:
+        def read(uc: Uc, offset: int, size: int, _ud: object) -> int:
+            try:
+                return dev.read(offset, size)
+            except GuestError as e:
+                self._fail(e)
+                return 0
+
+        def write(uc: Uc, offset: int, size: int, value: int, _ud: object) -> None:
+            try:
+                dev.write(offset, size, value)
+            except GuestError as e:
+                self._fail(e)
+
+        # Unicorn maps whole pages; the device rejects offsets past its own size.
+        self.uc.mmio_map(dev.base, -(-dev.size // _PAGE) * _PAGE, read, None, write, None)
+
+    def reset(self, pc: int = PLATFORM.ram_base, a0: int = 0, a1: int = 0) -> None:
+        """Reset state as QEMU's `virt` reset vector leaves it: M-mode at `pc`,
+        a0 = hart id, a1 = device tree address."""
+        self.hart.priv = Priv.M
+        self.hart.pc = pc
+        self.hart.set_x(10, a0)
+        self.hart.set_x(11, a1)
+
+    def load(self, image: ElfImage) -> None:
+        """Load an ELF's segments; an ELF with a `tohost` symbol also gets HTIF."""
+        if image.xlen != self.xlen:
+            raise BadInput(f"{image.path}: a {image.xlen}-bit ELF cannot run on this "
+                           f"{self.xlen}-bit machine")
+        self.memory.load(image)
+        tohost = image.symbol("tohost")
+        if tohost is not None:
+            self._attach_htif(tohost)
+
+    def _attach_htif(self, tohost: int) -> None:
+        """riscv-tests convention: storing 1 to `tohost` passes; any other odd value v
+        fails with code v >> 1."""
+        def on_write(uc: Uc, access: int, addr: int, size: int, value: int,
+                     _ud: object) -> None:
+            value &= (1 << (8 * size)) - 1
+            if addr != tohost or value == 0:
+                return
+            if value & 1:
+                code = value >> 1
+                self._halt(code, "HTIF: pass" if code == 0 else f"HTIF: fail with code {code}")
+            else:
+                self._fail(GuestError(f"HTIF: unsupported tohost command {value:#x}"))
+
+        self._hooks.append(self.uc.hook_add(UC_HOOK_MEM_WRITE, on_write, None, tohost,
+                                            tohost + 7))
+
+    # -- device callbacks --------------------------------------------------------------
+    def _halt(self, status: int, reason: str) -> None:
+        if self._halted is None:
+            self._halted = (status, reason)
+        self.hart.state.stop_reason = StopReason.HALT
+
+    def _fail(self, error: GuestError) -> None:
+        if self._device_error is None:
+            self._device_error = error
+        self.hart.state.stop_reason = StopReason.HALT
+
+    # -- running -----------------------------------------------------------------------
+    def request_stop(self) -> None:
+        """Ask a running machine to stop at the next block boundary (thread-safe)."""
+        if self.hart.state.stop_reason == StopReason.NONE:
+            self.hart.state.stop_reason = StopReason.USER
+
+    def _drain(self) -> None:
+        s = self.hart.state
+        if s.ev_len:
+            raw = ctypes.string_at(ctypes.addressof(self.hart.event_buffer),
+                                   s.ev_len * ctypes.sizeof(EventRecord))
+            s.ev_len = 0
+            self.events.append_raw(raw)
+
+    def _result(self, stop: Stop, message: str = "", status: int | None = None) -> RunResult:
+        return RunResult(stop=stop, exit_status=status, message=message, pc=self.hart.pc,
+                         priv=self.hart.priv, instret=self.hart.state.instret,
+                         last_traps=[e for e in self.events.tail(16)
+                                     if isinstance(e, TrapEvent)][-8:])
+
+    def run(self, max_insns: int | None = None,
+            on_stop: Callable[[], None] | None = None) -> RunResult:
+        """Run until the guest halts, `max_insns` more instructions retire, a debugger
+        stop, or the guest gets stuck (GuestError becomes a Stop.ERROR result)."""
+        s = self.hart.state
+        s.budget = (s.instret + max_insns) if max_insns is not None else (1 << 64) - 1
+        s.record_events = 1
+        self.hart.update()
+        try:
+            return self._loop(on_stop)
+        finally:
+            s.budget = (1 << 64) - 1
+            self._drain()
+            self.console.flush()
+
+    def _loop(self, on_stop: Callable[[], None] | None) -> RunResult:
+        s = self.hart.state
+        end = (1 << self.xlen) - 1  # odd, so never a pc: Unicorn's "until" never hits
+        while True:
+            error = 0
+            try:
+                self.uc.emu_start(self.hart.pc, end)
+            except UcError as e:
+                error = e.errno
+            self._drain()
+            reason = StopReason(s.stop_reason)
+            s.stop_reason = StopReason.NONE
+            if on_stop is not None:
+                on_stop()
+            if self._device_error is not None:
+                err, self._device_error = self._device_error, None
+                return self._result(Stop.ERROR, str(err))
+            if self._halted is not None:
+                status, why = self._halted
+                return self._result(Stop.HALT, why, status)
+            if error in _UNMAPPED:
+                self.hart.access_fault(self.hart.pc)
+                self._drain()
+                continue
+            if error == UC_ERR_EXCEPTION:
+                continue  # ebreak: the core already entered the trap vector
+            if error:
+                return self._result(Stop.ERROR, f"emulator error: {UcError(error)}")
+            outcome = self._handle(reason)
+            if outcome is not None:
+                return outcome
+
+    def _handle(self, reason: StopReason) -> RunResult | None:
+        s = self.hart.state
+        if reason == StopReason.BUDGET:
+            return self._result(Stop.BUDGET, "instruction budget exhausted")
+        if reason == StopReason.BREAKPOINT:
+            return self._result(Stop.BREAKPOINT)
+        if reason == StopReason.USER:
+            return self._result(Stop.USER)
+        if reason == StopReason.STORM:
+            name = self._cause_name(s.storm_cause)
+            return self._result(Stop.ERROR, (
+                f"trap storm: {name} (cause {s.storm_cause:#x}) at epc {s.storm_epc:#x}, "
+                f"tval {s.storm_tval:#x}, repeated {s.storm_limit} times with no progress"))
+        if reason == StopReason.WFI:
+            if not self.hart.wfi_wake():
+                return self._result(Stop.ERROR, (
+                    f"wfi with no interrupt source at pc {s.stop_pc - 4:#x}: nothing "
+                    "pending is enabled in mie and no timer is armed"))
+            self.hart.take_pending_interrupt()
+            self._drain()
+        return None
+
+    def _cause_name(self, cause: int) -> str:
+        from harness.csr import cause_name, decode_cause
+        return cause_name(*decode_cause(cause, self.xlen))
+
+    def close(self) -> None:
+        self.hart.close()

@@ -1,0 +1,73 @@
+"""Guest memory: RAM, physical access, and virtual access through the current satp."""
+
+from __future__ import annotations
+
+import ctypes
+
+from unicorn import Uc, UcError
+from unicorn.unicorn_const import UC_PROT_EXEC, UC_PROT_READ, UC_PROT_WRITE
+from unicorn.unicorn_py3.unicorn import uclib
+
+from harness.errors import BadInput, GuestError
+from harness.machine.loader import ElfImage
+
+__all__ = ["Memory"]
+
+_PROT = {"r": UC_PROT_READ, "w": UC_PROT_WRITE, "x": UC_PROT_EXEC}
+
+uclib.uc_vmem_read.restype = ctypes.c_int
+uclib.uc_vmem_read.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_int,
+                               ctypes.c_void_p, ctypes.c_size_t]
+uclib.uc_vmem_translate.restype = ctypes.c_int
+uclib.uc_vmem_translate.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_int,
+                                    ctypes.POINTER(ctypes.c_uint64)]
+
+
+class Memory:
+    def __init__(self, uc: Uc, ram_base: int, ram_size: int) -> None:
+        self._uc = uc
+        self.ram_base = ram_base
+        self.ram_size = ram_size
+        uc.mem_map(ram_base, ram_size)
+
+    @property
+    def ram_end(self) -> int:
+        return self.ram_base + self.ram_size
+
+    def in_ram(self, addr: int, size: int = 1) -> bool:
+        return self.ram_base <= addr and addr + size <= self.ram_end
+
+    def read(self, paddr: int, size: int) -> bytes:
+        """Read RAM by physical address."""
+        if not self.in_ram(paddr, size):
+            raise GuestError(f"physical range {paddr:#x}+{size:#x} is not RAM")
+        return bytes(self._uc.mem_read(paddr, size))
+
+    def write(self, paddr: int, data: bytes) -> None:
+        if not self.in_ram(paddr, len(data)):
+            raise GuestError(f"physical range {paddr:#x}+{len(data):#x} is not RAM")
+        self._uc.mem_write(paddr, data)
+
+    def read_virtual(self, vaddr: int, size: int, access: str = "r") -> bytes:
+        """Read through the current address translation and privilege, as a load (or a
+        fetch, with access="x") by the hart would; GuestError if it would fault."""
+        buf = ctypes.create_string_buffer(size)
+        err = uclib.uc_vmem_read(self._uc._uch, vaddr, _PROT[access], buf, size)
+        if err:
+            raise GuestError(f"virtual address {vaddr:#x} is not readable ({UcError(err)})")
+        return buf.raw
+
+    def translate(self, vaddr: int, access: str = "r") -> int | None:
+        """The physical address for vaddr under the current satp and privilege, or None."""
+        out = ctypes.c_uint64()
+        err = uclib.uc_vmem_translate(self._uc._uch, vaddr, _PROT[access], ctypes.byref(out))
+        return None if err else out.value
+
+    def load(self, image: ElfImage) -> None:
+        """Place an ELF's segments at their physical addresses, as QEMU's loader does."""
+        for seg in image.segments:
+            if not self.in_ram(seg.paddr, seg.memsz):
+                raise BadInput(
+                    f"{image.path}: segment at {seg.paddr:#x} ({seg.memsz:#x} bytes) lies "
+                    f"outside RAM {self.ram_base:#x}-{self.ram_end:#x}")
+            self._uc.mem_write(seg.paddr, seg.data + bytes(seg.memsz - len(seg.data)))

@@ -1,0 +1,10 @@
+"""The native core: trap entry, interrupts, deterministic time and events, in C.
+
+See hart.h for the map of the C files; `build.load_library()` compiles and loads it.
+"""
+
+from harness.native.build import library_path, load_library
+from harness.native.layout import EventKind, EventRecord, SharedState, StopReason
+
+__all__ = ["EventKind", "EventRecord", "SharedState", "StopReason", "library_path",
+           "load_library"]

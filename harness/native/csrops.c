@@ -1,0 +1,287 @@
+/*
+ * csrops.c: the CSRs the core virtualises, and emulation of CSR instructions on them.
+ *
+ * Why each CSR is here:
+ *   mstatus, sstatus, mie, sie, mideleg   a write can enable a pending interrupt, which
+ *                                         must be taken right after it (spec 3.1.9);
+ *                                         reads show QEMU 7.2's view (UXL/SXL, VS, SD)
+ *   mip, sip                              the real pending bits live in the core
+ *                                         (interrupt.c), not in Unicorn
+ *   cycle, time, instret (+h), mcycle,    deterministic time; Unicorn returns host-clock
+ *   minstret (+h)                         values or has no time source (fact 8)
+ *   mcounteren, scounteren                kept 0 in Unicorn so that every S/U counter
+ *                                         read traps to the core, which applies the
+ *                                         guest's values
+ *   menvcfg(h), senvcfg, mcountinhibit,   priv 1.11/1.12 CSRs QEMU 7.2 has and Unicorn's
+ *   mconfigptr                            QEMU 5.0 (priv 1.10) lacks
+ *
+ * Emulation happens in a code hook before the instruction runs (M/S code), or after
+ * Unicorn raised illegal-instruction for it (S/U counter reads, missing CSRs). When
+ * the access is not allowed, the core declines and the instruction raises the
+ * illegal-instruction exception as usual.
+ */
+#include "hart.h"
+
+#define S_INTS (MIP_SSIP | MIP_STIP | MIP_SEIP)
+#define M_INTS (MIP_MSIP | MIP_MTIP | MIP_MEIP)
+#define MIP_WRITABLE S_INTS                  /* M software may set SSIP/STIP/SEIP */
+#define SIP_WRITABLE MIP_SSIP
+#define MIDELEG_WRITABLE S_INTS
+#define MIE_WRITABLE (M_INTS | S_INTS)
+
+#define MSTATUS_WRITABLE (MSTATUS_SIE | MSTATUS_SPIE | MSTATUS_MIE | MSTATUS_MPIE | \
+    MSTATUS_SPP | MSTATUS_MPRV | MSTATUS_SUM | MSTATUS_MPP | MSTATUS_MXR | \
+    MSTATUS_TVM | MSTATUS_TSR | MSTATUS_TW | MSTATUS_VS | MSTATUS_FS)
+#define SSTATUS_VISIBLE (MSTATUS_SIE | MSTATUS_SPIE | MSTATUS_SPP | MSTATUS_FS | \
+    MSTATUS_XS | MSTATUS_SUM | MSTATUS_MXR | MSTATUS_VS)
+#define SSTATUS_WRITABLE (SSTATUS_VISIBLE & ~MSTATUS_XS)
+#define UXL_SXL_64 (0xaull << 32)           /* UXL = SXL = 2: 64-bit U and S */
+
+#define ENVCFG_WRITABLE 0xf1ull             /* FIOM, CBIE, CBCFE, CBZE (QEMU 7.2) */
+#define COUNTINHIBIT_WRITABLE (~0x2ull)     /* bit 1 (time) is read-only zero */
+
+#define CSR_RO_BITS 0xc00                   /* address bits 11:10 == 3: read-only */
+#define FUNCT3_CSRRW 1
+#define FUNCT3_CSRRS 2
+#define FUNCT3_CSRRC 3
+
+static unsigned counter_bit(unsigned csr)
+{
+    return csr & 0x1f;   /* cycle 0, time 1, instret 2, in mcounteren/scounteren */
+}
+
+static bool is_user_counter(unsigned csr, unsigned xlen)
+{
+    switch (csr) {
+    case CSR_CYCLE: case CSR_TIME: case CSR_INSTRET:
+        return true;
+    case CSR_CYCLEH: case CSR_TIMEH: case CSR_INSTRETH:
+        return xlen == 32;
+    default:
+        return false;
+    }
+}
+
+bool is_virtualised_csr(unsigned csr, unsigned xlen)
+{
+    switch (csr) {
+    case CSR_MSTATUS: case CSR_SSTATUS: case CSR_MIE: case CSR_SIE: case CSR_MIP:
+    case CSR_SIP: case CSR_MIDELEG: case CSR_MCOUNTEREN: case CSR_SCOUNTEREN:
+    case CSR_MENVCFG: case CSR_SENVCFG: case CSR_MCOUNTINHIBIT: case CSR_MCONFIGPTR:
+    case CSR_MCYCLE: case CSR_MINSTRET:
+        return true;
+    case CSR_MENVCFGH: case CSR_MCYCLEH: case CSR_MINSTRETH:
+        return xlen == 32;
+    default:
+        return is_user_counter(csr, xlen);
+    }
+}
+
+bool csr_write_enables_interrupts(unsigned csr)
+{
+    switch (csr) {
+    case CSR_MSTATUS: case CSR_SSTATUS: case CSR_MIE: case CSR_SIE: case CSR_MIP:
+    case CSR_SIP: case CSR_MIDELEG:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* mstatus as QEMU 7.2 shows it: Unicorn's bits, VS from the shadow, UXL/SXL on RV64
+ * and SD computed from FS/XS/VS. */
+uint64_t guest_mstatus(hart *h)
+{
+    uint64_t v = csr_raw(h, UC_RISCV_REG_MSTATUS);
+    v &= ~(MSTATUS_VS | MSTATUS64_SD | MSTATUS32_SD | MSTATUS_UXL | MSTATUS_SXL);
+    v |= h->mstatus_vs;
+    bool dirty = (v & MSTATUS_FS) == MSTATUS_FS || (v & MSTATUS_XS) == MSTATUS_XS ||
+                 (v & MSTATUS_VS) == MSTATUS_VS;
+    if (h->s.xlen == 64)
+        v |= UXL_SXL_64 | (dirty ? MSTATUS64_SD : 0);
+    else
+        v = (v & 0xffffffffull) | (dirty ? MSTATUS32_SD : 0);
+    return v;
+}
+
+static void write_mstatus(hart *h, uint64_t value)
+{
+    uint64_t v = (guest_mstatus(h) & ~MSTATUS_WRITABLE) | (value & MSTATUS_WRITABLE);
+    h->mstatus_vs = v & MSTATUS_VS;
+    set_csr_raw(h, UC_RISCV_REG_MSTATUS, v & ~MSTATUS_VS & ~(UXL_SXL_64));
+}
+
+static uint64_t clock_cycles(const hart *h)
+{
+    return h->s.instret + h->s.idle_ns + h->cycle_offset;
+}
+
+static uint64_t clock_instret(const hart *h)
+{
+    return h->s.instret + h->instret_offset;
+}
+
+bool csr_read_virtual(hart *h, unsigned csr, uint64_t *value)
+{
+    uint64_t s_ints = h->mideleg & S_INTS;
+    bool high = false;
+    uint64_t v;
+
+    switch (csr) {
+    case CSR_MSTATUS: v = guest_mstatus(h); break;
+    case CSR_SSTATUS:
+        v = guest_mstatus(h);
+        v &= SSTATUS_VISIBLE | MSTATUS_UXL | MSTATUS64_SD | MSTATUS32_SD;
+        break;
+    case CSR_MIE: v = h->mie; break;
+    case CSR_SIE: v = h->mie & s_ints; break;
+    case CSR_MIP: v = mip_value(h); break;
+    case CSR_SIP: v = mip_value(h) & s_ints; break;
+    case CSR_MIDELEG: v = h->mideleg; break;
+    case CSR_MCOUNTEREN: v = h->mcounteren; break;
+    case CSR_SCOUNTEREN: v = h->scounteren; break;
+    case CSR_MENVCFG: v = h->menvcfg; break;
+    case CSR_MENVCFGH: v = h->menvcfg >> 32; break;
+    case CSR_SENVCFG: v = h->senvcfg; break;
+    case CSR_MCOUNTINHIBIT: v = h->mcountinhibit; break;
+    case CSR_MCONFIGPTR: v = 0; break;
+    case CSR_CYCLEH: case CSR_MCYCLEH: high = true; /* fallthrough */
+    case CSR_CYCLE: case CSR_MCYCLE: v = clock_cycles(h); break;
+    case CSR_INSTRETH: case CSR_MINSTRETH: high = true; /* fallthrough */
+    case CSR_INSTRET: case CSR_MINSTRET: v = clock_instret(h); break;
+    case CSR_TIMEH: high = true; /* fallthrough */
+    case CSR_TIME: v = mtime(h); break;
+    default: return false;
+    }
+    *value = (high ? v >> 32 : v) & h->xmask;
+    return true;
+}
+
+static uint64_t with_half(uint64_t old, uint64_t half, bool high)
+{
+    return high ? (old & 0xffffffffull) | (half << 32) : (old & ~0xffffffffull) | half;
+}
+
+bool csr_write_virtual(hart *h, unsigned csr, uint64_t value)
+{
+    uint64_t cur;
+    switch (csr) {
+    case CSR_MSTATUS:
+        write_mstatus(h, value);
+        break;
+    case CSR_SSTATUS:
+        write_mstatus(h, (guest_mstatus(h) & ~SSTATUS_WRITABLE) | (value & SSTATUS_WRITABLE));
+        break;
+    case CSR_MIE:
+        h->mie = (h->mie & ~MIE_WRITABLE) | (value & MIE_WRITABLE);
+        set_csr_raw(h, UC_RISCV_REG_MIE, h->mie);
+        break;
+    case CSR_SIE: {
+        uint64_t mask = h->mideleg & S_INTS;
+        h->mie = (h->mie & ~mask) | (value & mask);
+        set_csr_raw(h, UC_RISCV_REG_MIE, h->mie);
+        break;
+    }
+    case CSR_MIP:
+        h->s.mip_sw = (h->s.mip_sw & ~MIP_WRITABLE) | (value & MIP_WRITABLE);
+        break;
+    case CSR_SIP: {
+        uint64_t mask = h->mideleg & SIP_WRITABLE;
+        h->s.mip_sw = (h->s.mip_sw & ~mask) | (value & mask);
+        break;
+    }
+    case CSR_MIDELEG:
+        h->mideleg = value & MIDELEG_WRITABLE;
+        set_csr_raw(h, UC_RISCV_REG_MIDELEG, h->mideleg);
+        break;
+    case CSR_MCOUNTEREN: h->mcounteren = value & 0xffffffffull; break;
+    case CSR_SCOUNTEREN: h->scounteren = value & 0xffffffffull; break;
+    case CSR_MENVCFG: h->menvcfg = with_half(h->menvcfg, value & ENVCFG_WRITABLE, false); break;
+    case CSR_MENVCFGH: break;   /* no writable fields without Sstc/Svpbmt */
+    case CSR_SENVCFG: h->senvcfg = value & ENVCFG_WRITABLE; break;
+    case CSR_MCOUNTINHIBIT: h->mcountinhibit = value & COUNTINHIBIT_WRITABLE & 0xffffffffull; break;
+    case CSR_MCYCLE: case CSR_MCYCLEH:
+        cur = clock_cycles(h);
+        if (h->s.xlen == 32)
+            value = with_half(cur, value & 0xffffffffull, csr == CSR_MCYCLEH);
+        h->cycle_offset += value - cur;
+        break;
+    case CSR_MINSTRET: case CSR_MINSTRETH:
+        cur = clock_instret(h);
+        if (h->s.xlen == 32)
+            value = with_half(cur, value & 0xffffffffull, csr == CSR_MINSTRETH);
+        /* the write happens as this instruction retires: it does not count itself */
+        h->instret_offset += value - cur - 1;
+        break;
+    default:
+        return false;
+    }
+    return true;
+}
+
+/* Counters below M need the guest's mcounteren (and scounteren for U) bit. */
+static bool counter_allowed(hart *h, unsigned csr, unsigned priv)
+{
+    if (!is_user_counter(csr, h->s.xlen) || priv == PRIV_M)
+        return true;
+    uint64_t bit = 1ull << counter_bit(csr);
+    if (!(h->mcounteren & bit))
+        return false;
+    return priv == PRIV_S || (h->scounteren & bit);
+}
+
+/* pmpcfg writes update the shadow used by QEMU 7.2's mret rule; a locked entry
+ * (L bit) ignores writes. The instruction itself still runs in Unicorn. */
+static void observe_pmpcfg(hart *h, unsigned csr, unsigned funct3, uint64_t src)
+{
+    unsigned n = csr - CSR_PMPCFG0, bytes = h->s.xlen / 8;
+    if (h->s.xlen == 64 && (n & 1))
+        return;   /* odd pmpcfg registers do not exist on RV64 */
+    for (unsigned i = 0; i < bytes && n * 4 + i < 16; i++) {
+        uint8_t *cfg = &h->pmpcfg[n * 4 + i];
+        uint8_t b = (uint8_t)(src >> (8 * i));
+        if (*cfg & 0x80)
+            continue;
+        *cfg = funct3 == FUNCT3_CSRRW ? b : funct3 == FUNCT3_CSRRS ? (*cfg | b) : (*cfg & ~b);
+    }
+}
+
+/* Emulate (or observe) the CSR instruction `insn` at `pc`, run at privilege `priv`.
+ * Returns true when the core completed it; false lets Unicorn execute it. */
+bool emulate_csr(hart *h, uint32_t insn, uint64_t pc, unsigned priv)
+{
+    unsigned csr = insn >> 20, funct3 = (insn >> 12) & 7;
+    unsigned rd = (insn >> 7) & 31, rs1 = (insn >> 15) & 31;
+    bool imm = funct3 & 4;
+    unsigned op = funct3 & 3;
+    bool writes = op == FUNCT3_CSRRW || rs1 != 0;   /* csrrs/csrrc with x0/0 only read */
+    unsigned level = (csr >> 8) & 3;
+
+    if (priv < level || op == 0)
+        return false;
+    uint64_t src = imm ? rs1 : gpr(h, rs1);
+    if (!is_virtualised_csr(csr, h->s.xlen)) {
+        if (writes && csr == CSR_SATP)
+            icount_flush(h);   /* a new address space: cached block counts are stale */
+        else if (writes && csr >= CSR_PMPCFG0 && csr < CSR_PMPCFG0 + 16)
+            observe_pmpcfg(h, csr, op, src);
+        return false;
+    }
+    if ((writes && (csr & CSR_RO_BITS) == CSR_RO_BITS) || !counter_allowed(h, csr, priv))
+        return false;
+
+    /* Mid-block, instret counts the whole block; make it exact before time is read. */
+    retire_before(h, pc);
+    uint64_t old;
+    csr_read_virtual(h, csr, &old);
+    if (writes) {
+        uint64_t v = op == FUNCT3_CSRRW ? src : op == FUNCT3_CSRRS ? (old | src) : (old & ~src);
+        csr_write_virtual(h, csr, v & h->xmask);
+    }
+    set_gpr(h, rd, old);
+    retire_through(h, pc);
+    uint64_t next = (pc + 4) & h->xmask;
+    if (!(writes && csr_write_enables_interrupts(csr) && check_interrupts(h, next)))
+        redirect(h, next);
+    return true;
+}

@@ -1,0 +1,175 @@
+/*
+ * hart.h: the native core of privlab's hart.
+ *
+ * Unicorn executes RISC-V instructions but has no trap entry, no time source and no
+ * interrupt controller (see ../shared/UNICORN-RISCV.md). This core supplies them, as the
+ * privileged spec v1.12 and QEMU 7.2 define them, from hooks that run inside Unicorn's
+ * translated code, so no Python runs on the hot path:
+ *
+ *   hooks.c      Unicorn callbacks: block entry, exceptions, ebreak, unmapped memory,
+ *                and exact-address code hooks installed on the fly
+ *   icount.c     counts instructions per translated block (deterministic time) and finds
+ *                the instructions that need a code hook
+ *   trap.c       trap entry for exceptions and interrupts, and trap-storm detection
+ *   interrupt.c  the virtual mip and the pending-and-enabled decision
+ *   csrops.c     CSR instructions the core must see or emulate
+ *   xret.c       mret, sret and wfi
+ *   decode.c     instruction fields, tval derivation
+ *   events.c     the trap/xRET event buffer Python drains
+ *   regs.c       register and CSR access through Unicorn, and the CSR number map
+ *
+ * Everything Python touches directly lives in `struct hart_shared`, generated with the
+ * event record from harness/native/layout.py into privlab_gen.h.
+ */
+#ifndef HART_H
+#define HART_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <unicorn/unicorn.h>
+
+#include "privlab_gen.h"
+
+#define PRIV_U 0
+#define PRIV_S 1
+#define PRIV_M 3
+
+#define UNLIMITED UINT64_MAX
+
+/* Kinds of instruction that get an exact-address code hook. */
+enum insn_kind {
+    INSN_NONE = 0,
+    INSN_CSR,      /* csrr* on a CSR the core virtualises or must observe */
+    INSN_MRET,
+    INSN_SRET,
+    INSN_WFI,
+    INSN_FENCE,    /* sfence.vma / fence.i: translations or code may have changed */
+};
+
+struct hooked_insn {
+    struct hart *h;
+    uint64_t addr;
+    uint32_t insn;
+    uint32_t epoch;   /* code epoch at which `insn` was last confirmed at `addr` */
+    enum insn_kind kind;
+    bool breakpoint;  /* a debugger breakpoint is set here */
+    uc_hook handle;
+};
+
+/* One cached translated block: its instruction count and where each instruction
+ * starts (bit i set: an instruction starts at parcel i, i.e. at start + 2*i). */
+struct block_info {
+    uint64_t start;
+    uint32_t size;
+    uint32_t count;
+    uint64_t starts[4];   /* first 256 parcels; longer blocks are re-decoded */
+};
+
+#define ICOUNT_SLOTS 16384   /* power of two */
+
+struct hart {
+    struct hart_shared s;         /* must stay first: Python maps it in place */
+
+    uc_engine *uc;
+    uint64_t xmask;               /* XLEN-wide all-ones */
+    struct hart_event *events;    /* owned by Python */
+
+    /* Deterministic time: the block hook acts when instret reaches `deadline`. */
+    uint64_t deadline;
+
+    /* The block being executed: Unicorn counted it whole at entry; exceptions and
+     * redirects inside it correct instret from these. */
+    uint64_t blk_start, blk_instret;
+    uint32_t blk_size, blk_count;
+    const struct block_info *blk;
+
+    struct block_info icache[ICOUNT_SLOTS];
+    uint32_t code_epoch;          /* bumped by fence.i: hooked words must be re-checked */
+
+    struct hooked_insn **hooks;   /* one per hooked address */
+    size_t nhooks, hooks_cap;
+
+    /* The interrupt-enable state, kept here because every write to it goes through
+     * csrops.c; Unicorn's own copies are written too but never decide anything. */
+    uint64_t mie, mideleg;
+
+    /* CSRs Unicorn (QEMU 5.0, priv 1.10) lacks or must not hold, kept here. */
+    uint64_t mcounteren, scounteren, menvcfg, senvcfg, mcountinhibit;
+    uint64_t mstatus_vs;          /* mstatus.VS: QEMU 7.2 keeps it writable */
+    uint64_t cycle_offset, instret_offset;
+    uint8_t pmpcfg[16];           /* shadow of pmpcfg bytes, for QEMU 7.2's mret rule */
+
+    /* Trap-storm detection: the last xRET target and the instret when it ran. */
+    uint64_t ret_pc, ret_instret;
+    uint64_t last_cause, last_epc, last_tval;
+    uint32_t storm_count;
+
+    /* Single-step (debugger): the block hook does not count; step_end adds the one
+     * instruction unless retire_before/retire_through already accounted for it. */
+    bool accounted;
+    uint64_t bp_skip;             /* resume over the breakpoint at this address once */
+
+    uc_hook h_block, h_intr, h_invalid, h_unmapped;
+};
+
+typedef struct hart hart;
+
+/* regs.c */
+uint64_t reg(hart *h, int ucid);
+void set_reg(hart *h, int ucid, uint64_t v);
+uint64_t gpr(hart *h, unsigned n);
+void set_gpr(hart *h, unsigned n, uint64_t v);
+unsigned cur_priv(hart *h);
+void set_priv(hart *h, unsigned priv);
+int csr_ucid(unsigned csr);
+uint64_t csr_raw(hart *h, int ucid);          /* read at M, whatever the current level */
+void set_csr_raw(hart *h, int ucid, uint64_t v);
+bool read_insn(hart *h, uint64_t addr, uint32_t *insn);
+
+/* icount.c */
+const struct block_info *block_lookup(hart *h, uint64_t start, uint32_t size, bool *fresh);
+uint32_t insns_before(hart *h, uint64_t addr);
+void retire_through(hart *h, uint64_t addr);
+void retire_before(hart *h, uint64_t addr);
+void icount_flush(hart *h);
+
+/* decode.c */
+unsigned insn_len(uint32_t insn);
+uint64_t exception_tval(hart *h, unsigned code, uint64_t epc);
+enum insn_kind classify(uint32_t insn, unsigned xlen);
+
+/* trap.c */
+void take_trap(hart *h, bool interrupt, unsigned code, uint64_t epc, uint64_t tval);
+void take_exception(hart *h, unsigned code, uint64_t epc);
+
+/* interrupt.c */
+uint64_t mip_value(hart *h);
+uint64_t mtime(const hart *h);
+int pending_interrupt(hart *h);
+bool check_interrupts(hart *h, uint64_t pc);
+void update_deadline(hart *h);
+
+/* csrops.c */
+bool emulate_csr(hart *h, uint32_t insn, uint64_t pc, unsigned priv);
+bool csr_read_virtual(hart *h, unsigned csr, uint64_t *value);
+bool csr_write_virtual(hart *h, unsigned csr, uint64_t value);
+bool csr_write_enables_interrupts(unsigned csr);
+bool is_virtualised_csr(unsigned csr, unsigned xlen);
+
+/* xret.c */
+bool do_mret(hart *h, uint64_t pc);
+bool do_sret(hart *h, uint64_t pc);
+bool do_wfi(hart *h, uint64_t pc);
+
+/* events.c */
+struct hart_event *event_begin(hart *h, unsigned kind);
+void event_commit(hart *h);
+uint64_t guest_mstatus(hart *h);
+
+/* hooks.c */
+void request_stop(hart *h, unsigned reason, uint64_t pc);
+void redirect(hart *h, uint64_t pc);
+void hook_insn_at(hart *h, uint64_t addr, uint32_t insn, enum insn_kind kind, bool *added);
+
+#endif /* HART_H */

@@ -1,0 +1,393 @@
+/*
+ * hooks.c: the Unicorn callbacks and the API Python calls (harness/machine/native.py).
+ *
+ *   on_block    every translated block, on entry: deterministic time (instret), the
+ *               timer/budget deadline, stop requests, and first-sight decoding that
+ *               plants code hooks (icount.c)
+ *   on_code     exact-address hooks on CSR/xRET/wfi/fence instructions and debugger
+ *               breakpoints; one hook per address, so their order is ours
+ *   on_intr     every synchronous exception Unicorn raises (ecall, faults, illegal);
+ *               PC there is the faulting instruction + 4 (UNICORN-RISCV.md fact 2)
+ *   on_invalid  ebreak, which Unicorn reports as an invalid instruction (fact 4)
+ *   on_unmapped accesses to physical addresses with no RAM or device (fact 5): noted
+ *               here, turned into an access fault by the run loop
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "hart.h"
+
+/* Stop Unicorn at the next block boundary. A later reason does not hide an earlier
+ * one, except that draining events is only worth reporting if nothing else happened. */
+void request_stop(hart *h, unsigned reason, uint64_t pc)
+{
+    if (h->s.stop_reason == STOP_NONE || h->s.stop_reason == STOP_EVENTS_FULL) {
+        h->s.stop_reason = reason;
+        h->s.stop_pc = pc;
+    }
+    uc_emu_stop(h->uc);
+}
+
+/* Continue at pc. Writing PC makes Unicorn leave the current block and resume there
+ * without returning to Python. */
+void redirect(hart *h, uint64_t pc)
+{
+    set_reg(h, UC_RISCV_REG_PC, pc);
+}
+
+/* The deadline passed at the start of the block at `pc`, before it ran. Returns true
+ * when execution does not continue into this block. */
+static bool deadline_reached(hart *h, uint64_t pc)
+{
+    if (h->s.instret >= h->s.budget) {
+        request_stop(h, STOP_BUDGET, pc);
+        return true;
+    }
+    bool taken = check_interrupts(h, pc);
+    update_deadline(h);
+    return taken;
+}
+
+static void on_block(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
+{
+    hart *h = user;
+    (void)uc;
+    if (h->s.stop_reason != STOP_NONE) {
+        uc_emu_stop(h->uc);    /* a stop asked for outside the core: honour it here */
+        return;
+    }
+    if (h->s.instret >= h->deadline && deadline_reached(h, addr))
+        return;
+    bool retranslate;
+    const struct block_info *b = block_lookup(h, addr, size, &retranslate);
+    if (retranslate) {
+        /* New code hooks: drop this translation so the next one carries them. */
+        uc_ctl_remove_cache(h->uc, addr, addr + size);
+        set_reg(h, UC_RISCV_REG_PC, addr);
+        return;
+    }
+    h->blk = b;
+    h->blk_start = addr;
+    h->blk_size = size;
+    h->blk_count = b->count;
+    h->blk_instret = h->s.instret;
+    if (!h->s.step)
+        h->s.instret += b->count;
+}
+
+static bool at_breakpoint(hart *h, struct hooked_insn *hi)
+{
+    if (!hi->breakpoint)
+        return false;
+    if (h->bp_skip == hi->addr) {
+        h->bp_skip = UNLIMITED;   /* resuming from this breakpoint: run it once */
+        return false;
+    }
+    h->s.break_addr = hi->addr;
+    retire_before(h, hi->addr);
+    request_stop(h, STOP_BREAKPOINT, hi->addr);
+    return true;
+}
+
+/* fence.i may have rewritten code: re-check a hooked word once per code epoch. */
+static void revalidate(hart *h, struct hooked_insn *hi)
+{
+    uint32_t insn;
+    hi->epoch = h->code_epoch;
+    if (read_insn(h, hi->addr, &insn) && insn != hi->insn) {
+        hi->insn = insn;
+        hi->kind = classify(insn, h->s.xlen);
+    }
+}
+
+static void on_code(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
+{
+    struct hooked_insn *hi = user;
+    hart *h = hi->h;
+    (void)uc; (void)size;
+    if (h->s.stop_reason != STOP_NONE || at_breakpoint(h, hi))
+        return;
+    if (hi->epoch != h->code_epoch)
+        revalidate(h, hi);
+    unsigned priv = cur_priv(h);
+    switch (hi->kind) {
+    case INSN_CSR:
+        emulate_csr(h, hi->insn, addr, priv);
+        break;
+    case INSN_MRET:
+        do_mret(h, addr);
+        break;
+    case INSN_SRET:
+        do_sret(h, addr);
+        break;
+    case INSN_WFI:
+        do_wfi(h, addr);
+        break;
+    case INSN_FENCE:
+        /* The mapping or the code may change: forget decoded blocks. Unicorn itself
+         * flushes its TLB/TBs when it executes the instruction. */
+        icount_flush(h);
+        if ((hi->insn & 0x7f) == 0x0f)
+            h->code_epoch++;
+        break;
+    default:
+        break;
+    }
+}
+
+static struct hooked_insn *find_hook(hart *h, uint64_t addr)
+{
+    for (size_t i = 0; i < h->nhooks; i++)
+        if (h->hooks[i]->addr == addr)
+            return h->hooks[i];
+    return NULL;
+}
+
+static struct hooked_insn *add_hook(hart *h, uint64_t addr)
+{
+    if (h->nhooks == h->hooks_cap) {
+        size_t cap = h->hooks_cap ? 2 * h->hooks_cap : 64;
+        struct hooked_insn **grown = realloc(h->hooks, cap * sizeof *grown);
+        if (!grown)
+            return NULL;
+        h->hooks = grown;
+        h->hooks_cap = cap;
+    }
+    struct hooked_insn *hi = calloc(1, sizeof *hi);
+    if (!hi)
+        return NULL;
+    hi->h = h;
+    hi->addr = addr;
+    hi->epoch = h->code_epoch;
+    if (uc_hook_add(h->uc, &hi->handle, UC_HOOK_CODE, (void *)on_code, hi, addr, addr) != UC_ERR_OK) {
+        free(hi);
+        return NULL;
+    }
+    h->hooks[h->nhooks++] = hi;
+    return hi;
+}
+
+/* Make sure the instruction at addr is intercepted; *added is set if a new Unicorn
+ * hook was installed (the caller must have the block retranslated). */
+void hook_insn_at(hart *h, uint64_t addr, uint32_t insn, enum insn_kind kind, bool *added)
+{
+    struct hooked_insn *hi = find_hook(h, addr);
+    if (hi) {
+        hi->insn = insn;
+        hi->kind = kind;
+        return;
+    }
+    hi = add_hook(h, addr);
+    if (!hi)
+        return;
+    hi->insn = insn;
+    hi->kind = kind;
+    *added = true;
+}
+
+static void on_intr(uc_engine *uc, uint32_t intno, void *user)
+{
+    hart *h = user;
+    (void)uc;
+    uint64_t epc = (reg(h, UC_RISCV_REG_PC) - 4) & h->xmask;
+    unsigned priv = cur_priv(h);
+    unsigned code = intno;
+    if (code == EXC_ECALL_U)   /* Unicorn reports every ecall as 8 */
+        code = priv == PRIV_M ? EXC_ECALL_M : priv == PRIV_S ? EXC_ECALL_S : EXC_ECALL_U;
+    retire_before(h, epc);
+    if (code == EXC_ILLEGAL_INSN) {
+        uint32_t insn;
+        if (read_insn(h, epc, &insn) && classify(insn, h->s.xlen) == INSN_CSR &&
+            emulate_csr(h, insn, epc, priv))
+            return;   /* a counter below M, or a CSR only QEMU 7.2 has */
+    }
+    take_exception(h, code, epc);
+}
+
+static bool on_invalid(uc_engine *uc, void *user)
+{
+    hart *h = user;
+    (void)uc;
+    uint64_t pc = reg(h, UC_RISCV_REG_PC);
+    take_exception(h, EXC_BREAKPOINT, pc);
+    return true;
+}
+
+static bool on_unmapped(uc_engine *uc, uc_mem_type type, uint64_t addr, int size,
+                        int64_t value, void *user)
+{
+    hart *h = user;
+    (void)uc; (void)size; (void)value;
+    h->s.unmapped_type = (uint32_t)type;
+    h->s.unmapped_addr = addr;
+    return false;
+}
+
+/* ------------------------------------------------------------------------------ */
+/* API for Python (ctypes).                                                         */
+
+hart *hart_new(uc_engine *uc, unsigned xlen)
+{
+    hart *h = calloc(1, sizeof *h);
+    if (!h)
+        return NULL;
+    h->uc = uc;
+    h->s.xlen = xlen;
+    h->xmask = xlen == 32 ? 0xffffffffull : UNLIMITED;
+    h->s.budget = UNLIMITED;
+    h->s.mtimecmp = UNLIMITED;
+    h->s.ns_per_tick = 100;
+    h->s.storm_limit = 1000;
+    h->bp_skip = UNLIMITED;
+    h->ret_pc = UNLIMITED;
+    update_deadline(h);
+    bool ok = uc_hook_add(uc, &h->h_block, UC_HOOK_BLOCK, (void *)on_block, h, 1, 0) == UC_ERR_OK
+        && uc_hook_add(uc, &h->h_intr, UC_HOOK_INTR, (void *)on_intr, h, 1, 0) == UC_ERR_OK
+        && uc_hook_add(uc, &h->h_invalid, UC_HOOK_INSN_INVALID, (void *)on_invalid, h, 1, 0) == UC_ERR_OK
+        && uc_hook_add(uc, &h->h_unmapped, UC_HOOK_MEM_UNMAPPED, (void *)on_unmapped, h, 1, 0) == UC_ERR_OK;
+    if (!ok) {
+        free(h);
+        return NULL;
+    }
+    return h;
+}
+
+void hart_free(hart *h)
+{
+    if (!h)
+        return;
+    for (size_t i = 0; i < h->nhooks; i++)
+        free(h->hooks[i]);
+    free(h->hooks);
+    free(h);
+}
+
+void hart_set_event_buffer(hart *h, struct hart_event *buf, uint32_t cap)
+{
+    h->events = buf;
+    h->s.ev_cap = cap;
+    h->s.ev_len = 0;
+}
+
+/* Python changed a device line, the timer, or the budget. */
+void hart_update(hart *h)
+{
+    update_deadline(h);
+    if (pending_interrupt(h) >= 0)
+        h->deadline = 0;   /* look at the next block boundary */
+}
+
+/* Between runs: take a pending, enabled interrupt at the current pc. */
+int hart_check_interrupts(hart *h)
+{
+    return check_interrupts(h, reg(h, UC_RISCV_REG_PC));
+}
+
+/* The run loop stopped for wfi: skip guest time to the next event that can wake the
+ * hart (an interrupt pending and enabled in mie). Returns 0 if nothing ever can. */
+int hart_wfi_wake(hart *h)
+{
+    if (mip_value(h) & h->mie)
+        return 1;
+    if (!(h->mie & MIP_MTIP) || h->s.mtimecmp > UNLIMITED / h->s.ns_per_tick)
+        return 0;
+    uint64_t wake_ns = h->s.mtimecmp * h->s.ns_per_tick;
+    uint64_t now_ns = h->s.instret + h->s.idle_ns;
+    if (wake_ns > now_ns)
+        h->s.idle_ns += wake_ns - now_ns;
+    update_deadline(h);
+    return 1;
+}
+
+/* An access to unmapped physical memory stopped Unicorn at the instruction `pc`. */
+void hart_access_fault(hart *h, uint64_t pc)
+{
+    unsigned code = h->s.unmapped_type == UC_MEM_WRITE_UNMAPPED ? EXC_STORE_ACCESS_FAULT
+                  : h->s.unmapped_type == UC_MEM_FETCH_UNMAPPED ? EXC_INSN_ACCESS_FAULT
+                  : EXC_LOAD_ACCESS_FAULT;
+    take_exception(h, code, pc);
+}
+
+int hart_read_csr(hart *h, unsigned csr, uint64_t *value)
+{
+    if (csr_read_virtual(h, csr, value))
+        return 1;
+    int id = csr_ucid(csr);
+    if (id < 0)
+        return 0;
+    *value = csr_raw(h, id);
+    return 1;
+}
+
+int hart_write_csr(hart *h, unsigned csr, uint64_t value)
+{
+    if (!csr_write_virtual(h, csr, value)) {
+        int id = csr_ucid(csr);
+        if (id < 0)
+            return 0;
+        set_csr_raw(h, id, value);
+        if (csr == CSR_SATP)
+            icount_flush(h);
+    }
+    hart_update(h);
+    return 1;
+}
+
+int hart_set_breakpoint(hart *h, uint64_t addr, int on)
+{
+    struct hooked_insn *hi = find_hook(h, addr);
+    if (!hi) {
+        if (!on)
+            return 1;
+        hi = add_hook(h, addr);
+        if (!hi)
+            return 0;
+        uint32_t insn;
+        if (read_insn(h, addr, &insn)) {
+            hi->insn = insn;
+            hi->kind = classify(insn, h->s.xlen);
+        }
+        uc_ctl_remove_cache(h->uc, addr, addr + 4);
+    }
+    hi->breakpoint = on;
+    return 1;
+}
+
+void hart_skip_breakpoint_once(hart *h, uint64_t addr)
+{
+    h->bp_skip = addr;
+}
+
+/* Single step (debugger): Python runs Unicorn for one instruction with `step` set. */
+void hart_step_begin(hart *h)
+{
+    h->s.step = 1;
+    h->accounted = false;
+    h->blk_start = reg(h, UC_RISCV_REG_PC);
+    h->blk_size = 0;
+    h->blk_count = 0;
+    h->blk = NULL;
+    h->blk_instret = h->s.instret;
+}
+
+void hart_step_end(hart *h)
+{
+    if (!h->accounted)
+        h->s.instret++;
+    h->s.step = 0;
+}
+
+uint64_t hart_mtime(hart *h)
+{
+    return mtime(h);
+}
+
+uint64_t hart_mip(hart *h)
+{
+    return mip_value(h);
+}
+
+size_t hart_hook_count(hart *h)
+{
+    return h->nhooks;
+}

@@ -1,0 +1,122 @@
+/*
+ * regs.c: register and CSR access through Unicorn.
+ *
+ * Unicorn's register calls take a pointer whose width is the target's XLEN (it reads
+ * or writes 4 bytes on RV32, 8 on RV64). A zeroed uint64_t works for both on a
+ * little-endian host, which is the only kind Unicorn's RISC-V build supports.
+ *
+ * CSR reads and writes through uc_reg_* run QEMU's CSR predicates against the current
+ * privilege and silently return garbage when it is too low (UNICORN-RISCV.md fact 6),
+ * so csr_raw/set_csr_raw raise the hart to M around the access. Writing PRIV drops an
+ * LR reservation (fact 10); the spec allows that on any trap, and the core only does it
+ * while handling one or while emulating an instruction.
+ */
+#include "hart.h"
+
+uint64_t reg(hart *h, int ucid)
+{
+    uint64_t v = 0;
+    uc_reg_read(h->uc, ucid, &v);
+    return v & h->xmask;
+}
+
+void set_reg(hart *h, int ucid, uint64_t v)
+{
+    v &= h->xmask;
+    uc_reg_write(h->uc, ucid, &v);
+}
+
+uint64_t gpr(hart *h, unsigned n)
+{
+    return n == 0 ? 0 : reg(h, UC_RISCV_REG_X0 + (int)n);
+}
+
+void set_gpr(hart *h, unsigned n, uint64_t v)
+{
+    if (n != 0)
+        set_reg(h, UC_RISCV_REG_X0 + (int)n, v);
+}
+
+unsigned cur_priv(hart *h)
+{
+    return (unsigned)reg(h, UC_RISCV_REG_PRIV) & 3;
+}
+
+void set_priv(hart *h, unsigned priv)
+{
+    set_reg(h, UC_RISCV_REG_PRIV, priv);
+}
+
+/* Unicorn's register id for a CSR it implements, or -1. */
+int csr_ucid(unsigned csr)
+{
+    switch (csr) {
+    case CSR_FFLAGS: return UC_RISCV_REG_FFLAGS;
+    case CSR_FRM: return UC_RISCV_REG_FRM;
+    case CSR_FCSR: return UC_RISCV_REG_FCSR;
+    case CSR_SSTATUS: return UC_RISCV_REG_SSTATUS;
+    case CSR_SIE: return UC_RISCV_REG_SIE;
+    case CSR_STVEC: return UC_RISCV_REG_STVEC;
+    case CSR_SSCRATCH: return UC_RISCV_REG_SSCRATCH;
+    case CSR_SEPC: return UC_RISCV_REG_SEPC;
+    case CSR_SCAUSE: return UC_RISCV_REG_SCAUSE;
+    case CSR_STVAL: return UC_RISCV_REG_STVAL;
+    case CSR_SIP: return UC_RISCV_REG_SIP;
+    case CSR_SATP: return UC_RISCV_REG_SATP;
+    case CSR_MVENDORID: return UC_RISCV_REG_MVENDORID;
+    case CSR_MARCHID: return UC_RISCV_REG_MARCHID;
+    case CSR_MIMPID: return UC_RISCV_REG_MIMPID;
+    case CSR_MHARTID: return UC_RISCV_REG_MHARTID;
+    case CSR_MSTATUS: return UC_RISCV_REG_MSTATUS;
+    case CSR_MISA: return UC_RISCV_REG_MISA;
+    case CSR_MEDELEG: return UC_RISCV_REG_MEDELEG;
+    case CSR_MIDELEG: return UC_RISCV_REG_MIDELEG;
+    case CSR_MIE: return UC_RISCV_REG_MIE;
+    case CSR_MTVEC: return UC_RISCV_REG_MTVEC;
+    case CSR_MSCRATCH: return UC_RISCV_REG_MSCRATCH;
+    case CSR_MEPC: return UC_RISCV_REG_MEPC;
+    case CSR_MCAUSE: return UC_RISCV_REG_MCAUSE;
+    case CSR_MTVAL: return UC_RISCV_REG_MTVAL;
+    case CSR_MIP: return UC_RISCV_REG_MIP;
+    default: return -1;
+    }
+}
+
+uint64_t csr_raw(hart *h, int ucid)
+{
+    unsigned priv = cur_priv(h);
+    if (priv == PRIV_M)
+        return reg(h, ucid);
+    set_priv(h, PRIV_M);
+    uint64_t v = reg(h, ucid);
+    set_priv(h, priv);
+    return v;
+}
+
+void set_csr_raw(hart *h, int ucid, uint64_t v)
+{
+    unsigned priv = cur_priv(h);
+    if (priv != PRIV_M)
+        set_priv(h, PRIV_M);
+    set_reg(h, ucid, v);
+    if (priv != PRIV_M)
+        set_priv(h, priv);
+}
+
+/* The instruction at a virtual address, fetched as the current privilege would.
+ * Reads 2 bytes first so a compressed instruction at the end of a page does not need
+ * the next page. */
+bool read_insn(hart *h, uint64_t addr, uint32_t *insn)
+{
+    uint16_t lo = 0, hi = 0;
+    if (uc_vmem_read(h->uc, addr, UC_PROT_EXEC, &lo, 2) != UC_ERR_OK)
+        return false;
+    if ((lo & 3) != 3) {
+        *insn = lo;
+        return true;
+    }
+    if (uc_vmem_read(h->uc, addr + 2, UC_PROT_EXEC, &hi, 2) != UC_ERR_OK)
+        return false;
+    *insn = (uint32_t)lo | ((uint32_t)hi << 16);
+    return true;
+}

@@ -1,0 +1,120 @@
+/*
+ * xret.c: mret, sret and wfi, emulated at their exact addresses (hooks.c).
+ *
+ * Unicorn runs xRET natively, but the core must record each one and evaluate
+ * interrupts right after it (spec 3.1.9: an xRET can enable a pending interrupt), so
+ * it performs them itself. When the instruction would be illegal, the core declines
+ * and Unicorn executes it, raising the illegal-instruction exception through the
+ * normal path.
+ *
+ * Semantics (spec 3.3.2; QEMU 7.2 helper_mret/helper_sret):
+ *   mret: priv := MPP, MIE := MPIE, MPIE := 1, MPP := U, pc := mepc
+ *   sret: priv := SPP, SIE := SPIE, SPIE := 1, SPP := U, pc := sepc
+ * and, per spec 1.12, MPRV := 0 when the new privilege is below M (QEMU 7.2 omits this).
+ * sret is illegal in U, and in S when mstatus.TSR is set; mret is illegal below M.
+ * QEMU 7.2 also makes mret to S or U illegal while no PMP entry is active.
+ */
+#include "hart.h"
+
+#define PMP_A_MASK 0x18   /* pmpcfg.A: OFF, TOR, NA4, NAPOT */
+
+static bool pmp_has_active_rule(const hart *h)
+{
+    for (unsigned i = 0; i < 16; i++)
+        if (h->pmpcfg[i] & PMP_A_MASK)
+            return true;
+    return false;
+}
+
+static bool xret(hart *h, uint64_t pc, bool is_mret, uint64_t mstatus, uint64_t target)
+{
+    unsigned from = cur_priv(h);
+    unsigned to;
+    uint64_t before = guest_mstatus(h);
+
+    if (is_mret) {
+        to = (unsigned)((mstatus & MSTATUS_MPP) >> __builtin_ctzll(MSTATUS_MPP));
+        mstatus = (mstatus & ~MSTATUS_MIE) | ((mstatus & MSTATUS_MPIE) ? MSTATUS_MIE : 0);
+        mstatus = (mstatus | MSTATUS_MPIE) & ~MSTATUS_MPP;
+    } else {
+        to = (mstatus & MSTATUS_SPP) ? PRIV_S : PRIV_U;
+        mstatus = (mstatus & ~MSTATUS_SIE) | ((mstatus & MSTATUS_SPIE) ? MSTATUS_SIE : 0);
+        mstatus = (mstatus | MSTATUS_SPIE) & ~MSTATUS_SPP;
+    }
+    if (to == 2)
+        to = PRIV_U;   /* MPP = 2 is reserved; treat it as the least privileged mode */
+    if (to != PRIV_M)
+        mstatus &= ~MSTATUS_MPRV;
+    target &= ~1ull & h->xmask;   /* xepc bit 0 is always zero */
+
+    retire_before(h, pc);
+    set_csr_raw(h, UC_RISCV_REG_MSTATUS, mstatus);
+    struct hart_event *e = event_begin(h, EV_XRET);
+    if (e) {
+        e->code = is_mret ? 0 : 1;
+        e->epc = pc;
+        e->pc = target;
+        e->priv_from = (uint8_t)from;
+        e->priv_to = (uint8_t)to;
+        e->status_before = before;
+        e->status_after = guest_mstatus(h);
+        event_commit(h);
+    }
+    h->s.instret++;
+    set_priv(h, to);
+    h->ret_pc = target;
+    h->ret_instret = h->s.instret;
+    if (!check_interrupts(h, target))
+        redirect(h, target);
+    return true;
+}
+
+bool do_mret(hart *h, uint64_t pc)
+{
+    if (cur_priv(h) != PRIV_M)
+        return false;
+    uint64_t mstatus = reg(h, UC_RISCV_REG_MSTATUS);
+    uint64_t mpp = (mstatus & MSTATUS_MPP) >> __builtin_ctzll(MSTATUS_MPP);
+    if (mpp != PRIV_M && !pmp_has_active_rule(h)) {
+        take_exception(h, EXC_ILLEGAL_INSN, pc);
+        return true;
+    }
+    return xret(h, pc, true, mstatus, reg(h, UC_RISCV_REG_MEPC));
+}
+
+bool do_sret(hart *h, uint64_t pc)
+{
+    unsigned priv = cur_priv(h);
+    if (priv == PRIV_U)
+        return false;
+    uint64_t mstatus = csr_raw(h, UC_RISCV_REG_MSTATUS);
+    if (priv == PRIV_S && (mstatus & MSTATUS_TSR))
+        return false;
+    return xret(h, pc, false, mstatus, reg(h, UC_RISCV_REG_SEPC));
+}
+
+/*
+ * wfi: illegal in U, and in S when mstatus.TW is set (QEMU 7.2 helper_wfi). Otherwise
+ * the hart waits until an interrupt is pending and enabled in mie, whatever the global
+ * enables; if that interrupt is also globally enabled it is taken with xepc = the
+ * instruction after the wfi. If nothing is pending, the core stops and the run loop
+ * fast-forwards time to the next event (machine.py).
+ */
+bool do_wfi(hart *h, uint64_t pc)
+{
+    unsigned priv = cur_priv(h);
+    if (priv == PRIV_U)
+        return false;
+    if (priv == PRIV_S && (csr_raw(h, UC_RISCV_REG_MSTATUS) & MSTATUS_TW))
+        return false;
+    uint64_t next = (pc + 4) & h->xmask;
+    retire_through(h, pc);
+    if (mip_value(h) & h->mie) {
+        if (!check_interrupts(h, next))
+            redirect(h, next);
+        return true;
+    }
+    redirect(h, next);
+    request_stop(h, STOP_WFI, next);
+    return true;
+}

@@ -1,0 +1,187 @@
+"""Trap and xRET events: records, the in-memory log, and the JSON Lines format.
+
+The native core writes fixed-size binary records (layout in harness/native/layout.py);
+the log keeps them as bytes and decodes on demand, so recording a million traps costs
+little. The JSON fields are fixed by ARCHITECTURE.md ("Trace events").
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import struct
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import IO, Any
+
+from harness.csr import Priv, cause_name
+from harness.native import EventKind, EventRecord
+from harness.native.layout import EVENT_FIELDS
+
+__all__ = ["Event", "EventLog", "TrapEvent", "XretEvent"]
+
+_FMT = {"uint64_t": "Q", "uint32_t": "I", "uint8_t": "B"}
+_RECORD = struct.Struct(
+    "<" + "".join(_FMT[t] for _, t, _ in EVENT_FIELDS)
+    + "x" * (ctypes.sizeof(EventRecord) - struct.calcsize(
+        "<" + "".join(_FMT[t] for _, t, _ in EVENT_FIELDS)))
+)
+_NAMES = [name for name, _, _ in EVENT_FIELDS]
+assert _RECORD.size == ctypes.sizeof(EventRecord)
+
+
+def _priv(value: int) -> str:
+    return Priv(value).letter
+
+
+@dataclass(frozen=True, slots=True)
+class TrapEvent:
+    """A trap taken: from privilege `priv_from` into `priv_to`."""
+
+    seq: int
+    instret: int
+    interrupt: bool
+    code: int
+    cause: int
+    epc: int
+    tval: int
+    priv_from: Priv
+    priv_to: Priv
+    vector: int
+    status_before: int
+    status_after: int
+    satp: int
+    args: tuple[int, ...]   # a0..a7 when the trap was taken
+
+    kind = "trap"
+
+    @property
+    def name(self) -> str:
+        return cause_name(self.interrupt, self.code)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": "trap", "seq": self.seq, "instret": self.instret,
+                "interrupt": self.interrupt, "code": self.code, "cause": self.cause,
+                "name": self.name, "epc": self.epc, "tval": self.tval,
+                "from": self.priv_from.letter, "to": self.priv_to.letter,
+                "vector": self.vector, "status_before": self.status_before,
+                "status_after": self.status_after}
+
+
+@dataclass(frozen=True, slots=True)
+class XretEvent:
+    """An mret or sret: from `priv_from` back to `priv_to` at `pc`."""
+
+    seq: int
+    instret: int
+    insn: str
+    at: int
+    pc: int
+    priv_from: Priv
+    priv_to: Priv
+    status_before: int
+    status_after: int
+    satp: int
+    a0: int
+
+    kind = "xret"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": "xret", "seq": self.seq, "instret": self.instret, "insn": self.insn,
+                "from": self.priv_from.letter, "to": self.priv_to.letter, "pc": self.pc,
+                "at": self.at, "status_before": self.status_before,
+                "status_after": self.status_after}
+
+
+Event = TrapEvent | XretEvent
+
+
+def decode(raw: bytes, offset: int, seq: int) -> Event:
+    f = dict(zip(_NAMES, _RECORD.unpack_from(raw, offset), strict=True))
+    args = tuple(f[f"a{i}"] for i in range(8))
+    if f["kind"] == EventKind.TRAP:
+        return TrapEvent(seq=seq, instret=f["instret"], interrupt=bool(f["interrupt"]),
+                         code=f["code"], cause=f["cause"], epc=f["epc"], tval=f["tval"],
+                         priv_from=Priv(f["priv_from"]), priv_to=Priv(f["priv_to"]),
+                         vector=f["pc"], status_before=f["status_before"],
+                         status_after=f["status_after"], satp=f["satp"], args=args)
+    return XretEvent(seq=seq, instret=f["instret"], insn="sret" if f["code"] else "mret",
+                     at=f["epc"], pc=f["pc"], priv_from=Priv(f["priv_from"]),
+                     priv_to=Priv(f["priv_to"]), status_before=f["status_before"],
+                     status_after=f["status_after"], satp=f["satp"], a0=args[0])
+
+
+Subscriber = Callable[[Event], None]
+
+
+class EventLog:
+    """Every trap and xRET of a run, in order. Stored as raw records; indexing and
+    iteration decode. Subscribers see each event as it is drained from the core."""
+
+    def __init__(self, keep: bool = True) -> None:
+        self.keep = keep
+        self._chunks: list[bytes] = []
+        self._starts: list[int] = []
+        self._count = 0
+        self._subscribers: list[Subscriber] = []
+        self._sink: IO[str] | None = None
+
+    def __len__(self) -> int:
+        return self._count
+
+    def subscribe(self, fn: Subscriber) -> Callable[[], None]:
+        """Call fn(event) for every new event; returns a function that unsubscribes."""
+        self._subscribers.append(fn)
+        return lambda: self._subscribers.remove(fn)
+
+    def stream_jsonl(self, sink: IO[str] | None) -> None:
+        """Also write every new event as a JSON line to `sink` (None stops)."""
+        self._sink = sink
+
+    def append_raw(self, raw: bytes) -> None:
+        n = len(raw) // _RECORD.size
+        if not n:
+            return
+        first = self._count
+        self._count += n
+        if self.keep:
+            self._starts.append(first)
+            self._chunks.append(raw)
+        if self._subscribers or self._sink is not None:
+            for i in range(n):
+                ev = decode(raw, i * _RECORD.size, first + i)
+                for fn in list(self._subscribers):
+                    fn(ev)
+                if self._sink is not None:
+                    self._sink.write(json.dumps(ev.to_json()) + "\n")
+
+    def __getitem__(self, index: int) -> Event:
+        if index < 0:
+            index += self._count
+        if not self.keep or not 0 <= index < self._count:
+            raise IndexError(index)
+        lo, hi = 0, len(self._starts) - 1
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if self._starts[mid] <= index:
+                lo = mid
+            else:
+                hi = mid - 1
+        return decode(self._chunks[lo], (index - self._starts[lo]) * _RECORD.size, index)
+
+    def __iter__(self) -> Iterator[Event]:
+        for start, raw in zip(self._starts, self._chunks, strict=True):
+            for i in range(len(raw) // _RECORD.size):
+                yield decode(raw, i * _RECORD.size, start + i)
+
+    def tail(self, n: int) -> list[Event]:
+        if not self.keep:
+            return []
+        return [self[i] for i in range(max(0, self._count - n), self._count)]
+
+    def traps(self) -> list[TrapEvent]:
+        return [e for e in self if isinstance(e, TrapEvent)]
+
+    def write_jsonl(self, out: IO[str]) -> None:
+        for ev in self:
+            out.write(json.dumps(ev.to_json()) + "\n")
