@@ -114,6 +114,8 @@ void uvmunmap(pagetable_t pt, uintptr_t va, size_t npages, int do_free) {
 // Map fresh zeroed user frames over [va, va+size) (page-aligned). All or nothing:
 // on failure, what was mapped is freed again and -1 returned.
 int uvmmap_zeroed(pagetable_t pt, uintptr_t va, size_t size, int perm) {
+  if (size / PGSIZE > kfree_count())
+    return -1;  // fail at once rather than allocate everything and give it back
   for (uintptr_t a = va; a < va + size; a += PGSIZE) {
     void *mem = kalloc();
     if (mem == 0 || mappages(pt, a, PGSIZE, (uintptr_t)mem, perm | PTE_U) != 0) {

@@ -11,6 +11,7 @@
 typedef long ssize_t;
 
 #include "abi.h"
+#include "platform.h"
 #include "syscalls.h"
 
 #define STDIN  0
@@ -49,5 +50,14 @@ uint64_t time_ms(void);                  // milliseconds since boot
 void sleep_ms(uint64_t ms);              // yield until that much time has passed
 void srand(uint64_t seed);
 uint64_t rand64(void);                   // xorshift64*: same seed, same sequence
+long syscall(long n, long a0, long a1, long a2, long a3, long a4, long a5);
+
+// Addresses a user program can never touch (kernel/memlayout.h), for hostile tests.
+#define KERNEL_ADDR ((uintptr_t)PLATFORM_KERNEL_BASE)
+#if __riscv_xlen == 64
+#define TRAPFRAME_ADDR 0x3FFFFFE000UL  // TRAPFRAME in kernel/memlayout.h
+#else
+#define TRAPFRAME_ADDR 0xFFFFE000UL
+#endif
 
 #endif // USER_H

@@ -56,3 +56,17 @@ uint64_t rand64(void) {
   rng_state ^= rng_state >> 27;
   return rng_state * 0x2545F4914F6CDD1Dull;
 }
+
+// A raw system call with any number and arguments (for tests and the fuzzer).
+long syscall(long n, long a0, long a1, long a2, long a3, long a4, long a5) {
+  register long r0 asm("a0") = a0;
+  register long r1 asm("a1") = a1;
+  register long r2 asm("a2") = a2;
+  register long r3 asm("a3") = a3;
+  register long r4 asm("a4") = a4;
+  register long r5 asm("a5") = a5;
+  register long r7 asm("a7") = n;
+  asm volatile("ecall" : "+r"(r0) : "r"(r1), "r"(r2), "r"(r3), "r"(r4), "r"(r5), "r"(r7)
+               : "memory");
+  return r0;
+}
