@@ -7,12 +7,18 @@ bare-metal ELF that QEMU's `virt` board and `privlab run --bios none` both run.
     from conformance.programs import PROGRAMS, build_program
     elf = build_program("exc_ecall", "rv64")
 
+or from a shell, printing the ELF paths (all programs when none is named):
+
+    python tests/conformance/programs.py rv64 exc_ecall xret
+
 Builds are cached by content (harness.build.cache), so calling build_program again is
 cheap; the ELF lands in `<cache>/conformance/<arch>/<name>.elf`.
 """
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 
@@ -47,3 +53,16 @@ def _build(name: str, arch: Arch) -> Path:
     out = cache_root() / "conformance" / arch.name / f"{name}.elf"
     return build_baremetal([program_source(name), *RUNTIME_SOURCES], arch, out,
                            include_dirs=[INCLUDE_DIR])
+
+
+def main(argv: Sequence[str]) -> int:
+    if not argv or argv[0] not in ARCHES:
+        print(f"usage: programs.py {{{'|'.join(ARCHES)}}} [NAME...]", file=sys.stderr)
+        return 2
+    for name in argv[1:] or PROGRAMS:
+        print(build_program(name, argv[0]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
