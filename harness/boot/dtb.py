@@ -1,0 +1,143 @@
+"""The device tree privlab hands to the firmware (a1 at reset), built with `fdt`.
+
+Modelled on what QEMU 7.2's `virt` board generates (`-machine virt,dumpdtb=virt.dtb`),
+trimmed to the devices privlab emulates, with addresses from kernel/include/platform.h:
+memory, one cpu (ISA, MMU type, timebase frequency, its interrupt controller), the
+NS16550A UART, the CLINT, the sifive_test finisher (with syscon poweroff/reboot nodes),
+and `/chosen` with `bootargs`, `stdout-path` and `linux,initrd-start`/`-end`.
+
+The kernel reads it in kernel/fdt.c. The UART has no `interrupts` property until the
+PLIC exists: the kernel polls it through SBI.
+"""
+
+from __future__ import annotations
+
+import fdt
+
+from harness.errors import BadInput
+from harness.platform import PLATFORM
+
+__all__ = ["build_dtb", "parse_dtb_summary"]
+
+_CPU_PHANDLE = 1
+_INTC_PHANDLE = 2
+_FINISHER_PHANDLE = 3
+_UART_CLOCK_HZ = 0x384000  # QEMU's value; nothing here depends on it
+_IRQ_M_SOFT, _IRQ_M_TIMER = 3, 7
+
+
+def _reg(base: int, size: int) -> fdt.PropWords:
+    """A reg property with #address-cells = #size-cells = 2, as on QEMU virt."""
+    return fdt.PropWords("reg", base >> 32, base & 0xFFFFFFFF, size >> 32, size & 0xFFFFFFFF)
+
+
+def _addr_prop(name: str, value: int) -> fdt.PropWords:
+    """One cell when it fits (QEMU 7.2 writes initrd bounds as cells), else two."""
+    if value < 1 << 32:
+        return fdt.PropWords(name, value)
+    return fdt.PropWords(name, value >> 32, value & 0xFFFFFFFF)
+
+
+def _cpus(xlen: int, timebase_hz: int) -> fdt.Node:
+    intc = fdt.Node("interrupt-controller",
+                    fdt.PropWords("#interrupt-cells", 1), fdt.Property("interrupt-controller"),
+                    fdt.PropStrings("compatible", "riscv,cpu-intc"),
+                    fdt.PropWords("phandle", _INTC_PHANDLE))
+    cpu = fdt.Node("cpu@0",
+                   fdt.PropWords("phandle", _CPU_PHANDLE),
+                   fdt.PropStrings("device_type", "cpu"), fdt.PropWords("reg", 0),
+                   fdt.PropStrings("status", "okay"), fdt.PropStrings("compatible", "riscv"),
+                   fdt.PropStrings("riscv,isa", f"rv{xlen}imac_zicsr_zifencei"),
+                   fdt.PropStrings("mmu-type", "riscv,sv39" if xlen == 64 else "riscv,sv32"))
+    cpu.append(intc)
+    cpus = fdt.Node("cpus", fdt.PropWords("#address-cells", 1), fdt.PropWords("#size-cells", 0),
+                    fdt.PropWords("timebase-frequency", timebase_hz))
+    cpus.append(cpu)
+    return cpus
+
+
+def _soc() -> fdt.Node:
+    p = PLATFORM
+    soc = fdt.Node("soc", fdt.PropWords("#address-cells", 2), fdt.PropWords("#size-cells", 2),
+                   fdt.PropStrings("compatible", "simple-bus"), fdt.Property("ranges"))
+    soc.append(fdt.Node(f"serial@{p.uart0_base:x}",
+                        fdt.PropWords("clock-frequency", _UART_CLOCK_HZ),
+                        _reg(p.uart0_base, p.uart0_size),
+                        fdt.PropStrings("compatible", "ns16550a")))
+    soc.append(fdt.Node(f"test@{p.finisher_base:x}",
+                        fdt.PropWords("phandle", _FINISHER_PHANDLE),
+                        _reg(p.finisher_base, p.finisher_size),
+                        fdt.PropStrings("compatible", "sifive,test1", "sifive,test0", "syscon")))
+    soc.append(fdt.Node(f"clint@{p.clint_base:x}",
+                        fdt.PropWords("interrupts-extended", _INTC_PHANDLE, _IRQ_M_SOFT,
+                                      _INTC_PHANDLE, _IRQ_M_TIMER),
+                        _reg(p.clint_base, p.clint_size),
+                        fdt.PropStrings("compatible", "sifive,clint0", "riscv,clint0")))
+    return soc
+
+
+def _syscon(name: str, value: int) -> fdt.Node:
+    return fdt.Node(name, fdt.PropWords("value", value), fdt.PropWords("offset", 0),
+                    fdt.PropWords("regmap", _FINISHER_PHANDLE),
+                    fdt.PropStrings("compatible", f"syscon-{name}"))
+
+
+def build_dtb(ram_base: int, ram_size: int, bootargs: str = "",
+              initrd_range: tuple[int, int] | None = None, xlen: int = 64, *,
+              timebase_hz: int = PLATFORM.timebase_hz) -> bytes:
+    """A flattened device tree (DTB, version 17) describing privlab's `virt` machine.
+
+    `initrd_range` is (start, end) of the initrd in RAM, end exclusive, or None.
+    """
+    if xlen not in (32, 64):
+        raise BadInput(f"xlen must be 32 or 64, not {xlen}")
+    if initrd_range is not None and not (
+            ram_base <= initrd_range[0] <= initrd_range[1] <= ram_base + ram_size):
+        raise BadInput(f"initrd {initrd_range[0]:#x}..{initrd_range[1]:#x} is not inside RAM")
+    uart = f"/soc/serial@{PLATFORM.uart0_base:x}"
+    tree = fdt.FDT()
+    root = tree.root
+    root.append(fdt.PropWords("#address-cells", 2))
+    root.append(fdt.PropWords("#size-cells", 2))
+    root.append(fdt.PropStrings("compatible", "riscv-virtio"))
+    root.append(fdt.PropStrings("model", "privlab,virt"))
+    chosen = fdt.Node("chosen", fdt.PropStrings("bootargs", bootargs),
+                      fdt.PropStrings("stdout-path", uart))
+    if initrd_range is not None:
+        chosen.append(_addr_prop("linux,initrd-start", initrd_range[0]))
+        chosen.append(_addr_prop("linux,initrd-end", initrd_range[1]))
+    root.append(chosen)
+    root.append(fdt.Node(f"memory@{ram_base:x}", fdt.PropStrings("device_type", "memory"),
+                         _reg(ram_base, ram_size)))
+    root.append(_cpus(xlen, timebase_hz))
+    root.append(_soc())
+    root.append(_syscon("poweroff", PLATFORM.finisher_pass))
+    root.append(_syscon("reboot", PLATFORM.finisher_reset))
+    blob: bytes = tree.to_dtb(version=17)
+    return blob
+
+
+def _cells(words: list[int]) -> int:
+    value = 0
+    for w in words:
+        value = (value << 32) | w
+    return value
+
+
+def parse_dtb_summary(blob: bytes) -> dict[str, object]:
+    """What the kernel reads from a DTB (the same fields as kernel/fdt.c), for tests and
+    inspectors: ram_base, ram_size, timebase_hz, bootargs, initrd_start, initrd_end."""
+    tree = fdt.parse_dtb(blob)
+    memory = next(n for n in tree.root.nodes if n.name.startswith("memory"))
+    reg = list(memory.get_property("reg").data)
+    chosen = tree.get_node("/chosen")
+    out: dict[str, object] = {
+        "ram_base": _cells(reg[:2]), "ram_size": _cells(reg[2:4]),
+        "timebase_hz": tree.get_property("timebase-frequency", "/cpus").value,
+        "bootargs": chosen.get_property("bootargs").value if chosen.exist_property("bootargs")
+        else "",
+    }
+    for key in ("initrd-start", "initrd-end"):
+        if chosen.exist_property(f"linux,{key}"):
+            out[key.replace("-", "_")] = _cells(list(chosen.get_property(f"linux,{key}").data))
+    return out

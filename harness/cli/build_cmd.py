@@ -1,0 +1,51 @@
+"""`privlab build`: compile the firmware, kernel and user programs (cached by content).
+
+A compiler error prints the compiler's output verbatim on stderr, then one
+``privlab: ...`` line, and exits with status 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from typing import Any
+
+from harness.build.images import build_images
+from harness.build.toolchain import ARCHES
+from harness.errors import BuildError
+
+__all__ = ["register"]
+
+
+def register(subparsers: Any) -> None:
+    p: argparse.ArgumentParser = subparsers.add_parser(
+        "build", help="build firmware, kernel, user programs and initrd",
+        description="Build kernel/ and userland/ into build/<arch>/, with a disassembly "
+                    "(.dis) and symbol map (.map) beside each ELF.")
+    p.add_argument("--arch", choices=[*ARCHES, "all"], default="rv64",
+                   help="target architecture (default: rv64)")
+    p.add_argument("--no-listings", action="store_true",
+                   help="skip the .dis/.map files")
+    p.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    arches = list(ARCHES) if args.arch == "all" else [args.arch]
+    for arch in arches:
+        start = time.perf_counter()
+        try:
+            images = build_images(arch, listings=not args.no_listings)
+        except BuildError as e:
+            sys.stderr.write(e.output)
+            if e.output and not e.output.endswith("\n"):
+                sys.stderr.write("\n")
+            raise
+        if not args.quiet:
+            took = time.perf_counter() - start
+            print(f"{arch}: {images.out_dir} ({len(images.users)} user programs, "
+                  f"{took:.2f} s)")
+            for path in (images.firmware, images.kernel, images.initrd):
+                print(f"  {path.relative_to(images.out_dir)}")
+    return 0
