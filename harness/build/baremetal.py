@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from harness.build.listing import write_listings
 from harness.build.toolchain import Arch, CompileOptions, compile_object, link
 from harness.errors import BadInput
 from harness.paths import KERNEL_DIR
@@ -30,11 +31,13 @@ def build_baremetal(
     out: Path,
     include_dirs: Sequence[Path] = (),
     defines: Mapping[str, str | int] | None = None,
+    listings: bool = True,
 ) -> Path:
-    """Compile `sources` (C or .S) for `arch` and link them into the ELF `out`.
+    """Compile `sources` (C or .S) for `arch` and link them into the ELF `out`, with
+    its disassembly (`.dis`) and symbol map (`.map`) beside it unless `listings` is off.
 
-    Objects and the linked image are cached by content (harness.build.cache), so a
-    rebuild with unchanged inputs only copies the cached ELF to `out`.
+    Objects, the linked image and the listings are cached by content
+    (harness.build.cache), so a rebuild with unchanged inputs only copies files.
     """
     if not sources:
         raise BadInput(f"no sources given for {out.name}")
@@ -47,4 +50,7 @@ def build_baremetal(
         defines=dict(defines or {}),
     )
     objects = [compile_object(Path(s), opts) for s in sources]
-    return link(objects, out, arch, BAREMETAL_LDSCRIPT)
+    elf = link(objects, out, arch, BAREMETAL_LDSCRIPT)
+    if listings:
+        write_listings(elf)
+    return elf
