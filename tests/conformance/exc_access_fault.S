@@ -2,15 +2,14 @@
 //
 // UNMAPPED_ADDR (0x8800_0000) is the first byte past 128 MiB of RAM; the virt board has
 // no device there. Fetching from it is an instruction access fault (cause 1) with
-// epc = tval = the target; loads are load access faults (5), stores and AMOs store/AMO
+// epc = tval = the target; loads (and LR) are load access faults (5), stores are store
 // access faults (7), with tval = the effective address (base register + offset, for
 // compressed encodings too). No translation is on and PMP grants everything, so these
 // are the bus errors themselves. Nothing is delegated: all are taken in M.
 //
 // QEMU 7.2 differs from the spec for AMOs: an AMO on unmapped memory is reported as a
-// LOAD access fault (cause 5), not a store/AMO access fault (7). QEMU performs an AMO
-// on non-RAM as a load followed by a store, and the load fails first. The harness
-// must match QEMU, so check 10 expects cause 5.
+// LOAD access fault (cause 5), not a store/AMO access fault (7), as if its read part
+// failed first. The harness must match QEMU, so check 10 expects cause 5.
 //
 // Expected traps (taken in M):
 //   1: fetch_access from M   epc = tval = 0x88000000        (jalr to it)

@@ -1,8 +1,7 @@
 // exc_breakpoint.S: ebreak and c.ebreak (cause 3) from M, S and U.
 //
-// QEMU 7.2 reports tval = 0 for both encodings (it writes the pc to tval only for a
-// debug-trigger hit, which these are not); epc is the breakpoint instruction itself,
-// 4-byte or 2-byte. Nothing is delegated, so every trap is taken in M.
+// QEMU 7.2 reports tval = 0 for both encodings (the spec allows 0 or the pc); epc is
+// the breakpoint instruction itself, 4-byte or 2-byte. Nothing is delegated, so every trap is taken in M.
 //
 // Expected traps (taken in M, tval 0):
 //   1: breakpoint from M, epc m_ebreak (4-byte ebreak, 0x00100073)

@@ -4,9 +4,9 @@
 // (the spec allows this). LR and AMOs must be naturally aligned. QEMU 7.2 raises
 // LOAD address misaligned (cause 4) for a misaligned LR and ALSO for a misaligned AMO,
 // where the spec says store/AMO address misaligned (cause 6); tval = the address.
-// A misaligned SC never traps in QEMU 7.2: QEMU compares the address with the
-// reservation before touching memory, and a misaligned address can hold no
-// reservation (its LR trapped), so the SC just fails (rd = 1). The same holds for an SC
+// A misaligned SC never traps in QEMU 7.2: it fails (rd = 1) without touching memory.
+// QEMU evidently compares the address with the reservation first, and a misaligned
+// address can hold no reservation (its LR trapped). The same holds for an SC
 // to unmapped memory. Instruction-address-misaligned (cause 0) cannot happen with the
 // C extension: jalr clears bit 0 and branch offsets are even.
 //

@@ -16,7 +16,7 @@
 // start of the unmapped page (check 3); a misaligned load or store that crosses into an
 // unmapped page reports tval = the start of that page, not the access address (18, 19);
 // an AMO on an unmapped page is a LOAD page fault (13), where the spec says store/AMO
-// page fault (15) (check 20; QEMU performs the AMO's read first).
+// page fault (15) (check 20; as for access faults, the read part seems to fail first).
 //
 // Expected traps, in order; S runs with nothing delegated first (to M), then with
 // page faults delegated (medeleg bits 12, 13, 15):
