@@ -101,8 +101,9 @@ def build_dtb(ram_base: int, ram_size: int, bootargs: str = "",
     root.append(fdt.PropWords("#size-cells", 2))
     root.append(fdt.PropStrings("compatible", "riscv-virtio"))
     root.append(fdt.PropStrings("model", "privlab,virt"))
-    chosen = fdt.Node("chosen", fdt.PropStrings("bootargs", bootargs),
-                      fdt.PropStrings("stdout-path", uart))
+    chosen = fdt.Node("chosen", fdt.PropStrings("stdout-path", uart))
+    if bootargs:  # QEMU too leaves it out when there is nothing to say
+        chosen.append(fdt.PropStrings("bootargs", bootargs))
     if initrd_range is not None:
         chosen.append(_addr_prop("linux,initrd-start", initrd_range[0]))
         chosen.append(_addr_prop("linux,initrd-end", initrd_range[1]))

@@ -1,0 +1,12 @@
+"""Fixtures for the kernel tests: the built images, once per session."""
+
+from __future__ import annotations
+
+import pytest
+
+from harness.build.images import Images, build_images
+
+
+@pytest.fixture(scope="session")
+def images() -> Images:
+    return build_images("rv64")

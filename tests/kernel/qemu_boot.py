@@ -1,0 +1,40 @@
+"""Boot the kernel on QEMU's virt board for the end-to-end tests. Tests using it skip
+cleanly when qemu-system-riscv64 is not installed (`needs_qemu`)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from harness.build.images import Images
+
+QEMU = "qemu-system-riscv64"
+
+
+@dataclass(frozen=True)
+class Boot:
+    output: str
+    status: int
+
+
+def boot_qemu(images: Images, *, bios: str | Path | None = None, bootargs: str | None = None,
+              stdin: str = "", dtb: Path | None = None, timeout: float = 60) -> Boot:
+    """Boot kernel + initrd on QEMU's virt board; `bios` defaults to our firmware
+    ("default" is QEMU's OpenSBI). Returns the console output and QEMU's exit status."""
+    cmd = [QEMU, "-machine", "virt", "-nographic", "-monitor", "none", "-serial", "stdio",
+           "-bios", str(bios or images.firmware), "-kernel", str(images.kernel),
+           "-initrd", str(images.initrd)]
+    if bootargs is not None:
+        cmd += ["-append", bootargs]
+    if dtb is not None:
+        cmd += ["-dtb", str(dtb)]
+    proc = subprocess.run(cmd, input=stdin.encode(), capture_output=True, timeout=timeout,
+                          check=False)
+    return Boot(proc.stdout.decode(errors="replace").replace("\r\n", "\n"), proc.returncode)
+
+
+needs_qemu = pytest.mark.skipif(shutil.which(QEMU) is None, reason=f"{QEMU} is not installed")

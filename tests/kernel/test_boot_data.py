@@ -1,0 +1,155 @@
+"""Unit tests of what the harness hands the kernel: initrd, device tree, bootargs, and
+the syscall table generator."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import fdt
+import pytest
+
+from harness.boot.bootargs import make_bootargs, user_boot
+from harness.boot.dtb import build_dtb, parse_dtb_summary
+from harness.boot.initrd import initrd_load_address, pack_initrd, unpack_initrd
+from harness.boot.syscalls import (
+    generate_kernel_header,
+    generate_user_header,
+    generate_user_stubs,
+    load_syscall_table,
+    parse_syscall_table,
+)
+from harness.build.images import Images
+from harness.errors import BadInput
+
+# ---- initrd ---------------------------------------------------------------------------
+
+
+def test_initrd_round_trips_names_and_bytes() -> None:
+    files = {"hello": b"\x7fELF" + bytes(range(200)), "a": b"", "sh": b"xyz"}
+    blob = pack_initrd(files)
+    assert {e.name: e.data for e in unpack_initrd(blob)} == files
+    assert all(e.mode == 0o100755 for e in unpack_initrd(blob))
+
+
+def test_initrd_is_newc_with_4_byte_alignment_and_a_trailer() -> None:
+    blob = pack_initrd({"abc": b"12345"})
+    assert blob.startswith(b"070701")
+    assert len(blob) % 4 == 0
+    header = blob[:110]
+    assert int(header[6 + 8 * 6:6 + 8 * 7], 16) == 5      # filesize
+    assert int(header[6 + 8 * 11:6 + 8 * 12], 16) == 4    # namesize with NUL
+    data_at = (110 + 4 + 3) & ~3
+    assert blob[data_at:data_at + 5] == b"12345"
+    assert b"TRAILER!!!\0" in blob[-128:]
+
+
+def test_initrd_is_deterministic() -> None:
+    assert pack_initrd({"x": b"1"}) == pack_initrd({"x": b"1"})
+
+
+@pytest.mark.parametrize("name", ["", "a/b", "TRAILER!!!", "x" * 64])
+def test_initrd_rejects_bad_names(name: str) -> None:
+    with pytest.raises(BadInput):
+        pack_initrd({name: b""})
+
+
+def test_initrd_unpack_rejects_garbage() -> None:
+    with pytest.raises(BadInput):
+        unpack_initrd(b"not a cpio archive" * 10)
+
+
+def test_initrd_load_address_matches_qemu() -> None:
+    assert initrd_load_address(0x8000_0000, 128 << 20, 0x8020_0000) == 0x8420_0000
+    assert initrd_load_address(0x8000_0000, 1 << 30, 0x8020_0000) == 0x8820_0000
+
+# ---- device tree ----------------------------------------------------------------------
+
+
+def test_dtb_round_trips_what_the_kernel_reads() -> None:
+    blob = build_dtb(0x8000_0000, 128 << 20, "quiet init=hello", (0x8420_0000, 0x8430_0000), 64)
+    assert parse_dtb_summary(blob) == {
+        "ram_base": 0x8000_0000, "ram_size": 128 << 20, "timebase_hz": 10_000_000,
+        "bootargs": "quiet init=hello", "initrd_start": 0x8420_0000, "initrd_end": 0x8430_0000}
+
+
+def test_dtb_describes_the_virt_devices() -> None:
+    tree = fdt.parse_dtb(build_dtb(0x8000_0000, 64 << 20, "", None, 64))
+    cpu = tree.get_node("/cpus/cpu@0")
+    assert cpu.get_property("riscv,isa").value.startswith("rv64ima")
+    assert cpu.get_property("mmu-type").value == "riscv,sv39"
+    assert tree.get_node("/cpus/cpu@0/interrupt-controller").exist_property("interrupt-controller")
+    assert tree.get_property("compatible", "/soc/serial@10000000").value == "ns16550a"
+    assert "riscv,clint0" in tree.get_property("compatible", "/soc/clint@2000000").data
+    assert "sifive,test0" in tree.get_property("compatible", "/soc/test@100000").data
+    assert tree.get_property("stdout-path", "/chosen").value == "/soc/serial@10000000"
+    assert not tree.get_node("/chosen").exist_property("linux,initrd-start")
+
+
+def test_dtb_for_rv32_says_sv32() -> None:
+    tree = fdt.parse_dtb(build_dtb(0x8000_0000, 64 << 20, "", None, 32))
+    assert tree.get_property("mmu-type", "/cpus/cpu@0").value == "riscv,sv32"
+    assert tree.get_property("riscv,isa", "/cpus/cpu@0").value.startswith("rv32")
+
+
+def test_dtb_rejects_an_initrd_outside_ram() -> None:
+    with pytest.raises(BadInput):
+        build_dtb(0x8000_0000, 1 << 20, "", (0x9000_0000, 0x9000_1000), 64)
+
+# ---- bootargs -------------------------------------------------------------------------
+
+
+def test_bootargs_format() -> None:
+    assert make_bootargs() == ""
+    assert make_bootargs("hello", ["a", "b"], flags=["quiet"]) == "quiet init=hello a b"
+    with pytest.raises(BadInput):
+        make_bootargs("hello", ["two words"])
+    with pytest.raises(BadInput):
+        make_bootargs("hello", ["x" * 300])
+
+
+def test_user_boot_adds_an_outside_elf_to_the_initrd(images: Images, tmp_path: Path) -> None:
+    elf = tmp_path / "mytest.elf"
+    elf.write_bytes(images.users["hello"].read_bytes())
+    boot = user_boot(images.users, str(elf), ["1"])
+    assert boot.bootargs == "quiet init=mytest 1"
+    assert "mytest" in {e.name for e in unpack_initrd(boot.initrd)}
+    assert user_boot(images.users, "hello").bootargs == "quiet init=hello"
+    with pytest.raises(BadInput):
+        user_boot(images.users, str(tmp_path / "missing"))
+
+# ---- syscall table --------------------------------------------------------------------
+
+
+ABI = {"read": 63, "write": 64, "exit": 93, "yield": 124, "set_priority": 140,
+       "get_time": 169, "getpid": 172, "sbrk": 214, "munmap": 215, "fork": 220, "exec": 221,
+       "mmap": 222, "waitpid": 260, "spawn": 400, "task_info": 410}
+
+
+def test_syscall_table_has_the_abi_numbers() -> None:
+    table = load_syscall_table()
+    assert {c.name: c.number for c in table} == ABI
+    write = next(c for c in table if c.name == "write")
+    assert write.args == [("fd", "int"), ("buf", "const char *"), ("len", "size_t")]
+    assert write.returns == "ssize_t"
+
+
+def test_syscall_generators_emit_numbers_dispatch_and_stubs() -> None:
+    table = load_syscall_table()
+    kernel = generate_kernel_header(table)
+    assert "#define SYS_write          64" in kernel
+    assert "long sys_write(int fd, uintptr_t buf, size_t len);" in kernel
+    assert "return sys_write((int)tf->a0, (uintptr_t)tf->a1, (size_t)tf->a2);" in kernel
+    assert '[SYS_write] = { "write", 3, call_write },' in kernel
+    stubs = generate_user_stubs(table)
+    assert "write:\n    li a7, 64\n    ecall\n    ret" in stubs
+    user = generate_user_header(table)
+    assert "ssize_t write(int fd, const char *buf, size_t len);" in user
+    assert "__attribute__((noreturn)) void exit(int status);" in user
+
+
+@pytest.mark.parametrize("text", ["64 write(int fd) -> long\n64 other(void) -> int",
+                                  "x write(int fd) -> long",
+                                  "1 f(int a, int b, int c, int d, int e, int f, int g) -> int"])
+def test_syscall_table_errors_name_the_problem(text: str) -> None:
+    with pytest.raises(BadInput):
+        parse_syscall_table(text)

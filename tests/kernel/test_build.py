@@ -1,0 +1,109 @@
+"""The build: compiler errors, incremental rebuilds, listings, generated headers."""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+from elftools.elf.elffile import ELFFile
+
+import harness.build.toolchain as toolchain
+from harness.build.images import Images, build_images
+from harness.cli import build_cmd
+from harness.errors import BuildError
+from harness.paths import KERNEL_DIR, USERLAND_DIR
+
+
+def _copy_tree(tmp_path: Path) -> tuple[Path, Path]:
+    kernel = tmp_path / "kernel"
+    userland = tmp_path / "userland"
+    shutil.copytree(KERNEL_DIR, kernel)
+    shutil.copytree(USERLAND_DIR, userland)
+    return kernel, userland
+
+
+def test_compile_error_raises_build_error_with_the_compiler_output(tmp_path: Path) -> None:
+    kernel, userland = _copy_tree(tmp_path)
+    (kernel / "broken.c").write_text("int broken(void) { return undeclared_thing; }\n")
+    with pytest.raises(BuildError) as info:
+        build_images("rv64", kernel_dir=kernel, userland_dir=userland, out_dir=tmp_path / "out",
+                     listings=False)
+    assert "broken.c" in info.value.message
+    assert "error: use of undeclared identifier 'undeclared_thing'" in info.value.output
+    assert "broken.c:1:" in info.value.output
+
+
+def test_rebuild_after_editing_one_file_recompiles_only_that_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    kernel, userland = _copy_tree(tmp_path)
+    out = tmp_path / "out"
+    build_images("rv64", kernel_dir=kernel, userland_dir=userland, out_dir=out, listings=False)
+    proc = kernel / "proc.c"
+    proc.write_text(proc.read_text() + f"\n// edited at {time.time()}\n")
+    compiles: list[str] = []
+    real_run = toolchain._run
+
+    def counting_run(cmd: list[str], what: str) -> str:
+        if "-c" in cmd:
+            compiles.append(cmd[cmd.index("-c") + 1])
+        return real_run(cmd, what)
+
+    monkeypatch.setattr(toolchain, "_run", counting_run)
+    start = time.perf_counter()
+    images = build_images("rv64", kernel_dir=kernel, userland_dir=userland, out_dir=out)
+    took = time.perf_counter() - start
+    assert [Path(c).name for c in compiles] == ["proc.c"]
+    assert took < 2.0, f"incremental rebuild took {took:.2f} s"
+    assert images.kernel.exists()
+
+
+def test_outputs_sit_in_build_dir_with_disassembly_and_symbol_map(images: Images) -> None:
+    assert images.kernel.parent == images.out_dir
+    for elf in (images.firmware, images.kernel, images.users["hello"]):
+        dis = elf.with_suffix(".dis").read_text()
+        sym = elf.with_suffix(".map").read_text()
+        assert "Disassembly of section .text" in dis
+        assert re.search(r"^[0-9a-f]+ <\w+>:$", dis, re.M)
+        assert "Symbols:" in sym
+    kernel_dis = images.kernel.with_suffix(".dis").read_text()
+    assert "<usertrap>:" in kernel_dis and "sret" in kernel_dis
+    assert " usertrap\n" in images.kernel.with_suffix(".map").read_text()
+    assert set(images.users) >= {"init", "sh", "hello", "usertests", "fuzz", "hostile"}
+
+
+def _struct_offsets(elf_path: Path, struct: str) -> dict[str, int]:
+    with elf_path.open("rb") as f:
+        dwarf = ELFFile(f).get_dwarf_info()
+        for cu in dwarf.iter_CUs():
+            for die in cu.iter_DIEs():
+                name = die.attributes.get("DW_AT_name")
+                if die.tag == "DW_TAG_structure_type" and name and name.value == struct.encode() \
+                        and die.has_children:
+                    return {c.attributes["DW_AT_name"].value.decode():
+                            c.attributes["DW_AT_data_member_location"].value
+                            for c in die.iter_children() if c.tag == "DW_TAG_member"}
+    raise AssertionError(f"struct {struct} not in {elf_path}")
+
+
+def test_trapframe_offsets_for_asm_equal_the_kernel_dwarf(images: Images) -> None:
+    header = (images.out_dir / "gen" / "asm-offsets.h").read_text()
+    defines = {m[0]: int(m[1]) for m in re.findall(r"#define (TF_\w+) (\d+)", header)}
+    dwarf = _struct_offsets(images.kernel, "trapframe")
+    assert len(dwarf) == 36  # 5 kernel fields + 31 registers
+    assert {f"TF_{k.upper()}": v for k, v in dwarf.items()} == defines
+
+
+def test_build_command_prints_compiler_output_verbatim(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    def failing_build(*args: object, **kwargs: object) -> Images:
+        raise BuildError("compiling kernel/x.c failed", "kernel/x.c:1:2: error: boom\n")
+
+    monkeypatch.setattr(build_cmd, "build_images", failing_build)
+    args = argparse.Namespace(arch="rv64", no_listings=False, quiet=False)
+    with pytest.raises(BuildError):
+        build_cmd.run(args)
+    assert capsys.readouterr().err == "kernel/x.c:1:2: error: boom\n"
