@@ -11,12 +11,14 @@
 #include "proc.h"
 #include "riscv.h"
 
+// BEGIN SOLUTION
 // Is [start, start + npages pages) a page-aligned range user mappings may use?
 static int mmap_range_ok(uintptr_t start, size_t len, size_t *npages) {
   *npages = PGROUNDUP(len) / PGSIZE;
   return start % PGSIZE == 0 && start >= PGSIZE && len <= USER_MMAP_TOP &&
          *npages * PGSIZE <= USER_MMAP_TOP - start;
 }
+// END SOLUTION
 
 long sys_mmap(uintptr_t start, size_t len, int prot) {
   // BEGIN SOLUTION
