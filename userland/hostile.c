@@ -35,7 +35,7 @@ static int bad_pointers(void) {
     failures += task_info((struct task_info *)bad[i]) != -1;
   }
   failures += read(STDIN, (char *)0x10000, 1) != -1;             // our text: not writable
-  failures += write(STDOUT, (char *)0x10000, 1UL << 40) != -1;   // runs off the mapping
+  failures += write(STDOUT, (char *)0x10000, ~0UL >> 2) != -1;   // runs off the mapping
   failures += exec("hello", (char **)KERNEL_ADDR) != -1;         // argv array itself bad
   failures += exec("hello", argv_bad) != -1;                     // one argv string bad
   int child = fork();

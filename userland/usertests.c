@@ -80,7 +80,7 @@ static int sbrk_grow_shrink(void) {
     return 1;
   memset((void *)old, 0xab, 10000);
   return sbrk(-10000) == start + 10000 && sbrk(0) == start && sbrk(-(start + 4096)) == -1 &&
-                 sbrk(1L << 40) == -1 ? 0 : 2;
+                 sbrk((long)(~0UL >> 2)) == -1 ? 0 : 2;
 }
 
 static int sbrk_out_of_memory(void) {
@@ -135,7 +135,7 @@ static int mmap_errors(void) {
   bad += mmap((void *)MMAP_AT, 4096, 0) != -1;
   bad += mmap((void *)MMAP_AT, 4096, 8 | PROT_READ) != -1;
   bad += mmap((void *)0x10000, 4096, PROT_READ) != -1;  // our own text
-  bad += mmap((void *)(KERNEL_ADDR << 8), 4096, PROT_READ) != -1;
+  bad += mmap((void *)TRAPFRAME_ADDR, 4096, PROT_READ) != -1;  // above user space
   bad += munmap((void *)MMAP_AT, 4096) != -1;            // not mapped
   bad += mmap((void *)MMAP_AT, 4096, PROT_READ) != 0;
   bad += mmap((void *)MMAP_AT, 8192, PROT_READ) != -1;   // overlaps

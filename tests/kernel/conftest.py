@@ -10,3 +10,8 @@ from harness.build.images import Images, build_images
 @pytest.fixture(scope="session")
 def images() -> Images:
     return build_images("rv64")
+
+
+@pytest.fixture(scope="session")
+def images32() -> Images:
+    return build_images("rv32")

@@ -13,6 +13,7 @@ import pytest
 from harness.build.images import Images
 
 QEMU = "qemu-system-riscv64"
+QEMU32 = "qemu-system-riscv32"
 
 
 @dataclass(frozen=True)
@@ -25,7 +26,8 @@ def boot_qemu(images: Images, *, bios: str | Path | None = None, bootargs: str |
               stdin: str = "", dtb: Path | None = None, timeout: float = 60) -> Boot:
     """Boot kernel + initrd on QEMU's virt board; `bios` defaults to our firmware
     ("default" is QEMU's OpenSBI). Returns the console output and QEMU's exit status."""
-    cmd = [QEMU, "-machine", "virt", "-nographic", "-monitor", "none", "-serial", "stdio",
+    qemu = QEMU if images.arch.xlen == 64 else QEMU32
+    cmd = [qemu, "-machine", "virt", "-nographic", "-monitor", "none", "-serial", "stdio",
            "-bios", str(bios or images.firmware), "-kernel", str(images.kernel),
            "-initrd", str(images.initrd)]
     if bootargs is not None:
@@ -38,3 +40,5 @@ def boot_qemu(images: Images, *, bios: str | Path | None = None, bootargs: str |
 
 
 needs_qemu = pytest.mark.skipif(shutil.which(QEMU) is None, reason=f"{QEMU} is not installed")
+needs_qemu32 = pytest.mark.skipif(shutil.which(QEMU32) is None,
+                                  reason=f"{QEMU32} is not installed")
