@@ -1,0 +1,41 @@
+"""Content-addressed build cache.
+
+Outputs are stored under a key derived from everything that determines them (tool
+version, flags, and the bytes of every input), so a cache hit is always correct and a
+rebuild only redoes the objects whose inputs changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+__all__ = ["cache_root", "content_key"]
+
+
+def cache_root() -> Path:
+    """`$PRIVLAB_CACHE`, else `$XDG_CACHE_HOME/privlab`, else `~/.cache/privlab`."""
+    if env := os.environ.get("PRIVLAB_CACHE"):
+        root = Path(env)
+    else:
+        base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+        root = Path(base) / "privlab"
+    root.mkdir(parents=True, exist_ok=True)
+    return root
+
+
+def content_key(parts: Iterable[str | bytes | Path]) -> str:
+    """A short hex digest over strings, bytes and file contents (paths are read)."""
+    h = hashlib.sha256()
+    for part in parts:
+        if isinstance(part, Path):
+            data = part.read_bytes()
+            h.update(b"F%d:" % len(data))
+            h.update(data)
+        else:
+            data = part.encode() if isinstance(part, str) else part
+            h.update(b"S%d:" % len(data))
+            h.update(data)
+    return h.hexdigest()[:24]
