@@ -33,8 +33,18 @@ class Hart:
         self._h = ctypes.c_void_p(handle)
         self.state: SharedState = SharedState.from_address(handle)
         self.event_buffer = (EventRecord * EVENT_BUFFER)()
+        self._ram = (0, 0, 0)
         self._lib.hart_set_event_buffer(self._h, ctypes.addressof(self.event_buffer),
                                         EVENT_BUFFER)
+
+    def set_ram(self, host_address: int, base: int, size: int) -> None:
+        """Tell the core where guest RAM lives in host memory."""
+        self._lib.hart_set_ram(self._h, host_address, base, size)
+
+    def sync(self) -> None:
+        """Refresh what the core caches after the host changed privilege, satp or
+        memory contents directly."""
+        self._lib.hart_sync(self._h)
 
     def close(self) -> None:
         if self._h:
@@ -57,6 +67,7 @@ class Hart:
     @priv.setter
     def priv(self, value: Priv) -> None:
         self._uc.reg_write(UC_RISCV_REG_PRIV, int(value))
+        self.sync()
 
     def x(self, n: int) -> int:
         """Integer register x<n> (x0 reads 0)."""

@@ -58,6 +58,8 @@ def load_elf(path: str | Path) -> ElfImage:
         raise BadInput(f"{p}: not an ELF file")
     try:
         return _parse(p, data)
+    except BadInput:
+        raise
     except (ELFError, ValueError, KeyError, IndexError, OSError) as e:
         raise BadInput(f"{p}: truncated or corrupt ELF ({e})") from e
     except Exception as e:  # pyelftools raises struct/construct errors on short files

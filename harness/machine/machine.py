@@ -92,6 +92,7 @@ class Machine:
         self.uc: UcT = Uc(UC_ARCH_RISCV, UC_MODE_RISCV64 if xlen == 64 else UC_MODE_RISCV32)
         self.memory = Memory(self.uc, PLATFORM.ram_base, ram_size)
         self.hart = Hart(self.uc, xlen)
+        self.hart.set_ram(self.memory.host_address, self.memory.ram_base, self.memory.ram_size)
         self.events = EventLog(keep=keep_events)
         self.console = console or Console()
         self.uart = Uart(self.console, uart_input or ScriptedInput())
@@ -212,6 +213,11 @@ class Machine:
                 self.uc.emu_start(self.hart.pc, end)
             except UcError as e:
                 error = e.errno
+            if error in _UNMAPPED:
+                # Unmapped physical memory: an access fault at the faulting instruction.
+                self.hart.access_fault(self.hart.pc)
+            elif error and error != UC_ERR_EXCEPTION:  # UC_ERR_EXCEPTION: ebreak, handled
+                return self._result(Stop.ERROR, f"emulator error: {UcError(error)}")
             self._drain()
             reason = StopReason(s.stop_reason)
             s.stop_reason = StopReason.NONE
@@ -223,14 +229,6 @@ class Machine:
             if self._halted is not None:
                 status, why = self._halted
                 return self._result(Stop.HALT, why, status)
-            if error in _UNMAPPED:
-                self.hart.access_fault(self.hart.pc)
-                self._drain()
-                continue
-            if error == UC_ERR_EXCEPTION:
-                continue  # ebreak: the core already entered the trap vector
-            if error:
-                return self._result(Stop.ERROR, f"emulator error: {UcError(error)}")
             outcome = self._handle(reason)
             if outcome is not None:
                 return outcome

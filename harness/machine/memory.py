@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import ctypes
+import mmap
 
 from unicorn import Uc, UcError
-from unicorn.unicorn_const import UC_PROT_EXEC, UC_PROT_READ, UC_PROT_WRITE
+from unicorn.unicorn_const import UC_PROT_ALL, UC_PROT_EXEC, UC_PROT_READ, UC_PROT_WRITE
 from unicorn.unicorn_py3.unicorn import uclib
 
 from harness.errors import BadInput, GuestError
@@ -24,11 +25,18 @@ uclib.uc_vmem_translate.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_i
 
 
 class Memory:
+    """RAM is host memory privlab owns (an anonymous mapping, zero-filled and paged in
+    lazily), shared with Unicorn and with the native core, which reads code and page
+    tables from it directly."""
+
     def __init__(self, uc: Uc, ram_base: int, ram_size: int) -> None:
         self._uc = uc
         self.ram_base = ram_base
         self.ram_size = ram_size
-        uc.mem_map(ram_base, ram_size)
+        self._host = mmap.mmap(-1, ram_size)
+        self._host_view = ctypes.c_char.from_buffer(self._host)
+        self.host_address = ctypes.addressof(self._host_view)
+        uc.mem_map_ptr(ram_base, ram_size, UC_PROT_ALL, self.host_address)
 
     @property
     def ram_end(self) -> int:

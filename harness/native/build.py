@@ -26,7 +26,7 @@ from harness.native.layout import gen_header
 __all__ = ["library_path", "load_library"]
 
 SOURCE_DIR = Path(__file__).resolve().parent
-SOURCES = ("regs.c", "decode.c", "icount.c", "interrupt.c", "trap.c", "xret.c",
+SOURCES = ("regs.c", "decode.c", "fetch.c", "icount.c", "interrupt.c", "trap.c", "xret.c",
            "csrops.c", "events.c", "hooks.c")
 CFLAGS = ("-O2", "-g", "-shared", "-fPIC", "-std=c11", "-Wall", "-Wextra", "-Werror",
           "-Wno-unused-parameter", "-fvisibility=default")
@@ -75,6 +75,8 @@ def load_library() -> ctypes.CDLL:
         "hart_new": (vp, [vp, u32]),
         "hart_free": (None, [vp]),
         "hart_set_event_buffer": (None, [vp, vp, u32]),
+        "hart_set_ram": (None, [vp, vp, u64, u64]),
+        "hart_sync": (None, [vp]),
         "hart_update": (None, [vp]),
         "hart_check_interrupts": (i32, [vp]),
         "hart_wfi_wake": (i32, [vp]),

@@ -36,6 +36,8 @@
     MSTATUS_XS | MSTATUS_SUM | MSTATUS_MXR | MSTATUS_VS)
 #define SSTATUS_WRITABLE (SSTATUS_VISIBLE & ~MSTATUS_XS)
 #define UXL_SXL_64 (0xaull << 32)           /* UXL = SXL = 2: 64-bit U and S */
+#define MSTATUS_EXTRA (MSTATUS_VS | MSTATUS_TW | MSTATUS_TSR)   /* kept in the core */
+#define UNICORN_TW_TSR (3ull << 29)         /* where Unicorn keeps them; never set */
 
 #define ENVCFG_WRITABLE 0xf1ull             /* FIOM, CBIE, CBCFE, CBZE (QEMU 7.2) */
 #define COUNTINHIBIT_WRITABLE (~0x2ull)     /* bit 1 (time) is read-only zero */
@@ -88,13 +90,14 @@ bool csr_write_enables_interrupts(unsigned csr)
     }
 }
 
-/* mstatus as QEMU 7.2 shows it: Unicorn's bits, VS from the shadow, UXL/SXL on RV64
- * and SD computed from FS/XS/VS. */
+/* mstatus as QEMU 7.2 shows it: Unicorn's bits, VS/TW/TSR from the core, UXL/SXL on
+ * RV64 and SD computed from FS/XS/VS. */
 uint64_t guest_mstatus(hart *h)
 {
     uint64_t v = csr_raw(h, UC_RISCV_REG_MSTATUS);
-    v &= ~(MSTATUS_VS | MSTATUS64_SD | MSTATUS32_SD | MSTATUS_UXL | MSTATUS_SXL);
-    v |= h->mstatus_vs;
+    v &= ~(MSTATUS_EXTRA | MSTATUS64_SD | MSTATUS32_SD | MSTATUS_UXL | MSTATUS_SXL |
+           UNICORN_TW_TSR);
+    v |= h->mstatus_extra;
     bool dirty = (v & MSTATUS_FS) == MSTATUS_FS || (v & MSTATUS_XS) == MSTATUS_XS ||
                  (v & MSTATUS_VS) == MSTATUS_VS;
     if (h->s.xlen == 64)
@@ -107,8 +110,8 @@ uint64_t guest_mstatus(hart *h)
 static void write_mstatus(hart *h, uint64_t value)
 {
     uint64_t v = (guest_mstatus(h) & ~MSTATUS_WRITABLE) | (value & MSTATUS_WRITABLE);
-    h->mstatus_vs = v & MSTATUS_VS;
-    set_csr_raw(h, UC_RISCV_REG_MSTATUS, v & ~MSTATUS_VS & ~(UXL_SXL_64));
+    h->mstatus_extra = v & MSTATUS_EXTRA;
+    set_csr_raw(h, UC_RISCV_REG_MSTATUS, v & ~MSTATUS_EXTRA & ~UXL_SXL_64);
 }
 
 static uint64_t clock_cycles(const hart *h)
@@ -262,13 +265,18 @@ bool emulate_csr(hart *h, uint32_t insn, uint64_t pc, unsigned priv)
     uint64_t src = imm ? rs1 : gpr(h, rs1);
     if (!is_virtualised_csr(csr, h->s.xlen)) {
         if (writes && csr == CSR_SATP)
-            icount_flush(h);   /* a new address space: cached block counts are stale */
+            h->satp_stale = true;   /* fetch.c re-reads it after the write has run */
         else if (writes && csr >= CSR_PMPCFG0 && csr < CSR_PMPCFG0 + 16)
             observe_pmpcfg(h, csr, op, src);
         return false;
     }
-    if ((writes && (csr & CSR_RO_BITS) == CSR_RO_BITS) || !counter_allowed(h, csr, priv))
+    if (writes && (csr & CSR_RO_BITS) == CSR_RO_BITS)
         return false;
+    if (!counter_allowed(h, csr, priv)) {
+        /* Unicorn does not apply mcounteren/scounteren itself: raise it here. */
+        take_exception(h, EXC_ILLEGAL_INSN, pc);
+        return true;
+    }
 
     /* Mid-block, instret counts the whole block; make it exact before time is read. */
     retire_before(h, pc);

@@ -22,9 +22,9 @@
 #define OP_MISC_MEM 0x0f
 #define OP_SYSTEM 0x73
 
-#define INSN_MRET 0x30200073u
-#define INSN_SRET 0x10200073u
-#define INSN_WFI 0x10500073u
+#define ENC_MRET 0x30200073u
+#define ENC_SRET 0x10200073u
+#define ENC_WFI 0x10500073u
 #define FUNCT3_FENCE_I 1
 #define FUNCT7_SFENCE_VMA 0x09
 
@@ -57,62 +57,80 @@ static uint64_t c_ldsp_off(uint32_t i)  { return (bits(i, 12, 12) << 5) | (bits(
 static uint64_t c_swsp_off(uint32_t i)  { return (bits(i, 12, 9) << 2) | (bits(i, 8, 7) << 6); }
 static uint64_t c_sdsp_off(uint32_t i)  { return (bits(i, 12, 10) << 3) | (bits(i, 9, 7) << 6); }
 
-/* Effective address of a compressed load/store; false if `insn` is not one. */
-static bool c_mem_address(hart *h, uint32_t insn, uint64_t *ea)
+struct mem_access {
+    uint64_t ea;       /* effective (virtual) address */
+    unsigned size;     /* bytes */
+    bool store;
+};
+
+/* Effective address and size of a compressed load/store; false if not one. */
+static bool c_mem_access(hart *h, uint32_t insn, struct mem_access *m)
 {
     unsigned op = insn & 3, funct3 = bits(insn, 15, 13);
     unsigned rs1p = 8 + bits(insn, 9, 7);
     bool rv64 = h->s.xlen == 64;
     uint64_t off;
 
-    if (op == 0) {  /* quadrant 0: register-based, rs1' in bits 9:7 */
-        switch (funct3) {
-        case 1: case 5: off = c_dword_off(insn); break;            /* c.fld, c.fsd */
-        case 2: case 6: off = c_word_off(insn); break;             /* c.lw, c.sw */
-        case 3: case 7: off = rv64 ? c_dword_off(insn)             /* c.ld, c.sd */
-                                   : c_word_off(insn); break;      /* c.flw, c.fsw */
-        default: return false;
-        }
-        *ea = gpr(h, rs1p) + off;
-        return true;
+    bool dword = funct3 == 1 || funct3 == 5 || (rv64 && (funct3 == 3 || funct3 == 7));
+    if (funct3 == 0 || funct3 == 4 || (op != 0 && op != 2))
+        return false;
+    m->size = dword ? 8 : 4;
+    m->store = funct3 >= 5;
+    if (op == 0) {  /* quadrant 0: c.fld c.lw c.ld/c.flw c.fsd c.sw c.sd/c.fsw, rs1' in 9:7 */
+        off = dword ? c_dword_off(insn) : c_word_off(insn);
+        m->ea = gpr(h, rs1p) + off;
+    } else {        /* quadrant 2: the same, stack-pointer based */
+        if (m->store)
+            off = dword ? c_sdsp_off(insn) : c_swsp_off(insn);
+        else
+            off = dword ? c_ldsp_off(insn) : c_lwsp_off(insn);
+        m->ea = gpr(h, REG_SP) + off;
     }
-    if (op == 2) {  /* quadrant 2: stack-pointer based */
-        switch (funct3) {
-        case 1: off = c_ldsp_off(insn); break;                     /* c.fldsp */
-        case 2: off = c_lwsp_off(insn); break;                     /* c.lwsp */
-        case 3: off = rv64 ? c_ldsp_off(insn) : c_lwsp_off(insn); break;
-        case 5: off = c_sdsp_off(insn); break;                     /* c.fsdsp */
-        case 6: off = c_swsp_off(insn); break;                     /* c.swsp */
-        case 7: off = rv64 ? c_sdsp_off(insn) : c_swsp_off(insn); break;
-        default: return false;
-        }
-        *ea = gpr(h, REG_SP) + off;
-        return true;
-    }
-    return false;
+    return true;
 }
 
-/* Effective address of a load, store or AMO; false if `insn` is not one. */
-static bool mem_address(hart *h, uint32_t insn, uint64_t *ea)
+/* Effective address and size of a load, store or AMO; false if `insn` is not one.
+ * funct3 bits 1:0 give the width (byte, half, word, double) for every form. */
+static bool mem_access(hart *h, uint32_t insn, struct mem_access *m)
 {
     if (insn_len(insn) == 2)
-        return c_mem_address(h, insn, ea);
+        return c_mem_access(h, insn, m);
     uint64_t base = gpr(h, bits(insn, 19, 15));
+    m->size = 1u << (bits(insn, 14, 12) & 3);
     switch (insn & 0x7f) {
     case OP_LOAD:
     case OP_LOAD_FP:
-        *ea = base + (uint64_t)sext(insn >> 20, 12);
+        m->ea = base + (uint64_t)sext(insn >> 20, 12);
+        m->store = false;
         return true;
     case OP_STORE:
     case OP_STORE_FP:
-        *ea = base + (uint64_t)sext((bits(insn, 31, 25) << 5) | bits(insn, 11, 7), 12);
+        m->ea = base + (uint64_t)sext((bits(insn, 31, 25) << 5) | bits(insn, 11, 7), 12);
+        m->store = true;
         return true;
     case OP_AMO:
-        *ea = base;
+        m->ea = base;
+        m->store = true;
         return true;
     default:
         return false;
     }
+}
+
+/* An access that crosses into the next page faults on whichever page is bad; QEMU
+ * splits it and reports the start of the second page when the first one is fine. */
+static uint64_t access_fault_address(hart *h, unsigned code, const struct mem_access *m)
+{
+    uint64_t ea = m->ea & h->xmask, next = ((ea | (PAGE_SIZE - 1)) + 1) & h->xmask;
+    uint64_t pa;
+    if (m->size <= 1 || next == 0 || ea + m->size <= next)
+        return ea;
+    if (uc_vmem_translate(h->uc, ea, m->store ? UC_PROT_WRITE : UC_PROT_READ, &pa) != UC_ERR_OK)
+        return ea;   /* the first page itself does not translate */
+    bool access_fault = code == EXC_LOAD_ACCESS_FAULT || code == EXC_STORE_ACCESS_FAULT;
+    if (access_fault && (pa >> 12) == (h->s.unmapped_addr >> 12))
+        return ea;   /* the first page is the one with no memory behind it */
+    return next;
 }
 
 /* The address whose fetch failed: a 4-byte instruction whose first parcel is the last
@@ -130,7 +148,7 @@ static uint64_t fetch_fault_address(hart *h, uint64_t epc)
 uint64_t exception_tval(hart *h, unsigned code, uint64_t epc)
 {
     uint32_t insn = 0;
-    uint64_t ea;
+    struct mem_access m;
 
     switch (code) {
     case EXC_INSN_MISALIGNED:
@@ -145,8 +163,8 @@ uint64_t exception_tval(hart *h, unsigned code, uint64_t epc)
     case EXC_STORE_MISALIGNED:
     case EXC_STORE_ACCESS_FAULT:
     case EXC_STORE_PAGE_FAULT:
-        if (read_insn(h, epc, &insn) && mem_address(h, insn, &ea))
-            return ea & h->xmask;
+        if (read_insn(h, epc, &insn) && mem_access(h, insn, &m))
+            return access_fault_address(h, code, &m);
         return 0;
     default:
         return 0;
@@ -160,7 +178,7 @@ static bool watched_csr(unsigned csr, unsigned xlen)
         return true;
     if (csr >= CSR_PMPCFG0 && csr < CSR_PMPCFG0 + 16)
         return true;           /* shadowed for QEMU 7.2's mret-without-PMP rule */
-    return csr == CSR_SATP;    /* a new address space: cached block counts are stale */
+    return csr == CSR_SATP;    /* fetch.c keeps a copy of the current satp */
 }
 
 enum insn_kind classify(uint32_t insn, unsigned xlen)
@@ -168,9 +186,9 @@ enum insn_kind classify(uint32_t insn, unsigned xlen)
     if (insn_len(insn) != 4)
         return INSN_NONE;
     switch (insn) {
-    case INSN_MRET: return INSN_MRET;
-    case INSN_SRET: return INSN_SRET;
-    case INSN_WFI: return INSN_WFI;
+    case ENC_MRET: return INSN_MRET;
+    case ENC_SRET: return INSN_SRET;
+    case ENC_WFI: return INSN_WFI;
     default: break;
     }
     unsigned opcode = insn & 0x7f, funct3 = bits(insn, 14, 12);

@@ -10,6 +10,8 @@
  *                and exact-address code hooks installed on the fly
  *   icount.c     counts instructions per translated block (deterministic time) and finds
  *                the instructions that need a code hook
+ *   fetch.c      where code lives physically: a page-table walker over host RAM behind
+ *                a small TLB, so decoded blocks are keyed by physical address
  *   trap.c       trap entry for exceptions and interrupts, and trap-storm detection
  *   interrupt.c  the virtual mip and the pending-and-enabled decision
  *   csrops.c     CSR instructions the core must see or emulate
@@ -60,13 +62,34 @@ struct hooked_insn {
 /* One cached translated block: its instruction count and where each instruction
  * starts (bit i set: an instruction starts at parcel i, i.e. at start + 2*i). */
 struct block_info {
-    uint64_t start;
+    uint64_t paddr;       /* physical address of the first instruction: the key */
+    uint64_t vaddr;       /* the virtual address it was last scanned for hooks at */
     uint32_t size;
     uint32_t count;
+    uint32_t gen;         /* valid only while equal to hart.icache_gen */
+    uint16_t hookable;    /* instructions in it that need a code hook */
     uint64_t starts[4];   /* first 256 parcels; longer blocks are re-decoded */
 };
 
 #define ICOUNT_SLOTS 16384   /* power of two */
+#define STLB_SLOTS 256       /* power of two */
+#define HOOK_SLOTS 4096      /* power of two; open addressing by address */
+#define L0_SLOTS 256         /* power of two */
+
+/* The last blocks seen at a virtual address, valid while no translation changed
+ * (xlat_epoch): most time is spent re-entering the same few blocks of a loop. */
+struct l0_entry {
+    uint64_t vaddr, paddr;
+    uint32_t size, epoch;
+    struct block_info *b;
+};
+
+/* A fetch translation: virtual page under a context (satp, or 0 for bare) to a
+ * physical page. Valid only while `gen` equals hart.stlb_gen. */
+struct stlb_entry {
+    uint64_t vpage, ctx, ppage;
+    uint32_t gen;
+};
 
 struct hart {
     struct hart_shared s;         /* must stay first: Python maps it in place */
@@ -83,12 +106,27 @@ struct hart {
     uint64_t blk_start, blk_instret;
     uint32_t blk_size, blk_count;
     const struct block_info *blk;
+    uint32_t blk_epoch;           /* xlat_epoch when blk was looked up */
 
     struct block_info icache[ICOUNT_SLOTS];
+    uint32_t icache_gen;          /* bumping it empties the cache in O(1) */
     uint32_t code_epoch;          /* bumped by fence.i: hooked words must be re-checked */
 
-    struct hooked_insn **hooks;   /* one per hooked address */
+    struct hooked_insn **hooks;   /* one per hooked address, in order of creation */
     size_t nhooks, hooks_cap;
+    struct hooked_insn *hook_map[HOOK_SLOTS];   /* the same, by address */
+
+    /* Guest RAM as the host sees it (Python maps it with uc_mem_map_ptr), for reading
+     * code and page tables without Unicorn's slower paths. */
+    uint8_t *ram;
+    uint64_t ram_base, ram_size;
+    unsigned priv;                /* current privilege, kept by set_priv */
+    uint64_t satp;                /* current satp, refreshed when satp_stale */
+    bool satp_stale;
+    struct stlb_entry stlb[STLB_SLOTS];
+    uint32_t stlb_gen;
+    struct l0_entry l0[L0_SLOTS];
+    uint32_t xlat_epoch;          /* bumped when any virtual->block mapping may change */
 
     /* The interrupt-enable state, kept here because every write to it goes through
      * csrops.c; Unicorn's own copies are written too but never decide anything. */
@@ -96,13 +134,17 @@ struct hart {
 
     /* CSRs Unicorn (QEMU 5.0, priv 1.10) lacks or must not hold, kept here. */
     uint64_t mcounteren, scounteren, menvcfg, senvcfg, mcountinhibit;
-    uint64_t mstatus_vs;          /* mstatus.VS: QEMU 7.2 keeps it writable */
+    /* mstatus bits Unicorn cannot hold: VS (QEMU 7.2 keeps it writable, Unicorn's
+     * QEMU 5.0 drops it) and TW/TSR, which Unicorn 2.1.4 still places at bits 29/30,
+     * a QEMU bug since fixed. The core applies TW and TSR itself (xret.c). */
+    uint64_t mstatus_extra;
     uint64_t cycle_offset, instret_offset;
     uint8_t pmpcfg[16];           /* shadow of pmpcfg bytes, for QEMU 7.2's mret rule */
 
-    /* Trap-storm detection: the last xRET target and the instret when it ran. */
+    /* Trap-storm detection: the last xRET target and the instret when it ran, and the
+     * last trap. */
     uint64_t ret_pc, ret_instret;
-    uint64_t last_cause, last_epc, last_tval;
+    uint64_t last_cause, last_epc, last_tval, last_trap_instret;
     uint32_t storm_count;
 
     /* Single-step (debugger): the block hook does not count; step_end adds the one
@@ -126,6 +168,11 @@ int csr_ucid(unsigned csr);
 uint64_t csr_raw(hart *h, int ucid);          /* read at M, whatever the current level */
 void set_csr_raw(hart *h, int ucid, uint64_t v);
 bool read_insn(hart *h, uint64_t addr, uint32_t *insn);
+
+/* fetch.c */
+bool fetch_paddr(hart *h, uint64_t vaddr, uint64_t *paddr);
+const uint8_t *ram_ptr(hart *h, uint64_t paddr, uint64_t len);
+void stlb_flush(hart *h);
 
 /* icount.c */
 const struct block_info *block_lookup(hart *h, uint64_t start, uint32_t size, bool *fresh);
@@ -171,5 +218,6 @@ uint64_t guest_mstatus(hart *h);
 void request_stop(hart *h, unsigned reason, uint64_t pc);
 void redirect(hart *h, uint64_t pc);
 void hook_insn_at(hart *h, uint64_t addr, uint32_t insn, enum insn_kind kind, bool *added);
+void hart_update(hart *h);
 
 #endif /* HART_H */

@@ -52,21 +52,30 @@ static void on_block(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
 {
     hart *h = user;
     (void)uc;
-    if (h->s.stop_reason != STOP_NONE) {
+    if (__builtin_expect(h->s.stop_reason != STOP_NONE, 0)) {
         uc_emu_stop(h->uc);    /* a stop asked for outside the core: honour it here */
         return;
     }
-    if (h->s.instret >= h->deadline && deadline_reached(h, addr))
+    if (__builtin_expect(h->s.instret >= h->deadline, 0) && deadline_reached(h, addr))
         return;
+    /* Fast path: a loop re-entering the block it just ran. */
+    if (addr == h->blk_start && size == h->blk_size && h->blk_epoch == h->xlat_epoch && h->blk) {
+        h->blk_instret = h->s.instret;
+        if (!h->s.step)
+            h->s.instret += h->blk_count;
+        return;
+    }
     bool retranslate;
     const struct block_info *b = block_lookup(h, addr, size, &retranslate);
     if (retranslate) {
         /* New code hooks: drop this translation so the next one carries them. */
         uc_ctl_remove_cache(h->uc, addr, addr + size);
         set_reg(h, UC_RISCV_REG_PC, addr);
+        h->blk = NULL;
         return;
     }
     h->blk = b;
+    h->blk_epoch = h->xlat_epoch;
     h->blk_start = addr;
     h->blk_size = size;
     h->blk_count = b->count;
@@ -124,27 +133,39 @@ static void on_code(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
         do_wfi(h, addr);
         break;
     case INSN_FENCE:
-        /* The mapping or the code may change: forget decoded blocks. Unicorn itself
-         * flushes its TLB/TBs when it executes the instruction. */
-        icount_flush(h);
-        if ((hi->insn & 0x7f) == 0x0f)
+        /* sfence.vma: page tables may have changed, so cached fetch translations go.
+         * fence.i: code may have been rewritten, so decoded blocks go too. Unicorn
+         * flushes its own TLB and translations when it executes either. */
+        stlb_flush(h);
+        if ((hi->insn & 0x7f) == 0x0f) {
+            icount_flush(h);
             h->code_epoch++;
+        }
         break;
     default:
         break;
     }
 }
 
+static size_t hook_slot(uint64_t addr)
+{
+    return (size_t)((addr >> 1) ^ (addr >> 13)) & (HOOK_SLOTS - 1);
+}
+
 static struct hooked_insn *find_hook(hart *h, uint64_t addr)
 {
-    for (size_t i = 0; i < h->nhooks; i++)
-        if (h->hooks[i]->addr == addr)
-            return h->hooks[i];
+    for (size_t i = hook_slot(addr), n = 0; n < HOOK_SLOTS; i = (i + 1) & (HOOK_SLOTS - 1), n++) {
+        struct hooked_insn *hi = h->hook_map[i];
+        if (!hi || hi->addr == addr)
+            return hi;
+    }
     return NULL;
 }
 
 static struct hooked_insn *add_hook(hart *h, uint64_t addr)
 {
+    if (h->nhooks >= HOOK_SLOTS * 3 / 4)
+        return NULL;   /* the map is full: leave the instruction to Unicorn */
     if (h->nhooks == h->hooks_cap) {
         size_t cap = h->hooks_cap ? 2 * h->hooks_cap : 64;
         struct hooked_insn **grown = realloc(h->hooks, cap * sizeof *grown);
@@ -164,6 +185,10 @@ static struct hooked_insn *add_hook(hart *h, uint64_t addr)
         return NULL;
     }
     h->hooks[h->nhooks++] = hi;
+    size_t i = hook_slot(addr);
+    while (h->hook_map[i])
+        i = (i + 1) & (HOOK_SLOTS - 1);
+    h->hook_map[i] = hi;
     return hi;
 }
 
@@ -240,6 +265,11 @@ hart *hart_new(uc_engine *uc, unsigned xlen)
     h->s.storm_limit = 1000;
     h->bp_skip = UNLIMITED;
     h->ret_pc = UNLIMITED;
+    h->last_trap_instret = UNLIMITED;
+    h->icache_gen = 1;
+    h->stlb_gen = 1;
+    h->priv = PRIV_M;      /* Unicorn's reset state */
+    h->satp_stale = true;
     update_deadline(h);
     bool ok = uc_hook_add(uc, &h->h_block, UC_HOOK_BLOCK, (void *)on_block, h, 1, 0) == UC_ERR_OK
         && uc_hook_add(uc, &h->h_intr, UC_HOOK_INTR, (void *)on_intr, h, 1, 0) == UC_ERR_OK
@@ -260,6 +290,25 @@ void hart_free(hart *h)
         free(h->hooks[i]);
     free(h->hooks);
     free(h);
+}
+
+/* Guest RAM's host address, for reading code and page tables directly. */
+void hart_set_ram(hart *h, void *host, uint64_t base, uint64_t size)
+{
+    h->ram = host;
+    h->ram_base = base;
+    h->ram_size = size;
+}
+
+/* The host changed the hart's state behind the core's back (privilege, satp, memory):
+ * refresh what the core keeps. */
+void hart_sync(hart *h)
+{
+    h->priv = (unsigned)reg(h, UC_RISCV_REG_PRIV) & 3;
+    h->satp_stale = true;
+    stlb_flush(h);
+    icount_flush(h);
+    hart_update(h);
 }
 
 void hart_set_event_buffer(hart *h, struct hart_event *buf, uint32_t cap)
@@ -306,6 +355,7 @@ void hart_access_fault(hart *h, uint64_t pc)
                   : h->s.unmapped_type == UC_MEM_FETCH_UNMAPPED ? EXC_INSN_ACCESS_FAULT
                   : EXC_LOAD_ACCESS_FAULT;
     take_exception(h, code, pc);
+    h->s.unmapped_addr = UNLIMITED;
 }
 
 int hart_read_csr(hart *h, unsigned csr, uint64_t *value)
@@ -327,7 +377,7 @@ int hart_write_csr(hart *h, unsigned csr, uint64_t value)
             return 0;
         set_csr_raw(h, id, value);
         if (csr == CSR_SATP)
-            icount_flush(h);
+            h->satp_stale = true;
     }
     hart_update(h);
     return 1;

@@ -3,12 +3,16 @@
  *
  * Counting every instruction through Unicorn's `count` argument costs ~6x; a native
  * hook on each block entry costs ~15%. The block hook adds the block's instruction
- * count to instret, so this file decodes each new (start, size) block once, caches the
- * count and the positions of its instructions, and, while it has the bytes in hand,
- * asks hooks.c to hook the instructions the core must intercept.
+ * count to instret, so this file decodes each new block once, caches its count and
+ * where its instructions start, and, while it has the bytes in hand, asks hooks.c to
+ * hook the instructions the core must intercept (at every virtual address the block
+ * is seen at).
  *
- * The cache is keyed by virtual address, so it is flushed whenever the mapping of
- * code may have changed: a write to satp, sfence.vma, fence.i (csrops.c, hooks.c).
+ * The cache is keyed by physical address and size (fetch.c), like QEMU's translated
+ * blocks, so it survives address-space switches. Code rewritten in place is seen after
+ * fence.i, which software must execute before running new code on real hardware too;
+ * Unicorn itself notices rewritten code without it, so a missing fence.i can only make
+ * instret inexact, never execution wrong.
  */
 #include <string.h>
 
@@ -16,16 +20,20 @@
 
 #define MAX_BLOCK_BYTES 4100   /* a TB never spans more than a page plus a parcel */
 #define MAP_PARCELS 256
+#define PAGE_SIZE 4096u
 
-static size_t slot_of(uint64_t start)
+static size_t slot_of(uint64_t paddr, uint32_t size)
 {
-    return (size_t)((start >> 1) ^ (start >> 13)) & (ICOUNT_SLOTS - 1);
+    return (size_t)((paddr >> 1) ^ (paddr >> 13) ^ ((uint64_t)size << 7)) & (ICOUNT_SLOTS - 1);
 }
 
 void icount_flush(hart *h)
 {
-    for (size_t i = 0; i < ICOUNT_SLOTS; i++)
-        h->icache[i].size = 0;
+    h->xlat_epoch++;
+    if (++h->icache_gen == 0) {   /* wrapped: really clear, once every 2^32 flushes */
+        memset(h->icache, 0, sizeof h->icache);
+        h->icache_gen = 1;
+    }
 }
 
 static uint32_t parcel(const uint8_t *bytes, uint32_t off)
@@ -33,13 +41,30 @@ static uint32_t parcel(const uint8_t *bytes, uint32_t off)
     return (uint32_t)bytes[off] | ((uint32_t)bytes[off + 1] << 8);
 }
 
-/* Decode a block: count its instructions, map where they start, hook what needs it. */
-static void decode_block(hart *h, struct block_info *b, const uint8_t *bytes, bool *added)
+/* The block's bytes: straight from host RAM when it lies in one physical page,
+ * otherwise through Unicorn (a block ending with an instruction that straddles a page). */
+static const uint8_t *block_bytes(hart *h, uint64_t vaddr, uint64_t paddr, uint32_t size,
+                                  uint8_t *buf)
+{
+    if ((vaddr & (PAGE_SIZE - 1)) + size <= PAGE_SIZE) {
+        const uint8_t *p = ram_ptr(h, paddr, size);
+        if (p)
+            return p;
+    }
+    if (size > MAX_BLOCK_BYTES || uc_vmem_read(h->uc, vaddr, UC_PROT_EXEC, buf, size) != UC_ERR_OK)
+        return NULL;
+    return buf;
+}
+
+/* Walk a block's instructions: count them, map where they start, and (scan) hook those
+ * that need it at `vaddr`. */
+static void decode_block(hart *h, struct block_info *b, uint64_t vaddr, const uint8_t *bytes,
+                         bool *added)
 {
     memset(b->starts, 0, sizeof b->starts);
     b->count = 0;
-    uint32_t off = 0;
-    while (off + 2 <= b->size) {
+    b->hookable = 0;
+    for (uint32_t off = 0; off + 2 <= b->size;) {
         uint32_t insn = parcel(bytes, off);
         unsigned len = insn_len(insn);
         if (len == 4 && off + 4 <= b->size)
@@ -48,32 +73,53 @@ static void decode_block(hart *h, struct block_info *b, const uint8_t *bytes, bo
             b->starts[off / 128] |= 1ull << ((off / 2) % 64);
         b->count++;
         enum insn_kind kind = classify(insn, h->s.xlen);
-        if (kind != INSN_NONE)
-            hook_insn_at(h, b->start + off, insn, kind, added);
+        if (kind != INSN_NONE) {
+            b->hookable++;
+            hook_insn_at(h, vaddr + off, insn, kind, added);
+        }
         off += len;
     }
+    b->vaddr = vaddr;
 }
 
-/* The cached info for a block, decoding it on first sight. `*retranslate` is set when
- * new code hooks were installed: Unicorn only plants a hook call when it translates,
- * so the block must be translated again before it runs. */
-const struct block_info *block_lookup(hart *h, uint64_t start, uint32_t size, bool *retranslate)
+/* The cached info for the block at `vaddr`, decoding it on first sight. `*retranslate`
+ * is set when new code hooks were installed: Unicorn only plants a hook call when it
+ * translates, so the block must be translated again before it runs. */
+const struct block_info *block_lookup(hart *h, uint64_t vaddr, uint32_t size, bool *retranslate)
 {
-    static uint8_t bytes[MAX_BLOCK_BYTES];
-    struct block_info *b = &h->icache[slot_of(start)];
+    static uint8_t buf[MAX_BLOCK_BYTES];
+    static struct block_info scratch;
+    uint64_t paddr;
 
     *retranslate = false;
-    if (b->start == start && b->size == size)
-        return b;
-    b->start = start;
-    b->size = size;
-    if (size > MAX_BLOCK_BYTES || uc_vmem_read(h->uc, start, UC_PROT_EXEC, bytes, size) != UC_ERR_OK) {
-        b->count = (size + 3) / 4;   /* unreadable: never expected; keep counting */
-        memset(b->starts, 0, sizeof b->starts);
-        b->size = 0;                 /* do not cache */
+    if (h->satp_stale)
+        fetch_paddr(h, vaddr, &paddr);   /* settle satp (and the epoch) first */
+    struct l0_entry *l0 = &h->l0[(vaddr >> 1) & (L0_SLOTS - 1)];
+    if (l0->vaddr == vaddr && l0->size == size && l0->epoch == h->xlat_epoch &&
+        l0->b->paddr == l0->paddr && l0->b->gen == h->icache_gen && l0->b->vaddr == vaddr)
+        return l0->b;
+    if (!fetch_paddr(h, vaddr, &paddr))
+        paddr = vaddr;   /* cannot happen for a block Unicorn just fetched */
+    struct block_info *b = &h->icache[slot_of(paddr, size)];
+    *l0 = (struct l0_entry){vaddr, paddr, size, h->xlat_epoch, b};
+    if (b->gen == h->icache_gen && b->paddr == paddr && b->size == size) {
+        if (b->vaddr != vaddr && b->hookable) {   /* the same code at another address */
+            const uint8_t *bytes = block_bytes(h, vaddr, paddr, size, buf);
+            if (bytes)
+                decode_block(h, b, vaddr, bytes, retranslate);
+        }
         return b;
     }
-    decode_block(h, b, bytes, retranslate);
+    const uint8_t *bytes = block_bytes(h, vaddr, paddr, size, buf);
+    if (!bytes) {   /* unreadable: never expected; count conservatively, cache nothing */
+        memset(&scratch, 0, sizeof scratch);
+        scratch.count = (size + 3) / 4;
+        return &scratch;
+    }
+    b->paddr = paddr;
+    b->size = size;
+    b->gen = h->icache_gen;
+    decode_block(h, b, vaddr, bytes, retranslate);
     return b;
 }
 
@@ -84,7 +130,7 @@ uint32_t insns_before(hart *h, uint64_t addr)
     if (addr < h->blk_start || addr >= h->blk_start + h->blk_size)
         return h->blk_count;
     uint32_t k = (uint32_t)(addr - h->blk_start) / 2;
-    if (k < MAP_PARCELS && h->blk && h->blk->start == h->blk_start) {
+    if (k < MAP_PARCELS && h->blk && h->blk->size == h->blk_size && h->blk->count) {
         uint32_t n = 0;
         for (uint32_t w = 0; w < k / 64; w++)
             n += (uint32_t)__builtin_popcountll(h->blk->starts[w]);

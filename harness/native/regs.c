@@ -37,13 +37,18 @@ void set_gpr(hart *h, unsigned n, uint64_t v)
         set_reg(h, UC_RISCV_REG_X0 + (int)n, v);
 }
 
+/* The core changes privilege only through set_priv, so it keeps the current level
+ * without asking Unicorn (hart_sync refreshes it after the host changes state). */
 unsigned cur_priv(hart *h)
 {
-    return (unsigned)reg(h, UC_RISCV_REG_PRIV) & 3;
+    return h->priv;
 }
 
 void set_priv(hart *h, unsigned priv)
 {
+    if (priv != h->priv)
+        h->xlat_epoch++;   /* M fetches untranslated, S and U through satp */
+    h->priv = priv;
     set_reg(h, UC_RISCV_REG_PRIV, priv);
 }
 

@@ -12,12 +12,16 @@
 
 #define TVEC_MODE_VECTORED 1
 
-/* Trap storm: the same trap again at the place the handler just returned to, with not
- * one instruction retired in between, `storm_limit` times in a row. */
+/* Trap storm: the same trap `storm_limit` times in a row, each time with no progress:
+ * either it fires again at the place its handler just returned to, not one
+ * instruction having retired there, or no instruction retired at all since the last
+ * one (a trap vector that itself faults). */
 static void watch_for_storm(hart *h, uint64_t cause, uint64_t epc, uint64_t tval)
 {
     bool same = cause == h->last_cause && epc == h->last_epc && tval == h->last_tval;
-    bool no_progress = epc == h->ret_pc && h->s.instret == h->ret_instret;
+    bool no_progress = (epc == h->ret_pc && h->s.instret == h->ret_instret) ||
+                       h->s.instret == h->last_trap_instret;
+    h->last_trap_instret = h->s.instret;
     h->storm_count = (same && no_progress) ? h->storm_count + 1 : 0;
     h->last_cause = cause;
     h->last_epc = epc;

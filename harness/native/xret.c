@@ -10,7 +10,8 @@
  * Semantics (spec 3.3.2; QEMU 7.2 helper_mret/helper_sret):
  *   mret: priv := MPP, MIE := MPIE, MPIE := 1, MPP := U, pc := mepc
  *   sret: priv := SPP, SIE := SPIE, SPIE := 1, SPP := U, pc := sepc
- * and, per spec 1.12, MPRV := 0 when the new privilege is below M (QEMU 7.2 omits this).
+ * Spec 1.12 adds MPRV := 0 when the new privilege is below M; QEMU 7.2 does not, and
+ * privlab follows QEMU 7.2 so both give the same results (tests/conformance/xret.S).
  * sret is illegal in U, and in S when mstatus.TSR is set; mret is illegal below M.
  * QEMU 7.2 also makes mret to S or U illegal while no PMP entry is active.
  */
@@ -43,8 +44,6 @@ static bool xret(hart *h, uint64_t pc, bool is_mret, uint64_t mstatus, uint64_t 
     }
     if (to == 2)
         to = PRIV_U;   /* MPP = 2 is reserved; treat it as the least privileged mode */
-    if (to != PRIV_M)
-        mstatus &= ~MSTATUS_MPRV;
     target &= ~1ull & h->xmask;   /* xepc bit 0 is always zero */
 
     retire_before(h, pc);
@@ -64,8 +63,15 @@ static bool xret(hart *h, uint64_t pc, bool is_mret, uint64_t mstatus, uint64_t 
     set_priv(h, to);
     h->ret_pc = target;
     h->ret_instret = h->s.instret;
-    if (!check_interrupts(h, target))
-        redirect(h, target);
+    if (check_interrupts(h, target))
+        return true;
+    if (to != PRIV_M && !pmp_has_active_rule(h)) {
+        /* QEMU 7.2: with no PMP entry, S and U can access nothing, so the first fetch
+         * at the target faults (cause 1, epc = tval = target). */
+        take_trap(h, false, EXC_INSN_ACCESS_FAULT, target, target);
+        return true;
+    }
+    redirect(h, target);
     return true;
 }
 
@@ -87,9 +93,11 @@ bool do_sret(hart *h, uint64_t pc)
     unsigned priv = cur_priv(h);
     if (priv == PRIV_U)
         return false;
+    if (priv == PRIV_S && (h->mstatus_extra & MSTATUS_TSR)) {
+        take_exception(h, EXC_ILLEGAL_INSN, pc);   /* Unicorn's own TSR bit is never set */
+        return true;
+    }
     uint64_t mstatus = csr_raw(h, UC_RISCV_REG_MSTATUS);
-    if (priv == PRIV_S && (mstatus & MSTATUS_TSR))
-        return false;
     return xret(h, pc, false, mstatus, reg(h, UC_RISCV_REG_SEPC));
 }
 
@@ -105,8 +113,10 @@ bool do_wfi(hart *h, uint64_t pc)
     unsigned priv = cur_priv(h);
     if (priv == PRIV_U)
         return false;
-    if (priv == PRIV_S && (csr_raw(h, UC_RISCV_REG_MSTATUS) & MSTATUS_TW))
-        return false;
+    if (priv == PRIV_S && (h->mstatus_extra & MSTATUS_TW)) {
+        take_exception(h, EXC_ILLEGAL_INSN, pc);   /* Unicorn's own TW bit is never set */
+        return true;
+    }
     uint64_t next = (pc + 4) & h->xmask;
     retire_through(h, pc);
     if (mip_value(h) & h->mie) {

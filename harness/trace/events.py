@@ -10,6 +10,7 @@ from __future__ import annotations
 import ctypes
 import json
 import struct
+from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import IO, Any
@@ -114,12 +115,17 @@ def decode(raw: bytes, offset: int, seq: int) -> Event:
 Subscriber = Callable[[Event], None]
 
 
+RECENT = 64
+
+
 class EventLog:
     """Every trap and xRET of a run, in order. Stored as raw records; indexing and
-    iteration decode. Subscribers see each event as it is drained from the core."""
+    iteration decode. Subscribers see each event as it is drained from the core. With
+    keep=False only the most recent events are kept (for diagnostics)."""
 
     def __init__(self, keep: bool = True) -> None:
         self.keep = keep
+        self._recent: deque[tuple[int, bytes]] = deque(maxlen=RECENT)
         self._chunks: list[bytes] = []
         self._starts: list[int] = []
         self._count = 0
@@ -147,6 +153,9 @@ class EventLog:
         if self.keep:
             self._starts.append(first)
             self._chunks.append(raw)
+        size = _RECORD.size
+        for i in range(max(0, n - RECENT), n):
+            self._recent.append((first + i, raw[i * size:(i + 1) * size]))
         if self._subscribers or self._sink is not None:
             for i in range(n):
                 ev = decode(raw, i * _RECORD.size, first + i)
@@ -175,9 +184,10 @@ class EventLog:
                 yield decode(raw, i * _RECORD.size, start + i)
 
     def tail(self, n: int) -> list[Event]:
-        if not self.keep:
-            return []
-        return [self[i] for i in range(max(0, self._count - n), self._count)]
+        """The last n events (at most RECENT when the log does not keep everything)."""
+        if self.keep:
+            return [self[i] for i in range(max(0, self._count - n), self._count)]
+        return [decode(raw, 0, seq) for seq, raw in list(self._recent)[-n:]] if n else []
 
     def traps(self) -> list[TrapEvent]:
         return [e for e in self if isinstance(e, TrapEvent)]

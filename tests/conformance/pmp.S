@@ -16,7 +16,6 @@
 //  10: fetch_access from S, epc = tval = s_target (sret from M, no PMP entry)
 //  11: fetch_access from U, epc = tval = u_target (sret from M, no PMP entry)
 //   3: fetch_access from S, epc = tval = s_target2 (entry 0 is R only)
-//   4: store_access from M with mstatus.MPRV = 1, MPP = S, tval = buf (entry 0 is R only)
 //   6: load_access from S, tval = pmp_page + 8 (entry 0: no permission on that page)
 //   7: store_access from U, tval = pmp_page + 16
 //   8: user_ecall to M
@@ -66,18 +65,7 @@ TEST_MAIN pmp
 1:  la a0, buf
     lw t1, 0(a0)                // M is not affected
     sw t1, 0(a0)
-    // M with MPRV = 1 and MPP = S loads and stores with S's permissions.
-    li t0, MSTATUS_MPP
-    csrc mstatus, t0
-    li t0, MSTATUS_MPRV | MSTATUS_MPP_S
-    csrs mstatus, t0
-    lw t1, 0(a0)
-    EXPECT 4, PRV_M, PRV_M, CAUSE_STORE_ACCESS, 1f, buf, RESUME_AT, 2f
-1:  sw t1, 0(a0)
-    FAIL_NO_TRAP 4
-2:  li t0, MSTATUS_MPRV         // (the handler's mret left MPRV set, MPP = U)
-    csrc mstatus, t0
-    sw t1, 0(a0)
+    // (M with MPRV = 1 borrowing S's permissions: pmp_partial.S.)
 
     // Entry 0: one page with no permission; entry 1: everything, RWX.
     la s0, pmp_page             // NAPOT over 4 KiB: (addr >> 2) | (4096 / 8 - 1)

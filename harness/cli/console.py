@@ -1,0 +1,94 @@
+"""Terminal handling shared by commands that run a guest: raw-ish console input,
+Ctrl-C that stops the guest cleanly, and the one-paragraph report of how a run ended."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import IO
+
+from harness.machine.machine import Machine, RunResult, Stop
+from harness.trace import TrapEvent
+
+__all__ = ["format_trap", "interrupt_stops", "report_run", "terminal_input"]
+
+EXIT_INTERRUPTED = 130
+
+
+@contextmanager
+def terminal_input() -> Iterator[None]:
+    """If stdin is a terminal, pass keys to the guest as typed (no line editing or echo
+    by the host: the guest echoes), and restore the terminal afterwards."""
+    if not sys.stdin.isatty():
+        yield
+        return
+    import termios
+    import tty
+
+    fd = sys.stdin.fileno()
+    saved = termios.tcgetattr(fd)
+    try:
+        tty.setcbreak(fd)
+        yield
+    finally:
+        termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+
+
+@contextmanager
+def interrupt_stops(machine: Machine) -> Iterator[None]:
+    """Ctrl-C stops the guest at its next block boundary, even in a loop that never
+    returns to Python: a helper thread waits for SIGINT while Unicorn runs (ctypes
+    releases the GIL) and asks the machine to stop."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    done = threading.Event()
+
+    def wait() -> None:
+        while not done.is_set():
+            if signal.sigtimedwait({signal.SIGINT}, 0.2) is not None:
+                machine.request_stop()
+
+    thread = threading.Thread(target=wait, name="privlab-sigint", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        done.set()
+        thread.join()
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+def format_trap(e: TrapEvent) -> str:
+    kind = "interrupt" if e.interrupt else "exception"
+    return (f"  #{e.seq} instret {e.instret}: {e.name} ({kind} {e.code}) "
+            f"{e.priv_from.letter}->{e.priv_to.letter} epc {e.epc:#x} tval {e.tval:#x}")
+
+
+def report_run(result: RunResult, budget: int | None, err: IO[str]) -> int:
+    """Explain a run that did not end by the guest powering off; return the status."""
+    if result.stop is Stop.HALT:
+        return result.status
+    if result.stop is Stop.USER:
+        err.write(f"\nprivlab: interrupted at pc {result.pc:#x} in {result.priv.letter}-mode "
+                  f"after {result.instret} instructions\n")
+        return EXIT_INTERRUPTED
+    if result.stop is Stop.BUDGET:
+        head = (f"privlab: instruction budget of {budget} exhausted at pc {result.pc:#x} "
+                f"in {result.priv.letter}-mode")
+    else:
+        head = (f"privlab: {result.message} (pc {result.pc:#x}, {result.priv.letter}-mode, "
+                f"after {result.instret} instructions)")
+    lines = [head]
+    if result.last_traps:
+        lines.append("last traps:")
+        lines += [format_trap(e) for e in result.last_traps]
+    else:
+        lines.append("no traps were taken")
+    err.write(os.linesep.join(lines) + os.linesep)
+    return result.status

@@ -1,0 +1,143 @@
+"""`privlab run`: boot the bundled system, an S-mode kernel on the bundled firmware, or
+any bare-metal ELF, and run it to completion.
+
+Exit status: the guest's (finisher or HTIF, or the --user program's); 124 when
+--max-insns runs out; 3 when the guest gets stuck (trap storm, wfi with nothing to wake
+it, misuse of a device); 2 for bad input; 130 on Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from contextlib import ExitStack
+from pathlib import Path
+from typing import IO
+
+from harness.cli.console import interrupt_stops, report_run, terminal_input
+from harness.devices import Console, ScriptedInput, StdinInput
+from harness.devices.uart import InputSource
+from harness.errors import BadInput
+from harness.machine import Machine, load_elf
+from harness.machine.boot import boot_bare, boot_system
+from harness.machine.machine import RunResult
+
+__all__ = ["register"]
+
+MIB = 1 << 20
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
+    return value
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("run", help="boot and run a kernel or a bare-metal ELF",
+                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--bios", metavar="none|FILE",
+                   help="'none': run --kernel bare-metal from M-mode; FILE: M-mode firmware "
+                        "ELF (default: the bundled firmware)")
+    p.add_argument("--kernel", metavar="ELF", help="S-mode kernel (default: the bundled one)")
+    p.add_argument("--user", metavar="PROG",
+                   help="run PROG (a bundled program or a user ELF) as the first process "
+                        "and exit with its status; arguments follow it")
+    p.add_argument("args", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+    p.add_argument("--arch", choices=("rv64", "rv32"), default=None,
+                   help="build architecture for the bundled system (default rv64)")
+    p.add_argument("--ram", type=_positive, metavar="MiB", default=128, help="RAM size")
+    p.add_argument("--max-insns", type=_positive, metavar="N",
+                   help="stop after N instructions (exit 124)")
+    p.add_argument("--trace-out", metavar="FILE.jsonl", help="write every trap and xRET")
+    p.add_argument("--input", metavar="TEXT",
+                   help="console input as a string (\\n for newline) instead of stdin")
+    p.add_argument("--input-file", metavar="FILE", help="console input from a file")
+    p.add_argument("--quiet", action="store_true", help="do not echo the console")
+    p.set_defaults(func=run)
+
+
+def _input(args: argparse.Namespace) -> InputSource:
+    if args.input is not None and args.input_file is not None:
+        raise BadInput("give --input or --input-file, not both")
+    if args.input is not None:
+        return ScriptedInput(args.input.encode().decode("unicode_escape").encode("latin-1"))
+    if args.input_file is not None:
+        path = Path(args.input_file)
+        if not path.is_file():
+            raise BadInput(f"{path}: no such file")
+        return ScriptedInput(path.read_bytes())
+    return StdinInput()
+
+
+def _trace_sink(path: str | None) -> IO[str] | None:
+    if path is None:
+        return None
+    p = Path(path)
+    if not p.parent.is_dir():
+        raise BadInput(f"{p}: directory {p.parent} does not exist")
+    try:
+        return p.open("w")
+    except OSError as e:
+        raise BadInput(f"{p}: cannot write: {e.strerror}") from e
+
+
+def _boot(args: argparse.Namespace, console: Console, uart_input: InputSource) -> Machine:
+    ram = args.ram * MIB
+    if args.bios == "none":
+        if args.kernel is None:
+            raise BadInput("--bios none needs --kernel ELF (the program to run from M-mode)")
+        if args.user is not None:
+            raise BadInput("--user needs the bundled firmware and kernel, not --bios none")
+        image = load_elf(args.kernel)
+        machine = Machine(image.xlen, ram, console=console, uart_input=uart_input)
+        boot_bare(machine, image)
+        return machine
+    return _boot_system(args, ram, console, uart_input)
+
+
+def _boot_system(args: argparse.Namespace, ram: int, console: Console,
+                 uart_input: InputSource) -> Machine:
+    from harness.boot import make_bootargs, user_boot
+    from harness.build.images import build_images
+
+    kernel = load_elf(args.kernel) if args.kernel else None
+    arch = args.arch or (f"rv{kernel.xlen}" if kernel else "rv64")
+    images = build_images(arch, listings=False)
+    firmware = load_elf(args.bios) if args.bios else load_elf(images.firmware)
+    kernel = kernel or load_elf(images.kernel)
+    if firmware.xlen != kernel.xlen:
+        raise BadInput(f"firmware is {firmware.xlen}-bit but the kernel is {kernel.xlen}-bit")
+    if args.user is not None:
+        ub = user_boot(images.users, args.user, args.args)
+        initrd, bootargs = ub.initrd, ub.bootargs
+    else:
+        if args.args:
+            raise BadInput(f"unexpected arguments: {' '.join(args.args)} (use --user PROG ARGS)")
+        initrd, bootargs = images.initrd.read_bytes(), make_bootargs()
+    machine = Machine(kernel.xlen, ram, console=console, uart_input=uart_input)
+    boot_system(machine, firmware, kernel, initrd, bootargs)
+    return machine
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.args and args.user is None:
+        raise BadInput(f"unexpected arguments: {' '.join(args.args)}")
+    console = Console(echo=not args.quiet)
+    with ExitStack() as stack:
+        uart_input = _input(args)
+        if isinstance(uart_input, StdinInput):
+            stack.enter_context(terminal_input())
+        machine = _boot(args, console, uart_input)
+        sink = _trace_sink(args.trace_out)
+        if sink is not None:
+            stack.enter_context(sink)
+            machine.events.stream_jsonl(sink)
+        machine.events.keep = False  # the CLI only needs the tail, kept separately
+        stack.enter_context(interrupt_stops(machine))
+        result: RunResult = machine.run(max_insns=args.max_insns)
+    return report_run(result, args.max_insns, sys.stderr)

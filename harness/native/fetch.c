@@ -1,0 +1,111 @@
+/*
+ * fetch.c: the physical address of code, found without Unicorn's help.
+ *
+ * Decoded blocks (icount.c) are keyed by physical address, like QEMU's own translated
+ * blocks: a kernel switches satp on every trap, and keying by virtual address would
+ * mean re-decoding everything after each switch, while one physical block may also be
+ * reached through several virtual addresses (a trampoline page).
+ *
+ * The walk follows the privileged spec (4.3.2 Sv32, 4.4 Sv39) far enough to find the
+ * physical page: permissions need no checking, because Unicorn already fetched the
+ * block. It reads page tables straight from host RAM; a page table outside RAM makes
+ * it fall back to Unicorn's own walker. Results sit in a small TLB keyed by (virtual
+ * page, satp), emptied by sfence.vma and by any host-side change.
+ */
+#include "hart.h"
+
+#define PAGE_SHIFT 12
+#define PTE_V 0x1
+#define PTE_R 0x2
+#define PTE_W 0x4
+#define PTE_X 0x8
+#define SATP64_MODE_SV39 8ull
+#define SATP32_MODE_SV32 1ull
+
+const uint8_t *ram_ptr(hart *h, uint64_t paddr, uint64_t len)
+{
+    if (!h->ram || paddr < h->ram_base || paddr - h->ram_base + len > h->ram_size)
+        return NULL;
+    return h->ram + (paddr - h->ram_base);
+}
+
+void stlb_flush(hart *h)
+{
+    h->xlat_epoch++;
+    if (++h->stlb_gen == 0) {
+        for (size_t i = 0; i < STLB_SLOTS; i++)
+            h->stlb[i].gen = 0;
+        h->stlb_gen = 1;
+    }
+}
+
+static uint64_t read_pte(hart *h, uint64_t addr, unsigned size, bool *ok)
+{
+    const uint8_t *p = ram_ptr(h, addr, size);
+    uint64_t v = 0;
+    *ok = p != NULL;
+    for (unsigned i = 0; p && i < size; i++)
+        v |= (uint64_t)p[i] << (8 * i);
+    return v;
+}
+
+/* Walk the page table rooted at `root` (a physical address). */
+static bool walk(hart *h, uint64_t va, uint64_t root, unsigned levels, unsigned pte_size,
+                 unsigned vpn_bits, uint64_t *pa)
+{
+    uint64_t table = root;
+    for (int level = (int)levels - 1; level >= 0; level--) {
+        unsigned shift = PAGE_SHIFT + (unsigned)level * vpn_bits;
+        uint64_t vpn = (va >> shift) & ((1ull << vpn_bits) - 1);
+        bool ok;
+        uint64_t pte = read_pte(h, table + vpn * pte_size, pte_size, &ok);
+        if (!ok || !(pte & PTE_V) || ((pte & PTE_W) && !(pte & PTE_R)))
+            return false;
+        uint64_t ppn = pte_size == 8 ? (pte >> 10) & ((1ull << 44) - 1) : pte >> 10;
+        if (pte & (PTE_R | PTE_X)) {   /* a leaf, maybe a superpage */
+            uint64_t low = (1ull << shift) - 1;
+            *pa = ((ppn << PAGE_SHIFT) & ~low) | (va & low);
+            return true;
+        }
+        table = ppn << PAGE_SHIFT;
+    }
+    return false;
+}
+
+static uint64_t current_satp(hart *h)
+{
+    if (h->satp_stale) {
+        h->satp = csr_raw(h, UC_RISCV_REG_SATP);
+        h->satp_stale = false;
+        h->xlat_epoch++;
+    }
+    return h->satp;
+}
+
+/* The physical address an instruction fetch from `vaddr` uses now. */
+bool fetch_paddr(hart *h, uint64_t vaddr, uint64_t *paddr)
+{
+    uint64_t satp = current_satp(h);
+    bool rv64 = h->s.xlen == 64;
+    bool bare = h->priv == PRIV_M ||
+        (rv64 ? (satp >> 60) != SATP64_MODE_SV39 : (satp >> 31) != SATP32_MODE_SV32);
+    if (bare) {
+        *paddr = vaddr & h->xmask;
+        return true;
+    }
+    uint64_t vpage = vaddr >> PAGE_SHIFT;
+    struct stlb_entry *e = &h->stlb[(vpage ^ (vpage >> 8)) & (STLB_SLOTS - 1)];
+    if (e->gen == h->stlb_gen && e->vpage == vpage && e->ctx == satp) {
+        *paddr = (e->ppage << PAGE_SHIFT) | (vaddr & ((1u << PAGE_SHIFT) - 1));
+        return true;
+    }
+    uint64_t pa;
+    bool found = rv64
+        ? walk(h, vaddr, (satp & ((1ull << 44) - 1)) << PAGE_SHIFT, 3, 8, 9, &pa)
+        : walk(h, vaddr, (satp & ((1ull << 22) - 1)) << PAGE_SHIFT, 2, 4, 10, &pa);
+    if (!found && uc_vmem_translate(h->uc, vaddr, UC_PROT_EXEC, &pa) != UC_ERR_OK)
+        return false;
+    *e = (struct stlb_entry){vpage, satp, pa >> PAGE_SHIFT, h->stlb_gen};
+    *paddr = pa;
+    return true;
+}
