@@ -33,7 +33,7 @@ from harness.errors import BadInput, BuildError
 from harness.paths import KERNEL_DIR, REPO_ROOT, USERLAND_DIR
 from harness.platform import PLATFORM
 
-__all__ = ["Images", "build_images", "build_dir"]
+__all__ = ["Images", "build_dir", "build_images"]
 
 _WORKERS = 4  # compiles are separate processes; the 2-core host still overlaps their I/O
 

@@ -1,23 +1,34 @@
 """`privlab`: the command-line entry point.
 
-Each subcommand lives in its own module exposing `register(subparsers)`, which adds its
-parser and sets `func` (args -> exit status). Errors from the `PrivlabError` hierarchy
-become one line on stderr and their exit status, never a traceback.
+Each subcommand lives in its own module, `harness/cli/<name>_cmd.py`, exposing
+`register(subparsers)`, which adds its parser and sets `func` (args -> exit status);
+modules are found by that name, so adding a command touches no shared file. Errors
+from the `PrivlabError` hierarchy become one line on stderr and their exit status,
+never a traceback.
 """
 
 from __future__ import annotations
 
 import argparse
+import pkgutil
 import sys
 from collections.abc import Sequence
 from importlib import import_module
+
+import harness.cli
 
 from harness.errors import PrivlabError
 
 __all__ = ["main"]
 
-# Subcommand modules, in the order `privlab --help` lists them.
-SUBCOMMANDS = ("run", "build")
+# Listed first in `privlab --help`; any other *_cmd module follows alphabetically.
+FIRST = ("run", "build")
+
+
+def subcommands() -> list[str]:
+    found = sorted(m.name.removesuffix("_cmd") for m in pkgutil.iter_modules(harness.cli.__path__)
+                   if m.name.endswith("_cmd"))
+    return [n for n in FIRST if n in found] + [n for n in found if n not in FIRST]
 
 
 class _Parser(argparse.ArgumentParser):
@@ -29,7 +40,7 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="privlab", description="A RISC-V hart for teaching kernels.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    for name in SUBCOMMANDS:
+    for name in subcommands():
         import_module(f"harness.cli.{name}_cmd").register(sub)
     return parser
 

@@ -34,9 +34,18 @@ from harness.errors import BadInput, GuestError
 from harness.machine.hart import Hart
 from harness.machine.loader import ElfImage
 from harness.machine.memory import Memory
+from harness.machine.until import (
+    AfterSyscall,
+    AfterTrap,
+    AfterXret,
+    AtAddress,
+    AtInstret,
+    PrivilegeChange,
+    Until,
+)
 from harness.native import EventRecord, StopReason
 from harness.platform import PLATFORM
-from harness.trace import EventLog, TrapEvent
+from harness.trace import Event, EventLog, TrapEvent
 
 if TYPE_CHECKING:
     from unicorn import Uc as UcT
@@ -54,7 +63,8 @@ class Stop(Enum):
 
     HALT = "halt"                # the guest powered off (finisher or HTIF)
     BUDGET = "budget"            # the instruction budget ran out
-    BREAKPOINT = "breakpoint"    # a debugger breakpoint
+    BREAKPOINT = "breakpoint"    # a debugger breakpoint (or AtAddress)
+    EVENT = "event"              # an `until` event condition matched
     STEP = "step"
     USER = "user"                # the host asked to stop
     ERROR = "error"              # the guest got stuck: trap storm, wfi forever, bad device use
@@ -69,6 +79,8 @@ class RunResult:
     priv: Priv = Priv.M
     instret: int = 0
     last_traps: list[TrapEvent] = field(default_factory=list)
+    event: Event | None = None          # the event that matched, for Stop.EVENT
+    condition: Until | None = None      # the `until` condition that held
 
     @property
     def status(self) -> int:
@@ -99,6 +111,7 @@ class Machine:
         self.clint = Clint(self.hart)
         self.devices: list[Device] = [Finisher(self._halt), self.clint, self.uart]
         self._halted: tuple[int, str] | None = None
+        self.breakpoints: set[int] = set()   # debugger breakpoints (AtAddress adds its own)
         self._device_error: GuestError | None = None
         self._hooks: list[int] = []
         for dev in self.devices:
@@ -183,31 +196,76 @@ class Machine:
             s.ev_len = 0
             self.events.append_raw(raw)
 
-    def _result(self, stop: Stop, message: str = "", status: int | None = None) -> RunResult:
+    def _result(self, stop: Stop, message: str = "", status: int | None = None,
+                event: Event | None = None, condition: Until | None = None) -> RunResult:
         return RunResult(stop=stop, exit_status=status, message=message, pc=self.hart.pc,
                          priv=self.hart.priv, instret=self.hart.state.instret,
                          last_traps=[e for e in self.events.tail(16)
-                                     if isinstance(e, TrapEvent)][-8:])
+                                     if isinstance(e, TrapEvent)][-8:],
+                         event=event, condition=condition)
 
-    def run(self, max_insns: int | None = None,
+    def run(self, max_insns: int | None = None, *, until: Until | list[Until] = (),
             on_stop: Callable[[], None] | None = None) -> RunResult:
-        """Run until the guest halts, `max_insns` more instructions retire, a debugger
-        stop, or the guest gets stuck (GuestError becomes a Stop.ERROR result)."""
+        """Run until the guest halts, `max_insns` more instructions retire, one of the
+        `until` conditions holds, a debugger stop, or the guest gets stuck (which is a
+        Stop.ERROR result with the diagnosis, not an exception)."""
+        conditions = [until] if not isinstance(until, list | tuple) else list(until)
         s = self.hart.state
-        s.budget = (s.instret + max_insns) if max_insns is not None else (1 << 64) - 1
+        budget = (s.instret + max_insns) if max_insns is not None else (1 << 64) - 1
+        for c in conditions:
+            if isinstance(c, AtInstret):
+                budget = min(budget, c.instret)
+        s.budget = budget
         s.record_events = 1
+        self._arm(conditions)
         self.hart.update()
         try:
-            return self._loop(on_stop)
+            return self._loop(on_stop, conditions)
         finally:
             s.budget = (1 << 64) - 1
+            self._disarm(conditions)
             self._drain()
             self.console.flush()
 
-    def _loop(self, on_stop: Callable[[], None] | None) -> RunResult:
+    def _arm(self, conditions: list[Until]) -> None:
+        s = self.hart.state
+        for c in conditions:
+            if isinstance(c, AfterTrap):
+                exc, irq = c.masks()
+                s.stop_exceptions |= exc
+                s.stop_interrupts |= irq
+            elif isinstance(c, AfterSyscall):
+                s.stop_exceptions |= 1 << 8
+            elif isinstance(c, AfterXret):
+                s.stop_on_xret = 1
+            elif isinstance(c, PrivilegeChange):
+                s.stop_on_priv_change = 1
+            elif isinstance(c, AtAddress):
+                self.hart.set_breakpoint(c.addr)
+
+    def _disarm(self, conditions: list[Until]) -> None:
+        s = self.hart.state
+        s.stop_exceptions = s.stop_interrupts = 0
+        s.stop_on_xret = s.stop_on_priv_change = 0
+        for c in conditions:
+            if isinstance(c, AtAddress) and c.addr not in self.breakpoints:
+                self.hart.set_breakpoint(c.addr, False)
+
+    def _matched(self, conditions: list[Until], first: int) -> tuple[Event, Until] | None:
+        """The first event since index `first` that satisfies a condition."""
+        events = self.events.tail(len(self.events) - first) if len(self.events) > first else []
+        for e in events:
+            for c in conditions:
+                if isinstance(c, AfterTrap | AfterSyscall | AfterXret | PrivilegeChange) \
+                        and c.matches(e):
+                    return e, c
+        return None
+
+    def _loop(self, on_stop: Callable[[], None] | None, conditions: list[Until]) -> RunResult:
         s = self.hart.state
         end = (1 << self.xlen) - 1  # odd, so never a pc: Unicorn's "until" never hits
         while True:
+            first = len(self.events)
             error = 0
             try:
                 self.uc.emu_start(self.hart.pc, end)
@@ -229,6 +287,21 @@ class Machine:
             if self._halted is not None:
                 status, why = self._halted
                 return self._result(Stop.HALT, why, status)
+            if reason == StopReason.EVENT:
+                hit = self._matched(conditions, first)
+                if hit is not None:
+                    return self._result(Stop.EVENT, event=hit[0], condition=hit[1])
+                continue
+            if reason == StopReason.BUDGET:
+                at = next((c for c in conditions if isinstance(c, AtInstret)
+                           and s.instret >= c.instret), None)
+                if at is not None:
+                    return self._result(Stop.EVENT, condition=at)
+            if reason == StopReason.BREAKPOINT:
+                at_addr = next((c for c in conditions if isinstance(c, AtAddress)
+                                and c.addr == s.break_addr), None)
+                self.hart.skip_breakpoint_once(s.break_addr)
+                return self._result(Stop.BREAKPOINT, condition=at_addr)
             outcome = self._handle(reason)
             if outcome is not None:
                 return outcome
@@ -237,8 +310,6 @@ class Machine:
         s = self.hart.state
         if reason == StopReason.BUDGET:
             return self._result(Stop.BUDGET, "instruction budget exhausted")
-        if reason == StopReason.BREAKPOINT:
-            return self._result(Stop.BREAKPOINT)
         if reason == StopReason.USER:
             return self._result(Stop.USER)
         if reason == StopReason.STORM:
@@ -258,6 +329,52 @@ class Machine:
     def _cause_name(self, cause: int) -> str:
         from harness.csr import cause_name, decode_cause
         return cause_name(*decode_cause(cause, self.xlen))
+
+    def step(self) -> RunResult:
+        """Execute exactly one instruction (or take the interrupt pending before it and
+        then execute the handler's first instruction, as hardware would). A trapping
+        instruction ends the step at its trap vector."""
+        s = self.hart.state
+        s.record_events = 1
+        self.hart.update()
+        self.hart.step_begin()
+        error = 0
+        try:
+            self.uc.emu_start(self.hart.pc, (1 << self.xlen) - 1, 0, 1)
+        except UcError as e:
+            error = e.errno
+        finally:
+            self.hart.step_end()
+        if error in _UNMAPPED:
+            self.hart.access_fault(self.hart.pc)
+        s.stop_reason = StopReason.NONE
+        self._drain()
+        if self._halted is not None:
+            status, why = self._halted
+            return self._result(Stop.HALT, why, status)
+        return self._result(Stop.STEP)
+
+    def read_virtual(self, vaddr: int, size: int) -> bytes:
+        """Guest memory through the current satp and privilege."""
+        return self.memory.read_virtual(vaddr, size)
+
+    def write_virtual(self, vaddr: int, data: bytes) -> None:
+        """Write guest memory through the current satp; code and page-table caches in
+        the core are refreshed."""
+        self.memory.write_virtual(vaddr, data)
+        self.hart.sync()
+
+    def write_physical(self, paddr: int, data: bytes) -> None:
+        self.memory.write(paddr, data)
+        self.hart.sync()
+
+    def set_breakpoint(self, addr: int) -> None:
+        self.breakpoints.add(addr)
+        self.hart.set_breakpoint(addr)
+
+    def clear_breakpoint(self, addr: int) -> None:
+        self.breakpoints.discard(addr)
+        self.hart.set_breakpoint(addr, False)
 
     def close(self) -> None:
         self.hart.close()

@@ -65,6 +65,20 @@ class Memory:
             raise GuestError(f"virtual address {vaddr:#x} is not readable ({UcError(err)})")
         return buf.raw
 
+    def write_virtual(self, vaddr: int, data: bytes) -> None:
+        """Write through the current address translation (page by page); GuestError if
+        a page is not mapped or is not RAM. Callers that may change code or page tables
+        must call Hart.sync() afterwards (Machine.write_virtual does)."""
+        done = 0
+        while done < len(data):
+            va = vaddr + done
+            chunk = min(len(data) - done, 0x1000 - (va & 0xFFF))
+            pa = self.translate(va, "r")
+            if pa is None:
+                raise GuestError(f"virtual address {va:#x} is not mapped")
+            self.write(pa, data[done:done + chunk])
+            done += chunk
+
     def translate(self, vaddr: int, access: str = "r") -> int | None:
         """The physical address for vaddr under the current satp and privilege, or None."""
         out = ctypes.c_uint64()

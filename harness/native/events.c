@@ -46,10 +46,26 @@ struct hart_event *event_begin(hart *h, unsigned kind)
     return e;
 }
 
+/* Does this event match what the host asked to stop at? */
+static bool wanted(const hart *h, const struct hart_event *e)
+{
+    if (h->s.events_total >= h->s.stop_at_event)
+        return true;
+    if (h->s.stop_on_priv_change && e->priv_from != e->priv_to)
+        return true;
+    if (e->kind == EV_XRET)
+        return h->s.stop_on_xret;
+    uint64_t mask = e->interrupt ? h->s.stop_interrupts : h->s.stop_exceptions;
+    return e->code < 64 && ((mask >> e->code) & 1);
+}
+
 void event_commit(hart *h)
 {
+    struct hart_event *e = &h->events[h->s.ev_len];
     h->s.ev_len++;
     h->s.events_total++;
-    if (h->s.ev_len + EVENT_SLACK >= h->s.ev_cap)
+    if (wanted(h, e))
+        request_stop(h, STOP_EVENT, e->pc);
+    else if (h->s.ev_len + EVENT_SLACK >= h->s.ev_cap)
         request_stop(h, STOP_EVENTS_FULL, 0);
 }

@@ -263,6 +263,7 @@ hart *hart_new(uc_engine *uc, unsigned xlen)
     h->s.mtimecmp = UNLIMITED;
     h->s.ns_per_tick = 100;
     h->s.storm_limit = 1000;
+    h->s.stop_at_event = UNLIMITED;
     h->bp_skip = UNLIMITED;
     h->ret_pc = UNLIMITED;
     h->last_trap_instret = UNLIMITED;

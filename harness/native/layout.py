@@ -40,6 +40,7 @@ class StopReason(IntEnum):
     STEP = 6  # single-step finished one instruction
     HALT = 7  # a device (finisher, HTIF) ended the run
     USER = 8  # the host asked to stop (Ctrl-C, a debugger interrupt)
+    EVENT = 9  # an event matched the stop conditions (stop_* fields)
 
 
 class EventKind(IntEnum):
@@ -64,6 +65,9 @@ SHARED_FIELDS: tuple[tuple[str, str, str], ...] = (
     ("storm_cause", U64, "raw cause of a detected trap storm"),
     ("events_total", U64, "events recorded since reset, drained or not"),
     ("events_dropped", U64, "events lost because the buffer was full"),
+    ("stop_at_event", U64, "stop once events_total reaches this"),
+    ("stop_exceptions", U64, "stop after a trap whose exception code's bit is set"),
+    ("stop_interrupts", U64, "stop after a trap whose interrupt code's bit is set"),
     ("ns_per_tick", U32, "guest nanoseconds per timebase tick (100 at 10 MHz)"),
     ("msip", U32, "CLINT msip bit 0"),
     ("xlen", U32, "32 or 64"),
@@ -73,7 +77,9 @@ SHARED_FIELDS: tuple[tuple[str, str, str], ...] = (
     ("record_events", U32, "nonzero: record trap and xRET events"),
     ("ev_len", U32, "events in the buffer"),
     ("ev_cap", U32, "capacity of the buffer"),
-    ("step", U32, "nonzero: stop after one instruction"),
+    ("step", U32, "nonzero: single-stepping (the block hook does not count)"),
+    ("stop_on_xret", U32, "nonzero: stop after every xRET"),
+    ("stop_on_priv_change", U32, "nonzero: stop after an event that changes privilege"),
 )
 
 # One trap or xRET. For a trap: epc/tval/cause as the guest reads them, pc = the
