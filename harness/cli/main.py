@@ -16,7 +16,6 @@ from collections.abc import Sequence
 from importlib import import_module
 
 import harness.cli
-
 from harness.errors import PrivlabError
 
 __all__ = ["main"]
