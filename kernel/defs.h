@@ -27,6 +27,7 @@ int fdt_parse(uintptr_t dtb, struct bootinfo *info);
 // bootargs.c
 void bootargs_parse(const char *cmdline);
 int bootargs_flag(const char *name);
+long bootargs_number(const char *name, long otherwise);
 struct args *bootargs_init_args(void);
 int bootargs_has_init(void);
 

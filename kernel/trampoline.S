@@ -23,13 +23,10 @@ trampoline:
 .global uservec
 uservec:
     csrrw a0, sscratch, a0          // a0 = TRAPFRAME, sscratch = user a0
+    // What a system call must preserve: the registers the C calling convention keeps
+    // across the call to the stub (ra, sp, s0..s11), and the arguments in a0..a7.
     REG_S ra, TF_RA(a0)
     REG_S sp, TF_SP(a0)
-    REG_S gp, TF_GP(a0)
-    REG_S tp, TF_TP(a0)
-    REG_S t0, TF_T0(a0)
-    REG_S t1, TF_T1(a0)
-    REG_S t2, TF_T2(a0)
     REG_S s0, TF_S0(a0)
     REG_S s1, TF_S1(a0)
     REG_S a1, TF_A1(a0)
@@ -49,10 +46,19 @@ uservec:
     REG_S s9, TF_S9(a0)
     REG_S s10, TF_S10(a0)
     REG_S s11, TF_S11(a0)
+    // Lab 6 (trap): an interrupt stops user code between any two instructions, where
+    // every register may be live: save the rest of the 31 as well.
+    // BEGIN SOLUTION
+    REG_S gp, TF_GP(a0)
+    REG_S tp, TF_TP(a0)
+    REG_S t0, TF_T0(a0)
+    REG_S t1, TF_T1(a0)
+    REG_S t2, TF_T2(a0)
     REG_S t3, TF_T3(a0)
     REG_S t4, TF_T4(a0)
     REG_S t5, TF_T5(a0)
     REG_S t6, TF_T6(a0)
+    // END SOLUTION
     csrr t0, sscratch
     REG_S t0, TF_A0(a0)             // the user's a0, parked in sscratch above
 
@@ -76,11 +82,6 @@ userret:
     csrw sscratch, a0               // for uservec on the next trap
     REG_L ra, TF_RA(a0)
     REG_L sp, TF_SP(a0)
-    REG_L gp, TF_GP(a0)
-    REG_L tp, TF_TP(a0)
-    REG_L t0, TF_T0(a0)
-    REG_L t1, TF_T1(a0)
-    REG_L t2, TF_T2(a0)
     REG_L s0, TF_S0(a0)
     REG_L s1, TF_S1(a0)
     REG_L a1, TF_A1(a0)
@@ -100,9 +101,17 @@ userret:
     REG_L s9, TF_S9(a0)
     REG_L s10, TF_S10(a0)
     REG_L s11, TF_S11(a0)
+    // Lab 6 (trap): and the rest, as uservec saved them.
+    // BEGIN SOLUTION
+    REG_L gp, TF_GP(a0)
+    REG_L tp, TF_TP(a0)
+    REG_L t0, TF_T0(a0)
+    REG_L t1, TF_T1(a0)
+    REG_L t2, TF_T2(a0)
     REG_L t3, TF_T3(a0)
     REG_L t4, TF_T4(a0)
     REG_L t5, TF_T5(a0)
     REG_L t6, TF_T6(a0)
+    // END SOLUTION
     REG_L a0, TF_A0(a0)             // last: a0 was the pointer
     sret                            // to U at sepc (set by usertrapret), SIE := SPIE

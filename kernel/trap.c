@@ -23,7 +23,10 @@ void trapinit(void) { w_stvec((uintptr_t)kernelvec); }
 static void timer_next(void) { sbi_set_timer(r_time() + timer_interval); }
 
 void timerinit(void) {
-  timer_interval = boot.timebase_hz / TIMER_HZ;  // 10 ms: 100,000 ticks at 10 MHz
+  long hz = bootargs_number("timer_hz", TIMER_HZ);
+  if (hz <= 0 || (uint64_t)hz > boot.timebase_hz)
+    hz = TIMER_HZ;
+  timer_interval = boot.timebase_hz / hz;  // 10 ms by default: 100,000 ticks at 10 MHz
   w_sie(r_sie() | SIE_STIE);  // taken only in U: the kernel runs with sstatus.SIE = 0
   timer_next();
 }
@@ -64,8 +67,11 @@ void usertrap(void) {
     p->trapframe->epc += 4;  // return after the ecall
     syscall();               // syscall.c; may not return (exit) or replace the image (exec)
   } else if (scause == (CAUSE_INTERRUPT | IRQ_S_TIMER)) {
+    // Lab 6 (trap): the time slice is over: arm the next tick and let another run.
+    // BEGIN SOLUTION
     timer_next();            // also clears the pending interrupt
-    yield();                 // time slice over: let the next process run
+    yield();
+    // END SOLUTION
   } else if (scause & CAUSE_INTERRUPT) {
     w_sie(r_sie() & ~BIT(CAUSE_CODE(scause)));  // no device of ours: mask it
   } else {
@@ -87,7 +93,10 @@ void usertrapret(void) {
 
   uintptr_t sstatus = r_sstatus();
   sstatus &= ~SSTATUS_SPP;  // sret goes to U
-  sstatus |= SSTATUS_SPIE;  // with interrupts enabled
+  // Lab 6 (trap): with interrupts enabled in U, so the timer can preempt it.
+  // BEGIN SOLUTION
+  sstatus |= SSTATUS_SPIE;
+  // END SOLUTION
   w_sstatus(sstatus);
   w_sepc(p->trapframe->epc);
 

@@ -1,0 +1,115 @@
+"""The kernel under test as the graded tests see it: built images, and `boot()` for a
+fresh machine per run.
+
+The images are built once per grading session (harness/grade/build.py); every test
+gets its own `KernelUnderTest` with a fresh random token, so a kernel that only prints
+a success message scores nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from harness.boot import Syscall, load_syscall_table, syscall_by_number
+from harness.boot.initrd import pack_initrd
+from harness.machine import load_elf
+from harness.machine.loader import ElfImage
+
+from harness.grade.run import DEFAULT_MAX_INSNS, BootSpec, KernelRun
+
+__all__ = ["GRADER_RAM_MIB", "GRADER_TIMER_HZ", "KernelImages", "KernelUnderTest", "new_token"]
+
+GRADER_TIMER_HZ = 1000  # 1 ms time slices: scheduling tests need 10x fewer instructions
+GRADER_RAM_MIB = 32     # boot time grows with RAM (the allocator visits every page)
+
+
+def new_token() -> str:
+    """A success token nobody can guess: fresh for every test run."""
+    return secrets.token_hex(8)
+
+
+@dataclass(frozen=True)
+class KernelImages:
+    """A built submission: firmware, kernel, user programs (by name) and the syscall
+    table the kernel was built from."""
+
+    firmware_path: Path
+    kernel_path: Path
+    users: Mapping[str, Path]
+    syscall_table: Path
+
+    def to_json(self) -> dict[str, Any]:
+        return {"firmware": str(self.firmware_path), "kernel": str(self.kernel_path),
+                "users": {name: str(p) for name, p in self.users.items()},
+                "syscall_table": str(self.syscall_table)}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> KernelImages:
+        return cls(Path(data["firmware"]), Path(data["kernel"]),
+                   {name: Path(p) for name, p in data["users"].items()},
+                   Path(data["syscall_table"]))
+
+    def save(self, path: Path) -> None:
+        path.write_text(json.dumps(self.to_json(), indent=1))
+
+    @classmethod
+    def load(cls, path: Path) -> KernelImages:
+        return cls.from_json(json.loads(path.read_text()))
+
+    @cached_property
+    def firmware(self) -> ElfImage:
+        return load_elf(self.firmware_path)
+
+    @cached_property
+    def kernel(self) -> ElfImage:
+        return load_elf(self.kernel_path)
+
+    @cached_property
+    def initrd(self) -> bytes:
+        return pack_initrd({name: path.read_bytes() for name, path in self.users.items()})
+
+    @cached_property
+    def syscalls(self) -> dict[int, Syscall]:
+        return syscall_by_number(load_syscall_table(self.syscall_table))
+
+
+@dataclass
+class KernelUnderTest:
+    """What a graded test receives as its `kernel` fixture."""
+
+    images: KernelImages
+    token: str = field(default_factory=new_token)
+    runs: list[KernelRun] = field(default_factory=list)
+
+    def boot(self, program: str, *args: str | int, flags: tuple[str, ...] = (),
+             timer_hz: int | None = GRADER_TIMER_HZ, ram_mib: int = GRADER_RAM_MIB,
+             input: bytes = b"", quiet: bool = True) -> KernelRun:
+        """A fresh machine running `program ARGS...` as the first process (as
+        `privlab run --user`); nothing has run yet. Integers in args become decimal.
+        `token` (the attribute) is usually one of the arguments."""
+        words = (("quiet",) if quiet else ()) + tuple(flags)
+        if timer_hz is not None:
+            words += (f"timer_hz={timer_hz}",)
+        spec = BootSpec(program, tuple(str(a) for a in args), words, ram_mib, input)
+        run = KernelRun(self.images.firmware, self.images.kernel, self.images.initrd, spec,
+                        self.images.syscalls, self.token)
+        self.runs.append(run)
+        return run
+
+    def run(self, program: str, *args: str | int, max_insns: int = DEFAULT_MAX_INSNS,
+            **options: Any) -> KernelRun:
+        """`boot(...)` and run to power-off (a hang is a GradeFailure)."""
+        run = self.boot(program, *args, **options)
+        run.run_to_exit(max_insns)
+        return run
+
+    def close(self) -> None:
+        for run in self.runs:
+            run.close()
+        self.runs.clear()

@@ -1,0 +1,86 @@
+"""Labs: one directory per lab under `labs/`, described by its `lab.toml`.
+
+    labs/<name>/lab.toml     title, number, the kernel files holding its solution
+    labs/<name>/test_*.py    the graded tests (pytest, with the privlab plugin)
+    labs/<name>/hidden/      hidden tests (run only with `--hidden DIR`)
+    labs/<name>/README.md    the students' page
+    labs/base/               base-system tests every lab with `base = true` includes
+
+lab.toml:
+
+    title = "System-call accounting: task_info"
+    number = 1
+    solution_files = ["kernel/taskinfo.c"]
+    base = true
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness.errors import BadInput
+from harness.paths import REPO_ROOT
+
+__all__ = ["BASE_DIR", "LABS_DIR", "Lab", "all_labs", "find_lab"]
+
+LABS_DIR = REPO_ROOT / "labs"
+BASE_DIR = LABS_DIR / "base"
+
+
+@dataclass(frozen=True)
+class Lab:
+    name: str
+    title: str
+    number: int
+    directory: Path
+    solution_files: tuple[str, ...]
+    base: bool
+
+    @property
+    def hidden_dir(self) -> Path:
+        return self.directory / "hidden"
+
+    @property
+    def readme(self) -> Path:
+        return self.directory / "README.md"
+
+    def test_paths(self, *, hidden: Path | None = None) -> list[Path]:
+        """What pytest collects for this lab: its tests, base tests, hidden tests."""
+        paths = [self.directory]
+        if self.base:
+            paths.append(BASE_DIR)
+        if hidden is not None:
+            paths.append(hidden)
+        return paths
+
+
+def _load(directory: Path) -> Lab:
+    spec = directory / "lab.toml"
+    try:
+        data = tomllib.loads(spec.read_text())
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        raise BadInput(f"{spec}: {e}") from e
+    return Lab(name=directory.name, title=str(data.get("title", directory.name)),
+               number=int(data.get("number", 0)), directory=directory,
+               solution_files=tuple(data.get("solution_files", ())),
+               base=bool(data.get("base", True)))
+
+
+def all_labs(root: Path = LABS_DIR) -> list[Lab]:
+    labs = [_load(d) for d in sorted(root.iterdir()) if (d / "lab.toml").is_file()]
+    return sorted(labs, key=lambda lab: (lab.number, lab.name))
+
+
+def find_lab(name: str, root: Path = LABS_DIR) -> Lab:
+    """A lab by directory name or number; a path to a lab directory also works."""
+    path = Path(name)
+    if (path / "lab.toml").is_file():
+        return _load(path.resolve())
+    labs = all_labs(root)
+    for lab in labs:
+        if name in (lab.name, str(lab.number)):
+            return lab
+    known = ", ".join(f"{lab.number} {lab.name}" for lab in labs)
+    raise BadInput(f"no lab {name!r} (labs: {known})")

@@ -1,0 +1,94 @@
+"""Grading results as data: one `TestResult` per graded test, gathered in a
+`GradeReport`. The pytest plugin writes them, the runner merges shards, the reports
+(Gradescope, JUnit, scoreboard, gradebook) read them.
+
+Groups: tests in a class with `@pytest.mark.points(N)` form a group worth N; the
+children share it (unless they carry their own points), and each child scores on its
+own (partial credit) unless the group is `all_or_nothing`, which `apply_groups` folds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any
+
+__all__ = ["GradeReport", "TestResult", "apply_groups", "format_points"]
+
+PASSED = "passed"
+FAILED = "failed"
+BUILD_TEST = "build"
+
+
+def format_points(value: float) -> str:
+    return f"{value:g}" if value == int(value) else f"{value:.2f}"
+
+
+@dataclass(frozen=True)
+class TestResult:
+    __test__ = False  # not a pytest test class, whatever its name
+
+    name: str
+    max_score: float
+    score: float = 0.0
+    status: str = FAILED           # "passed" or "failed" (Gradescope's words)
+    output: str = ""
+    visibility: str = "visible"    # Gradescope: visible, hidden, after_due_date, after_published
+    nodeid: str = ""
+    title: str = ""
+    group: str = ""                # a class's title, for tests in a points group
+    all_or_nothing: bool = False
+    duration: float = 0.0
+    ran: bool = False              # False until the test finished (or was not run by design)
+
+    @property
+    def passed(self) -> bool:
+        return self.status == PASSED
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> TestResult:
+        known = set(cls.__dataclass_fields__)
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+
+def apply_groups(results: Iterable[TestResult]) -> list[TestResult]:
+    """Zero every test of an all-or-nothing group in which some test failed."""
+    items = list(results)
+    failed_groups = {r.group for r in items if r.all_or_nothing and not r.passed}
+    return [replace(r, score=0.0) if r.all_or_nothing and r.group in failed_groups else r
+            for r in items]
+
+
+@dataclass
+class GradeReport:
+    """Everything one grading of one submission produced."""
+
+    lab: str
+    submission: str
+    tests: list[TestResult] = field(default_factory=list)
+    execution_time: float = 0.0
+    built: bool = True
+    build_output: str = ""
+    notes: list[str] = field(default_factory=list)  # grader-level problems, if any
+
+    @property
+    def score(self) -> float:
+        return round(sum(t.score for t in self.tests), 4)
+
+    @property
+    def max_score(self) -> float:
+        return round(sum(t.max_score for t in self.tests), 4)
+
+    @property
+    def full_marks(self) -> bool:
+        return self.built and self.score >= self.max_score and not self.notes
+
+    def points_line(self) -> str:
+        """The line GitHub Classroom's autograder reads."""
+        return f"Points {format_points(self.score)}/{format_points(self.max_score)}"
+
+    def by_name(self) -> dict[str, TestResult]:
+        return {t.name: t for t in self.tests}

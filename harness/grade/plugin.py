@@ -1,0 +1,264 @@
+"""The privlab pytest plugin (entry point `pytest11: privlab`): fixtures, markers and
+result recording for graded kernel tests.
+
+Fixtures
+    privlab_images  (session)  the submission's built kernel, user programs and syscall
+                               table; built once, shared by every test
+    kernel          (function) a `KernelUnderTest`: `kernel.boot(prog, *args)` gives a
+                               fresh machine; `kernel.token` is this test's random token
+    rng             (function) a `random.Random` with a fresh seed (shown on failure)
+
+Markers
+    points(n, all_or_nothing=False)  on a test: its worth; on a class: the group's
+                               worth, shared by its tests that carry no points of their own
+    requires(name, ...)        run only if these tests (by function name) passed
+    visibility(v)              Gradescope visibility (hidden tests default to after_published)
+
+Options (set by `privlab grade`; a plain `pytest labs/mmap` builds the repository's
+kernel): --privlab-submission DIR, --privlab-images FILE, --privlab-build-error FILE,
+--privlab-results FILE, --privlab-shard I/N, --privlab-hidden DIR.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import secrets
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.grade.build import build_submission, staging_slot
+from harness.grade.errors import BuildFailed, GradeFailure
+from harness.grade.kernel import KernelImages, KernelUnderTest
+from harness.grade.model import FAILED, PASSED, TestResult, apply_groups, format_points
+from harness.grade.sharding import shard_items
+from harness.paths import REPO_ROOT
+
+__all__ = ["Recorder"]
+
+MARKERS = (
+    "points(n, all_or_nothing=False): a graded test's worth, or a class group's",
+    "requires(*names): run only if these graded tests passed",
+    "visibility(v): Gradescope visibility of this test",
+)
+OUTPUT_MAX = 20_000  # characters of failure output kept per test
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("privlab", "privlab lab grading")
+    group.addoption("--privlab-submission", metavar="DIR",
+                    help="grade this submission (a directory with kernel/)")
+    group.addoption("--privlab-images", metavar="FILE",
+                    help="images.json of an already built submission")
+    group.addoption("--privlab-build-error", metavar="FILE",
+                    help="the submission did not build: this file holds the compiler output")
+    group.addoption("--privlab-arch", default="rv64", help="rv64 (default) or rv32")
+    group.addoption("--privlab-results", metavar="FILE", help="write per-test results here")
+    group.addoption("--privlab-shard", default="0/1", metavar="I/N",
+                    help="run only the I-th of N parts of the tests")
+    group.addoption("--privlab-hidden", action="append", default=[], metavar="DIR",
+                    help="tests under DIR are hidden tests")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    for line in MARKERS:
+        config.addinivalue_line("markers", line)
+    config.pluginmanager.register(Recorder(config), "privlab-recorder")
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """A lab's `hidden/` directory is collected only when asked for by name."""
+    if collection_path.name != "hidden" or not collection_path.is_dir():
+        return None
+    wanted = [Path(d).resolve() for d in config.getoption("--privlab-hidden")]
+    wanted += [Path(a.split("::")[0]).resolve() for a in config.args]
+    path = collection_path.resolve()
+    return not any(w == path or path in w.parents for w in wanted)
+
+
+# -- fixtures ---------------------------------------------------------------------------
+@pytest.fixture(scope="session")
+def privlab_images(request: pytest.FixtureRequest) -> Iterator[KernelImages]:
+    config = request.config
+    error = config.getoption("--privlab-build-error")
+    if error:
+        raise BuildFailed(Path(error).read_text())
+    prebuilt = config.getoption("--privlab-images")
+    if prebuilt:
+        yield KernelImages.load(Path(prebuilt))
+        return
+    submission = Path(config.getoption("--privlab-submission") or REPO_ROOT)
+    with staging_slot() as slot:
+        built = build_submission(submission, slot, arch=config.getoption("--privlab-arch"))
+        if built.images is None:
+            raise BuildFailed(built.output)
+        yield built.images
+
+
+@pytest.fixture
+def kernel(privlab_images: KernelImages) -> Iterator[KernelUnderTest]:
+    under_test = KernelUnderTest(privlab_images)
+    yield under_test
+    under_test.close()
+
+
+@pytest.fixture
+def rng(request: pytest.FixtureRequest) -> random.Random:
+    seed = secrets.randbits(32)
+    request.node.user_properties.append(("seed", seed))
+    return random.Random(seed)
+
+
+# -- what each test is worth --------------------------------------------------------------
+def _own_mark(node: Any, name: str) -> pytest.Mark | None:
+    return next((m for m in getattr(node, "own_markers", []) if m.name == name), None)
+
+
+def _class_node(item: pytest.Item) -> Any:
+    return item.getparent(pytest.Class)
+
+
+def _title(obj: Any) -> str:
+    doc = (getattr(obj, "__doc__", None) or "").strip()
+    return doc.splitlines()[0] if doc else ""
+
+
+def describe(items: list[pytest.Item], hidden_dirs: list[Path]) -> dict[str, TestResult]:
+    """Each item's TestResult as it stands before running: max score, group, visibility."""
+    out: dict[str, TestResult] = {}
+    by_class: dict[Any, list[pytest.Item]] = {}
+    for item in items:
+        by_class.setdefault(_class_node(item), []).append(item)
+    for cls_node, members in by_class.items():
+        group_mark = _own_mark(cls_node, "points") if cls_node is not None else None
+        explicit = {m.nodeid: _own_mark(m, "points") for m in members}
+        share = 0.0
+        if group_mark is not None:
+            given = sum(float(mk.args[0]) for mk in explicit.values() if mk is not None)
+            unspecified = sum(1 for mk in explicit.values() if mk is None)
+            share = (float(group_mark.args[0]) - given) / unspecified if unspecified else 0.0
+        for item in members:
+            mark = explicit[item.nodeid]
+            points = float(mark.args[0]) if mark is not None else share
+            group = ""
+            if group_mark is not None:
+                group = _title(getattr(cls_node, "obj", None)) or cls_node.name
+            vis_mark = item.get_closest_marker("visibility")
+            path = Path(str(item.path)).resolve()
+            hidden = any(d == path or d in path.parents for d in hidden_dirs)
+            visibility = (str(vis_mark.args[0]) if vis_mark is not None
+                          else "after_published" if hidden else "visible")
+            out[item.nodeid] = TestResult(
+                name=item.name, max_score=points, nodeid=item.nodeid,
+                title=_title(getattr(item, "obj", None)), group=group,
+                all_or_nothing=bool(group_mark is not None
+                                    and group_mark.kwargs.get("all_or_nothing", False)),
+                visibility=visibility, output="not run")
+    return out
+
+
+def _requires(item: pytest.Item) -> list[str]:
+    return [str(n) for m in item.iter_markers("requires") for n in m.args]
+
+
+def _failure_text(call: pytest.CallInfo[None], report: pytest.TestReport) -> str:
+    excinfo = call.excinfo
+    if excinfo is None:
+        return report.longreprtext
+    exc = excinfo.value
+    if isinstance(exc, GradeFailure):
+        return str(exc)
+    if isinstance(exc, BuildFailed):
+        return str(exc)
+    if isinstance(exc, AssertionError):
+        return excinfo.exconly()
+    if isinstance(exc, pytest.skip.Exception):
+        return str(exc.msg)
+    return f"grader error in this test:\n{report.longreprtext[-4000:]}"
+
+
+# -- recording ----------------------------------------------------------------------------
+class Recorder:
+    """Collects a TestResult per graded test and writes them as JSON as they come."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.results: dict[str, TestResult] = {}
+        self.names: dict[str, str] = {}   # function name -> nodeid, for requires
+        self.path = config.getoption("--privlab-results")
+        self.active = False
+
+    def pytest_collection_modifyitems(self, session: pytest.Session, config: pytest.Config,
+                                      items: list[pytest.Item]) -> None:
+        hidden = [Path(d).resolve() for d in config.getoption("--privlab-hidden")]
+        described = describe(items, hidden)
+        self.active = bool(self.path) or any(r.max_score for r in described.values())
+        index, count = (int(x) for x in config.getoption("--privlab-shard").split("/"))
+        keep = shard_items(items, _requires, index, count)
+        deselected = [i for i in items if i not in keep]
+        if deselected:
+            config.hook.pytest_deselected(items=deselected)
+            items[:] = [i for i in items if i in keep]
+        self.results = {i.nodeid: described[i.nodeid] for i in items}
+        self.names = {i.name: i.nodeid for i in items}
+        self._write(complete=False)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_setup(self, item: pytest.Item) -> None:
+        for name in _requires(item):
+            nodeid = self.names.get(name)
+            needed = self.results.get(nodeid) if nodeid else None
+            if needed is None or not needed.passed:
+                pytest.skip(f"not run: it requires {name}, which did not pass")
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self, item: pytest.Item,
+                                  call: pytest.CallInfo[None]) -> Iterator[None]:
+        outcome = yield
+        report: pytest.TestReport = outcome.get_result()
+        current = self.results.get(item.nodeid)
+        if current is None:
+            return
+        failed = report.failed or (report.skipped and report.when in ("setup", "call"))
+        if failed:
+            text = _failure_text(call, report)
+            self.results[item.nodeid] = _finish(current, FAILED, 0.0, text, call.duration)
+        elif report.when == "call" and report.passed:
+            self.results[item.nodeid] = _finish(current, PASSED, current.max_score, "",
+                                                call.duration)
+
+    def pytest_runtest_logfinish(self, nodeid: str) -> None:
+        self._write(complete=False)
+
+    def pytest_sessionfinish(self) -> None:
+        self._write(complete=True)
+
+    def _write(self, *, complete: bool) -> None:
+        if not self.path:
+            return
+        data = {"complete": complete,
+                "tests": [r.to_json() for r in self.results.values()]}
+        tmp = Path(f"{self.path}.tmp")
+        tmp.write_text(json.dumps(data))
+        tmp.replace(self.path)
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if not self.active or not self.results:
+            return
+        results = apply_groups(self.results.values())
+        score = sum(r.score for r in results)
+        total = sum(r.max_score for r in results)
+        terminalreporter.write_line(f"Points {format_points(score)}/{format_points(total)}")
+
+
+def _finish(current: TestResult, status: str, score: float, output: str,
+            duration: float) -> TestResult:
+    if current.ran and current.status == FAILED:
+        # A teardown error after a failure: keep the first failure's explanation.
+        return current
+    return replace(current, status=status, score=score, output=output[-OUTPUT_MAX:],
+                   duration=round(current.duration + duration, 3), ran=True)

@@ -1,0 +1,205 @@
+"""One graded boot: a fresh machine running the kernel under test, and expectations
+on what it prints, how it ends and what it traps.
+
+Every limit is in instructions, never seconds, so a slow host grades exactly like a
+fast one. Whatever goes wrong (the budget runs out, the kernel panics, a trap storm,
+megabytes of output), the failure carries a diagnosis: how the run ended, the last
+console lines and the last traps.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from harness.boot import Syscall, make_bootargs
+from harness.devices import Console, ScriptedInput
+from harness.machine import Machine, RunResult, Stop
+from harness.machine.boot import boot_system
+from harness.machine.until import Until
+from harness.trace import TrapEvent
+
+from harness.grade.errors import GradeFailure
+from harness.grade.trace import TraceView
+
+if TYPE_CHECKING:
+    from harness.machine.loader import ElfImage
+
+__all__ = ["DEFAULT_MAX_INSNS", "OUTPUT_LIMIT", "KernelRun", "LimitedConsole", "diagnose"]
+
+DEFAULT_MAX_INSNS = 150_000_000  # ~1-2 s on the slowest host we grade on
+OUTPUT_LIMIT = 256 << 10         # bytes of console output before a run is stopped
+SLICE = 2_000_000                # instructions between console checks while waiting
+TAIL_LINES = 15
+
+
+class LimitedConsole(Console):
+    """A console that stops the machine once the guest has printed `limit` bytes."""
+
+    def __init__(self, limit: int = OUTPUT_LIMIT) -> None:
+        super().__init__(echo=False, limit=limit)
+        self.on_full: Callable[[], None] | None = None
+
+    def put(self, byte: int) -> None:
+        super().put(byte)
+        if self.truncated and self.on_full is not None:
+            self.on_full()
+
+
+def _tail(text: str, n: int = TAIL_LINES) -> list[str]:
+    lines = text.splitlines()
+    return lines[-n:]
+
+
+def _describe_trap(t: TrapEvent) -> str:
+    return (f"#{t.seq} {t.name} {t.priv_from.letter}->{t.priv_to.letter} "
+            f"epc={t.epc:#x} tval={t.tval:#x}")
+
+
+def diagnose(result: RunResult | None, console: LimitedConsole, budget: int | None) -> str:
+    """How the run ended, in words a student can act on, plus the evidence."""
+    text = console.text()
+    panic = next((line for line in text.splitlines() if line.startswith("panic:")), None)
+    if result is None:
+        how = "the kernel was not run"
+    elif console.truncated:
+        how = (f"stopped: the guest printed more than {console.limit // 1024} KiB "
+               "(runaway output)")
+    elif panic is not None:
+        how = f"kernel panic: {panic.removeprefix('panic:').strip()}"
+    elif result.stop is Stop.BUDGET:
+        how = (f"hang: still running after {result.instret:,} instructions "
+               f"(limit {budget:,})" if budget else "hang: instruction budget exhausted")
+    elif result.stop is Stop.ERROR:
+        how = f"the machine stopped: {result.message}"
+    elif result.stop is Stop.HALT:
+        how = f"powered off with exit status {result.exit_status}"
+    else:
+        how = f"stopped ({result.stop.value}) at pc {result.pc:#x}"
+    parts = [how]
+    if result is not None:
+        parts.append(f"pc {result.pc:#x} in {result.priv.letter}-mode after "
+                     f"{result.instret:,} instructions")
+    lines = _tail(text)
+    parts.append("last console lines:" if lines else "the console is empty")
+    parts += [f"  | {line}" for line in lines]
+    if result is not None and result.last_traps:
+        parts.append("last traps:")
+        parts += [f"  {_describe_trap(t)}" for t in result.last_traps]
+    return "\n".join(parts)
+
+
+@dataclass(frozen=True)
+class BootSpec:
+    """What to boot: the program that runs as the first process, its arguments,
+    extra kernel flags and the RAM size."""
+
+    program: str
+    args: tuple[str, ...] = ()
+    flags: tuple[str, ...] = ("quiet",)
+    ram_mib: int = 32
+    input: bytes = b""
+
+
+class KernelRun:
+    """A machine booted with the kernel under test. Use `run_to_exit`, `expect_*`."""
+
+    def __init__(self, firmware: ElfImage, kernel: ElfImage, initrd: bytes, spec: BootSpec,
+                 table: Mapping[int, Syscall], token: str) -> None:
+        self.spec = spec
+        self.token = token
+        self.console = LimitedConsole()
+        self.machine = Machine(kernel.xlen, spec.ram_mib << 20, console=self.console,
+                               uart_input=ScriptedInput(spec.input))
+        self.console.on_full = self.machine.request_stop
+        self.kernel_image = kernel
+        self._table = table
+        self.bootargs = make_bootargs(spec.program, spec.args, flags=spec.flags)
+        boot_system(self.machine, firmware, kernel, initrd, self.bootargs)
+        self.result: RunResult | None = None
+        self.budget: int | None = None
+
+    # -- running -----------------------------------------------------------------
+    def run(self, max_insns: int, until: Sequence[Until] = ()) -> RunResult:
+        """Run at most `max_insns` more instructions (or to an `until` condition).
+        A finished run (powered off, stuck, flooding the console) stays finished."""
+        if self.finished and self.result is not None:
+            return self.result
+        self.budget = (self.budget or 0) + max_insns
+        self.result = self.machine.run(max_insns=max_insns, until=list(until))
+        return self.result
+
+    @property
+    def finished(self) -> bool:
+        """The guest powered off, got stuck, or flooded the console: nothing more to run."""
+        r = self.result
+        return r is not None and (r.stop in (Stop.HALT, Stop.ERROR) or self.console.truncated)
+
+    def run_to_exit(self, max_insns: int = DEFAULT_MAX_INSNS) -> RunResult:
+        """Run until the guest powers off; a hang, a trap storm or runaway output is
+        a GradeFailure with the diagnosis."""
+        result = self.run(max_insns) if not self.finished else self.result
+        assert result is not None
+        if result.stop is not Stop.HALT or self.console.truncated:
+            self.fail("the kernel did not finish the program")
+        return result
+
+    def diagnosis(self) -> str:
+        return diagnose(self.result, self.console, self.budget)
+
+    def fail(self, message: str) -> None:
+        raise GradeFailure(message, self.diagnosis())
+
+    # -- what it printed -----------------------------------------------------------
+    @property
+    def output(self) -> str:
+        return self.console.text()
+
+    def lines(self) -> list[str]:
+        return self.output.splitlines()
+
+    def expect_output(self, pattern: str | re.Pattern[str], *,
+                      within: int = DEFAULT_MAX_INSNS) -> re.Match[str]:
+        """Run until the console matches `pattern` (a regex; use re.escape for plain
+        text), at most `within` instructions from now."""
+        regex = re.compile(pattern, re.M) if isinstance(pattern, str) else pattern
+        spent = 0
+        while True:
+            found = regex.search(self.output)
+            if found is not None:
+                return found
+            if self.finished or spent >= within:
+                self.fail(f"expected console output matching {regex.pattern!r} "
+                          f"within {within:,} instructions")
+            step = min(SLICE, within - spent)
+            self.run(step)
+            spent += step
+
+    def expect_exit(self, status: int = 0, *, within: int = DEFAULT_MAX_INSNS) -> None:
+        if not self.finished:
+            self.run(within)
+        r = self.result
+        if r is None or r.stop is not Stop.HALT or self.console.truncated:
+            self.fail(f"expected the program to exit with status {status}")
+        elif r.exit_status != status:
+            self.fail(f"expected exit status {status}, got {r.exit_status}")
+
+    def expect_pass(self, *, within: int = DEFAULT_MAX_INSNS) -> None:
+        """The lab-program protocol: the program prints `PASS <token>` (the token is
+        fresh for every run, so printing "PASS" alone scores nothing) and exits 0."""
+        self.run_to_exit(within)
+        if re.search(rf"^PASS {re.escape(self.token)}$", self.output, re.M) is None:
+            failures = [line for line in self.lines() if line.startswith("FAIL")]
+            self.fail(failures[0] if failures else
+                      "the test program did not report success")
+        self.expect_exit(0)
+
+    # -- what it trapped -----------------------------------------------------------
+    @property
+    def trace(self) -> TraceView:
+        return TraceView(self.machine.events, self._table, self.machine.xlen)
+
+    def close(self) -> None:
+        self.machine.close()
