@@ -4,7 +4,10 @@
 //
 // The kernel is built with -fno-omit-frame-pointer: s0 (fp) points just above each
 // frame, where the prologue stored the return address at fp - 1 word and the
-// caller's fp at fp - 2 words. Walk that chain while it stays within this stack.
+// caller's fp at fp - 2 words. Walk that chain while it stays strictly inside this
+// stack: the frame at the very top belongs to the function entered from assembly
+// (usertrap from uservec, main from entry.S), whose saved ra and fp are not the
+// kernel's (in usertrap they are the user's registers), so the walk ends below it.
 // Each line is one return address; `llvm-addr2line -e kernel.elf` names it.
 #include "defs.h"
 #include "memlayout.h"
@@ -23,7 +26,7 @@ void backtrace(void) {
   } else {
     low = (uintptr_t)boot_stack, high = (uintptr_t)boot_stack_top;
   }
-  while (fp > low + 2 * sizeof(uintptr_t) && fp <= high && fp % sizeof(uintptr_t) == 0) {
+  while (fp > low + 2 * sizeof(uintptr_t) && fp < high && fp % sizeof(uintptr_t) == 0) {
     uintptr_t ra = ((uintptr_t *)fp)[-1];
     printf("  %p\n", (void *)ra);
     fp = ((uintptr_t *)fp)[-2];

@@ -27,8 +27,12 @@ void timerinit(void) {
   if (hz <= 0 || (uint64_t)hz > boot.timebase_hz)
     hz = TIMER_HZ;
   timer_interval = boot.timebase_hz / hz;  // 10 ms by default: 100,000 ticks at 10 MHz
+  // Lab 6 (trap): without a timer, a process keeps the CPU until it makes a system
+  // call; with one, every trap path must preserve all of the user's registers.
+  // BEGIN SOLUTION
   w_sie(r_sie() | SIE_STIE);  // taken only in U: the kernel runs with sstatus.SIE = 0
   timer_next();
+  // END SOLUTION
 }
 
 // Exception names as QEMU's `-d int` (and harness/csr.py) print them.
@@ -93,10 +97,7 @@ void usertrapret(void) {
 
   uintptr_t sstatus = r_sstatus();
   sstatus &= ~SSTATUS_SPP;  // sret goes to U
-  // Lab 6 (trap): with interrupts enabled in U, so the timer can preempt it.
-  // BEGIN SOLUTION
-  sstatus |= SSTATUS_SPIE;
-  // END SOLUTION
+  sstatus |= SSTATUS_SPIE;  // with interrupts enabled
   w_sstatus(sstatus);
   w_sepc(p->trapframe->epc);
 

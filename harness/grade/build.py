@@ -25,9 +25,8 @@ from pathlib import Path
 from harness.build.cache import cache_root
 from harness.build.images import build_images
 from harness.errors import BuildError, PrivlabError
-from harness.paths import USERLAND_DIR
-
 from harness.grade.kernel import KernelImages
+from harness.paths import USERLAND_DIR
 
 __all__ = ["BuildResult", "build_submission", "staging_slot"]
 

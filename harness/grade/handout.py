@@ -13,9 +13,8 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from harness.errors import BadInput
-from harness.paths import REPO_ROOT
-
 from harness.grade.labs import Lab
+from harness.paths import REPO_ROOT
 
 __all__ = ["SOLUTION", "make_handout", "strip_solutions"]
 

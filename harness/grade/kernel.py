@@ -18,10 +18,9 @@ from typing import Any
 
 from harness.boot import Syscall, load_syscall_table, syscall_by_number
 from harness.boot.initrd import pack_initrd
+from harness.grade.run import DEFAULT_MAX_INSNS, BootSpec, KernelRun
 from harness.machine import load_elf
 from harness.machine.loader import ElfImage
-
-from harness.grade.run import DEFAULT_MAX_INSNS, BootSpec, KernelRun
 
 __all__ = ["GRADER_RAM_MIB", "GRADER_TIMER_HZ", "KernelImages", "KernelUnderTest", "new_token"]
 

@@ -40,6 +40,7 @@ class TestResult:
     all_or_nothing: bool = False
     duration: float = 0.0
     ran: bool = False              # False until the test finished (or was not run by design)
+    order: int = 0                 # position in the lab's collection order
 
     @property
     def passed(self) -> bool:

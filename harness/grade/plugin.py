@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import random
 import secrets
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -130,6 +130,7 @@ def _title(obj: Any) -> str:
 def describe(items: list[pytest.Item], hidden_dirs: list[Path]) -> dict[str, TestResult]:
     """Each item's TestResult as it stands before running: max score, group, visibility."""
     out: dict[str, TestResult] = {}
+    order = {item.nodeid: n for n, item in enumerate(items)}
     by_class: dict[Any, list[pytest.Item]] = {}
     for item in items:
         by_class.setdefault(_class_node(item), []).append(item)
@@ -143,7 +144,13 @@ def describe(items: list[pytest.Item], hidden_dirs: list[Path]) -> dict[str, Tes
             share = (float(group_mark.args[0]) - given) / unspecified if unspecified else 0.0
         for item in members:
             mark = explicit[item.nodeid]
-            points = float(mark.args[0]) if mark is not None else share
+            module_mark = _own_mark(item.getparent(pytest.Module), "points")
+            if mark is not None:
+                points = float(mark.args[0])
+            elif group_mark is not None:
+                points = share
+            else:
+                points = float(module_mark.args[0]) if module_mark is not None else 0.0
             group = ""
             if group_mark is not None:
                 group = _title(getattr(cls_node, "obj", None)) or cls_node.name
@@ -157,7 +164,7 @@ def describe(items: list[pytest.Item], hidden_dirs: list[Path]) -> dict[str, Tes
                 title=_title(getattr(item, "obj", None)), group=group,
                 all_or_nothing=bool(group_mark is not None
                                     and group_mark.kwargs.get("all_or_nothing", False)),
-                visibility=visibility, output="not run")
+                visibility=visibility, output="not run", order=order[item.nodeid])
     return out
 
 
@@ -215,14 +222,13 @@ class Recorder:
             if needed is None or not needed.passed:
                 pytest.skip(f"not run: it requires {name}, which did not pass")
 
-    @pytest.hookimpl(hookwrapper=True)
-    def pytest_runtest_makereport(self, item: pytest.Item,
-                                  call: pytest.CallInfo[None]) -> Iterator[None]:
-        outcome = yield
-        report: pytest.TestReport = outcome.get_result()
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]
+                                  ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+        report = yield
         current = self.results.get(item.nodeid)
         if current is None:
-            return
+            return report
         failed = report.failed or (report.skipped and report.when in ("setup", "call"))
         if failed:
             text = _failure_text(call, report)
@@ -230,6 +236,7 @@ class Recorder:
         elif report.when == "call" and report.passed:
             self.results[item.nodeid] = _finish(current, PASSED, current.max_score, "",
                                                 call.duration)
+        return report
 
     def pytest_runtest_logfinish(self, nodeid: str) -> None:
         self._write(complete=False)

@@ -16,13 +16,12 @@ from typing import TYPE_CHECKING
 
 from harness.boot import Syscall, make_bootargs
 from harness.devices import Console, ScriptedInput
+from harness.grade.errors import GradeFailure
+from harness.grade.trace import TraceView
 from harness.machine import Machine, RunResult, Stop
 from harness.machine.boot import boot_system
 from harness.machine.until import Until
 from harness.trace import TrapEvent
-
-from harness.grade.errors import GradeFailure
-from harness.grade.trace import TraceView
 
 if TYPE_CHECKING:
     from harness.machine.loader import ElfImage

@@ -14,12 +14,13 @@ from harness.paths import KERNEL_DIR, USERLAND_DIR
 from .qemu_boot import boot_qemu, needs_qemu
 
 _SOLUTION = re.compile(r"[ \t]*// BEGIN SOLUTION\n.*?// END SOLUTION\n", re.S)
-LAB_FILES = {"taskinfo.c", "mmap.c", "sched.c", "spawn.c", "vmprint.c", "backtrace.c"}
+LAB_FILES = {"taskinfo.c", "mmap.c", "sched.c", "spawn.c", "vmprint.c", "backtrace.c", "trap.c",
+             "trampoline.S"}
 
 
 def _strip_solutions(kernel: Path) -> set[str]:
     changed = set()
-    for path in kernel.rglob("*.[ch]"):
+    for path in kernel.rglob("*.[chS]"):
         text = path.read_text()
         stripped = _SOLUTION.sub("", text)
         assert "SOLUTION" not in stripped, f"unbalanced markers in {path.name}"

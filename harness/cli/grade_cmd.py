@@ -1,0 +1,104 @@
+"""`privlab grade LAB`: build a submission, run the lab's graded tests in fresh
+machines, print a scoreboard and write results.json (Gradescope), junit.xml and
+report.txt. The last line is `Points X/Y`; the exit status is 0 only for full marks
+(GitHub Classroom's convention), 1 otherwise, 2 for bad input.
+
+`privlab grade LAB --submissions DIR` grades every directory in DIR in parallel and
+writes one report directory per submission plus gradebook.csv.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from harness.errors import BadInput
+
+__all__ = ["register"]
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("grade", help="grade a lab submission (or a class of them)",
+                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("lab", help="lab name or number (privlab lab list)")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--submission", metavar="DIR", default=".",
+                       help="the submission: a directory with kernel/ (default: .)")
+    where.add_argument("--submissions", metavar="DIR",
+                       help="grade every submission directory under DIR")
+    p.add_argument("--hidden", metavar="DIR", help="also run the hidden tests in DIR")
+    p.add_argument("--out", metavar="DIR", help="where reports go (default: privlab-grade/LAB)")
+    p.add_argument("--jobs", type=int, metavar="N",
+                   help="parallel test processes (or submissions, with --submissions)")
+    p.add_argument("--arch", choices=("rv64", "rv32"), default="rv64")
+    p.add_argument("-k", dest="keyword", metavar="EXPR", help="grade only tests matching EXPR")
+    p.add_argument("--details", action="store_true", help="show whole failure messages")
+    p.set_defaults(func=run)
+
+
+def _hidden(path: str | None) -> Path | None:
+    if path is None:
+        return None
+    hidden = Path(path).resolve()
+    if not hidden.is_dir():
+        raise BadInput(f"{hidden}: no such directory of hidden tests")
+    return hidden
+
+
+def run(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from harness.grade.labs import find_lab
+    from harness.grade.runner import GradeOptions, default_jobs
+
+    lab = find_lab(args.lab)
+    out = Path(args.out or Path("privlab-grade") / lab.name)
+    options = GradeOptions(lab, Path(args.submission).resolve(), _hidden(args.hidden),
+                           args.jobs or default_jobs(), args.arch, args.keyword)
+    console = Console(stderr=False, highlight=False)
+    if args.submissions:
+        return _batch(options, Path(args.submissions), out, args.jobs, console)
+    if not (options.submission / "kernel").is_dir():
+        raise BadInput(f"{options.submission}: not a submission (no kernel/ directory)")
+    from harness.grade.reports import write_reports
+    from harness.grade.runner import grade
+    from harness.grade.scoreboard import Scoreboard
+
+    report = grade(options)
+    write_reports(report, out)
+    console.print(Scoreboard(report, details=args.details))
+    console.print(f"reports: {out}/results.json, junit.xml, report.txt", highlight=False)
+    sys.stdout.flush()
+    print(report.points_line(), flush=True)
+    return 0 if report.full_marks else 1
+
+
+def _batch(options: object, root: Path, out: Path, jobs: int | None, console: object) -> int:
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from harness.grade.batch import find_submissions, grade_batch
+    from harness.grade.model import GradeReport, format_points
+    from harness.grade.runner import GradeOptions
+
+    assert isinstance(options, GradeOptions) and isinstance(console, Console)
+    if not root.is_dir():
+        raise BadInput(f"{root}: no such directory of submissions")
+    total = len(find_submissions(root))
+    if total == 0:
+        raise BadInput(f"{root}: no submission directories in it")
+    columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+               TimeElapsedColumn(), TextColumn("{task.fields[last]}"))
+    with Progress(*columns, console=console, transient=False) as progress:
+        task = progress.add_task(f"grading {options.lab.name}", total=total, last="")
+
+        def done(name: str, report: GradeReport) -> None:
+            progress.update(task, advance=1, last=f"{name}: {format_points(report.score)}/"
+                                                  f"{format_points(report.max_score)}")
+
+        result = grade_batch(options, root, out, workers=jobs, on_done=done)
+    failed_builds = sum(1 for _, r in result.reports if not r.built)
+    console.print(f"graded {total} submissions ({failed_builds} did not build); "
+                  f"gradebook: {result.gradebook}", highlight=False)
+    return 0

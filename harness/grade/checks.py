@@ -1,0 +1,212 @@
+"""Ready-made expectations that need the machine's own view of the guest: the page
+table behind vmprint, the frame-pointer chain behind a backtrace, and the time slices
+behind a scheduler's shares. The harness computes the truth itself, from memory and
+the trace, so the expected output differs from run to run and cannot be memorised.
+"""
+
+from __future__ import annotations
+
+import re
+import struct
+from dataclasses import dataclass
+
+from harness.csr import Priv
+from harness.grade.run import KernelRun
+from harness.machine.until import AtAddress, PrivilegeChange
+
+__all__ = ["FrameWalk", "backtrace_at_entry", "backtrace_in", "check_shares", "printed_backtrace",
+           "slices_by_priority", "vmprint_lines", "walk_frames"]
+
+PGSIZE = 4096
+KSTACK_PAGES = 2
+HEX = re.compile(r"^\s*(0x[0-9a-fA-F]+)\s*$")
+
+
+# -- scheduling -------------------------------------------------------------------------
+def slices_by_priority(run: KernelRun) -> dict[int, int]:
+    """Time slices (timer interrupts from U) each process got after the last
+    set_priority call, keyed by the priority it set; processes are told apart by
+    their address space (satp)."""
+    trace = run.trace
+    prio_of: dict[int, int] = {}
+    start = 0
+    for call in trace.syscalls("set_priority"):
+        prio_of[call.satp] = call.args[0]
+        start = max(start, call.instret)
+    counts = dict.fromkeys(prio_of.values(), 0)
+    for t in trace.timer_interrupts_from_user():
+        if t.instret > start and t.satp in prio_of:
+            counts[prio_of[t.satp]] += 1
+    return counts
+
+
+def check_shares(counts: dict[int, int], tolerance: float = 0.08, minimum: int = 20) -> None:
+    """Each priority's share of the slices is within `tolerance` of prio / sum."""
+    total = sum(counts.values())
+    assert total >= minimum, f"too few time slices to judge ({total}): {counts}"
+    weight = sum(counts)
+    for prio, got in sorted(counts.items()):
+        share, want = got / total, prio / weight
+        assert abs(share - want) <= tolerance, (
+            f"priority {prio} got {got} of {total} slices ({share:.0%}), expected about "
+            f"{want:.0%}; slices by priority: {counts}")
+
+
+# -- page tables ------------------------------------------------------------------------
+@dataclass(frozen=True)
+class _Paging:
+    levels: int
+    index_bits: int
+    pte_size: int
+
+
+def _paging(xlen: int) -> _Paging:
+    return _Paging(3, 9, 8) if xlen == 64 else _Paging(2, 10, 4)
+
+
+def satp_root(satp: int, xlen: int) -> int:
+    ppn = satp & ((1 << 44) - 1) if xlen == 64 else satp & ((1 << 22) - 1)
+    return ppn * PGSIZE
+
+
+def vmprint_lines(run: KernelRun, root: int) -> list[str]:
+    """What vmprint must print for the page table at physical address `root`
+    (format: labs/vmprint/README.md), read from guest memory."""
+    paging = _paging(run.machine.xlen)
+    fmt = "<Q" if paging.pte_size == 8 else "<I"
+    mem = run.machine.memory
+    lines = [f"page table {root:#x}"]
+
+    def level(table: int, depth: int, base: int) -> None:
+        shift = 12 + paging.index_bits * depth
+        raw = mem.read(table, paging.pte_size << paging.index_bits)
+        for i in range(1 << paging.index_bits):
+            (pte,) = struct.unpack_from(fmt, raw, i * paging.pte_size)
+            if not pte & 1:
+                continue
+            va = base + (i << shift)
+            pa = (pte >> 10) << 12
+            indent = " .." * (paging.levels - depth)
+            line = f"{indent}{i}: pte {pte:#x} pa {pa:#x}"
+            if pte & 0b1110:
+                flags = "".join(c if pte & bit else "-" for c, bit in
+                                (("r", 2), ("w", 4), ("x", 8), ("u", 16)))
+                lines.append(f"{line} va {va:#x} {flags}")
+            else:
+                lines.append(line)
+                level(pa, depth - 1, va)
+
+    level(root, paging.levels - 1, 0)
+    return lines
+
+
+def first_user_page_table(run: KernelRun, within: int) -> int:
+    """Run until the first process enters U; the physical root of its page table."""
+    result = run.run(within, until=[PrivilegeChange(to=Priv.U)])
+    if result.event is None:
+        run.fail("the first process never reached user mode")
+    assert result.event is not None
+    return satp_root(result.event.satp, run.machine.xlen)
+
+
+def printed_block(text: str, header: str, line: re.Pattern[str]) -> list[str]:
+    """The header line and the lines matching `line` right after it (first block)."""
+    lines = text.splitlines()
+    for i, candidate in enumerate(lines):
+        if candidate.startswith(header):
+            block = [candidate]
+            for following in lines[i + 1:]:
+                if not line.match(following):
+                    break
+                block.append(following)
+            return block
+    return []
+
+
+# -- frame pointers ---------------------------------------------------------------------
+@dataclass(frozen=True)
+class FrameWalk:
+    """The return addresses a frame-pointer backtrace from here must print."""
+
+    addresses: list[int]
+    stack: tuple[int, int]
+
+
+def _stack_bounds(run: KernelRun, fp: int) -> tuple[int, int]:
+    image = run.kernel_image
+    low, high = image.symbol("boot_stack"), image.symbol("boot_stack_top")
+    if low is not None and high is not None and low <= fp <= high:
+        return low, high
+    xlen = run.machine.xlen
+    trampoline = 0x3FFFFFF000 if xlen == 64 else 0xFFFFF000
+    size = KSTACK_PAGES * PGSIZE
+    slot = (trampoline - fp) // (size + PGSIZE)
+    low = trampoline - (slot + 1) * (size + PGSIZE)
+    return low, low + size
+
+
+def walk_frames(run: KernelRun, first: int, fp: int) -> FrameWalk:
+    """`first`, then the saved return address of each frame from `fp` on: at fp - 1
+    word, the caller's fp at fp - 2 words, while fp stays inside its stack."""
+    word = run.machine.xlen // 8
+    low, high = _stack_bounds(run, fp)
+    out = [first]
+    for _ in range(64):
+        if not (low + 2 * word < fp < high and fp % word == 0):
+            break
+        raw = run.machine.read_virtual(fp - 2 * word, 2 * word)
+        caller_fp = int.from_bytes(raw[:word], "little")
+        out.append(int.from_bytes(raw[word:], "little"))
+        fp = caller_fp
+    return FrameWalk(out, (low, high))
+
+
+def printed_backtrace(text: str, nth: int = 0) -> list[int] | None:
+    """The addresses under the nth `backtrace:` line, or None if there is none."""
+    lines = text.splitlines()
+    starts = [i for i, line in enumerate(lines) if line.strip() == "backtrace:"]
+    if len(starts) <= nth:
+        return None
+    out = []
+    for line in lines[starts[nth] + 1:]:
+        m = HEX.match(line)
+        if m is None:
+            break
+        out.append(int(m.group(1), 16))
+    return out
+
+
+def backtrace_at_entry(run: KernelRun, function: str, within: int) -> FrameWalk:
+    """Run until the kernel enters `function`; what a backtrace() called there by
+    its caller must print (its return address, then the caller's chain)."""
+    target = run.kernel_image.symbol(function)
+    if target is None:
+        run.fail(f"the kernel has no function {function}")
+    assert target is not None
+    result = run.run(within, until=[AtAddress(target)])
+    if result.condition is None:
+        run.fail(f"the kernel never called {function}")
+    hart = run.machine.hart
+    return walk_frames(run, hart.x(1), hart.x(8))
+
+
+def backtrace_in(run: KernelRun, function: str, within: int) -> FrameWalk:
+    """Stop when the kernel enters `function` and make that call a call of
+    backtrace() instead (same return address, same caller frames); when backtrace()
+    returns, restore every register and let `function` run after all. Returns what
+    that backtrace() must print."""
+    backtrace = run.kernel_image.symbol("backtrace")
+    if backtrace is None:
+        run.fail("the kernel has no function backtrace")
+    assert backtrace is not None
+    expected = backtrace_at_entry(run, function, within)
+    hart = run.machine.hart
+    saved_pc, saved = hart.pc, [hart.x(n) for n in range(32)]
+    hart.pc = backtrace
+    result = run.run(within, until=[AtAddress(saved[1])])
+    if result.condition is None:
+        run.fail("backtrace() did not return to its caller")
+    for n in range(1, 32):
+        hart.set_x(n, saved[n])
+    hart.pc = saved_pc
+    return expected

@@ -1,0 +1,114 @@
+"""Report formats: Gradescope's results.json, JUnit XML, a plain-text report, and the
+gradebook CSV of a batch. All read a GradeReport; none needs the machine."""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+from xml.etree import ElementTree as ET
+
+from harness.grade.model import GradeReport, TestResult, format_points
+
+__all__ = ["display_name", "gradescope_json", "junit_xml", "text_report", "write_gradebook",
+           "write_reports"]
+
+
+def display_name(test: TestResult) -> str:
+    return f"{test.group}: {test.name}" if test.group else test.name
+
+
+def _notes(report: GradeReport) -> str:
+    return "\n\n".join(report.notes)
+
+
+def gradescope_json(report: GradeReport) -> dict[str, Any]:
+    """Gradescope's autograder results format."""
+    output = report.points_line()
+    if not report.built:
+        output += "\nThe submission did not build: see the 'build' test for the compiler output."
+    if report.notes:
+        output += "\n" + _notes(report)
+    return {
+        "score": report.score,
+        "max_score": report.max_score,
+        "execution_time": report.execution_time,
+        "output": output,
+        "visibility": "visible",
+        "stdout_visibility": "hidden",
+        "tests": [{"name": display_name(t), "score": t.score, "max_score": t.max_score,
+                   "status": t.status, "output": t.output, "visibility": t.visibility}
+                  for t in report.tests],
+    }
+
+
+def junit_xml(report: GradeReport) -> str:
+    failures = sum(1 for t in report.tests if not t.passed)
+    suites = ET.Element("testsuites")
+    suite = ET.SubElement(suites, "testsuite", name=f"privlab.{report.lab}",
+                          tests=str(len(report.tests)), failures=str(failures), errors="0",
+                          time=f"{report.execution_time:.2f}")
+    props = ET.SubElement(suite, "properties")
+    for name, value in (("score", report.score), ("max_score", report.max_score),
+                        ("submission", report.submission)):
+        ET.SubElement(props, "property", name=name, value=str(value))
+    for t in report.tests:
+        case = ET.SubElement(suite, "testcase", classname=f"{report.lab}.{t.group or 'tests'}",
+                             name=t.name, time=f"{t.duration:.3f}")
+        case_props = ET.SubElement(case, "properties")
+        ET.SubElement(case_props, "property", name="score", value=format_points(t.score))
+        ET.SubElement(case_props, "property", name="max_score",
+                      value=format_points(t.max_score))
+        if not t.passed:
+            first = t.output.splitlines()[0] if t.output else "failed"
+            failure = ET.SubElement(case, "failure", message=first)
+            failure.text = t.output
+    if report.notes:
+        ET.SubElement(suite, "system-err").text = _notes(report)
+    ET.indent(suites)
+    return ET.tostring(suites, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def text_report(report: GradeReport) -> str:
+    lines = [f"privlab grade {report.lab}: {report.submission}", ""]
+    for t in report.tests:
+        mark = "PASS" if t.passed else "FAIL"
+        lines.append(f"{mark} {display_name(t)} "
+                     f"[{format_points(t.score)}/{format_points(t.max_score)}]")
+        if not t.passed and t.output:
+            lines += [f"    {line}" for line in t.output.splitlines()]
+    if report.notes:
+        lines += ["", "grader notes:", _notes(report)]
+    lines += ["", report.points_line()]
+    return "\n".join(lines) + "\n"
+
+
+def write_reports(report: GradeReport, out: Path) -> list[Path]:
+    """results.json (Gradescope), junit.xml and report.txt in `out`."""
+    out.mkdir(parents=True, exist_ok=True)
+    files = {out / "results.json": json.dumps(gradescope_json(report), indent=2) + "\n",
+             out / "junit.xml": junit_xml(report),
+             out / "report.txt": text_report(report)}
+    for path, text in files.items():
+        path.write_text(text)
+    return list(files)
+
+
+def write_gradebook(reports: Sequence[tuple[str, GradeReport]], path: Path) -> None:
+    """One row per submission: score, max, built, then each test's score."""
+    names: list[str] = []
+    for _, report in reports:
+        for t in report.tests:
+            if t.max_score and display_name(t) not in names:
+                names.append(display_name(t))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["submission", "score", "max_score", "built", "notes", *names])
+        for name, report in reports:
+            scores = {display_name(t): format_points(t.score) for t in report.tests}
+            writer.writerow([name, format_points(report.score), format_points(report.max_score),
+                             "yes" if report.built else "no", len(report.notes),
+                             *(scores.get(n, "") for n in names)])

@@ -1,0 +1,148 @@
+"""Grading one submission: build it, run the lab's tests in fresh pytest processes
+(in parallel shards), merge their results into a GradeReport.
+
+Nothing a submission does can crash the grader or lose the report: a compile error is
+a failed `build` test carrying the compiler output; tests of a submission that did not
+build still appear, each failed with "not run"; a test process that dies is recorded
+against the tests it had not finished; any other grader trouble becomes a note in the
+report. Instruction budgets bound every test; a generous wall-clock watchdog guards
+against the unforeseen.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+import traceback
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from harness.grade.build import BuildResult, build_submission, staging_slot
+from harness.grade.labs import Lab
+from harness.grade.model import (
+    BUILD_TEST,
+    FAILED,
+    PASSED,
+    GradeReport,
+    TestResult,
+    apply_groups,
+)
+
+__all__ = ["GradeOptions", "default_jobs", "grade"]
+
+WATCHDOG_SECONDS = 1800   # per test process: far beyond any instruction budget
+STDERR_TAIL = 3000
+
+
+def default_jobs() -> int:
+    return max(1, min(4, os.cpu_count() or 1))
+
+
+@dataclass(frozen=True)
+class GradeOptions:
+    lab: Lab
+    submission: Path
+    hidden: Path | None = None
+    jobs: int = 1
+    arch: str = "rv64"
+    keyword: str | None = None       # pytest -k: grade only matching tests
+
+
+def _shard_command(options: GradeOptions, slot: Path, index: int, count: int,
+                   build_arg: list[str]) -> list[str]:
+    paths = [str(p) for p in options.lab.test_paths(hidden=options.hidden)]
+    ini = slot / "pytest.ini"
+    ini.write_text("[pytest]\n")
+    cmd = [sys.executable, "-m", "pytest", *paths, "-q", "-p", "no:cacheprovider",
+           "-c", str(ini), "--rootdir", os.path.commonpath(paths),
+           "--continue-on-collection-errors", "--no-header", "-rN",
+           *build_arg, "--privlab-results", str(slot / f"results-{index}.json"),
+           "--privlab-shard", f"{index}/{count}"]
+    if options.hidden is not None:
+        cmd += ["--privlab-hidden", str(options.hidden)]
+    if options.keyword:
+        cmd += ["-k", options.keyword]
+    return cmd
+
+
+def _build_arg(built: BuildResult, slot: Path) -> list[str]:
+    if built.images is None:
+        error = slot / "build-error.txt"
+        error.write_text(built.output)
+        return ["--privlab-build-error", str(error)]
+    manifest = slot / "images.json"
+    built.images.save(manifest)
+    return ["--privlab-images", str(manifest)]
+
+
+def _read_shard(path: Path) -> tuple[list[TestResult], bool]:
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return [], False
+    return [TestResult.from_json(t) for t in data.get("tests", [])], bool(data.get("complete"))
+
+
+def _run_shards(options: GradeOptions, slot: Path, built: BuildResult,
+                notes: list[str]) -> list[TestResult]:
+    count = max(1, options.jobs)
+    build_arg = _build_arg(built, slot)
+    for stale in slot.glob("results-*.json"):
+        stale.unlink()
+    procs = []
+    for index in range(count):
+        cmd = _shard_command(options, slot, index, count, build_arg)
+        log = (slot / f"shard-{index}.log").open("w+")
+        procs.append((subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
+                                       stdin=subprocess.DEVNULL), log))
+    results: list[TestResult] = []
+    for index, (proc, log) in enumerate(procs):
+        try:
+            status = proc.wait(timeout=WATCHDOG_SECONDS)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            status = proc.wait()
+            notes.append(f"test process {index} ran past the {WATCHDOG_SECONDS} s watchdog")
+        log.seek(0)
+        output = log.read()
+        log.close()
+        tests, complete = _read_shard(slot / f"results-{index}.json")
+        if "error" in output.lower() and ("ERROR collecting" in output or status in (2, 3, 4)):
+            notes.append(f"test collection problem:\n{output[-STDERR_TAIL:]}")
+        if not complete:
+            why = (f"not run: the grader's test process ended early (status {status}):\n"
+                   f"{output[-STDERR_TAIL:]}")
+            tests = [t if t.ran else replace(t, output=why) for t in tests]
+            if not tests:
+                notes.append(why)
+        results += tests
+    return results
+
+
+def _build_entry(built: BuildResult) -> TestResult:
+    if built.ok:
+        return TestResult(BUILD_TEST, 0.0, 0.0, PASSED, f"built in {built.seconds:.1f} s",
+                          title="the submission builds", ran=True, duration=built.seconds)
+    return TestResult(BUILD_TEST, 0.0, 0.0, FAILED, built.output,
+                      title="the submission builds", ran=True, duration=built.seconds)
+
+
+def grade(options: GradeOptions) -> GradeReport:
+    """Grade one submission; always returns a report."""
+    start = time.perf_counter()
+    report = GradeReport(options.lab.name, str(options.submission))
+    try:
+        with staging_slot() as slot:
+            built = build_submission(options.submission, slot, arch=options.arch)
+            report.built, report.build_output = built.ok, built.output
+            tests = _run_shards(options, slot, built, report.notes)
+            tests.sort(key=lambda t: (t.visibility != "visible", t.order))
+            report.tests = [_build_entry(built), *apply_groups(tests)]
+    except Exception as e:  # the grader must always produce its report
+        report.notes.append(f"grader error: {e}\n{traceback.format_exc()[-STDERR_TAIL:]}")
+        report.built = report.built and not report.tests
+    report.execution_time = round(time.perf_counter() - start, 2)
+    return report

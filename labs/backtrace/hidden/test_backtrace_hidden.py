@@ -1,0 +1,25 @@
+"""Lab 5 hidden tests."""
+
+import random
+
+import pytest
+
+from harness.grade import KernelUnderTest
+from harness.grade.checks import backtrace_in, printed_backtrace
+
+
+@pytest.mark.points(2)
+def test_backtrace_on_the_boot_stack_from_exec_load(kernel: KernelUnderTest) -> None:
+    """exec_load's first call comes from userinit at boot, on the boot stack."""
+    run = kernel.boot("hello", kernel.token)
+    expected = backtrace_in(run, "exec_load", 50_000_000)
+    run.run_to_exit()
+    assert printed_backtrace(run.output) == expected.addresses
+
+
+@pytest.mark.points(2)
+def test_backtrace_from_copyout_in_waitpid(kernel: KernelUnderTest, rng: random.Random) -> None:
+    run = kernel.boot("usertests", "exit_status")
+    expected = backtrace_in(run, rng.choice(("copyout", "waitpid")), 80_000_000)
+    run.run_to_exit()
+    assert printed_backtrace(run.output) == expected.addresses

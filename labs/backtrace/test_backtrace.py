@@ -1,0 +1,50 @@
+"""Lab 5: backtrace() walks the frame-pointer chain of the current kernel stack.
+
+The grader computes the chain itself from the stack in guest memory, and calls the
+kernel's backtrace() from places chosen at random, so the output cannot be memorised.
+"""
+
+import random
+
+import pytest
+
+from harness.grade import KernelUnderTest
+from harness.grade.checks import FrameWalk, backtrace_at_entry, backtrace_in, printed_backtrace
+
+
+def _check(printed: list[int] | None, expected: FrameWalk) -> None:
+    assert printed is not None, "no 'backtrace:' line was printed"
+    want = [hex(a) for a in expected.addresses]
+    got = [hex(a) for a in printed]
+    assert got == want, f"expected the return addresses {want}, got {got}"
+
+
+@pytest.mark.points(3)
+def test_boot_backtrace_prints_the_return_address_into_main(kernel: KernelUnderTest) -> None:
+    run = kernel.boot("hello", kernel.token, flags=("backtrace",))
+    expected = backtrace_at_entry(run, "backtrace", 50_000_000)
+    run.run_to_exit()
+    _check(printed_backtrace(run.output), expected)
+
+
+@pytest.mark.points(4)
+def test_backtrace_inside_a_system_call_lists_every_caller(kernel: KernelUnderTest,
+                                                         rng: random.Random) -> None:
+    """backtrace() called in place of a function deep in the write path."""
+    function = rng.choice(("sys_write", "copyin", "console_write"))
+    run = kernel.boot("hello", kernel.token)
+    expected = backtrace_in(run, function, 50_000_000)
+    run.run_to_exit()
+    _check(printed_backtrace(run.output), expected)
+    run.expect_output(rf"^argv\[1\] = {kernel.token}$")  # and the write still happened
+
+
+@pytest.mark.points(3)
+def test_backtrace_stops_at_the_top_of_the_process_stack(kernel: KernelUnderTest,
+                                                         rng: random.Random) -> None:
+    """From fork's page copying: the walk must end below usertrap's frame."""
+    function = rng.choice(("uvmcopy", "fork"))
+    run = kernel.boot("lab_taskinfo", "fork", kernel.token, 2)
+    expected = backtrace_in(run, function, 50_000_000)
+    run.expect_pass()
+    _check(printed_backtrace(run.output), expected)

@@ -1,0 +1,17 @@
+"""Lab 3 hidden tests."""
+
+import random
+
+import pytest
+
+from harness.grade import KernelUnderTest
+from harness.grade.checks import check_shares, slices_by_priority
+
+
+@pytest.mark.points(2)
+def test_four_processes_share_by_priority(kernel: KernelUnderTest, rng: random.Random) -> None:
+    prios = [3, 5, 8, 13]
+    rng.shuffle(prios)
+    run = kernel.run("lab_sched", "stride", kernel.token, 50, *prios, max_insns=150_000_000)
+    run.expect_pass()
+    check_shares(slices_by_priority(run))

@@ -1,0 +1,39 @@
+"""Lab 6: uservec/userret save and restore every register, the kernel returns to U
+with interrupts enabled, and the timer preempts user code."""
+
+import itertools
+import random
+
+import pytest
+
+from harness.grade import KernelUnderTest
+
+
+@pytest.mark.points(3)
+def test_every_register_but_a0_survives_system_calls(kernel: KernelUnderTest,
+                                                     rng: random.Random) -> None:
+    run = kernel.run("lab_trap", "syscall", kernel.token, rng.randint(1, 10**9))
+    run.expect_pass()
+
+
+@pytest.mark.points(3)
+def test_every_register_survives_timer_interrupts(kernel: KernelUnderTest,
+                                                  rng: random.Random) -> None:
+    run = kernel.run("lab_trap", "timer", kernel.token, rng.randint(1, 10**9), 40000)
+    run.expect_pass()
+    ticks = len(run.trace.timer_interrupts_from_user())
+    assert ticks >= 10, f"only {ticks} timer interrupts reached user code: is the timer armed?"
+
+
+@pytest.mark.points(2)
+def test_timer_preempts_a_process_that_never_yields(kernel: KernelUnderTest) -> None:
+    run = kernel.boot("lab_trap", "spin", kernel.token, 5)
+    run.expect_pass(within=60_000_000)
+
+
+@pytest.mark.points(2)
+def test_two_cpu_bound_processes_interleave(kernel: KernelUnderTest) -> None:
+    run = kernel.run("compute", 400000, 2)
+    tags = [line[0] for line in run.lines() if line[:2] in ("A ", "B ")]
+    switches = sum(1 for a, b in itertools.pairwise(tags) if a != b)
+    assert switches >= 3, f"progress lines did not interleave: {''.join(tags)}"
