@@ -112,6 +112,8 @@ class Machine:
         self.devices: list[Device] = [Finisher(self._halt), self.clint, self.uart]
         self._halted: tuple[int, str] | None = None
         self.breakpoints: set[int] = set()   # debugger breakpoints (AtAddress adds its own)
+        self.images: list[ElfImage] = []     # what load() placed, in order
+        self.symbols: dict[str, int] = {}    # their symbols (a later image wins)
         self._device_error: GuestError | None = None
         self._hooks: list[int] = []
         for dev in self.devices:
@@ -150,6 +152,8 @@ class Machine:
             raise BadInput(f"{image.path}: a {image.xlen}-bit ELF cannot run on this "
                            f"{self.xlen}-bit machine")
         self.memory.load(image)
+        self.images.append(image)
+        self.symbols.update(image.symbols)
         tohost = image.symbol("tohost")
         if tohost is not None:
             self._attach_htif(tohost)
@@ -204,12 +208,12 @@ class Machine:
                                      if isinstance(e, TrapEvent)][-8:],
                          event=event, condition=condition)
 
-    def run(self, max_insns: int | None = None, *, until: Until | list[Until] = (),
+    def run(self, max_insns: int | None = None, *, until: Until | list[Until] | None = None,
             on_stop: Callable[[], None] | None = None) -> RunResult:
         """Run until the guest halts, `max_insns` more instructions retire, one of the
         `until` conditions holds, a debugger stop, or the guest gets stuck (which is a
         Stop.ERROR result with the diagnosis, not an exception)."""
-        conditions = [until] if not isinstance(until, list | tuple) else list(until)
+        conditions = [] if until is None else list(until) if isinstance(until, list) else [until]
         s = self.hart.state
         budget = (s.instret + max_insns) if max_insns is not None else (1 << 64) - 1
         for c in conditions:

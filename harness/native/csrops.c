@@ -273,7 +273,8 @@ bool emulate_csr(hart *h, uint32_t insn, uint64_t pc, unsigned priv)
     if (writes && (csr & CSR_RO_BITS) == CSR_RO_BITS)
         return false;
     if (!counter_allowed(h, csr, priv)) {
-        /* Unicorn does not apply mcounteren/scounteren itself: raise it here. */
+        /* Not allowed by the guest's mcounteren/scounteren. (M-mode code reaches here
+         * before running the instruction; raising it here keeps one path.) */
         take_exception(h, EXC_ILLEGAL_INSN, pc);
         return true;
     }

@@ -1,0 +1,88 @@
+"""Shared pieces of the benchmarks: building a benchmark program, timing it on privlab
+and on QEMU 7.2 in the same run, and printing the ratio.
+
+Start-up is measured separately (the same program with zero iterations) and
+subtracted on both sides, so the ratio compares the work itself.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness.build import RV64, Arch
+from harness.build.baremetal import build_baremetal
+from harness.machine import Machine, Stop, load_elf
+
+PROGRAMS = Path(__file__).resolve().parent / "programs"
+QEMU_CPU = {64: "rv64,h=false,sstc=false", 32: "rv32,h=false,sstc=false"}
+
+
+def build(name: str, iterations: int, arch: Arch = RV64) -> Path:
+    from harness.build.cache import cache_root
+    out = cache_root() / "bench" / arch.name / f"{name}-{iterations}.elf"
+    return build_baremetal([PROGRAMS / f"{name}.S"], arch, out,
+                           defines={"ITERATIONS": iterations})
+
+
+def time_privlab(elf: Path, *, trace: bool = True) -> tuple[float, Machine]:
+    """Wall time of Machine.run (construction and loading excluded)."""
+    image = load_elf(elf)
+    m = Machine(image.xlen, keep_events=trace)
+    m.load(image)
+    if not trace:
+        m.hart.state.record_events = 0
+    start = time.perf_counter()
+    result = m.run()
+    elapsed = time.perf_counter() - start
+    if result.stop is not Stop.HALT or result.exit_status != 0:
+        sys.exit(f"privlab run failed: {result.stop} {result.message}")
+    return elapsed, m
+
+
+def time_qemu(elf: Path, xlen: int = 64, icount: bool = False) -> float | None:
+    binary = shutil.which(f"qemu-system-riscv{xlen}")
+    if binary is None:
+        return None
+    cmd = [binary, "-machine", "virt", "-cpu", QEMU_CPU[xlen], "-bios", "none",
+           "-kernel", str(elf), "-nographic", "-monitor", "none", "-serial", "none"]
+    if icount:
+        cmd += ["-icount", "shift=0"]
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, timeout=600,
+                          check=False)
+    elapsed = time.perf_counter() - start
+    if proc.returncode != 0:
+        sys.exit(f"qemu failed ({proc.returncode}): {proc.stderr.decode(errors='replace')}")
+    return elapsed
+
+
+@dataclass
+class Measurement:
+    name: str
+    seconds: float
+
+
+def best_of(n: int, fn: Callable[[], float]) -> float:
+    return min(fn() for _ in range(n))
+
+
+def report(title: str, ours: float, theirs: float | None, goal: float, unit: str,
+           per: int, scale: float = 1e6) -> int:
+    """Print both times, each also per item (`per` items, `scale` converts seconds to
+    `unit`), and the ratio against the goal; returns 1 if the goal is missed."""
+    print(f"{title}")
+    print(f"  privlab: {ours:.3f} s  ({ours / per * scale:.3f} {unit})")
+    if theirs is None:
+        print("  QEMU 7.2 not installed: no reference, no ratio")
+        return 0
+    ratio = ours / theirs
+    print(f"  QEMU:    {theirs:.3f} s  ({theirs / per * scale:.3f} {unit})")
+    verdict = "meets" if ratio <= goal else "MISSES"
+    print(f"  ratio privlab/QEMU = {ratio:.2f}x  (goal <= {goal}x: {verdict})")
+    return 0 if ratio <= goal else 1

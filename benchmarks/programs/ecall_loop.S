@@ -1,0 +1,60 @@
+// ecall_loop.S: the trap round-trip benchmark. M-mode opens PMP, delegates ecall from
+// U (cause 8) to S and drops to U-mode, which runs ITERATIONS ecalls. The S handler
+// advances sepc past the ecall and srets, so each iteration is one U->S trap and one
+// sret back. Then U stops the loop with an ecall that M handles: delegation is turned
+// off (by S through an SBI-like ecall) and M powers off through the finisher.
+#include "platform.h"
+
+#ifndef ITERATIONS
+#define ITERATIONS 1000000
+#endif
+
+#if __riscv_xlen == 64
+#define PMP_ALL -1
+#else
+#define PMP_ALL 0xffffffff
+#endif
+
+    .section .text.entry
+    .globl _start
+_start:
+    li t0, PMP_ALL
+    csrw pmpaddr0, t0
+    li t0, 0x1f             // NAPOT, R, W, X
+    csrw pmpcfg0, t0
+    la t0, m_trap
+    csrw mtvec, t0
+    la t0, s_trap
+    csrw stvec, t0
+    li t0, 1 << 8           // delegate ecall from U to S
+    csrw medeleg, t0
+    la t0, user
+    csrw mepc, t0
+    li t0, 0x1800           // MPP = U
+    csrc mstatus, t0
+    mret
+
+user:
+    li s0, ITERATIONS
+    beqz s0, 2f
+1:  ecall                   // U -> S, and sret back
+    addi s0, s0, -1
+    bnez s0, 1b
+2:  li a7, 1                // tell S to finish
+    ecall
+
+    .align 2
+s_trap:
+    bnez a7, 1f
+    csrr t0, sepc
+    addi t0, t0, 4
+    csrw sepc, t0
+    sret
+1:  ecall                   // S -> M: power off
+
+    .align 2
+m_trap:
+    li t0, PLATFORM_FINISHER_BASE
+    li t1, FINISHER_PASS
+    sw t1, 0(t0)
+1:  j 1b

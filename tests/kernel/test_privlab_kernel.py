@@ -1,0 +1,100 @@
+"""The teaching kernel on privlab itself (the QEMU tests beside this file check the
+same kernel on QEMU 7.2): usertests, the fuzzer, the trap flow of a write, preemption."""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Iterator
+from functools import cache
+
+import pytest
+
+from harness.boot import load_syscall_table, user_boot
+from harness.build.images import Images, build_images
+from harness.csr import Priv
+from harness.devices import Console
+from harness.machine import Machine, RunResult, Stop, load_elf
+from harness.machine.boot import boot_system
+from harness.trace import TrapEvent, XretEvent
+
+
+@cache
+def images(arch: str) -> Images:
+    return build_images(arch, listings=False)
+
+
+def boot_user(arch: str, prog: str, *args: str) -> Machine:
+    im = images(arch)
+    ub = user_boot(im.users, prog, args)
+    m = Machine(int(arch[2:]), console=Console())
+    boot_system(m, load_elf(im.firmware), load_elf(im.kernel), ub.initrd, ub.bootargs)
+    return m
+
+
+def run_user(arch: str, prog: str, *args: str,
+             budget: int = 3_000_000_000) -> tuple[Machine, RunResult]:
+    m = boot_user(arch, prog, *args)
+    return m, m.run(max_insns=budget)
+
+
+@pytest.mark.parametrize("arch", ["rv64", "rv32"])
+def test_usertests_all_pass_on_privlab(arch: str) -> None:
+    m, r = run_user(arch, "usertests")
+    out = m.console.text()
+    assert (r.stop, r.exit_status) == (Stop.HALT, 0), out[-2000:]
+    assert not re.search(r"^FAIL ", out, re.M)
+    total = re.search(r"usertests: (\d+) passed, 0 failed", out)
+    assert total and int(total.group(1)) >= 28
+
+
+def test_fuzzer_survives_and_the_kernel_keeps_scheduling() -> None:
+    m, r = run_user("rv64", "fuzz")
+    assert (r.stop, r.exit_status) == (Stop.HALT, 0), m.console.text()[-2000:]
+    assert "panic" not in m.console.text()
+
+
+def syscall_number(name: str) -> int:
+    return next(s.number for s in load_syscall_table() if s.name == name)
+
+
+def events_between(m: Machine, first: int, last: int) -> Iterator[TrapEvent | XretEvent]:
+    for i in range(first, last + 1):
+        yield m.events[i]
+
+
+@pytest.mark.parametrize("arch", ["rv64", "rv32"])
+def test_write_from_u_is_one_u_to_s_trap_and_its_matching_sret(arch: str) -> None:
+    m, r = run_user(arch, "hello")
+    assert r.exit_status == 0
+    write = syscall_number("write")
+    u_traps = [e for e in m.events if isinstance(e, TrapEvent) and e.priv_from == Priv.U]
+    writes = [e for e in u_traps if e.code == 8 and e.args[7] == write]
+    assert len(writes) == 1, "hello prints with a single write"
+    trap = writes[0]
+    assert (trap.interrupt, trap.code, trap.priv_to, trap.tval) == (False, 8, Priv.S, 0)
+    # Everything until the sret that returns to U is kernel work: S->M SBI console calls
+    # each answered by an mret to S, then exactly one sret to U at epc + 4.
+    later = [e for e in m.events if e.seq > trap.seq]
+    back = next(i for i, e in enumerate(later) if e.priv_to == Priv.U)
+    between, ret = later[:back], later[back]
+    assert isinstance(ret, XretEvent)
+    assert (ret.insn, ret.priv_from, ret.pc) == ("sret", Priv.S, trap.epc + 4)
+    assert ret.a0 == len("Hello, world!\n")
+    sbi = [e for e in between if isinstance(e, TrapEvent)]
+    assert sbi, "the console goes through the firmware"
+    assert all((e.code, e.priv_from, e.priv_to) == (9, Priv.S, Priv.M) for e in sbi)
+    mrets = [e for e in between if isinstance(e, XretEvent)]
+    assert len(mrets) == len(sbi)
+    assert all((e.insn, e.priv_to) == ("mret", Priv.S) for e in mrets)
+
+
+def test_timer_preemption_interleaves_two_cpu_bound_processes() -> None:
+    m, r = run_user("rv64", "compute", "3000000", "2")
+    assert r.exit_status == 0
+    tags = [line[0] for line in m.console.text().splitlines() if re.match(r"^[AB] \d+$", line)]
+    assert sorted(tags) == ["A"] * 10 + ["B"] * 10
+    switches = sum(1 for a, b in itertools.pairwise(tags) if a != b)
+    assert switches >= 2, f"no interleaving: {''.join(tags)}"
+    timer = [e for e in m.events if isinstance(e, TrapEvent) and e.interrupt]
+    assert {(e.code, e.priv_to) for e in timer} == {(7, Priv.M), (5, Priv.S)}

@@ -1,0 +1,78 @@
+"""Small bare-metal programs written inline in a test, built with the real toolchain.
+
+    elf = build_asm('''
+        li a0, 1
+        ecall
+    ''', "rv64")
+
+The text becomes the body of `_start` (M-mode, at the RAM base) after a prologue that
+sets mtvec to `trap`; a body that does not define `trap:` gets one that powers off
+through the finisher with exit status = mcause. The `PASS` and `FAIL code` macros
+power off through the finisher. Builds are cached by content.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from harness.build.baremetal import build_baremetal
+from harness.build.cache import cache_root, content_key
+from harness.build.toolchain import ARCHES
+
+PRELUDE = """\
+#include "platform.h"
+#if __riscv_xlen == 64
+#define PMP_ALL -1
+#else
+#define PMP_ALL 0xffffffff
+#endif
+.macro PASS
+    li t6, PLATFORM_FINISHER_BASE
+    li t5, FINISHER_PASS
+    sw t5, 0(t6)
+99: j 99b
+.endm
+.macro FAIL code
+    li t6, PLATFORM_FINISHER_BASE
+    li t5, FINISHER_FAIL | (\\code << 16)
+    sw t5, 0(t6)
+99: j 99b
+.endm
+.macro OPEN_PMP
+    li t0, PMP_ALL
+    csrw pmpaddr0, t0
+    li t0, 0x1f
+    csrw pmpcfg0, t0
+.endm
+    .section .text.entry
+    .globl _start
+_start:
+    la t0, trap
+    csrw mtvec, t0
+"""
+
+DEFAULT_TRAP = """
+    .text
+    .align 2
+trap:
+    csrr t0, mcause
+    li t6, PLATFORM_FINISHER_BASE
+    slli t0, t0, 16
+    li t5, FINISHER_FAIL
+    or t5, t5, t0
+    sw t5, 0(t6)
+98: j 98b
+"""
+
+
+def build_asm(body: str, arch: str = "rv64") -> Path:
+    body = textwrap.dedent(body)
+    has_trap = any(line.strip().startswith("trap:") for line in body.splitlines())
+    source = PRELUDE + body + ("" if has_trap else DEFAULT_TRAP)
+    key = content_key([arch, source])
+    src = cache_root() / "asm-tests" / f"{key}.S"
+    src.parent.mkdir(parents=True, exist_ok=True)
+    if not src.exists():
+        src.write_text(source)
+    return build_baremetal([src], ARCHES[arch], src.with_suffix(f".{arch}.elf"))
