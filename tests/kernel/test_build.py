@@ -53,11 +53,9 @@ def test_rebuild_after_editing_one_file_recompiles_only_that_file(
         return real_run(cmd, what)
 
     monkeypatch.setattr(toolchain, "_run", counting_run)
-    start = time.perf_counter()
     images = build_images("rv64", kernel_dir=kernel, userland_dir=userland, out_dir=out)
-    took = time.perf_counter() - start
+    # How long that takes is measured by benchmarks/rebuild.py, not asserted here.
     assert [Path(c).name for c in compiles] == ["proc.c"]
-    assert took < 2.0, f"incremental rebuild took {took:.2f} s"
     assert images.kernel.exists()
 
 
