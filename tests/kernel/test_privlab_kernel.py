@@ -13,10 +13,11 @@ import pytest
 from harness.boot import load_syscall_table, user_boot
 from harness.build.images import Images, build_images
 from harness.csr import Priv
-from harness.devices import Console
+from harness.devices import Console, ScriptedInput
 from harness.machine import Machine, RunResult, Stop, load_elf
 from harness.machine.boot import boot_system
 from harness.trace import TrapEvent, XretEvent
+from kernel.qemu_boot import boot_qemu, needs_qemu
 
 
 @cache
@@ -98,3 +99,26 @@ def test_timer_preemption_interleaves_two_cpu_bound_processes() -> None:
     assert switches >= 2, f"no interleaving: {''.join(tags)}"
     timer = [e for e in m.events if isinstance(e, TrapEvent) and e.interrupt]
     assert {(e.code, e.priv_to) for e in timer} == {(7, Priv.M), (5, Priv.S)}
+
+
+def boot_privlab_console(bootargs: str, stdin: str) -> tuple[str, int]:
+    im = images("rv64")
+    m = Machine(64, console=Console(), uart_input=ScriptedInput(stdin.encode()))
+    boot_system(m, load_elf(im.firmware), load_elf(im.kernel), im.initrd.read_bytes(),
+                bootargs)
+    r = m.run(max_insns=3_000_000_000)
+    assert r.stop is Stop.HALT, r.message
+    return m.console.text(), r.status
+
+
+@needs_qemu
+@pytest.mark.parametrize(("bootargs", "stdin"), [
+    ("", "hello x\nnope\nsbrk\nexit 3\n"),
+    ("init=usertests exec waitpid kill_sret kill_jump0", ""),
+])
+def test_same_kernel_and_initrd_give_the_same_console_on_privlab_and_qemu(
+        bootargs: str, stdin: str) -> None:
+    ours, status = boot_privlab_console(bootargs, stdin)
+    reference = boot_qemu(images("rv64"), bootargs=bootargs or None, stdin=stdin)
+    assert ours == reference.output
+    assert status == reference.status
