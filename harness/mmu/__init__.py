@@ -1,0 +1,61 @@
+"""Sv39 and Sv32 address translation, mirroring the hardware walk step by step.
+
+`walk(memory, satp, va, access, context, xlen)` returns a `Walk` (every level, and
+the physical address or the fault as a value); `read_page_table(memory, satp, xlen)`
+reads a whole table as a tree with merged ranges.
+"""
+
+from harness.mmu.address import PAGE_SIZE, PPN, PhysAddr, VirtAddr
+from harness.mmu.scheme import (
+    PTE_FIELDS,
+    SCHEMES,
+    SV32,
+    SV39,
+    PagingScheme,
+    Pte,
+    PteFlag,
+    SatpValue,
+    decode_satp,
+)
+from harness.mmu.tree import Mapping, PageTable, TableEntry, TableNode, read_page_table
+from harness.mmu.walk import (
+    Access,
+    Fault,
+    FaultKind,
+    PhysicalMemory,
+    TranslationContext,
+    Walk,
+    WalkStep,
+    context_from_status,
+    walk,
+)
+
+__all__ = [
+    "PAGE_SIZE",
+    "PPN",
+    "PTE_FIELDS",
+    "SCHEMES",
+    "SV32",
+    "SV39",
+    "Access",
+    "Fault",
+    "FaultKind",
+    "Mapping",
+    "PageTable",
+    "PagingScheme",
+    "PhysAddr",
+    "PhysicalMemory",
+    "Pte",
+    "PteFlag",
+    "SatpValue",
+    "TableEntry",
+    "TableNode",
+    "TranslationContext",
+    "VirtAddr",
+    "Walk",
+    "WalkStep",
+    "context_from_status",
+    "decode_satp",
+    "read_page_table",
+    "walk",
+]
