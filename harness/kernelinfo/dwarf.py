@@ -1,0 +1,170 @@
+"""Read struct layouts and global variables from an ELF's DWARF (pyelftools).
+
+`DwarfTypes.load(path)` collects every complete struct definition by name and every
+global variable with a fixed address, so the harness reads `struct trapframe` or the
+`proc[]` table exactly as the compiler laid them out: no offset is written by hand.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from elftools.elf.elffile import ELFFile
+
+from harness.errors import BadInput
+from harness.kernelinfo.ctypes_model import (
+    ArrayType,
+    BaseType,
+    CType,
+    EnumType,
+    Member,
+    PointerType,
+    StructType,
+)
+
+__all__ = ["DwarfTypes", "Global"]
+
+DW_OP_ADDR = 0x03
+_SIGNED = {"DW_ATE_signed", "DW_ATE_signed_char"}
+_CHAR = {"DW_ATE_signed_char", "DW_ATE_unsigned_char"}
+
+
+@dataclass(frozen=True)
+class Global:
+    name: str
+    address: int
+    type: CType
+
+
+def _name(die: Any) -> str | None:
+    a = die.attributes.get("DW_AT_name")
+    return a.value.decode() if a is not None else None
+
+
+@dataclass
+class DwarfTypes:
+    path: Path
+    pointer_size: int
+    structs: dict[str, StructType] = field(default_factory=dict)
+    globals: dict[str, Global] = field(default_factory=dict)
+
+    @classmethod
+    def load(cls, path: Path) -> DwarfTypes:
+        with path.open("rb") as f:
+            elf = ELFFile(f)
+            if not elf.has_dwarf_info():
+                raise BadInput(f"{path}: has no DWARF debug information (build with -g)")
+            out = cls(path, elf.elfclass // 8)
+            _Reader(out).read(elf.get_dwarf_info())
+        return out
+
+    def struct(self, name: str) -> StructType:
+        try:
+            return self.structs[name]
+        except KeyError:
+            raise BadInput(f"{self.path.name}: no 'struct {name}' in its DWARF") from None
+
+    def global_(self, name: str) -> Global:
+        try:
+            return self.globals[name]
+        except KeyError:
+            raise BadInput(f"{self.path.name}: no global variable {name!r} in its DWARF") \
+                from None
+
+
+class _Reader:
+    def __init__(self, out: DwarfTypes) -> None:
+        self.out = out
+        self.cache: dict[int, CType] = {}
+
+    def read(self, dwarf: Any) -> None:
+        for cu in dwarf.iter_CUs():
+            for die in cu.get_top_DIE().iter_children():
+                if die.tag == "DW_TAG_structure_type" and not die.attributes.get(
+                        "DW_AT_declaration"):
+                    name = _name(die)
+                    if name and name not in self.out.structs:
+                        t = self.type(die)
+                        assert isinstance(t, StructType)
+                        self.out.structs[name] = t
+                elif die.tag == "DW_TAG_variable":
+                    self.variable(die)
+
+    def variable(self, die: Any) -> None:
+        loc = die.attributes.get("DW_AT_location")
+        spec = die.get_DIE_from_attribute("DW_AT_specification") \
+            if "DW_AT_specification" in die.attributes else die
+        name = _name(spec)
+        if loc is None or name is None or name in self.out.globals:
+            return
+        expr = loc.value
+        if not isinstance(expr, list) or len(expr) < 2 or expr[0] != DW_OP_ADDR:
+            return
+        address = int.from_bytes(bytes(expr[1:1 + self.out.pointer_size]), "little")
+        if "DW_AT_type" in spec.attributes:
+            t = self.type(spec.get_DIE_from_attribute("DW_AT_type"))
+            self.out.globals[name] = Global(name, address, t)
+
+    def type(self, die: Any) -> CType:
+        key = die.offset
+        if key not in self.cache:
+            self.cache[key] = self._make(die)
+        return self.cache[key]
+
+    def _target(self, die: Any) -> Any | None:
+        return die.get_DIE_from_attribute("DW_AT_type") if "DW_AT_type" in die.attributes \
+            else None
+
+    def _spell(self, die: Any | None) -> str:
+        """A C spelling of a type, for pointer targets: 'struct proc', 'char', 'void'."""
+        while die is not None and die.tag in ("DW_TAG_const_type", "DW_TAG_volatile_type"):
+            die = self._target(die)
+        if die is None:
+            return "void"
+        if die.tag == "DW_TAG_pointer_type":
+            return self._spell(self._target(die)) + " *"
+        prefix = {"DW_TAG_structure_type": "struct ", "DW_TAG_union_type": "union ",
+                  "DW_TAG_enumeration_type": "enum "}.get(die.tag, "")
+        return prefix + (_name(die) or "?")
+
+    def _make(self, die: Any) -> CType:
+        tag = die.tag
+        size = die.attributes["DW_AT_byte_size"].value if "DW_AT_byte_size" in die.attributes \
+            else 0
+        if tag in ("DW_TAG_typedef", "DW_TAG_const_type", "DW_TAG_volatile_type"):
+            target = self._target(die)
+            return self.type(target) if target is not None else BaseType("void", 0, False)
+        if tag == "DW_TAG_base_type":
+            enc = die.attributes["DW_AT_encoding"].value
+            from elftools.dwarf.enums import ENUM_DW_ATE
+            names = {v: k for k, v in ENUM_DW_ATE.items()}
+            e = names.get(enc, "")
+            return BaseType(_name(die) or "?", size, e in _SIGNED, e in _CHAR)
+        if tag == "DW_TAG_pointer_type":
+            return PointerType(self._spell(self._target(die)), self.out.pointer_size)
+        if tag == "DW_TAG_enumeration_type":
+            vals = tuple((c.attributes["DW_AT_const_value"].value, _name(c) or "?")
+                         for c in die.iter_children() if c.tag == "DW_TAG_enumerator")
+            return EnumType(_name(die) or "?", size, vals)
+        if tag == "DW_TAG_array_type":
+            elem = self.type(self._target(die))
+            count = 1
+            for sub in die.iter_children():
+                if sub.tag == "DW_TAG_subrange_type":
+                    if "DW_AT_count" in sub.attributes:
+                        count *= sub.attributes["DW_AT_count"].value
+                    elif "DW_AT_upper_bound" in sub.attributes:
+                        count *= sub.attributes["DW_AT_upper_bound"].value + 1
+            return ArrayType(elem, count)
+        if tag in ("DW_TAG_structure_type", "DW_TAG_union_type"):
+            members = []
+            for m in die.iter_children():
+                if m.tag != "DW_TAG_member":
+                    continue
+                loc = m.attributes.get("DW_AT_data_member_location")
+                members.append(Member(_name(m) or "?", loc.value if loc is not None else 0,
+                                      self.type(self._target(m))))
+            return StructType(_name(die) or "?", size, tuple(members))
+        return BaseType(_name(die) or tag, size, False)

@@ -1,0 +1,162 @@
+"""The kernel's process table and trap frames, read from guest memory.
+
+Layouts come from the kernel ELF's DWARF (`struct proc`, `struct trapframe`, the
+globals `proc[]` and `cpu`), so these mirrors follow the C code as students change
+it. The kernel maps RAM at its physical addresses (kernel/memlayout.h), so a kernel
+pointer into RAM is read as a physical address.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness.errors import GuestError
+from harness.kernelinfo.ctypes_model import (
+    ArrayType,
+    EnumValue,
+    PointerType,
+    StructType,
+    StructValue,
+    Value,
+    decode_value,
+)
+from harness.kernelinfo.dwarf import DwarfTypes
+from harness.mmu.walk import PhysicalMemory
+
+__all__ = ["KernelInfo", "Process", "ProcessTable"]
+
+UNUSED = "UNUSED"
+
+
+@dataclass(frozen=True)
+class Process:
+    """One slot of `proc[]`."""
+
+    slot: int
+    value: StructValue
+    parent_pid: int | None = None
+
+    @property
+    def address(self) -> int:
+        return self.value.address
+
+    def _opt(self, name: str) -> Value | None:
+        return self.value[name] if self.value.type.has(name) else None
+
+    @property
+    def pid(self) -> int:
+        return self.value.get_int("pid")
+
+    @property
+    def state(self) -> str:
+        v = self._opt("state")
+        return str(v) if v is not None else "?"
+
+    @property
+    def name(self) -> str:
+        v = self._opt("name")
+        return v if isinstance(v, str) else ""
+
+    @property
+    def pagetable(self) -> int:
+        return self.value.get_int("pagetable") if self.value.type.has("pagetable") else 0
+
+    @property
+    def trapframe_addr(self) -> int:
+        return self.value.get_int("trapframe") if self.value.type.has("trapframe") else 0
+
+
+@dataclass(frozen=True)
+class ProcessTable:
+    processes: tuple[Process, ...]      # slots in use
+    current: int | None                 # slot of cpu.proc, None in the scheduler
+
+    def by_pid(self, pid: int) -> Process | None:
+        return next((p for p in self.processes if p.pid == pid), None)
+
+    def by_pagetable(self, root: int) -> Process | None:
+        return next((p for p in self.processes if p.pagetable == root), None)
+
+
+class KernelInfo:
+    """DWARF-derived knowledge of a kernel ELF, and readers for its data."""
+
+    def __init__(self, types: DwarfTypes) -> None:
+        self.types = types
+
+    @classmethod
+    def load(cls, kernel_elf: Path) -> KernelInfo:
+        return cls(DwarfTypes.load(kernel_elf))
+
+    @property
+    def trapframe_type(self) -> StructType:
+        return self.types.struct("trapframe")
+
+    def read_struct(self, memory: PhysicalMemory, t: StructType, addr: int) -> StructValue:
+        v = decode_value(t, memory.read(addr, t.size), 0, addr)
+        assert isinstance(v, StructValue)
+        return v
+
+    def read_member(self, memory: PhysicalMemory, t: StructType, addr: int,
+                    member: str) -> Value:
+        m = t.member(member)
+        return decode_value(m.type, memory.read(addr + m.offset, m.type.size), 0,
+                            addr + m.offset)
+
+    def _proc_array(self) -> tuple[int, StructType, int]:
+        g = self.types.global_("proc")
+        if not isinstance(g.type, ArrayType) or not isinstance(g.type.elem, StructType):
+            raise GuestError("the kernel's `proc` is not an array of structs")
+        return g.address, g.type.elem, g.type.count
+
+    def current_slot(self, memory: PhysicalMemory) -> int | None:
+        """The slot cpu.proc points to (None while the scheduler runs)."""
+        cpu = self.types.global_("cpu")
+        if not isinstance(cpu.type, StructType):
+            return None
+        ptr = self.read_member(memory, cpu.type, cpu.address, "proc")
+        base, t, count = self._proc_array()
+        if not isinstance(ptr, int) or ptr == 0:
+            return None
+        slot = (ptr - base) // t.size
+        return slot if 0 <= slot < count else None
+
+    def current_pid(self, memory: PhysicalMemory) -> tuple[int, str] | None:
+        """(pid, name) of the running process, cheaply: two small reads."""
+        slot = self.current_slot(memory)
+        if slot is None:
+            return None
+        base, t, _ = self._proc_array()
+        pid = self.read_member(memory, t, base + slot * t.size, "pid")
+        name = self.read_member(memory, t, base + slot * t.size, "name") \
+            if t.has("name") else ""
+        return (pid if isinstance(pid, int) else -1, name if isinstance(name, str) else "")
+
+    def process_table(self, memory: PhysicalMemory) -> ProcessTable:
+        base, t, count = self._proc_array()
+        data = memory.read(base, t.size * count)
+        slots: list[StructValue] = []
+        for i in range(count):
+            v = decode_value(t, data, i * t.size, base)
+            assert isinstance(v, StructValue)
+            slots.append(v)
+        pid_at = {base + i * t.size: s.get_int("pid") for i, s in enumerate(slots)}
+        procs = []
+        for i, v in enumerate(slots):
+            state = v["state"] if t.has("state") else None
+            if isinstance(state, EnumValue) and state.name == UNUSED:
+                continue
+            parent = v["parent"] if t.has("parent") and isinstance(
+                t.member("parent").type, PointerType) else 0
+            procs.append(Process(i, v, pid_at.get(parent) if isinstance(parent, int) else None))
+        return ProcessTable(tuple(procs), self.current_slot(memory))
+
+    def trapframe(self, memory: PhysicalMemory, process: Process) -> StructValue | None:
+        """The process's saved user registers, or None if it has no trap frame yet."""
+        if not process.trapframe_addr:
+            return None
+        try:
+            return self.read_struct(memory, self.trapframe_type, process.trapframe_addr)
+        except GuestError:
+            return None

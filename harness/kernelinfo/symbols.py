@@ -1,0 +1,240 @@
+"""Addresses to names: symbol+offset from the ELF symbol table, file:line from DWARF.
+
+`Symbolizer` knows several images at once (firmware, kernel, user programs) and
+aliases such as the trampoline page, which the kernel links at one address and maps
+at another (the top virtual page). Line tables are read per compilation unit, only
+when an address in that unit is first asked about.
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from elftools.elf.elffile import ELFFile
+
+from harness.paths import REPO_ROOT
+
+__all__ = ["ElfSymbols", "Location", "Symbolizer"]
+
+_KINDS = ("STT_FUNC", "STT_OBJECT", "STT_NOTYPE")
+MAX_LABEL_DISTANCE = 0x10000  # a size-less label covers at most this much after it
+
+
+@dataclass(frozen=True)
+class Location:
+    addr: int
+    image: str | None = None
+    symbol: str | None = None
+    offset: int = 0
+    file: str | None = None
+    line: int | None = None
+
+    @property
+    def name(self) -> str:
+        """`symbol+0x1c`, or the bare hex address when no symbol covers it."""
+        if self.symbol is None:
+            return f"{self.addr:#x}"
+        return self.symbol if self.offset == 0 else f"{self.symbol}+{self.offset:#x}"
+
+    @property
+    def source(self) -> str | None:
+        return f"{self.file}:{self.line}" if self.file and self.line else None
+
+    def __str__(self) -> str:
+        return self.name + (f" ({self.source})" if self.source else "")
+
+
+@dataclass
+class _Lines:
+    addrs: list[int] = field(default_factory=list)
+    rows: list[tuple[str, int] | None] = field(default_factory=list)  # None: end of sequence
+
+
+class ElfSymbols:
+    """Symbols and line tables of one ELF file."""
+
+    def __init__(self, path: Path, name: str | None = None) -> None:
+        self.path = path
+        self.name = name or path.stem
+        self._file = path.open("rb")
+        self._elf = ELFFile(self._file)
+        self.xlen = self._elf.elfclass
+        self._addrs: list[int] = []
+        self._syms: list[tuple[int, int, str, bool]] = []  # addr, size, name, function
+        self.by_name: dict[str, tuple[int, int]] = {}
+        self._load_symbols()
+        self.ranges = [(s["p_vaddr"], s["p_vaddr"] + s["p_memsz"])
+                       for s in self._elf.iter_segments() if s["p_type"] == "PT_LOAD"]
+        self._dwarf: Any | None = None
+        self._aranges: Any | None = None
+        self._lines: dict[int, _Lines] = {}
+        self._cu_ranges: list[tuple[int, int, int]] | None = None
+
+    def close(self) -> None:
+        self._file.close()
+
+    def _load_symbols(self) -> None:
+        table = self._elf.get_section_by_name(".symtab")
+        if table is None:
+            return
+        syms = []
+        for s in table.iter_symbols():
+            kind = s["st_info"]["type"]
+            if not s.name or kind not in _KINDS or s["st_shndx"] in ("SHN_UNDEF", "SHN_ABS") \
+                    or s.name.startswith((".L", "$")):
+                continue
+            syms.append((s["st_value"], s["st_size"], s.name, kind == "STT_FUNC"))
+            self.by_name.setdefault(s.name, (s["st_value"], s["st_size"]))
+        names = {t[2] for t in syms}
+
+        def marker(name: str) -> bool:
+            """`x` or `x_start` where `x_end` exists: a region marker, not code's name."""
+            return f"{name.removesuffix('_start')}_end" in names
+
+        # At one address, prefer a function, a sized symbol, a name that is no region
+        # marker (uservec over trampoline), then one that does not look reserved.
+        syms.sort(key=lambda t: (t[0], not t[3], t[1] == 0, marker(t[2]),
+                                 t[2].startswith("_")))
+        self._syms = syms
+        self._addrs = [s[0] for s in syms]
+
+    def contains(self, addr: int) -> bool:
+        return any(lo <= addr < hi for lo, hi in self.ranges)
+
+    def symbol(self, addr: int) -> tuple[str, int] | None:
+        """The symbol covering addr and the offset into it."""
+        i = bisect.bisect_right(self._addrs, addr) - 1
+        # Walk back over symbols at the same address to the preferred one.
+        while i > 0 and self._addrs[i - 1] == self._addrs[i]:
+            i -= 1
+        if i < 0:
+            return None
+        start, size, name, _ = self._syms[i]
+        if (size and addr < start + size) or (not size and addr - start < MAX_LABEL_DISTANCE):
+            return name, addr - start
+        return None
+
+    def line(self, addr: int) -> tuple[str, int] | None:
+        if self._dwarf is None:
+            if not self._elf.has_dwarf_info():
+                return None
+            self._dwarf = self._elf.get_dwarf_info()
+            self._aranges = self._dwarf.get_aranges()
+        cu_offset = self._aranges.cu_offset_at_addr(addr) if self._aranges else None
+        if cu_offset is None:
+            cu_offset = self._cu_by_range(addr)
+        if cu_offset is None:
+            return None
+        lines = self._lines.get(cu_offset) or self._read_lines(cu_offset)
+        i = bisect.bisect_right(lines.addrs, addr) - 1
+        return lines.rows[i] if i >= 0 else None
+
+    def _cu_by_range(self, addr: int) -> int | None:
+        """CUs missing from .debug_aranges (clang omits it): their pc ranges."""
+        if self._cu_ranges is None:
+            assert self._dwarf is not None
+            self._cu_ranges = []
+            for cu in self._dwarf.iter_CUs():
+                top = cu.get_top_DIE()
+                lo = top.attributes.get("DW_AT_low_pc")
+                hi = top.attributes.get("DW_AT_high_pc")
+                if lo is None or hi is None:
+                    continue
+                end = hi.value if hi.form == "DW_FORM_addr" else lo.value + hi.value
+                self._cu_ranges.append((lo.value, end, cu.cu_offset))
+        return next((off for lo, hi, off in self._cu_ranges if lo <= addr < hi), None)
+
+    def _read_lines(self, cu_offset: int) -> _Lines:
+        assert self._dwarf is not None
+        cu = self._dwarf.get_CU_at(cu_offset)
+        prog = self._dwarf.line_program_for_CU(cu)
+        out = _Lines()
+        if prog is None:
+            self._lines[cu_offset] = out
+            return out
+        files = _file_names(prog)
+        pairs: list[tuple[int, tuple[str, int] | None]] = []
+        for entry in prog.get_entries():
+            st = entry.state
+            if st is None:
+                continue
+            row = None if st.end_sequence else (files.get(st.file, "?"), st.line)
+            pairs.append((st.address, row))
+        pairs.sort(key=lambda p: (p[0], p[1] is not None))
+        out.addrs = [a for a, _ in pairs]
+        out.rows = [r for _, r in pairs]
+        self._lines[cu_offset] = out
+        return out
+
+
+def _file_names(prog: Any) -> dict[int, str]:
+    """Line-program file indexes to paths relative to the repository when possible."""
+    header = prog.header
+    dirs = [d.decode() if isinstance(d, bytes) else str(d)
+            for d in header["include_directory"]]
+    version = header["version"]
+    out: dict[int, str] = {}
+    for i, fe in enumerate(header["file_entry"]):
+        name = fe.name.decode() if isinstance(fe.name, bytes) else str(fe.name)
+        d = fe.dir_index
+        if version >= 5:
+            base = dirs[d] if d < len(dirs) else ""
+        else:
+            base = dirs[d - 1] if 0 < d <= len(dirs) else ""
+        full = Path(base) / name if base else Path(name)
+        try:
+            shown = str(full.resolve().relative_to(REPO_ROOT))
+        except (ValueError, OSError):
+            shown = str(full)
+        out[i if version >= 5 else i + 1] = shown
+    return out
+
+
+@dataclass(frozen=True)
+class Alias:
+    """`size` bytes at virtual `va` are the image's bytes linked at `target`."""
+
+    va: int
+    size: int
+    target: int
+
+
+class Symbolizer:
+    """Symbolizes addresses across the images of a system."""
+
+    def __init__(self, images: list[ElfSymbols] | None = None) -> None:
+        self.images: list[ElfSymbols] = list(images or [])
+        self.aliases: list[Alias] = []
+
+    def add(self, image: ElfSymbols) -> None:
+        self.images.append(image)
+
+    def add_alias(self, va: int, size: int, target: int) -> None:
+        self.aliases.append(Alias(va, size, target))
+
+    def image(self, name: str) -> ElfSymbols | None:
+        return next((i for i in self.images if i.name == name), None)
+
+    def lookup(self, addr: int, prefer: str | None = None) -> Location:
+        """Where addr is: `prefer` names the image to try first (the user program
+        whose address space it is, when several are linked at the same address)."""
+        link = addr
+        for a in self.aliases:
+            if a.va <= addr < a.va + a.size:
+                link = a.target + (addr - a.va)
+        order = sorted(self.images, key=lambda i: i.name != prefer)
+        for img in order:
+            if not img.contains(link):
+                continue
+            sym = img.symbol(link)
+            line = img.line(link)
+            return Location(addr, img.name, sym[0] if sym else None, sym[1] if sym else 0,
+                            line[0] if line else None, line[1] if line else None)
+        return Location(addr)
+
+    def close(self) -> None:
+        for i in self.images:
+            i.close()
