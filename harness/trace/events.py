@@ -19,7 +19,7 @@ from harness.csr import Priv, cause_name
 from harness.native import EventKind, EventRecord
 from harness.native.layout import EVENT_FIELDS
 
-__all__ = ["Event", "EventLog", "TrapEvent", "XretEvent"]
+__all__ = ["FIELD_NAMES", "RECORD", "Event", "EventLog", "TrapEvent", "XretEvent"]
 
 _FMT = {"uint64_t": "Q", "uint32_t": "I", "uint8_t": "B"}
 _RECORD = struct.Struct(
@@ -29,6 +29,11 @@ _RECORD = struct.Struct(
 )
 _NAMES = [name for name, _, _ in EVENT_FIELDS]
 assert _RECORD.size == ctypes.sizeof(EventRecord)
+
+RECORD = _RECORD
+"""The binary event record, for bulk decoders (`RECORD.iter_unpack(raw)`)."""
+FIELD_NAMES: tuple[str, ...] = tuple(_NAMES)
+"""Field names of a RECORD tuple, in order (harness/native/layout.py EVENT_FIELDS)."""
 
 
 def _priv(value: int) -> str:
@@ -182,6 +187,17 @@ class EventLog:
         for start, raw in zip(self._starts, self._chunks, strict=True):
             for i in range(len(raw) // _RECORD.size):
                 yield decode(raw, i * _RECORD.size, start + i)
+
+    def raw_chunks(self, start: int = 0) -> Iterator[tuple[int, bytes]]:
+        """(seq of the first record, raw records) for every kept event from `start`
+        on: bulk readers unpack them with RECORD without building Event objects."""
+        size = _RECORD.size
+        for first, raw in zip(self._starts, self._chunks, strict=True):
+            n = len(raw) // size
+            if first + n <= start:
+                continue
+            skip = max(0, start - first)
+            yield first + skip, raw[skip * size:] if skip else raw
 
     def tail(self, n: int) -> list[Event]:
         """The last n events (at most RECENT when the log does not keep everything)."""

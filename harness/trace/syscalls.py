@@ -1,0 +1,189 @@
+"""System calls as a trace shows them: decoded from the kernel's syscall table.
+
+Each argument's C type in kernel/syscall.tbl says how to show it: integers signed or
+not, `const char *` followed by a `size_t` as a buffer of that length, a lone
+`const char *` as a string, `char *const *` as a string array, and a pointer to
+non-const data as an output, read when the call returns. Memory is read through the
+calling process's page table (harness/trace/capture.py) at the exact moment of the
+ecall or of the sret, when the trace can stop there; otherwise a pointer is shown as
+its address.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+from harness.boot.syscalls import Syscall
+
+__all__ = [
+    "ArgKind",
+    "ArgSpec",
+    "CallSpec",
+    "Captured",
+    "SyscallRecord",
+    "call_specs",
+    "escape_bytes",
+    "to_signed",
+]
+
+MAX_SHOWN = 48       # bytes of a buffer or string shown before "..."
+
+
+class ArgKind(Enum):
+    INT = "int"            # signed integer
+    UINT = "uint"          # size_t and other unsigned integers
+    ADDR = "addr"          # a pointer whose target is not shown (void *)
+    BUF_IN = "buf_in"      # const char *buf with a length argument
+    STR_IN = "str_in"      # const char *path: NUL-terminated
+    STRV_IN = "strv_in"    # char *const *argv: NULL-terminated array of strings
+    BUF_OUT = "buf_out"    # char *buf with a length: filled by the kernel, ret bytes
+    OUT = "out"            # T *: filled by the kernel (struct, int)
+
+    @property
+    def is_input(self) -> bool:
+        return self in (ArgKind.BUF_IN, ArgKind.STR_IN, ArgKind.STRV_IN)
+
+    @property
+    def is_output(self) -> bool:
+        return self in (ArgKind.BUF_OUT, ArgKind.OUT)
+
+
+@dataclass(frozen=True)
+class ArgSpec:
+    name: str
+    ctype: str
+    kind: ArgKind
+    length_arg: int | None = None     # index of the length argument of a buffer
+    target: str | None = None         # pointed-to type of an OUT argument ("struct timeval")
+
+
+@dataclass(frozen=True)
+class CallSpec:
+    number: int
+    name: str
+    args: tuple[ArgSpec, ...]
+    returns: str
+    noreturn: bool
+
+
+_UNSIGNED = ("size_t", "unsigned", "uint", "uintptr_t")
+
+
+def _classify(args: list[tuple[str, str]]) -> tuple[ArgSpec, ...]:
+    out: list[ArgSpec] = []
+    for i, (name, ctype) in enumerate(args):
+        t = " ".join(ctype.split())
+        nxt = args[i + 1][1] if i + 1 < len(args) else ""
+        length = i + 1 if "size_t" in nxt else None
+        if t.count("*") >= 2:
+            out.append(ArgSpec(name, t, ArgKind.STRV_IN))
+        elif t in ("const char *", "char const *"):
+            kind = ArgKind.BUF_IN if length is not None else ArgKind.STR_IN
+            out.append(ArgSpec(name, t, kind, length))
+        elif t == "char *":
+            kind = ArgKind.BUF_OUT if length is not None else ArgKind.ADDR
+            out.append(ArgSpec(name, t, kind, length))
+        elif "*" in t:
+            target = t.replace("*", "").replace("const", "").strip()
+            kind = ArgKind.ADDR if target == "void" or t.startswith("const") else ArgKind.OUT
+            out.append(ArgSpec(name, t, kind, target=target))
+        else:
+            kind = ArgKind.UINT if t.startswith(_UNSIGNED) else ArgKind.INT
+            out.append(ArgSpec(name, t, kind))
+    return tuple(out)
+
+
+def call_specs(table: list[Syscall]) -> dict[int, CallSpec]:
+    """The syscall table with each argument classified, by number."""
+    return {c.number: CallSpec(c.number, c.name, _classify(c.args), c.returns, c.noreturn)
+            for c in table}
+
+
+def to_signed(value: int, bits: int) -> int:
+    value &= (1 << bits) - 1
+    return value - (1 << bits) if value >> (bits - 1) else value
+
+
+def escape_bytes(data: bytes, limit: int = MAX_SHOWN) -> str:
+    """A C-like quoted string: printable ASCII as is, \\n \\t \\0 and \\xNN escapes."""
+    out = []
+    for b in data[:limit]:
+        if b == 0x0A:
+            out.append("\\n")
+        elif b == 0x09:
+            out.append("\\t")
+        elif b == 0x00:
+            out.append("\\0")
+        elif b in (0x22, 0x5C):
+            out.append("\\" + chr(b))
+        elif 0x20 <= b < 0x7F:
+            out.append(chr(b))
+        else:
+            out.append(f"\\x{b:02x}")
+    return '"' + "".join(out) + '"' + ("..." if len(data) > limit else "")
+
+
+@dataclass(frozen=True)
+class Captured:
+    """What a pointer argument pointed to: `text` for display, `data` as read."""
+
+    text: str
+    data: bytes = b""
+
+
+@dataclass(eq=False)
+class SyscallRecord:
+    """One system call: the ecall that made it and the sret that returned from it."""
+
+    number: int
+    spec: CallSpec | None
+    args: tuple[int, ...]           # a0..a5 at the ecall
+    entry_seq: int
+    entry_instret: int
+    epc: int
+    satp: int
+    xlen: int
+    pid: int | None = None
+    process: str | None = None      # the process's name, when known
+    ret: int | None = None          # a0 at the return, signed
+    exit_seq: int | None = None
+    exit_instret: int | None = None
+    outcome: str = "pending"        # returned | noreturn | new image | pending
+    inputs: dict[int, Captured] = field(default_factory=dict)
+    outputs: dict[int, Captured] = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return self.spec.name if self.spec else f"syscall_{self.number}"
+
+    @property
+    def failed(self) -> bool:
+        return self.ret is not None and self.ret < 0
+
+    def arg_text(self, i: int) -> str:
+        """Argument i as shown in a call: captured memory, else the number."""
+        if i in self.outputs:
+            return self.outputs[i].text
+        if i in self.inputs:
+            return self.inputs[i].text
+        value = self.args[i] if i < len(self.args) else 0
+        spec = self.spec.args[i] if self.spec and i < len(self.spec.args) else None
+        if spec is None or spec.kind == ArgKind.INT:
+            return str(to_signed(value, self.xlen)) if spec else f"{value:#x}"
+        if spec.kind == ArgKind.UINT:
+            return str(value)
+        return f"{value:#x}" if value else "NULL"
+
+    def call_text(self) -> str:
+        n = len(self.spec.args) if self.spec else 6
+        return f"{self.name}({', '.join(self.arg_text(i) for i in range(n))})"
+
+    def ret_text(self) -> str:
+        if self.outcome == "noreturn":
+            return "does not return"
+        if self.outcome == "new image":
+            return f"{self.ret} (new program image)"
+        if self.ret is None:
+            return "?"
+        return str(self.ret)

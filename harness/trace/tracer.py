@@ -1,0 +1,108 @@
+"""A tracer attached to a machine: the trap flow, syscalls and their memory arguments.
+
+Two ways to run, chosen by `capture`:
+
+- capture=False: nothing extra happens while the guest runs; the flow is computed
+  from the event log afterwards (or whenever it is read). Pointer arguments are read
+  only for events the machine happens to be stopped at.
+- capture=True: the run also stops at every ecall from U and every xRET (the
+  `conditions()` below, which never end a run), so the strings and buffers of every
+  call are read at the exact moment, and each call is tied to the kernel's pid.
+  Each stop costs a return to Python: use it for teaching-sized programs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from harness.csr import Exc
+from harness.kernelinfo.mirrors import KernelInfo
+from harness.machine.machine import Machine
+from harness.machine.until import AfterTrap, AfterXret, Until
+from harness.trace.capture import LiveCapture, is_live
+from harness.trace.events import Event
+from harness.trace.flow import Flow
+from harness.trace.raw import record_of
+from harness.trace.sbi import SbiNames
+from harness.trace.syscalls import CallSpec, SyscallRecord
+
+__all__ = ["KernelLoader", "SyscallHook", "Tracer"]
+
+SyscallHook = Callable[[SyscallRecord], None]
+KernelLoader = Callable[[], KernelInfo | None]
+
+
+@dataclass
+class _EcallProbe(AfterTrap):
+    """Stops at each ecall from U so the tracer can read memory; never ends a run."""
+
+    def matches(self, e: Event) -> bool:
+        return False
+
+
+@dataclass
+class _XretProbe(AfterXret):
+    """Stops at each xRET so the tracer can read what a call returned; never ends a run."""
+
+    def matches(self, e: Event) -> bool:
+        return False
+
+
+class Tracer:
+    def __init__(self, machine: Machine, specs: dict[int, CallSpec], *,
+                 kernel: KernelLoader | None = None, sbi: SbiNames | None = None,
+                 capture: bool = False) -> None:
+        """`kernel` returns the kernel's DWARF mirrors (loaded only when first needed)."""
+        self.machine = machine
+        self.capture = capture
+        self._kernel = kernel or (lambda: None)
+        self.flow = Flow(machine.events, specs, machine.xlen, sbi, initial=machine.hart.priv)
+        self._live = LiveCapture(machine, self._kernel)
+        self._hooks: list[SyscallHook] = []
+        self._unsubscribe: Callable[[], None] | None = None
+        if capture:
+            self._subscribe()
+
+    def _subscribe(self) -> None:
+        if self._unsubscribe is None:
+            self.flow.catch_up()
+            self._unsubscribe = self.machine.events.subscribe(self._on_event)
+
+    def _on_event(self, e: Event) -> None:
+        live = self._live if is_live(self.machine, e) else None
+        done = self.flow.feed(e.seq, record_of(e), live)
+        if done is not None:
+            for fn in list(self._hooks):
+                fn(done)
+
+    def on_syscall(self, fn: SyscallHook) -> Callable[[], None]:
+        """Call fn(call) as each system call completes (returns, or for exit, is made).
+        Returns a function that removes fn."""
+        self._subscribe()
+        self._hooks.append(fn)
+        return lambda: self._hooks.remove(fn)
+
+    def conditions(self) -> list[Until]:
+        """Extra `until` conditions a run needs for capture (none without it)."""
+        if not self.capture:
+            return []
+        return [_EcallProbe(code=int(Exc.ECALL_U), interrupt=False), _XretProbe()]
+
+    def sync(self) -> None:
+        """Bring the flow up to date with the log; name processes from the kernel's
+        process table where the run could not."""
+        self.flow.catch_up()
+        kernel = self._kernel()
+        if kernel is None:
+            return
+        try:
+            table = kernel.process_table(self.machine.memory)
+        except Exception:   # a kernel mid-boot may hold anything: naming is best effort
+            return
+        self.flow.resolve_pids({p.pagetable: (p.pid, p.name) for p in table.processes})
+
+    def close(self) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
