@@ -1,0 +1,45 @@
+"""Inspectors: rich renderables, one class per view, styled from one theme.
+
+    CsrPanel          CSR fields, changes since an earlier snapshot highlighted
+    TrapTimeline      the trap flow with U | S | M lanes, nesting and decoded calls
+    SyscallTable      system calls with decoded arguments and results
+    SyscallSummary    calls made and failed, by name
+    PageTableTree     a whole Sv39/Sv32 table with ranges merged
+    WalkView          one translation, level by level, and why it faults
+    ProcessTableView  the kernel's proc[] (DWARF mirror)
+    TrapFrameView     a process's struct trapframe (DWARF mirror)
+    RegisterView      x0..x31 by ABI name
+    Disassembly       instructions around a pc (capstone)
+"""
+
+from harness.inspect.csrs import CsrPanel
+from harness.inspect.disasm import Disassembly, Instruction, disassemble_around
+from harness.inspect.pagetable import PageTableTree, WalkView
+from harness.inspect.procs import ProcessTableView, TrapFrameView
+from harness.inspect.registers import RegisterView
+from harness.inspect.state import CsrSnapshot, CsrValue, RegisterSnapshot
+from harness.inspect.syscalls import SyscallSummary, SyscallTable
+from harness.inspect.theme import PALETTE, STYLES, THEME, make_console
+from harness.inspect.timeline import TrapTimeline
+
+__all__ = [
+    "PALETTE",
+    "STYLES",
+    "THEME",
+    "CsrPanel",
+    "CsrSnapshot",
+    "CsrValue",
+    "Disassembly",
+    "Instruction",
+    "PageTableTree",
+    "ProcessTableView",
+    "RegisterSnapshot",
+    "RegisterView",
+    "SyscallSummary",
+    "SyscallTable",
+    "TrapFrameView",
+    "TrapTimeline",
+    "WalkView",
+    "disassemble_around",
+    "make_console",
+]

@@ -1,0 +1,88 @@
+"""Kernel mirrors: the process table and a process's trap frame.
+
+Both read the kernel's own structures with layouts from its DWARF
+(harness/kernelinfo), so a field a student adds to `struct proc` appears here.
+"""
+
+from __future__ import annotations
+
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.table import Table
+from rich.text import Text
+
+from harness.kernelinfo.ctypes_model import StructValue
+from harness.kernelinfo.mirrors import ProcessTable
+from harness.kernelinfo.symbols import Location
+from harness.trace.capture import format_value
+
+__all__ = ["ProcessTableView", "TrapFrameView"]
+
+_SHOWN = ("pagetable", "trapframe", "kstack", "brk", "priority", "pass", "xstatus")
+
+
+class ProcessTableView:
+    """The slots of `proc[]` in use; ▶ marks cpu.proc, the running process."""
+
+    def __init__(self, table: ProcessTable, title: str | None = "Processes") -> None:
+        self.table = table
+        self.title = title
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        procs = self.table.processes
+        extra = [n for n in _SHOWN if procs and procs[0].value.type.has(n)]
+        table = Table(box=None, padding=(0, 1), header_style="muted",
+                      title=Text(self.title, "heading") if self.title else None,
+                      title_justify="left")
+        for col in ("", "slot", "pid", "state", "name", "parent", *extra):
+            table.add_column(col, no_wrap=True,
+                             justify="right" if col in ("slot", "pid", "parent") else "left")
+        for p in procs:
+            cur = p.slot == self.table.current
+            cells = ["▶" if cur else "", str(p.slot), str(p.pid), p.state, p.name,
+                     str(p.parent_pid) if p.parent_pid is not None else "-"]
+            for n in extra:
+                v = p.value[n]
+                cells.append(f"{v:#x}" if isinstance(v, int) and n != "xstatus"
+                             and n != "priority" and n != "pass" else format_value(v))
+            table.add_row(*cells, style="heading" if cur else None)
+        if not procs:
+            yield Text("(no processes yet)", "muted")
+            return
+        yield table
+
+
+class TrapFrameView:
+    """struct trapframe, field by field: the kernel's own fields, then the user
+    registers uservec saved (four per line)."""
+
+    def __init__(self, frame: StructValue, title: str | None = None,
+                 locate: dict[str, Location] | None = None) -> None:
+        self.frame = frame
+        self.title = title
+        self.locate = locate or {}
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        title = Text()
+        title.append(self.title or "Trap frame", "heading")
+        title.append(f"  struct trapframe at {self.frame.address:#x}", "muted")
+        yield title
+        kernel = [(n, v) for n, v in self.frame if n.startswith("kernel_") or n == "epc"]
+        user = [(n, v) for n, v in self.frame if (n, v) not in kernel]
+        for n, v in kernel:
+            t = Text()
+            t.append(f"  {n:<14}", "csr.name")
+            t.append(f"{v:#018x}" if isinstance(v, int) else format_value(v), "addr")
+            if n in self.locate and self.locate[n].symbol is not None:
+                t.append(f"  {self.locate[n]}", "symbol")
+            yield t
+        grid = Table(box=None, padding=(0, 1), show_header=False)
+        for _ in range(4):
+            grid.add_column(no_wrap=True)
+            grid.add_column(no_wrap=True)
+        for i in range(0, len(user), 4):
+            row: list[Text | str] = []
+            for n, v in user[i:i + 4]:
+                row += [Text(n, "csr.name"), Text(f"{v:#018x}" if isinstance(v, int)
+                                                  else format_value(v), "addr")]
+            grid.add_row(*row)
+        yield grid

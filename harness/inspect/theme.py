@@ -1,0 +1,73 @@
+"""The inspectors' colours, in one place.
+
+`PALETTE` holds the few colours that carry meaning (one per privilege level, and the
+trap kinds); the terminal styles in `STYLES` and the HTML/SVG exporters both derive
+from it, so U-mode is the same teal in a terminal, a browser and Perfetto's legend.
+Every renderable refers to a style by name ("priv.U", "changed"), never to a colour.
+"""
+
+from __future__ import annotations
+
+from typing import IO
+
+from rich.console import Console
+from rich.theme import Theme
+
+from harness.csr import Priv
+
+__all__ = ["PALETTE", "STYLES", "THEME", "make_console", "priv_style"]
+
+PALETTE: dict[str, str] = {
+    "U": "#2a9d8f",          # user: teal
+    "S": "#c8961e",          # supervisor: amber
+    "M": "#d1495b",          # machine: red
+    "exception": "#3d5a80",
+    "interrupt": "#8e44ad",
+    "xret": "#6c757d",
+    "syscall": "#0f7bbf",
+    "ok": "#2e8b57",
+    "error": "#c0392b",
+    "changed": "#f4a261",
+}
+
+STYLES: dict[str, str] = {
+    "priv.U": f"bold {PALETTE['U']}",
+    "priv.S": f"bold {PALETTE['S']}",
+    "priv.M": f"bold {PALETTE['M']}",
+    "trap.exception": f"bold {PALETTE['exception']}",
+    "trap.interrupt": f"bold {PALETTE['interrupt']}",
+    "xret": PALETTE["xret"],
+    "syscall": f"bold {PALETTE['syscall']}",
+    "ret.ok": PALETTE["ok"],
+    "ret.error": f"bold {PALETTE['error']}",
+    "fault": f"bold {PALETTE['error']}",
+    "ok": f"bold {PALETTE['ok']}",
+    "changed": f"bold black on {PALETTE['changed']}",
+    "csr.name": "bold",
+    "field.set": "bold",
+    "field.clear": "dim",
+    "flag.set": "bold",
+    "flag.clear": "dim",
+    "addr": "cyan",
+    "symbol": PALETTE["ok"],
+    "source": "dim",
+    "muted": "dim",
+    "heading": "bold",
+    "note": "italic",
+}
+
+THEME = Theme(STYLES)
+
+
+def priv_style(p: Priv | str) -> str:
+    return f"priv.{p.letter if isinstance(p, Priv) else p}"
+
+
+def make_console(width: int | None = None, file: IO[str] | None = None,
+                 color: bool | None = None) -> Console:
+    """A Console with privlab's theme. color=False gives plain text (tests, pipes)."""
+    if color is False:
+        return Console(width=width, file=file, theme=THEME, color_system=None,
+                       force_terminal=False, highlight=False, emoji=False)
+    return Console(width=width, file=file, theme=THEME, highlight=False, emoji=False,
+                   force_terminal=color)

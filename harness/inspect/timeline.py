@@ -1,0 +1,150 @@
+"""The trap-flow timeline: one line per trap or xRET, with lanes for U, S and M.
+
+    seq    instret  U     S     M     path   event
+      6    2833767  ●━━━━━▶     ·     U▸S    user_ecall  write(1, "Hello, world!\\n", 14)
+
+A trap is an arrow from the level it left to the level it entered, an xRET an arrow
+back; `path` is the nesting after the event (U▸S▸M while the firmware serves an SBI
+call made during a system call). System calls show their decoded arguments at the
+ecall and their result at the sret; SBI calls show their extension and function.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.text import Text
+
+from harness.csr import Exc, Priv
+from harness.inspect.theme import priv_style
+from harness.kernelinfo.symbols import Location
+from harness.trace.flow import FlowRow
+from harness.trace.syscalls import to_signed
+
+__all__ = ["LANES", "TrapTimeline", "arrow"]
+
+LANES = (Priv.U, Priv.S, Priv.M)
+LANE_WIDTH = 6
+_FAULTS = {Exc.INSN_PAGE_FAULT, Exc.LOAD_PAGE_FAULT, Exc.STORE_PAGE_FAULT,
+           Exc.INSN_ACCESS_FAULT, Exc.LOAD_ACCESS_FAULT, Exc.STORE_ACCESS_FAULT,
+           Exc.INSN_MISALIGNED, Exc.LOAD_MISALIGNED, Exc.STORE_MISALIGNED}
+
+RowLocator = Callable[[FlowRow], Location | None]
+
+
+def arrow(src: Priv, dst: Priv) -> Text:
+    """The lanes for one event: ● where it starts, an arrow to where it lands."""
+    cells = [" "] * (LANE_WIDTH * len(LANES))
+    a, b = LANES.index(src) * LANE_WIDTH, LANES.index(dst) * LANE_WIDTH
+    for i in range(len(LANES)):
+        cells[i * LANE_WIDTH] = "·"
+    text = Text()
+    if a == b:
+        cells[a] = "↻"
+        text.append("".join(cells))
+        text.stylize(priv_style(src), a, a + 1)
+        return text
+    lo, hi = min(a, b), max(a, b)
+    for i in range(lo + 1, hi):
+        cells[i] = "━"
+    cells[a] = "●"
+    cells[b] = "▶" if b > a else "◀"
+    text.append("".join(cells))
+    text.stylize(priv_style(src), lo, hi + 1)
+    text.stylize(priv_style(dst), b, b + 1)
+    return text
+
+
+def _path(row: FlowRow) -> Text:
+    t = Text()
+    for i, p in enumerate(row.path):
+        if i:
+            t.append("▸", "muted")
+        t.append(p.letter, priv_style(p))
+    return t
+
+
+def describe(row: FlowRow, xlen: int) -> Text:
+    """The event column: cause or instruction, then what it carried."""
+    t = Text()
+    if row.is_trap:
+        t.append(row.name, "trap.interrupt" if row.interrupt else "trap.exception")
+        call = row.syscall
+        if call is not None:
+            t.append("  ")
+            t.append(call.call_text(), "syscall")
+            if call.pid is not None:
+                t.append(f"  pid {call.pid}", "muted")
+        elif row.note:
+            t.append(f"  {row.note}")
+        elif not row.interrupt and row.code in _FAULTS:
+            t.append(f"  address {row.tval:#x}", "fault")
+        elif not row.interrupt and row.code == Exc.ILLEGAL_INSN:
+            t.append(f"  instruction {row.tval:#x}", "fault")
+        return t
+    t.append(row.name, "xret")
+    call = row.syscall
+    if call is not None and call.exit_seq == row.seq:
+        t.append("  → ")
+        t.append(call.ret_text(), "ret.error" if call.failed else "ret.ok")
+        t.append(f"  {call.name}", "syscall")
+        for i, cap in sorted(call.outputs.items()):
+            name = call.spec.args[i].name if call.spec else f"a{i}"
+            t.append(f"  {name}={cap.text}", "muted")
+    elif row.note:
+        t.append(f"  {row.note}", "note")
+    elif row.priv_from == Priv.M and row.returns_from is not None:
+        t.append(f"  → {to_signed(row.args[0], xlen)}", "muted")
+    return t
+
+
+class TrapTimeline:
+    """Rows of a Flow (filtered as you like) as a lane diagram."""
+
+    def __init__(self, rows: Iterable[FlowRow], xlen: int = 64,
+                 locate: RowLocator | None = None, limit: int | None = None,
+                 title: str | None = None) -> None:
+        self.rows = rows
+        self.xlen = xlen
+        self.locate = locate
+        self.limit = limit
+        self.title = title
+
+    def header(self) -> Text:
+        t = Text()
+        t.append(f"{'seq':>6} {'instret':>10}  ", "muted")
+        for p in LANES:
+            t.append(p.letter.ljust(LANE_WIDTH), priv_style(p))
+        t.append(f"{'path':<8}event", "muted")
+        return t
+
+    def line(self, row: FlowRow) -> Text:
+        t = Text()
+        t.append(f"{row.seq:>6} {row.instret:>10}  ", "muted")
+        t.append_text(arrow(row.priv_from, row.priv_to))
+        path = _path(row)
+        t.append_text(path)
+        t.append(" " * max(1, 8 - len(path)))
+        t.append_text(describe(row, self.xlen))
+        if self.locate is not None:
+            loc = self.locate(row)
+            if loc is not None and loc.symbol is not None:
+                t.append(f"  {'at' if row.is_trap else 'to'} {loc.name}", "symbol")
+        return t
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        if self.title:
+            yield Text(self.title, "heading")
+        yield self.header()
+        shown = 0
+        for row in self.rows:
+            if self.limit is not None and shown >= self.limit:
+                yield Text(f"... stopped after {self.limit} rows", "muted")
+                break
+            line = self.line(row)
+            line.truncate(options.max_width, overflow="ellipsis")
+            yield line
+            shown += 1
+        if shown == 0:
+            yield Text("(no events)", "muted")
