@@ -1,0 +1,306 @@
+"""`Session`: one machine and everything needed to look inside it.
+
+This is the documented entry point for notebooks, tests and graders (docs/inspect/api.md):
+
+    from harness.api import Session
+    s = Session.boot("hello")                 # bundled firmware + kernel, hello as init
+    s.run_until_syscall("write")              # stopped at the kernel's trap vector
+    s.csr("scause").cause                     # 'user_ecall'
+    s.read_string(s.reg("a1"))                # b'Hello, world!\\n'
+    s.run()                                   # to the end: RunResult(stop=HALT, ...)
+    s.syscalls[0].call_text()                 # 'write(1, "Hello, world!\\n", 14)'
+
+A Session wraps `harness.machine.Machine` without changing it: runs go through
+`Machine.run`, with the tracer's extra stop conditions when memory capture is on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness.api.memory import MemoryAccess
+from harness.boot import load_syscall_table, make_bootargs, user_boot
+from harness.build.images import Images, build_images
+from harness.csr import EXCEPTION_NAMES, INTERRUPT_NAMES, Csr, Priv
+from harness.devices import Console
+from harness.errors import BadInput
+from harness.inspect.state import CsrSnapshot, CsrValue, RegisterSnapshot
+from harness.kernelinfo.ctypes_model import StructValue
+from harness.kernelinfo.mirrors import ProcessTable
+from harness.kernelinfo.symbols import Location
+from harness.kernelinfo.system import SystemInfo
+from harness.machine import Machine, RunResult, Stop, load_elf
+from harness.machine.boot import boot_bare, boot_system
+from harness.machine.until import (
+    AfterSyscall,
+    AfterTrap,
+    AfterXret,
+    AtAddress,
+    AtInstret,
+    PrivilegeChange,
+    Until,
+)
+from harness.trace.events import Event, EventLog, TrapEvent, XretEvent
+from harness.trace.flow import Flow
+from harness.trace.sbi import load_sbi_names
+from harness.trace.syscalls import SyscallRecord, call_specs
+from harness.trace.tracer import Tracer
+
+__all__ = ["Handle", "Session"]
+
+MIB = 1 << 20
+
+
+@dataclass
+class Handle:
+    """A registration; `remove()` undoes it."""
+
+    _remove: Callable[[], None]
+
+    def remove(self) -> None:
+        self._remove()
+
+
+def _cause_code(cause: str | int) -> tuple[int, bool | None]:
+    if isinstance(cause, int):
+        return cause, None
+    for table, irq in ((EXCEPTION_NAMES, False), (INTERRUPT_NAMES, True)):
+        for code, name in table.items():
+            if name == cause:
+                return int(code), irq
+    raise BadInput(f"unknown cause {cause!r}")
+
+
+@dataclass
+class _AtSeqTrap(AfterTrap):
+    seq: int = 0
+
+    def matches(self, e: Event) -> bool:
+        return e.seq == self.seq
+
+
+@dataclass
+class _AtSeqXret(AfterXret):
+    seq: int = 0
+
+    def matches(self, e: Event) -> bool:
+        return e.seq == self.seq
+
+
+class Session(MemoryAccess):
+    def __init__(self, machine: Machine, info: SystemInfo, *, capture: bool = False) -> None:
+        self.machine = machine
+        self.info = info
+        self.specs = call_specs(load_syscall_table())
+        self.tracer = Tracer(machine, self.specs, kernel=lambda: info.kernel_info,
+                             sbi=load_sbi_names(), capture=capture)
+
+    # -- booting -------------------------------------------------------------------
+    @classmethod
+    def boot(cls, program: str | None = "hello", args: Sequence[str] = (), *,
+             arch: str = "rv64", capture: bool = False, ram_mib: int = 128,
+             images: Images | None = None, kernel: str | Path | None = None,
+             echo: bool = False) -> Session:
+        """The bundled firmware and kernel (or `kernel`), running `program` as the
+        first process (None: the whole initrd with the shell)."""
+        images = images or build_images(arch, listings=False)
+        fw, kern = load_elf(images.firmware), load_elf(kernel or images.kernel)
+        if program is not None:
+            ub = user_boot(images.users, program, list(args))
+            initrd, bootargs, name = ub.initrd, ub.bootargs, Path(ub.program).stem
+        else:
+            initrd, bootargs, name = images.initrd.read_bytes(), make_bootargs(), None
+        m = Machine(kern.xlen, ram_mib * MIB, console=Console(echo=echo))
+        boot_system(m, fw, kern, initrd, bootargs)
+        users = dict(images.users)
+        if program is not None and name not in users and Path(program).is_file():
+            users[name or "program"] = Path(program)
+        info = SystemInfo(kern.xlen, images.firmware, Path(kernel or images.kernel), users,
+                          program=name)
+        return cls(m, info, capture=capture)
+
+    @classmethod
+    def bare(cls, elf: str | Path, *, capture: bool = False, ram_mib: int = 128,
+             echo: bool = False) -> Session:
+        """Any bare-metal ELF, from M-mode at the RAM base (`privlab run --bios none`)."""
+        image = load_elf(elf)
+        m = Machine(image.xlen, ram_mib * MIB, console=Console(echo=echo))
+        boot_bare(m, image)
+        return cls(m, SystemInfo(image.xlen, bare=Path(elf)), capture=capture)
+
+    # -- running ---------------------------------------------------------------------
+    def run(self, max_insns: int | None = None, until: Until | Sequence[Until] = ()) -> RunResult:
+        conds = [until] if not isinstance(until, Sequence) else list(until)
+        result = self.machine.run(max_insns, until=conds + self.tracer.conditions())
+        return result
+
+    def run_until_trap(self, count: int = 1, cause: str | int | None = None,
+                       max_insns: int | None = None) -> RunResult:
+        """Until the `count`th trap from now (of `cause`, a name or a code, if given)."""
+        code, irq = _cause_code(cause) if cause is not None else (None, None)
+        return self.run(max_insns, AfterTrap(code=code, interrupt=irq, count=count))
+
+    def run_until_syscall(self, call: str | int, count: int = 1,
+                          max_insns: int | None = None) -> RunResult:
+        """Until the `count`th ecall making this system call; the hart then sits at
+        the kernel's trap vector, the call's arguments in a0..a5."""
+        number = call if isinstance(call, int) else next(
+            (n for n, s in self.specs.items() if s.name == call), None)
+        if number is None:
+            raise BadInput(f"no system call named {call!r} in kernel/syscall.tbl")
+        result = self.run(max_insns, AfterSyscall(number))
+        for _ in range(count - 1):
+            if result.stop is not Stop.EVENT:
+                break
+            result = self.run(max_insns, AfterSyscall(number))
+        return result
+
+    def run_until_symbol(self, symbol: str, image: str | None = None,
+                         max_insns: int | None = None) -> RunResult:
+        """Until the instruction at `symbol` is about to run."""
+        addr = self.info.address_of(symbol, image)
+        if addr is None:
+            raise BadInput(f"no symbol {symbol!r} in the loaded images")
+        conds: list[Until] = [AtAddress(addr)]
+        conds += [AtAddress(a.va + addr - a.target) for a in self.info.symbolizer.aliases
+                  if a.target <= addr < a.target + a.size]
+        return self.run(max_insns, conds)
+
+    def run_until_priv(self, priv: Priv | str, max_insns: int | None = None) -> RunResult:
+        p = priv if isinstance(priv, Priv) else Priv[priv.upper()]
+        return self.run(max_insns, PrivilegeChange(to=p))
+
+    def run_until_instret(self, instret: int) -> RunResult:
+        return self.run(until=AtInstret(instret))
+
+    def run_until_event(self, seq: int, max_insns: int | None = None) -> RunResult:
+        """Until trace event #seq (a trap or an xRET) has happened."""
+        if seq < len(self.machine.events):
+            raise BadInput(f"event #{seq} has already happened")
+        return self.run(max_insns, [_AtSeqTrap(seq=seq), _AtSeqXret(seq=seq)])
+
+    def step(self, n: int = 1) -> RunResult:
+        result = self.machine.step()
+        for _ in range(n - 1):
+            if result.stop is Stop.HALT:
+                break
+            result = self.machine.step()
+        return result
+
+    # -- registers and CSRs ------------------------------------------------------------
+    @property
+    def pc(self) -> int:
+        return self.machine.hart.pc
+
+    @property
+    def priv(self) -> Priv:
+        return self.machine.hart.priv
+
+    @property
+    def instret(self) -> int:
+        return int(self.machine.hart.state.instret)
+
+    def regs(self) -> RegisterSnapshot:
+        return RegisterSnapshot.take(self.machine.hart)
+
+    def reg(self, name: str | int) -> int:
+        if isinstance(name, int):
+            return self.machine.hart.x(name)
+        try:
+            return self.regs()[name]
+        except KeyError:
+            raise BadInput(f"no register {name!r}") from None
+
+    def set_reg(self, name: str | int, value: int) -> None:
+        if name == "pc":
+            self.machine.hart.pc = value
+            return
+        from harness.inspect.state import ABI_NAMES
+        n = name if isinstance(name, int) else (
+            ABI_NAMES.index(name) if name in ABI_NAMES else
+            int(name[1:]) if name.startswith("x") and name[1:].isdigit() else -1)
+        if not 0 <= n < 32:
+            raise BadInput(f"no register {name!r}")
+        self.machine.hart.set_x(n, value)
+
+    @staticmethod
+    def _csr(name: str | Csr) -> Csr:
+        if isinstance(name, Csr):
+            return name
+        try:
+            return Csr[name.upper()]
+        except KeyError:
+            raise BadInput(f"unknown CSR {name!r}") from None
+
+    def csr(self, name: str | Csr) -> CsrValue:
+        """A CSR's value with its fields decoded (harness/csr.py)."""
+        c = self._csr(name)
+        return CsrValue(c, self.machine.hart.csr(c), self.machine.xlen)
+
+    def set_csr(self, name: str | Csr, value: int) -> None:
+        self.machine.hart.set_csr(self._csr(name), value)
+
+    def csrs(self) -> CsrSnapshot:
+        return CsrSnapshot.take(self.machine.hart)
+
+    # -- the kernel's view -----------------------------------------------------------------
+    def processes(self) -> ProcessTable:
+        k = self.info.kernel_info
+        if k is None:
+            raise BadInput("no kernel with DWARF information is loaded")
+        return k.process_table(self.machine.memory)
+
+    def trapframe(self, pid: int | None = None) -> StructValue | None:
+        k = self.info.kernel_info
+        table = self.processes()
+        proc = table.by_pid(pid) if pid is not None else next(
+            (p for p in table.processes if p.slot == table.current), None)
+        if proc is None or k is None:
+            return None
+        return k.trapframe(self.machine.memory, proc)
+
+    def symbolize(self, addr: int, satp: int | None = None) -> Location:
+        return self.info.symbolize(addr, self.machine.hart.csr(Csr.SATP) if satp is None
+                                   else satp, self.machine.memory)
+
+    # -- events ----------------------------------------------------------------------------
+    @property
+    def events(self) -> EventLog:
+        return self.machine.events
+
+    @property
+    def flow(self) -> Flow:
+        """Every trap and xRET so far, with nesting and decoded calls."""
+        self.tracer.sync()
+        return self.tracer.flow
+
+    @property
+    def syscalls(self) -> list[SyscallRecord]:
+        return self.flow.syscalls
+
+    def on_trap(self, fn: Callable[[TrapEvent], None]) -> Handle:
+        def each(e: Event) -> None:
+            if isinstance(e, TrapEvent):
+                fn(e)
+        return Handle(self.machine.events.subscribe(each))
+
+    def on_xret(self, fn: Callable[[XretEvent], None]) -> Handle:
+        def each(e: Event) -> None:
+            if isinstance(e, XretEvent):
+                fn(e)
+        return Handle(self.machine.events.subscribe(each))
+
+    def on_syscall(self, fn: Callable[[SyscallRecord], None]) -> Handle:
+        """fn(call) as each system call completes (for exit: when it is made)."""
+        return Handle(self.tracer.on_syscall(fn))
+
+    @property
+    def console(self) -> str:
+        return self.machine.console.text()
+
+    def close(self) -> None:
+        self.tracer.close()
+        self.info.close()
+        self.machine.close()
