@@ -17,6 +17,7 @@ from pathlib import Path
 
 from harness.build import RV64, Arch
 from harness.build.baremetal import build_baremetal
+from harness.build.cache import cache_root
 from harness.machine import Machine, Stop, load_elf
 
 PROGRAMS = Path(__file__).resolve().parent / "programs"
@@ -24,9 +25,8 @@ QEMU_CPU = {64: "rv64,h=false,sstc=false", 32: "rv32,h=false,sstc=false"}
 
 
 def build(name: str, iterations: int, arch: Arch = RV64) -> Path:
-    from harness.build.cache import cache_root
     out = cache_root() / "bench" / arch.name / f"{name}-{iterations}.elf"
-    return build_baremetal([PROGRAMS / f"{name}.S"], arch, out,
+    return build_baremetal([PROGRAMS / f"{name}.S"], arch, out, include_dirs=[PROGRAMS],
                            defines={"ITERATIONS": iterations})
 
 
@@ -62,14 +62,29 @@ def time_qemu(elf: Path, xlen: int = 64, icount: bool = False) -> float | None:
     return elapsed
 
 
-@dataclass
-class Measurement:
-    name: str
-    seconds: float
-
-
 def best_of(n: int, fn: Callable[[], float]) -> float:
     return min(fn() for _ in range(n))
+
+
+@dataclass
+class Timing:
+    """Seconds of work (start-up subtracted) on privlab and on QEMU (None if absent),
+    and the machine privlab ran the full program on."""
+
+    ours: float
+    theirs: float | None
+    machine: Machine
+
+
+def measure(program: str, iterations: int, *, icount: bool = False, repeat: int = 3) -> Timing:
+    """Time `program` with `iterations` against the same program with none, on both."""
+    work, empty = build(program, iterations), build(program, 0)
+    ours = best_of(repeat, lambda: time_privlab(work)[0]) - \
+        best_of(repeat, lambda: time_privlab(empty)[0])
+    _, machine = time_privlab(work)
+    q_work = best_of(repeat, lambda: time_qemu(work, icount=icount) or 0.0)
+    q_empty = best_of(repeat, lambda: time_qemu(empty, icount=icount) or 0.0)
+    return Timing(ours, (q_work - q_empty) if q_work else None, machine)
 
 
 def report(title: str, ours: float, theirs: float | None, goal: float, unit: str,

@@ -9,22 +9,17 @@ from __future__ import annotations
 
 import sys
 
-from common import best_of, build, report, time_privlab, time_qemu
+from common import measure, report
 
 GOAL = 1.5
 
 
 def main() -> int:
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 20_000_000
-    work, empty = build("alu_loop", n), build("alu_loop", 0)
-    ours = best_of(3, lambda: time_privlab(work)[0]) - best_of(3, lambda: time_privlab(empty)[0])
-    _, m = time_privlab(work)
-    insns = m.hart.state.instret
-    q_work = best_of(3, lambda: time_qemu(work, icount=True) or 0.0)
-    q_empty = best_of(3, lambda: time_qemu(empty, icount=True) or 0.0)
-    theirs = (q_work - q_empty) if q_work else None
+    t = measure("alu_loop", n, icount=True)
+    insns = t.machine.hart.state.instret
     print(f"{insns} instructions retired")
-    return report(f"compute, {10 * n} U-mode ALU instructions", ours, theirs, GOAL,
+    return report(f"compute, {10 * n} U-mode ALU instructions", t.ours, t.theirs, GOAL,
                   "ns/insn", insns, scale=1e9)
 
 

@@ -1,7 +1,8 @@
 // div64.c: 64-bit division for RV32, where the compiler turns `uint64_t / uint64_t`
-// into calls to __udivdi3/__umoddi3 (normally from libgcc/compiler-rt, which a
-// freestanding kernel does not link). Shift-and-subtract: slow, but rare here (the
+// into calls to __udivdi3/__umoddi3 (normally from libgcc/compiler-rt, which
+// freestanding code does not link). Shift-and-subtract: slow, but rare here (the
 // timer and get_time). Empty on RV64, which divides 64-bit values in hardware.
+// The user library is linked with this same file (harness/build/images.py).
 #include <stdint.h>
 
 #if __riscv_xlen == 32

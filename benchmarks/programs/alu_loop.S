@@ -3,25 +3,16 @@
 // of code a compute-bound user program spends its time in), then ecalls to M, which
 // powers off through the finisher with exit status 0. 20,000,000 iterations retire
 // 200,000,000 instructions in U-mode.
-#include "platform.h"
+#include "bench.h"
 
 #ifndef ITERATIONS
 #define ITERATIONS 20000000
 #endif
 
-#if __riscv_xlen == 64
-#define PMP_ALL -1
-#else
-#define PMP_ALL 0xffffffff
-#endif
-
     .section .text.entry
     .globl _start
 _start:
-    li t0, PMP_ALL
-    csrw pmpaddr0, t0
-    li t0, 0x1f             // NAPOT, R, W, X
-    csrw pmpcfg0, t0
+    OPEN_PMP
     la t0, done
     csrw mtvec, t0
     la t0, user
@@ -50,7 +41,4 @@ user:
 
     .align 2
 done:
-    li t0, PLATFORM_FINISHER_BASE
-    li t1, FINISHER_PASS
-    sw t1, 0(t0)
-1:  j 1b
+    POWER_OFF

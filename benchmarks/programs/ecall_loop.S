@@ -3,25 +3,16 @@
 // advances sepc past the ecall and srets, so each iteration is one U->S trap and one
 // sret back. Then U stops the loop with an ecall that M handles: delegation is turned
 // off (by S through an SBI-like ecall) and M powers off through the finisher.
-#include "platform.h"
+#include "bench.h"
 
 #ifndef ITERATIONS
 #define ITERATIONS 1000000
 #endif
 
-#if __riscv_xlen == 64
-#define PMP_ALL -1
-#else
-#define PMP_ALL 0xffffffff
-#endif
-
     .section .text.entry
     .globl _start
 _start:
-    li t0, PMP_ALL
-    csrw pmpaddr0, t0
-    li t0, 0x1f             // NAPOT, R, W, X
-    csrw pmpcfg0, t0
+    OPEN_PMP
     la t0, m_trap
     csrw mtvec, t0
     la t0, s_trap
@@ -54,7 +45,4 @@ s_trap:
 
     .align 2
 m_trap:
-    li t0, PLATFORM_FINISHER_BASE
-    li t1, FINISHER_PASS
-    sw t1, 0(t0)
-1:  j 1b
+    POWER_OFF
