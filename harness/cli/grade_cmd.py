@@ -55,7 +55,8 @@ def run(args: argparse.Namespace) -> int:
     lab = find_lab(args.lab)
     out = Path(args.out or Path("privlab-grade") / lab.name)
     options = GradeOptions(lab, Path(args.submission).resolve(), _hidden(args.hidden),
-                           args.jobs or default_jobs(), args.arch, args.keyword)
+                           args.jobs or default_jobs(), args.arch, args.keyword,
+                           keep_kernel=None if args.submissions else out / "kernel.elf")
     console = Console(stderr=False, highlight=False)
     if args.submissions:
         return _batch(options, Path(args.submissions), out, args.jobs, console)
@@ -65,10 +66,12 @@ def run(args: argparse.Namespace) -> int:
     from harness.grade.runner import grade
     from harness.grade.scoreboard import Scoreboard
 
+    (out / "kernel.elf").unlink(missing_ok=True)  # never leave an older build behind
     report = grade(options)
     write_reports(report, out)
     console.print(Scoreboard(report, details=args.details))
-    console.print(f"reports: {out}/results.json, junit.xml, report.txt", highlight=False)
+    console.print(f"reports: {out}/results.json, junit.xml, report.txt; the graded kernel: "
+                  f"{out}/kernel.elf", highlight=False)
     sys.stdout.flush()
     print(report.points_line(), flush=True)
     return 0 if report.full_marks else 1

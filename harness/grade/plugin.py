@@ -199,6 +199,7 @@ class Recorder:
         self.path = config.getoption("--privlab-results")
         self.active = False
 
+    @pytest.hookimpl(trylast=True)  # after -k/-m deselection: only what will run counts
     def pytest_collection_modifyitems(self, session: pytest.Session, config: pytest.Config,
                                       items: list[pytest.Item]) -> None:
         hidden = [Path(d).resolve() for d in config.getoption("--privlab-hidden")]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -49,6 +50,7 @@ class GradeOptions:
     jobs: int = 1
     arch: str = "rv64"
     keyword: str | None = None       # pytest -k: grade only matching tests
+    keep_kernel: Path | None = None  # copy the graded kernel.elf here (for students to run)
 
 
 def _shard_command(options: GradeOptions, slot: Path, index: int, count: int,
@@ -138,6 +140,9 @@ def grade(options: GradeOptions) -> GradeReport:
         with staging_slot() as slot:
             built = build_submission(options.submission, slot, arch=options.arch)
             report.built, report.build_output = built.ok, built.output
+            if built.images is not None and options.keep_kernel is not None:
+                options.keep_kernel.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(built.images.kernel_path, options.keep_kernel)
             tests = _run_shards(options, slot, built, report.notes)
             tests.sort(key=lambda t: (t.visibility != "visible", t.order))
             report.tests = [_build_entry(built), *apply_groups(tests)]

@@ -1,0 +1,88 @@
+"""`privlab grade` and `privlab lab` from the command line."""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from harness.cli.main import main
+from harness.paths import KERNEL_DIR
+
+FAST = "test_counts_exactly_the_calls_made or test_base_runs"
+
+
+def _submission(root: Path, broken: bool = False) -> Path:
+    shutil.copytree(KERNEL_DIR, root / "kernel")
+    if broken:
+        path = root / "kernel" / "taskinfo.c"
+        path.write_text(path.read_text() + "\nint oops(void) { return missing; }\n")
+    return root
+
+
+def test_grade_prints_points_last_writes_reports_and_exits_0_for_full_marks(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    sub = _submission(tmp_path / "alice")
+    status = main(["grade", "taskinfo", "--submission", str(sub), "-k", FAST,
+                   "--out", str(tmp_path / "out")])
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert status == 0 and lines[-1] == "Points 4/4"
+    results = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert results["score"] == 4 and len(results["tests"]) == 3  # build + 2 tests
+    assert (tmp_path / "out" / "junit.xml").is_file()
+    assert (tmp_path / "out" / "kernel.elf").read_bytes()[:4] == b"\x7fELF"
+
+
+def test_grade_of_a_broken_build_exits_1_with_the_compiler_error(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    sub = _submission(tmp_path / "bob", broken=True)
+    status = main(["grade", "taskinfo", "--submission", str(sub), "-k", FAST,
+                   "--out", str(tmp_path / "out"), "--details"])
+    out = capsys.readouterr().out
+    assert status == 1 and out.strip().splitlines()[-1] == "Points 0/4"
+    assert "FAIL" in out
+    report = (tmp_path / "out" / "report.txt").read_text()
+    assert "use of undeclared identifier 'missing'" in report
+    assert not (tmp_path / "out" / "kernel.elf").exists()
+
+
+def test_unknown_lab_is_bad_input(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["grade", "no-such-lab"]) == 2
+    assert "no lab 'no-such-lab'" in capsys.readouterr().err
+
+
+def test_batch_grades_every_submission_and_writes_a_gradebook(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    subs = tmp_path / "subs"
+    _submission(subs / "alice")
+    _submission(subs / "bob", broken=True)
+    status = main(["grade", "taskinfo", "--submissions", str(subs), "-k", FAST,
+                   "--out", str(tmp_path / "grades"), "--jobs", "2"])
+    assert status == 0
+    assert "graded 2 submissions (1 did not build)" in capsys.readouterr().out
+    rows = list(csv.DictReader((tmp_path / "grades" / "gradebook.csv").open()))
+    assert [(r["submission"], r["score"], r["built"]) for r in rows] == [
+        ("alice", "4", "yes"), ("bob", "0", "no")]
+    for name in ("alice", "bob"):
+        assert (tmp_path / "grades" / name / "results.json").is_file()
+
+
+def test_lab_handout_strips_the_labs_solution_and_copies_its_page(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["lab", "handout", "mmap", "-o", str(tmp_path / "h")]) == 0
+    assert "solutions removed from kernel/mmap.c" in capsys.readouterr().out
+    mmap = (tmp_path / "h" / "kernel" / "mmap.c").read_text()
+    assert "SOLUTION" not in mmap and "uvmmap_zeroed" not in mmap
+    assert "BEGIN SOLUTION" in (tmp_path / "h" / "kernel" / "sched.c").read_text()
+    assert (tmp_path / "h" / "LAB-mmap.md").is_file()
+    assert main(["lab", "handout", "mmap", "-o", str(tmp_path / "h")]) == 2  # not empty
+
+
+def test_lab_list_names_all_six_labs(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["lab", "list"]) == 0
+    out = capsys.readouterr().out
+    for name in ("taskinfo", "mmap", "stride", "vmprint", "backtrace", "trap"):
+        assert name in out

@@ -1,0 +1,39 @@
+"""Deliberately broken kernels fail the tests that should catch them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .conftest import Edits, grade_lab, variant
+
+
+def _failed(lab: str, edits: Edits, root: Path) -> set[str]:
+    report = grade_lab(lab, variant(root, edits), hidden=True)
+    assert report.built, report.build_output
+    return {t.name for t in report.tests if not t.passed}
+
+
+def test_trap_frame_missing_a_register_fails_the_register_tests(tmp_path: Path) -> None:
+    failed = _failed("trap", {"trampoline.S": ("    REG_S s5, TF_S5(a0)\n", "")}, tmp_path)
+    assert "test_every_register_but_a0_survives_system_calls" in failed
+    assert "test_every_register_survives_timer_interrupts" in failed
+
+
+def test_page_table_missing_the_u_bit_fails_the_mmap_tests(tmp_path: Path) -> None:
+    edit = {"vm.c": ("mappages(pt, a, PGSIZE, (uintptr_t)mem, perm | PTE_U)",
+                     "mappages(pt, a, PGSIZE, (uintptr_t)mem, perm)")}
+    failed = _failed("mmap", edit, tmp_path)
+    assert "test_mapped_memory_is_zeroed_writable_and_goes_away" in failed
+    assert "test_fork_copies_a_mapping" in failed
+
+
+def test_scheduler_that_never_preempts_fails_preemption_and_stride_tests(tmp_path: Path) -> None:
+    edit = {"trap.c": ("    timer_next();            // also clears the pending interrupt\n"
+                       "    yield();\n",
+                       "    timer_next();            // also clears the pending interrupt\n")}
+    failed = _failed("trap", edit, tmp_path / "trap")
+    assert {"test_timer_preempts_a_process_that_never_yields",
+            "test_two_cpu_bound_processes_interleave"} <= failed
+    failed = _failed("stride", edit, tmp_path / "stride")
+    assert {"test_cpu_share_is_proportional_to_priority",
+            "test_four_processes_share_by_priority"} <= failed

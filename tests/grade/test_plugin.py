@@ -1,0 +1,114 @@
+"""The pytest plugin on its own: points, groups, requires, results, hidden tests,
+sharding and handouts (no kernel needed)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from harness.errors import BadInput
+from harness.grade.handout import strip_solutions
+from harness.grade.sharding import shard_items
+
+TESTS = '''
+import pytest
+
+pytestmark = pytest.mark.points(1)
+
+def test_default_points(): pass
+
+@pytest.mark.points(4)
+def test_parent(): assert 1 == 2, "parent broke"
+
+@pytest.mark.points(2)
+@pytest.mark.requires("test_parent")
+def test_child(): pass
+
+@pytest.mark.points(6)
+class TestGroup:
+    """the group"""
+    def test_one(self): pass
+    def test_two(self): assert False
+    @pytest.mark.points(2)
+    def test_three(self): pass
+
+@pytest.mark.points(3, all_or_nothing=True)
+class TestStrict:
+    def test_x(self): pass
+    def test_y(self): raise RuntimeError("grader bug")
+'''
+
+
+def _results(pytester: pytest.Pytester, *args: str) -> tuple[dict[str, dict[str, object]],
+                                                                pytest.RunResult]:
+    out = pytester.path / "results.json"
+    result = pytester.runpytest("--privlab-results", str(out), *args)
+    data = json.loads(out.read_text())
+    assert data["complete"] is True
+    return {t["name"]: t for t in data["tests"]}, result
+
+
+def test_points_groups_and_requires_are_recorded(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_lab=TESTS)
+    tests, result = _results(pytester)
+    assert tests["test_default_points"]["score"] == 1
+    assert tests["test_parent"]["max_score"] == 4 and tests["test_parent"]["score"] == 0
+    assert "parent broke" in str(tests["test_parent"]["output"])
+    child = tests["test_child"]
+    assert child["score"] == 0 and child["status"] == "failed"
+    assert "requires test_parent" in str(child["output"])
+    assert [tests[n]["max_score"] for n in ("test_one", "test_two", "test_three")] == [2, 2, 2]
+    assert tests["test_one"]["group"] == "the group" and tests["test_one"]["score"] == 2
+    assert tests["test_y"]["all_or_nothing"] is True
+    assert "grader error in this test" in str(tests["test_y"]["output"])
+    # 1 + 0 + 0 + (2 + 0 + 2) + 0 (strict group: test_y failed) of 1+4+2+6+3
+    result.stdout.fnmatch_lines(["Points 5/16"])
+
+
+def test_hidden_directory_is_collected_only_when_named(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_public="def test_p(): pass")
+    hidden = pytester.mkdir("hidden")
+    (hidden / "test_secret.py").write_text("import pytest\n@pytest.mark.points(1)\n"
+                                            "def test_s(): pass\n")
+    tests, _ = _results(pytester)
+    assert set(tests) == {"test_p"}
+    tests, _ = _results(pytester, "--privlab-hidden", str(hidden))
+    assert tests["test_s"]["visibility"] == "after_published"
+    assert tests["test_p"]["visibility"] == "visible"
+
+
+def test_shards_split_the_tests_and_keep_requires_together(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_lab=TESTS)
+    first, _ = _results(pytester, "--privlab-shard", "0/2")
+    second, _ = _results(pytester, "--privlab-shard", "1/2")
+    assert not set(first) & set(second)
+    assert set(first) | set(second) == {"test_default_points", "test_parent", "test_child",
+                                        "test_one", "test_two", "test_three", "test_x",
+                                        "test_y"}
+    assert ("test_child" in first) == ("test_parent" in first)
+
+
+def test_shard_items_balances_units() -> None:
+    items = ["a", "b", "c", "d", "e"]
+    needs = {"b": ["a"], "c": ["b"]}
+    parts = [shard_items(items, lambda i: needs.get(i, []), n, 2, name=str) for n in (0, 1)]
+    assert parts == [["a", "b", "c"], ["d", "e"]]
+
+
+def test_strip_solutions_keeps_the_code_after_the_end_marker() -> None:
+    text = ("int f(void) {\n  // BEGIN SOLUTION\n  return 42;\n  // END SOLUTION\n"
+            "  return -1;\n}\n")
+    assert strip_solutions(text) == "int f(void) {\n  return -1;\n}\n"
+    with pytest.raises(BadInput, match="unbalanced"):
+        strip_solutions("// BEGIN SOLUTION\nint x;\n")
+
+
+def test_lab_test_files_import_only_the_public_grading_api() -> None:
+    labs = Path(__file__).resolve().parents[2] / "labs"
+    for path in labs.rglob("test_*.py"):
+        for line in path.read_text().splitlines():
+            if line.startswith(("import ", "from ")) and "harness" in line:
+                assert line.startswith(("from harness.grade", "from harness.csr",
+                                        "from harness.trace")), f"{path}: {line}"

@@ -1,0 +1,112 @@
+"""Report formats: Gradescope results.json, JUnit XML, the points line, the gradebook
+and the scoreboard, from a GradeReport built by hand (no machine needed)."""
+
+from __future__ import annotations
+
+import csv
+import json
+from io import StringIO
+from pathlib import Path
+from xml.etree import ElementTree as ET
+
+from rich.console import Console
+
+from harness.grade.model import GradeReport, TestResult, apply_groups
+from harness.grade.reports import (
+    gradescope_json,
+    junit_xml,
+    write_gradebook,
+    write_reports,
+)
+from harness.grade.scoreboard import Scoreboard
+
+
+def _report() -> GradeReport:
+    tests = [
+        TestResult("build", 0, 0, "passed", "built in 0.5 s", ran=True),
+        TestResult("test_a", 3, 3, "passed", ran=True, duration=0.25),
+        TestResult("test_b", 2, 0, "failed", "hang: still running\nlast traps:", ran=True),
+        TestResult("test_c", 1.5, 1.5, "passed", group="vmprint output", ran=True),
+        TestResult("test_h", 2, 0, "failed", "not run", visibility="after_published"),
+    ]
+    return GradeReport("mmap", "/subs/alice", tests, execution_time=1.234)
+
+
+def test_points_line_is_what_github_classroom_reads() -> None:
+    report = _report()
+    assert report.points_line() == "Points 4.50/8.50"
+    full = GradeReport("x", "y", [TestResult("t", 2, 2, "passed")])
+    assert full.points_line() == "Points 2/2" and full.full_marks
+
+
+def test_gradescope_results_have_the_required_fields() -> None:
+    data = gradescope_json(_report())
+    assert data["score"] == 4.5 and data["max_score"] == 8.5
+    assert data["execution_time"] == 1.234
+    assert data["output"].startswith("Points 4.50/8.50")
+    names = [t["name"] for t in data["tests"]]
+    assert names == ["build", "test_a", "test_b", "vmprint output: test_c", "test_h"]
+    b = data["tests"][2]
+    assert b == {"name": "test_b", "score": 0, "max_score": 2, "status": "failed",
+                 "output": "hang: still running\nlast traps:", "visibility": "visible"}
+    assert data["tests"][4]["visibility"] == "after_published"
+    json.dumps(data)  # serialisable as is
+
+
+def test_junit_xml_has_one_testcase_per_test_with_failures_and_scores() -> None:
+    root = ET.fromstring(junit_xml(_report()))
+    suite = root.find("testsuite")
+    assert suite is not None
+    assert suite.get("tests") == "5" and suite.get("failures") == "2"
+    cases = suite.findall("testcase")
+    assert [c.get("name") for c in cases] == ["build", "test_a", "test_b", "test_c", "test_h"]
+    failure = cases[2].find("failure")
+    assert failure is not None and failure.get("message") == "hang: still running"
+    scores = {p.get("name"): p.get("value") for p in cases[3].iter("property")}
+    assert scores == {"score": "1.50", "max_score": "1.50"}
+
+
+def test_write_reports_writes_three_files(tmp_path: Path) -> None:
+    files = write_reports(_report(), tmp_path / "out")
+    assert sorted(p.name for p in files) == ["junit.xml", "report.txt", "results.json"]
+    text = (tmp_path / "out" / "report.txt").read_text()
+    assert "FAIL test_b [0/2]\n    hang: still running" in text
+    assert text.rstrip().endswith("Points 4.50/8.50")
+
+
+def test_gradebook_has_a_row_per_submission_and_a_column_per_graded_test(
+        tmp_path: Path) -> None:
+    broken = GradeReport("mmap", "/subs/bob", [TestResult("build", 0, 0, "failed", "error"),
+                                               TestResult("test_a", 3, 0, "failed")],
+                         built=False)
+    write_gradebook([("alice", _report()), ("bob", broken)], tmp_path / "gradebook.csv")
+    rows = list(csv.reader((tmp_path / "gradebook.csv").open()))
+    assert rows[0] == ["submission", "score", "max_score", "built", "notes", "test_a", "test_b",
+                       "vmprint output: test_c", "test_h"]
+    assert rows[1][:5] == ["alice", "4.50", "8.50", "yes", "0"]
+    assert rows[2] == ["bob", "0", "3", "no", "0", "0", "", "", ""]
+
+
+def test_all_or_nothing_group_scores_zero_if_any_child_fails() -> None:
+    tests = [TestResult("a", 1, 1, "passed", group="g", all_or_nothing=True),
+             TestResult("b", 1, 0, "failed", group="g", all_or_nothing=True),
+             TestResult("c", 1, 1, "passed", group="h")]
+    assert [t.score for t in apply_groups(tests)] == [0, 0, 1]
+
+
+def test_scoreboard_renders_each_test_with_points_and_the_first_line_of_failures() -> None:
+    out = StringIO()
+    Console(width=100, file=out, color_system=None).print(Scoreboard(_report()))
+    expected = (
+        "mmap: /subs/alice" + " " * 50 + "\n"
+        "┏━━━━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━┳━━━━━━┳━━━━━━━━━━━━━━━━━━━━━┓\n"
+        "┃ test                   ┃    points ┃      ┃ why                 ┃\n"
+        "┡━━━━━━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━╇━━━━━━╇━━━━━━━━━━━━━━━━━━━━━┩\n"
+        "│ build                  │       0/0 │ pass │                     │\n"
+        "│ test_a                 │       3/3 │ pass │                     │\n"
+        "│ test_b                 │       0/2 │ FAIL │ hang: still running │\n"
+        "│ vmprint output: test_c │ 1.50/1.50 │ pass │                     │\n"
+        "│ test_h                 │       0/2 │ FAIL │ not run             │\n"
+        "└────────────────────────┴───────────┴──────┴─────────────────────┘\n"
+        "4.50 of 8.50 points in 1.2 s\n")
+    assert out.getvalue() == expected
