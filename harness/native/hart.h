@@ -72,6 +72,7 @@ struct block_info {
 };
 
 #define ICOUNT_SLOTS 16384   /* power of two */
+#define MAX_BLOCK_BYTES 4100 /* a TB never spans more than a page plus a parcel */
 #define STLB_SLOTS 256       /* power of two */
 #define HOOK_SLOTS 4096      /* power of two; open addressing by address */
 #define L0_SLOTS 256         /* power of two */
@@ -109,6 +110,8 @@ struct hart {
     uint32_t blk_epoch;           /* xlat_epoch when blk was looked up */
 
     struct block_info icache[ICOUNT_SLOTS];
+    struct block_info unreadable;          /* returned for a block that cannot be read */
+    uint8_t block_buf[MAX_BLOCK_BYTES];    /* a block's bytes when not in host RAM */
     uint32_t icache_gen;          /* bumping it empties the cache in O(1) */
     uint32_t code_epoch;          /* bumped by fence.i: hooked words must be re-checked */
 

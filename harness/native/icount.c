@@ -18,7 +18,6 @@
 
 #include "hart.h"
 
-#define MAX_BLOCK_BYTES 4100   /* a TB never spans more than a page plus a parcel */
 #define MAP_PARCELS 256
 #define PAGE_SIZE 4096u
 
@@ -87,8 +86,7 @@ static void decode_block(hart *h, struct block_info *b, uint64_t vaddr, const ui
  * translates, so the block must be translated again before it runs. */
 const struct block_info *block_lookup(hart *h, uint64_t vaddr, uint32_t size, bool *retranslate)
 {
-    static uint8_t buf[MAX_BLOCK_BYTES];
-    static struct block_info scratch;
+    uint8_t *buf = h->block_buf;
     uint64_t paddr;
 
     *retranslate = false;
@@ -112,9 +110,9 @@ const struct block_info *block_lookup(hart *h, uint64_t vaddr, uint32_t size, bo
     }
     const uint8_t *bytes = block_bytes(h, vaddr, paddr, size, buf);
     if (!bytes) {   /* unreadable: never expected; count conservatively, cache nothing */
-        memset(&scratch, 0, sizeof scratch);
-        scratch.count = (size + 3) / 4;
-        return &scratch;
+        memset(&h->unreadable, 0, sizeof h->unreadable);
+        h->unreadable.count = (size + 3) / 4;
+        return &h->unreadable;
     }
     b->paddr = paddr;
     b->size = size;
