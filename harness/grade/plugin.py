@@ -1,5 +1,5 @@
-"""The privlab pytest plugin (entry point `pytest11: privlab`): fixtures, markers and
-result recording for graded kernel tests.
+"""The privlab pytest plugin (entry point `pytest11`, or `-p harness.grade.plugin`):
+fixtures, markers and result recording for graded kernel tests.
 
 Fixtures
     privlab_images  (session)  the submission's built kernel, user programs and syscall
@@ -71,8 +71,10 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
-    """A lab's `hidden/` directory is collected only when asked for by name."""
-    if collection_path.name != "hidden" or not collection_path.is_dir():
+    """A lab's `hidden/` directory (beside its lab.toml) is collected only when asked
+    for by name."""
+    if (collection_path.name != "hidden" or not collection_path.is_dir()
+            or not (collection_path.parent / "lab.toml").is_file()):
         return None
     wanted = [Path(d).resolve() for d in config.getoption("--privlab-hidden")]
     wanted += [Path(a.split("::")[0]).resolve() for a in config.args]
@@ -233,6 +235,9 @@ class Recorder:
         failed = report.failed or (report.skipped and report.when in ("setup", "call"))
         if failed:
             text = _failure_text(call, report)
+            seeds = [str(v) for k, v in item.user_properties if k == "seed"]
+            if seeds:
+                text += f"\n(random seed {', '.join(seeds)})"
             self.results[item.nodeid] = _finish(current, FAILED, 0.0, text, call.duration)
         elif report.when == "call" and report.passed:
             self.results[item.nodeid] = _finish(current, PASSED, current.max_score, "",

@@ -34,6 +34,7 @@ from harness.grade.model import (
 
 __all__ = ["GradeOptions", "default_jobs", "grade"]
 
+PLUGIN = "harness.grade.plugin"  # loaded by name: other installed plugins stay out
 WATCHDOG_SECONDS = 1800   # per test process: far beyond any instruction budget
 STDERR_TAIL = 3000
 
@@ -58,8 +59,8 @@ def _shard_command(options: GradeOptions, slot: Path, index: int, count: int,
     paths = [str(p) for p in options.lab.test_paths(hidden=options.hidden)]
     ini = slot / "pytest.ini"
     ini.write_text("[pytest]\n")
-    cmd = [sys.executable, "-m", "pytest", *paths, "-q", "-p", "no:cacheprovider",
-           "-c", str(ini), "--rootdir", os.path.commonpath(paths),
+    cmd = [sys.executable, "-m", "pytest", *paths, "-q", "-p", PLUGIN,
+           "-p", "no:cacheprovider", "-c", str(ini), "--rootdir", os.path.commonpath(paths),
            "--continue-on-collection-errors", "--no-header", "-rN",
            *build_arg, "--privlab-results", str(slot / f"results-{index}.json"),
            "--privlab-shard", f"{index}/{count}"]
@@ -98,8 +99,9 @@ def _run_shards(options: GradeOptions, slot: Path, built: BuildResult,
     for index in range(count):
         cmd = _shard_command(options, slot, index, count, build_arg)
         log = (slot / f"shard-{index}.log").open("w+")
+        env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
         procs.append((subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
-                                       stdin=subprocess.DEVNULL), log))
+                                       stdin=subprocess.DEVNULL, env=env), log))
     results: list[TestResult] = []
     for index, (proc, log) in enumerate(procs):
         try:

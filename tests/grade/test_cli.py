@@ -86,3 +86,22 @@ def test_lab_list_names_all_six_labs(capsys: pytest.CaptureFixture[str]) -> None
     out = capsys.readouterr().out
     for name in ("taskinfo", "mmap", "stride", "vmprint", "backtrace", "trap"):
         assert name in out
+
+
+def test_hidden_tests_from_a_separate_directory_are_graded_after_published(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    hidden = tmp_path / "staff" / "hidden"
+    hidden.mkdir(parents=True)
+    (hidden / "test_staff_only.py").write_text(
+        "import pytest\n\n\n"
+        "@pytest.mark.points(5)\n"
+        "def test_hello_from_staff(kernel):\n"
+        "    run = kernel.run('hello', kernel.token)\n"
+        "    run.expect_output(kernel.token)\n")
+    status = main(["grade", "taskinfo", "--submission", str(_submission(tmp_path / "carol")),
+                   "--hidden", str(hidden), "-k", "test_counts_exactly or staff",
+                   "--out", str(tmp_path / "out")])
+    assert status == 0 and capsys.readouterr().out.strip().endswith("Points 8/8")
+    tests = json.loads((tmp_path / "out" / "results.json").read_text())["tests"]
+    staff = [t for t in tests if t["name"] == "test_hello_from_staff"]
+    assert staff and staff[0]["visibility"] == "after_published" and staff[0]["score"] == 5

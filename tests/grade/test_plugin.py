@@ -44,7 +44,8 @@ class TestStrict:
 def _results(pytester: pytest.Pytester, *args: str) -> tuple[dict[str, dict[str, object]],
                                                                 pytest.RunResult]:
     out = pytester.path / "results.json"
-    result = pytester.runpytest("--privlab-results", str(out), *args)
+    result = pytester.runpytest("-p", "harness.grade.plugin", "--privlab-results", str(out),
+                                *args)
     data = json.loads(out.read_text())
     assert data["complete"] is True
     return {t["name"]: t for t in data["tests"]}, result
@@ -69,6 +70,7 @@ def test_points_groups_and_requires_are_recorded(pytester: pytest.Pytester) -> N
 
 def test_hidden_directory_is_collected_only_when_named(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_public="def test_p(): pass")
+    (pytester.path / "lab.toml").write_text('title = "a lab"\n')
     hidden = pytester.mkdir("hidden")
     (hidden / "test_secret.py").write_text("import pytest\n@pytest.mark.points(1)\n"
                                             "def test_s(): pass\n")
