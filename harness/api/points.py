@@ -3,7 +3,8 @@
     trap:N         just after trace event #N, which must be a trap (as `privlab trace`
                    numbers events); the hart sits at the first instruction of the handler
     event:N        just after trace event #N, trap or xRET
-    syscall:NAME   just after the next ecall making this system call (NAME:K: the Kth)
+    syscall:NAME   just after the next ecall making this system call (NAME:K: the Kth;
+                   `syscall:*` is any system call)
     symbol:NAME    just before the instruction at this symbol runs
     pc:ADDR        just before the instruction at this address runs
     priv:U|S|M     just after the next change into this privilege level
@@ -80,8 +81,11 @@ def run_to(session: Session, point: Point | str, max_insns: int | None = None) -
         result = session.run_until_event(p.value, max_insns)
     elif p.kind == "syscall":
         assert isinstance(p.value, str)
-        result = session.run_until_syscall(int(p.value) if p.value.isdigit() else p.value,
-                                           p.count, max_insns)
+        if p.value == "*":
+            result = session.run_until_trap(p.count, "user_ecall", max_insns)
+        else:
+            result = session.run_until_syscall(int(p.value) if p.value.isdigit() else p.value,
+                                               p.count, max_insns)
     elif p.kind == "symbol":
         assert isinstance(p.value, str)
         result = session.run_until_symbol(p.value, max_insns=max_insns)

@@ -24,7 +24,7 @@ from harness.api.memory import MemoryAccess
 from harness.boot import load_syscall_table, make_bootargs, user_boot
 from harness.build.images import Images, build_images
 from harness.csr import EXCEPTION_NAMES, INTERRUPT_NAMES, Csr, Priv
-from harness.devices import Console
+from harness.devices import Console, ScriptedInput
 from harness.errors import BadInput
 from harness.inspect.state import CsrSnapshot, CsrValue, RegisterSnapshot
 from harness.kernelinfo.ctypes_model import StructValue
@@ -102,7 +102,7 @@ class Session(MemoryAccess):
     def boot(cls, program: str | None = "hello", args: Sequence[str] = (), *,
              arch: str = "rv64", capture: bool = False, ram_mib: int = 128,
              images: Images | None = None, kernel: str | Path | None = None,
-             echo: bool = False) -> Session:
+             echo: bool = False, console_input: bytes = b"") -> Session:
         """The bundled firmware and kernel (or `kernel`), running `program` as the
         first process (None: the whole initrd with the shell)."""
         images = images or build_images(arch, listings=False)
@@ -112,7 +112,8 @@ class Session(MemoryAccess):
             initrd, bootargs, name = ub.initrd, ub.bootargs, Path(ub.program).stem
         else:
             initrd, bootargs, name = images.initrd.read_bytes(), make_bootargs(), None
-        m = Machine(kern.xlen, ram_mib * MIB, console=Console(echo=echo))
+        m = Machine(kern.xlen, ram_mib * MIB, console=Console(echo=echo),
+                    uart_input=ScriptedInput(console_input))
         boot_system(m, fw, kern, initrd, bootargs)
         users = dict(images.users)
         if program is not None and name not in users and Path(program).is_file():
@@ -123,10 +124,11 @@ class Session(MemoryAccess):
 
     @classmethod
     def bare(cls, elf: str | Path, *, capture: bool = False, ram_mib: int = 128,
-             echo: bool = False) -> Session:
+             echo: bool = False, console_input: bytes = b"") -> Session:
         """Any bare-metal ELF, from M-mode at the RAM base (`privlab run --bios none`)."""
         image = load_elf(elf)
-        m = Machine(image.xlen, ram_mib * MIB, console=Console(echo=echo))
+        m = Machine(image.xlen, ram_mib * MIB, console=Console(echo=echo),
+                    uart_input=ScriptedInput(console_input))
         boot_bare(m, image)
         return cls(m, SystemInfo(image.xlen, bare=Path(elf)), capture=capture)
 

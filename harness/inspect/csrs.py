@@ -158,6 +158,8 @@ class CsrPanel:
         if self.title:
             head.append(self.title + "  ", "heading")
         head.append(f"{self.now.priv.letter}-mode", priv_style(self.now.priv))
+        if self.before is not None and self.before.priv != self.now.priv:
+            head.append(f" (was {self.before.priv.letter}-mode)", "changed")
         head.append(f"  pc {self.now.pc:#x} ")
         head.append_text(self._where(self.now.pc))
         if self.before is not None:

@@ -203,9 +203,9 @@ class WalkView:
         t.append("translate ", "heading")
         t.append(f"{int(w.va):#x}", "addr")
         kind = {"r": "load", "w": "store", "x": "fetch"}[w.access.value]
-        t.append(f"  ({kind} from ")
+        t.append(f"  {kind} from ")
         t.append(f"{w.context.priv.letter}-mode", priv_style(w.context.priv))
-        t.append(f", SUM={int(w.context.sum)} MXR={int(w.context.mxr)})  ")
+        t.append(f"  SUM={int(w.context.sum)} MXR={int(w.context.mxr)}\n", "muted")
         t.append_text(satp_text(w.satp))
         return t
 

@@ -17,7 +17,7 @@ from harness.trace.capture import format_value
 
 __all__ = ["ProcessTableView", "TrapFrameView"]
 
-_SHOWN = ("pagetable", "trapframe", "kstack", "brk", "priority", "pass", "xstatus")
+_SHOWN = ("pagetable", "trapframe", "kstack", "brk", "xstatus")
 
 
 class ProcessTableView:
@@ -43,7 +43,7 @@ class ProcessTableView:
             for n in extra:
                 v = p.value[n]
                 cells.append(f"{v:#x}" if isinstance(v, int) and n != "xstatus"
-                             and n != "priority" and n != "pass" else format_value(v))
+                             else format_value(v))
             table.add_row(*cells, style="heading" if cur else None)
         if not procs:
             yield Text("(no processes yet)", "muted")

@@ -63,11 +63,18 @@ def priv_style(p: Priv | str) -> str:
     return f"priv.{p.letter if isinstance(p, Priv) else p}"
 
 
+PIPE_WIDTH = 100   # width when writing to a file or a pipe, where rich would use 80
+
+
 def make_console(width: int | None = None, file: IO[str] | None = None,
                  color: bool | None = None) -> Console:
     """A Console with privlab's theme. color=False gives plain text (tests, pipes)."""
     if color is False:
-        return Console(width=width, file=file, theme=THEME, color_system=None,
-                       force_terminal=False, highlight=False, emoji=False)
-    return Console(width=width, file=file, theme=THEME, highlight=False, emoji=False,
-                   force_terminal=color)
+        c = Console(width=width, file=file, theme=THEME, color_system=None,
+                    force_terminal=False, highlight=False, emoji=False)
+    else:
+        c = Console(width=width, file=file, theme=THEME, highlight=False, emoji=False,
+                    force_terminal=color)
+    if width is None and not c.is_terminal:
+        c.width = PIPE_WIDTH
+    return c

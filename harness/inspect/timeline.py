@@ -143,7 +143,8 @@ class TrapTimeline:
                 yield Text(f"... stopped after {self.limit} rows", "muted")
                 break
             line = self.line(row)
-            line.truncate(options.max_width, overflow="ellipsis")
+            if not options.no_wrap:     # print(soft_wrap=True) keeps whole lines
+                line.truncate(options.max_width, overflow="ellipsis")
             yield line
             shown += 1
         if shown == 0:

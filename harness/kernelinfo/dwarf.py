@@ -7,12 +7,15 @@ global variable with a fixed address, so the harness reads `struct trapframe` or
 
 from __future__ import annotations
 
+import os
+import pickle
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from elftools.elf.elffile import ELFFile
 
+from harness.build.cache import cache_root, content_key
 from harness.errors import BadInput
 from harness.kernelinfo.ctypes_model import (
     ArrayType,
@@ -52,6 +55,30 @@ class DwarfTypes:
 
     @classmethod
     def load(cls, path: Path) -> DwarfTypes:
+        """Read `path`'s DWARF, or the result cached for a file with the same bytes."""
+        try:
+            cached = cache_root() / "dwarf" / f"{content_key(['dwarf-v1', path])}.pickle"
+        except OSError as e:
+            raise BadInput(f"{path}: cannot read: {e.strerror}") from e
+        if cached.exists():
+            try:
+                with cached.open("rb") as f:
+                    got = pickle.load(f)
+                if isinstance(got, DwarfTypes):
+                    got.path = path
+                    return got
+            except (OSError, pickle.UnpicklingError, EOFError, AttributeError):
+                pass
+        out = cls._read(path)
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        tmp = cached.with_suffix(f".{os.getpid()}.tmp")
+        with tmp.open("wb") as f:
+            pickle.dump(out, f)
+        tmp.replace(cached)
+        return out
+
+    @classmethod
+    def _read(cls, path: Path) -> DwarfTypes:
         with path.open("rb") as f:
             elf = ELFFile(f)
             if not elf.has_dwarf_info():

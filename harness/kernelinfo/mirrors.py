@@ -136,17 +136,22 @@ class KernelInfo:
     def process_table(self, memory: PhysicalMemory) -> ProcessTable:
         base, t, count = self._proc_array()
         data = memory.read(base, t.size * count)
-        slots: list[StructValue] = []
+        state_m = t.member("state") if t.has("state") else None
+        pid_m = t.member("pid")
+        slots: list[tuple[int, StructValue]] = []
+        pid_at: dict[int, int] = {}
         for i in range(count):
+            if state_m is not None:   # skip unused slots before decoding them in full
+                st = decode_value(state_m.type, data, i * t.size + state_m.offset)
+                if isinstance(st, EnumValue) and st.name == UNUSED:
+                    continue
+            pid = decode_value(pid_m.type, data, i * t.size + pid_m.offset)
+            pid_at[base + i * t.size] = pid if isinstance(pid, int) else -1
             v = decode_value(t, data, i * t.size, base)
             assert isinstance(v, StructValue)
-            slots.append(v)
-        pid_at = {base + i * t.size: s.get_int("pid") for i, s in enumerate(slots)}
+            slots.append((i, v))
         procs = []
-        for i, v in enumerate(slots):
-            state = v["state"] if t.has("state") else None
-            if isinstance(state, EnumValue) and state.name == UNUSED:
-                continue
+        for i, v in slots:
             parent = v["parent"] if t.has("parent") and isinstance(
                 t.member("parent").type, PointerType) else 0
             procs.append(Process(i, v, pid_at.get(parent) if isinstance(parent, int) else None))

@@ -9,6 +9,7 @@ when an address in that unit is first asked about.
 from __future__ import annotations
 
 import bisect
+import struct
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,8 +20,35 @@ from harness.paths import REPO_ROOT
 
 __all__ = ["ElfSymbols", "Location", "Symbolizer"]
 
-_KINDS = ("STT_FUNC", "STT_OBJECT", "STT_NOTYPE")
+STT_NOTYPE, STT_OBJECT, STT_FUNC = 0, 1, 2
+SHN_UNDEF, SHN_LORESERVE = 0, 0xFF00
+_SYM = {64: struct.Struct("<IBBHQQ"), 32: struct.Struct("<IIIBBH")}
 MAX_LABEL_DISTANCE = 0x10000  # a size-less label covers at most this much after it
+
+
+def _read_symtab(elf: Any) -> list[tuple[int, int, str, bool]]:
+    """(address, size, name, is_function) of each named code or data symbol. Reads the
+    raw table: pyelftools' per-symbol parsing is too slow for a tool that starts often."""
+    table = elf.get_section_by_name(".symtab")
+    if table is None:
+        return []
+    strtab = elf.get_section(table["sh_link"]).data()
+    fmt = _SYM[elf.elfclass]
+    out = []
+    for fields in fmt.iter_unpack(table.data()):
+        if elf.elfclass == 64:
+            name_off, info, _other, shndx, value, size = fields
+        else:
+            name_off, value, size, info, _other, shndx = fields
+        kind = info & 0xF
+        if kind not in (STT_NOTYPE, STT_OBJECT, STT_FUNC) or shndx == SHN_UNDEF \
+                or shndx >= SHN_LORESERVE or not name_off:
+            continue
+        name = strtab[name_off:strtab.index(b"\0", name_off)].decode(errors="replace")
+        if name.startswith((".L", "$")):
+            continue
+        out.append((value, size, name, kind == STT_FUNC))
+    return out
 
 
 @dataclass(frozen=True)
@@ -77,17 +105,9 @@ class ElfSymbols:
         self._file.close()
 
     def _load_symbols(self) -> None:
-        table = self._elf.get_section_by_name(".symtab")
-        if table is None:
-            return
-        syms = []
-        for s in table.iter_symbols():
-            kind = s["st_info"]["type"]
-            if not s.name or kind not in _KINDS or s["st_shndx"] in ("SHN_UNDEF", "SHN_ABS") \
-                    or s.name.startswith((".L", "$")):
-                continue
-            syms.append((s["st_value"], s["st_size"], s.name, kind == "STT_FUNC"))
-            self.by_name.setdefault(s.name, (s["st_value"], s["st_size"]))
+        syms = _read_symtab(self._elf)
+        for addr, size, name, _ in syms:
+            self.by_name.setdefault(name, (addr, size))
         names = {t[2] for t in syms}
 
         def marker(name: str) -> bool:
@@ -203,20 +223,38 @@ class Alias:
 
 
 class Symbolizer:
-    """Symbolizes addresses across the images of a system."""
+    """Symbolizes addresses across the images of a system. Images given by path are
+    opened the first time they are needed; `user` images (all linked at the same
+    address) are searched only when named as `prefer`."""
 
     def __init__(self, images: list[ElfSymbols] | None = None) -> None:
         self.images: list[ElfSymbols] = list(images or [])
+        self._lazy: dict[str, Path] = {}
+        self._user: set[str] = set()
         self.aliases: list[Alias] = []
 
     def add(self, image: ElfSymbols) -> None:
         self.images.append(image)
 
+    def add_path(self, name: str, path: Path, user: bool = False) -> None:
+        self._lazy[name] = path
+        if user:
+            self._user.add(name)
+
     def add_alias(self, va: int, size: int, target: int) -> None:
         self.aliases.append(Alias(va, size, target))
 
     def image(self, name: str) -> ElfSymbols | None:
+        if name in self._lazy:
+            self.images.append(ElfSymbols(self._lazy.pop(name), name))
         return next((i for i in self.images if i.name == name), None)
+
+    def _candidates(self, prefer: str | None) -> list[ElfSymbols]:
+        for name in [n for n in self._lazy if n not in self._user]:
+            self.image(name)
+        first = self.image(prefer) if prefer else None
+        rest = [i for i in self.images if i is not first and i.name not in self._user]
+        return ([first] if first else []) + rest
 
     def lookup(self, addr: int, prefer: str | None = None) -> Location:
         """Where addr is: `prefer` names the image to try first (the user program
@@ -225,8 +263,7 @@ class Symbolizer:
         for a in self.aliases:
             if a.va <= addr < a.va + a.size:
                 link = a.target + (addr - a.va)
-        order = sorted(self.images, key=lambda i: i.name != prefer)
-        for img in order:
+        for img in self._candidates(prefer):
             if not img.contains(link):
                 continue
             sym = img.symbol(link)

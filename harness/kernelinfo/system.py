@@ -15,7 +15,7 @@ from pathlib import Path
 
 from harness.errors import BadInput, GuestError
 from harness.kernelinfo.mirrors import KernelInfo
-from harness.kernelinfo.symbols import ElfSymbols, Location, Symbolizer
+from harness.kernelinfo.symbols import Location, Symbolizer
 from harness.mmu.address import PAGE_SIZE
 from harness.mmu.walk import Access, PhysicalMemory, walk
 
@@ -41,9 +41,9 @@ class SystemInfo:
         for name, path in (("firmware", self.firmware), ("kernel", self.kernel),
                            ("program", self.bare)):
             if path is not None:
-                s.add(ElfSymbols(path, name))
+                s.add_path(name, path)
         for name, path in self.users.items():
-            s.add(ElfSymbols(path, name))
+            s.add_path(name, path, user=True)
         return s
 
     @cached_property

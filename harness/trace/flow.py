@@ -127,6 +127,7 @@ class Flow:
         self._open: dict[int, SyscallRecord] = {}      # satp -> call awaiting its return
         self._forks: dict[int, SyscallRecord] = {}     # return pc -> last fork from there
         self.notes: dict[int, str] = {}
+        self._entered: set[int] = set()                # satps an sret has entered
 
     def __len__(self) -> int:
         return self.next_seq - self.start
@@ -213,6 +214,11 @@ class Flow:
             who = live.whoami()
             if who is not None:
                 self.pids[satp] = who
+        if satp not in self._entered:
+            self._entered.add(satp)
+            who = self.pids.get(satp)
+            self.notes[seq] = f"enter pid {who[0]} ({who[1]})" if who else \
+                "enter a new address space"
         call = self._open.get(satp)
         if call is None or pc != call.epc + ECALL_INSN:
             opener = self._calls.get(opened)

@@ -23,7 +23,7 @@ from harness.machine.until import AfterTrap, AfterXret, Until
 from harness.trace.capture import LiveCapture, is_live
 from harness.trace.events import Event
 from harness.trace.flow import Flow
-from harness.trace.raw import record_of
+from harness.trace.raw import iter_records, record_of
 from harness.trace.sbi import SbiNames
 from harness.trace.syscalls import CallSpec, SyscallRecord
 
@@ -61,6 +61,7 @@ class Tracer:
         self._live = LiveCapture(machine, self._kernel)
         self._hooks: list[SyscallHook] = []
         self._unsubscribe: Callable[[], None] | None = None
+        self._synced = -1
         if capture:
             self._subscribe()
 
@@ -91,8 +92,21 @@ class Tracer:
 
     def sync(self) -> None:
         """Bring the flow up to date with the log; name processes from the kernel's
-        process table where the run could not."""
+        process table where the run could not. If the machine sits right after the
+        last event, that one is fed live, so its memory arguments are read."""
+        log = self.machine.events
+        if self._unsubscribe is None and len(log) > self.flow.next_seq:
+            for seq, rec in iter_records(log, self.flow.next_seq):
+                if seq == len(log) - 1:
+                    break
+                self.flow.feed(seq, rec)
+            last = log[len(log) - 1]
+            self.flow.feed(last.seq, record_of(last),
+                           self._live if is_live(self.machine, last) else None)
         self.flow.catch_up()
+        if self._synced == len(self.machine.events):
+            return
+        self._synced = len(self.machine.events)
         kernel = self._kernel()
         if kernel is None:
             return

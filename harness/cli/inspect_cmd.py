@@ -1,0 +1,154 @@
+"""`privlab inspect --at POINT`: the whole machine at one moment of a run.
+
+    privlab inspect --at trap:6               # event #6 of `privlab trace --user hello`
+    privlab inspect --at syscall:write --user hello
+    privlab inspect --at symbol:usertrap
+
+Shows the event, the registers, every field of the trap CSRs (fields the event
+changed are highlighted: the run is replayed to the instruction before it), the code
+where it trapped and where the hart is now, and the kernel's process table and the
+current process's trap frame, decoded from the kernel's DWARF.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from rich.console import Group, RenderableType
+from rich.text import Text
+
+from harness.api import Session
+from harness.cli.sessionargs import (
+    add_at_argument,
+    add_target_arguments,
+    open_session,
+    session_at,
+)
+from harness.csr import Csr
+from harness.inspect import (
+    CsrPanel,
+    CsrSnapshot,
+    Disassembly,
+    ProcessTableView,
+    RegisterSnapshot,
+    RegisterView,
+    TrapFrameView,
+    disassemble_around,
+    make_console,
+)
+from harness.inspect.moment import MomentView
+from harness.inspect.theme import priv_style
+from harness.inspect.timeline import describe
+from harness.kernelinfo.symbols import Location
+from harness.machine import Stop
+from harness.machine.until import AtAddress
+from harness.trace.events import Event, TrapEvent
+
+__all__ = ["register"]
+
+REPLAY_MARGIN = 64     # replay at full speed to this many instructions before the event
+REPLAY_HITS = 64       # then break at its address at most this often
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("inspect", help="registers, CSRs, code, processes at one moment",
+                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_at_argument(p, "syscall:*")
+    add_target_arguments(p, default_user="hello")
+    p.set_defaults(func=run)
+
+
+def _before(args: argparse.Namespace, e: Event) -> tuple[CsrSnapshot, RegisterSnapshot] | None:
+    """Replay the run (it is deterministic) to the instruction the event happened at,
+    just before it: the state the event changed."""
+    addr = e.epc if isinstance(e, TrapEvent) else e.at
+    s = open_session(args, default_user="hello")
+    try:
+        if e.instret > REPLAY_MARGIN:
+            s.run_until_instret(e.instret - REPLAY_MARGIN)
+        for _ in range(REPLAY_HITS):
+            r = s.run(None, AtAddress(addr))
+            if r.stop is not Stop.BREAKPOINT or len(s.events) > e.seq or s.instret > e.instret:
+                return None
+            if s.instret == e.instret and len(s.events) == e.seq:
+                return CsrSnapshot.take(s.machine.hart), RegisterSnapshot.take(s.machine.hart)
+        return None
+    finally:
+        s.close()
+
+
+def _headline(s: Session, e: Event | None, at: str) -> Text:
+    t = Text()
+    t.append(f"At {at}: ", "heading")
+    t.append(f"{s.priv.letter}-mode", priv_style(s.priv))
+    t.append(f"  pc {s.pc:#x}  instret {s.instret}\n")
+    if e is not None:
+        rows = [r for r in s.flow.rows() if r.seq == e.seq]
+        if rows:
+            t.append(f"event #{e.seq}: {e.priv_from.letter} → {e.priv_to.letter}  ")
+            t.append_text(describe(rows[0], s.machine.xlen))
+    return t
+
+
+def _code(s: Session, e: Event | None) -> RenderableType:
+    satp = s.machine.hart.csr(Csr.SATP)
+
+    def sym(a: int) -> Location:
+        return s.info.symbolize(a, satp, s.machine.memory)
+
+    def read(addr: int, n: int) -> bytes | None:
+        try:
+            return s.read_virt(addr, n)
+        except Exception:
+            return None
+
+    parts: list[RenderableType] = []
+    if isinstance(e, TrapEvent) and not e.interrupt:
+        # The trapping instruction lives in the address space the trap came from.
+        def read_then(addr: int, n: int) -> bytes | None:
+            try:
+                return s.read_virt(addr, n, e.satp)
+            except Exception:
+                return None
+        where = s.info.symbolize(e.epc, e.satp, s.machine.memory)
+        parts.append(Disassembly(disassemble_around(read_then, e.epc, s.machine.xlen,
+                                                    lambda a: s.info.symbolize(
+                                                        a, e.satp, s.machine.memory)),
+                                 e.epc, f"where it trapped: epc {where.name}", where.source))
+    here = s.info.symbolize(s.pc, satp, s.machine.memory)
+    parts.append(Disassembly(disassemble_around(read, s.pc, s.machine.xlen, sym),
+                             s.pc, f"where the hart is: pc {here.name}", here.source))
+    return Group(*parts)
+
+
+def run(args: argparse.Namespace) -> int:
+    s, result = session_at(args, capture=True)
+    e = result.event
+    before = _before(args, e) if e is not None else None
+    now = CsrSnapshot.take(s.machine.hart)
+    satp = s.machine.hart.csr(Csr.SATP)
+    kernel = s.info.kernel_info
+    procs = frame = None
+    if kernel is not None:
+        try:
+            table = s.processes()
+            procs = ProcessTableView(table, None)
+            current = next((p for p in table.processes if p.slot == table.current), None)
+            tf = kernel.trapframe(s.machine.memory, current) if current else None
+            if tf is not None and current is not None:
+                frame = TrapFrameView(tf, f"pid {current.pid} ({current.name})")
+        except Exception:   # a kernel mid-boot: show what there is
+            procs = None
+    view = MomentView(_headline(s, e, args.at), [
+        ("Registers", RegisterView(RegisterSnapshot.take(s.machine.hart),
+                                   before[1] if before else None, None)),
+        ("CSRs" + (" (* = changed by this event)" if before else ""),
+         CsrPanel(now, before[0] if before else None,
+                  lambda a: s.info.symbolize(a, satp, s.machine.memory))),
+        ("Code", _code(s, e)),
+        ("Processes (proc[])", procs),
+        ("Trap frame (not yet written by uservec at a trap from U)"
+         if isinstance(e, TrapEvent) and e.priv_from.letter == "U" else "Trap frame", frame),
+    ])
+    make_console().print(view)
+    return 0

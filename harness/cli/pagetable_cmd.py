@@ -1,0 +1,57 @@
+"""`privlab pagetable`: the page table of a process (or the kernel's), as a tree.
+
+    privlab pagetable                          # hello's table at its first system call
+    privlab pagetable --user sbrk --at syscall:sbrk:2
+    privlab pagetable --kernel-table           # the kernel's own page table
+    privlab pagetable --satp 0x8000000000087f36 --full
+
+Valid entries only; consecutive pages with the same flags are merged into ranges.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from harness.cli.sessionargs import (
+    add_at_argument,
+    add_target_arguments,
+    session_at,
+    symbolize_now,
+)
+from harness.csr import Csr
+from harness.errors import BadInput, GuestError
+from harness.inspect import PageTableTree, make_console
+from harness.mmu import read_page_table
+
+__all__ = ["register"]
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("pagetable", help="show a page table as a tree with merged ranges",
+                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_at_argument(p, "syscall:*")
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("--satp", type=lambda t: int(t, 0), help="this satp instead of the current")
+    which.add_argument("--kernel-table", action="store_true",
+                       help="the kernel's page table (trapframe.kernel_satp)")
+    p.add_argument("--full", action="store_true", help="every line, however many")
+    add_target_arguments(p, default_user="hello")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    s, _ = session_at(args)
+    satp = args.satp if args.satp is not None else s.machine.hart.csr(Csr.SATP)
+    if args.kernel_table:
+        frame = s.trapframe()
+        if frame is None or not frame.type.has("kernel_satp"):
+            raise BadInput("no running process with a trap frame to find the kernel's satp in")
+        satp = frame.get_int("kernel_satp")
+    try:
+        table = read_page_table(s.machine.memory, satp, s.machine.xlen)
+    except GuestError as e:
+        raise BadInput(str(e)) from e
+    console = make_console()
+    console.print(PageTableTree(table, symbolize_now(s), f"Page table at {args.at}",
+                                None if args.full else 16))
+    return 0

@@ -1,0 +1,87 @@
+"""What to boot, for the inspection commands (trace, pagetable, translate, inspect).
+
+The same choices as `privlab run`: the bundled system with `--user PROG [ARGS...]`
+as its first process, another S-mode kernel on the bundled firmware (`--kernel`), or
+a bare-metal ELF (`--bios none --kernel X.elf`).
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import Any
+
+from harness.api import POINT_HELP, Session, run_to
+from harness.csr import Csr
+from harness.errors import BadInput
+from harness.kernelinfo.symbols import Location
+from harness.machine import RunResult
+
+__all__ = ["add_at_argument", "add_target_arguments", "open_session", "positive_int",
+           "session_at", "symbolize_now"]
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
+    return value
+
+
+def add_target_arguments(p: argparse.ArgumentParser, default_user: str | None = None) -> None:
+    g = p.add_argument_group("what to run")
+    g.add_argument("--user", metavar="PROG",
+                   help="run PROG (a bundled program or a user ELF) as the first process; "
+                        "its arguments follow" + (f" (default: {default_user})"
+                                                  if default_user else ""))
+    g.add_argument("args", nargs="*", metavar="ARG", help=argparse.SUPPRESS)
+    g.add_argument("--kernel", metavar="ELF", help="S-mode kernel (default: the bundled one)")
+    g.add_argument("--bios", metavar="none",
+                   help="'none': run --kernel as a bare-metal program from M-mode")
+    g.add_argument("--arch", choices=("rv64", "rv32"), default="rv64",
+                   help="architecture of the bundled system (default rv64)")
+    g.add_argument("--ram", type=positive_int, metavar="MiB", default=128, help="RAM size")
+    g.add_argument("--input", metavar="TEXT",
+                   help="console input (\\n for newline), for programs that read")
+    g.add_argument("--max-insns", type=positive_int, metavar="N",
+                   help="stop after N instructions")
+
+
+def open_session(args: Any, capture: bool = False, default_user: str | None = None) -> Session:
+    """Boot what the arguments ask for; `default_user` runs when --user is not given
+    (with the bundled firmware and kernel only)."""
+    if args.bios not in (None, "none"):
+        raise BadInput("--bios takes only 'none' here (the bundled firmware is the default)")
+    text = b""
+    if args.input is not None:
+        text = args.input.encode().decode("unicode_escape").encode("latin-1")
+    if args.bios == "none":
+        if args.kernel is None:
+            raise BadInput("--bios none needs --kernel ELF (the program to run from M-mode)")
+        if args.args or args.user:
+            raise BadInput("--user needs the bundled firmware and kernel, not --bios none")
+        return Session.bare(args.kernel, capture=capture, ram_mib=args.ram, console_input=text)
+    if args.args and args.user is None:
+        raise BadInput(f"unexpected arguments: {' '.join(args.args)} (use --user PROG ARGS)")
+    return Session.boot(args.user or default_user, args.args, arch=args.arch, capture=capture,
+                        ram_mib=args.ram, kernel=args.kernel, console_input=text)
+
+
+def add_at_argument(p: argparse.ArgumentParser, default: str) -> None:
+    p.add_argument("--at", metavar="POINT", default=default,
+                   help=f"where to stop: {POINT_HELP} (default: {default})")
+
+
+def session_at(args: Any, capture: bool = False) -> tuple[Session, RunResult]:
+    """Boot as the arguments say and run to --at; BadInput if it is never reached."""
+    s = open_session(args, capture=capture, default_user="hello")
+    return s, run_to(s, args.at, args.max_insns)
+
+
+def symbolize_now(s: Session) -> Callable[[int], Location]:
+    """Symbolize through the current satp (for the trampoline's alias)."""
+    satp = s.machine.hart.csr(Csr.SATP)
+    return lambda addr: s.info.symbolize(addr, satp, s.machine.memory)

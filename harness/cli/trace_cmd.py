@@ -1,0 +1,140 @@
+"""`privlab trace`: run a program and show every trap and return, as a lane diagram
+(U | S | M), JSON Lines, a Perfetto/Chrome trace or a self-contained HTML page.
+
+    privlab trace --user hello
+    privlab trace --syscall write --user hello
+    privlab trace --format perfetto -o hello.json --user hello
+    privlab trace --cause user_ecall,s_timer --pid 2 --range 100:200 --user forktree
+
+By default the trace stops at every system call to read its string and buffer
+arguments at that exact moment; --no-capture skips that for long runs (pointers are
+then shown as addresses). Exit status: the guest's, as for `privlab run`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from contextlib import ExitStack
+from pathlib import Path
+from typing import IO
+
+from harness.api import Session
+from harness.cli.console import report_run
+from harness.cli.sessionargs import add_target_arguments, open_session
+from harness.errors import BadInput
+from harness.inspect import SyscallSummary, TrapTimeline, make_console
+from harness.kernelinfo.symbols import Location
+from harness.machine import Stop
+from harness.trace.flow import FlowFilter, FlowRow
+from harness.trace.html import write_html
+from harness.trace.jsonl import write_jsonl
+from harness.trace.perfetto import write_chrome_trace
+
+__all__ = ["register"]
+
+SYSTEM_BUDGET = 50_000_000   # the shell waits for input forever: stop somewhere
+
+
+def _range(text: str | None, what: str) -> tuple[int | None, int | None]:
+    if text is None:
+        return (None, None)
+    lo, sep, hi = text.partition(":")
+    try:
+        if not sep:
+            raise ValueError
+        return (int(lo, 0) if lo else None, int(hi, 0) if hi else None)
+    except ValueError:
+        raise BadInput(f"{what} {text!r}: expected START:STOP (either may be empty)") from None
+
+
+def _names(values: list[str] | None) -> frozenset[str]:
+    return frozenset(n.strip() for v in values or [] for n in v.split(",") if n.strip())
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("trace", help="show every trap and return of a run (U | S | M)",
+                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--format", choices=("text", "jsonl", "perfetto", "html"), default="text")
+    p.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
+    f = p.add_argument_group("filters")
+    f.add_argument("--cause", action="append", metavar="NAME[,NAME]",
+                   help="only traps with these cause names (or codes), and their returns")
+    f.add_argument("--syscall", action="append", metavar="NAME[,NAME]",
+                   help="only these system calls, with everything they cause")
+    f.add_argument("--pid", type=int, help="only events of this process")
+    f.add_argument("--satp", type=lambda t: int(t, 0), help="only events of this address space")
+    f.add_argument("--range", metavar="A:B", help="only events #A up to (not including) #B")
+    f.add_argument("--instret", metavar="A:B", help="only events in this instret range")
+    p.add_argument("--no-capture", action="store_true",
+                   help="do not stop at system calls to read their memory arguments")
+    p.add_argument("--limit", type=int, metavar="N", help="show at most N rows (text)")
+    add_target_arguments(p, default_user=None)
+    p.set_defaults(func=run)
+
+
+def _filter(args: argparse.Namespace, s: Session) -> FlowFilter:
+    owners: frozenset[int] | None = None
+    if args.pid is not None:
+        owners = frozenset(satp for satp, (pid, _) in s.flow.pids.items() if pid == args.pid)
+        if not owners:
+            known = sorted({pid for pid, _ in s.flow.pids.values()})
+            raise BadInput(f"no process with pid {args.pid} in this trace "
+                           f"(pids seen: {', '.join(map(str, known)) or 'none'})")
+    if args.satp is not None:
+        owners = (owners or frozenset()) | {args.satp}
+    return FlowFilter(causes=_names(args.cause), syscalls=_names(args.syscall), owners=owners,
+                      seq=_range(args.range, "--range"), instret=_range(args.instret, "--instret"))
+
+
+def _output(path: str | None, stack: ExitStack) -> IO[str]:
+    if path is None:
+        return sys.stdout
+    out = Path(path)
+    if not out.parent.is_dir():
+        raise BadInput(f"{out}: directory {out.parent} does not exist")
+    try:
+        return stack.enter_context(out.open("w"))
+    except OSError as e:
+        raise BadInput(f"{out}: cannot write: {e.strerror}") from e
+
+
+def locator(s: Session) -> Callable[[FlowRow], Location | None]:
+    """Where each row happened (traps) or went (xRETs), as symbol+offset."""
+    def locate(row: FlowRow) -> Location | None:
+        who = s.flow.pids.get(row.satp)
+        addr = row.pc if row.is_trap else row.target
+        return s.info.symbolize(addr, row.satp, s.machine.memory, who[1] if who else None)
+    return locate
+
+
+def run(args: argparse.Namespace) -> int:
+    s = open_session(args, capture=not args.no_capture)
+    budget = args.max_insns or (None if args.user or args.bios == "none" else SYSTEM_BUDGET)
+    result = s.run(budget)
+    flow = s.flow
+    filt = _filter(args, s)
+    with ExitStack() as stack:
+        out = _output(args.output, stack)
+        rows = flow.rows(filt)
+        if args.format == "jsonl":
+            write_jsonl(rows, s.events, out)
+        elif args.format == "perfetto":
+            names = {satp: f"pid {pid} {name}" for satp, (pid, name) in flow.pids.items()}
+            write_chrome_trace(rows, out, names)
+        elif args.format == "html":
+            title = f"privlab trace: {args.user or args.kernel or 'system'}"
+            write_html(rows, out, title)
+        else:
+            console = make_console(file=out, color=None if args.output is None else False)
+            console.print(TrapTimeline(rows, s.machine.xlen, locator(s), args.limit),
+                          soft_wrap=not console.is_terminal)
+            if flow.syscalls and not filt.syscalls:
+                console.print(SyscallSummary(flow.syscalls))
+    if args.output is not None:
+        print(f"privlab: wrote {args.format} trace of {len(flow)} events to {args.output}",
+              file=sys.stderr)
+    if result.stop is Stop.HALT:
+        return result.status
+    return report_run(result, budget, sys.stderr)
