@@ -1,0 +1,19 @@
+"""GDB remote serial protocol stub: `privlab run --gdb [HOST:]PORT [--wait]`.
+
+    codec    packet framing, checksums, escaping
+    target   the register file and the target description XML (from harness/csr.py)
+    stub     one method per packet type
+    server   the socket, sessions, Ctrl-C, vanishing clients
+    halt     stopping a running machine safely from another thread or a hook
+    watch    watchpoints (Unicorn memory hooks)
+    access   guest memory as the debugger sees it
+    monitor  `monitor` commands: traps, CSRs, page tables, physical memory
+"""
+
+from harness.gdb.codec import Decoder, encode
+from harness.gdb.server import Address, GdbServer, parse_address
+from harness.gdb.stub import SessionEnd, Stub
+from harness.gdb.target import TargetDescription
+
+__all__ = ["Address", "Decoder", "GdbServer", "SessionEnd", "Stub", "TargetDescription",
+           "encode", "parse_address"]

@@ -1,0 +1,493 @@
+"""The GDB remote protocol, one method per packet type.
+
+`Stub.dispatch(payload)` answers one packet: it returns the reply payload, or None
+when the protocol wants no reply (``k``). Resuming packets (``c``, ``s``, ``vCont``)
+run the machine to its next stop before they return; `interrupt()`, the only method
+another thread may call, stops such a run (Ctrl-C). Console output for gdb (monitor
+output, diagnostics) is queued in `notes` and sent as ``O`` packets before the reply.
+When a packet ends the session (kill, detach, the guest powering off) `end` says how.
+
+Errors: a packet that does not parse gets ``E01``, a memory access that cannot be
+done ``E14`` (EFAULT, as QEMU answers), an unknown packet the empty reply. Nothing a
+client sends can raise out of `dispatch`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import Enum
+
+from harness.csr import Priv
+from harness.errors import PrivlabError
+from harness.gdb.access import DebugMemory
+from harness.gdb.codec import PacketError, from_hex, parse_hex, to_hex
+from harness.gdb.halt import Halter, StopCause
+from harness.gdb.monitor import Monitor
+from harness.gdb.target import Register, RegKind, TargetDescription
+from harness.gdb.watch import WatchHit, WatchKind, Watchpoints
+from harness.machine import Machine, RunResult, Stop
+
+__all__ = ["SessionEnd", "Stub"]
+
+PACKET_SIZE = 0x4000        # what we accept; gdb sizes M/X packets by it
+MAX_READ = 0x10000          # bytes per m packet
+NO_ADDRESS = (1 << 64) - 1  # never a pc: "skip no breakpoint"
+THREAD_ID = 1
+SIGINT = 2
+SIGTRAP = 5
+SIGABRT = 6
+EXIT_BUDGET = 124
+OK = b"OK"
+E_ARGS = b"E01"
+E_FAULT = b"E14"
+FEATURES = (f"PacketSize={PACKET_SIZE:x};qXfer:features:read+;QStartNoAckMode+;"
+            "swbreak+;hwbreak+;vContSupported+").encode()
+
+
+class SessionEnd(Enum):
+    KILLED = "killed"       # gdb's kill: end the run
+    DETACHED = "detached"   # gdb let go: the guest runs on
+    EXITED = "exited"       # the guest powered off (or ran out of budget)
+
+
+@dataclass(frozen=True)
+class _Action:
+    step: bool
+    addr: int | None = None
+
+
+Handler = Callable[[bytes], bytes | None]
+
+
+class Stub:
+    def __init__(self, machine: Machine, *, max_insns: int | None = None) -> None:
+        self.m = machine
+        self.memory = DebugMemory(machine)
+        self.halter = Halter(machine)
+        self.watchpoints = Watchpoints(machine, self.memory, self._on_watch_hit)
+        self.target = TargetDescription(machine.xlen, self._has_csr)
+        self.monitor = Monitor(machine, self.memory, self.status_lines)
+        self.breakpoints: dict[int, set[str]] = {}
+        self.gdb_features: set[str] = set()
+        self.no_ack = False
+        self.notes: list[str] = []
+        self.end: SessionEnd | None = None
+        self.result: RunResult | None = None     # how the guest ended, once it has
+        self._budget_end = (machine.hart.state.instret + max_insns
+                            if max_insns is not None else None)
+        self._stopping_on_watch = False
+        self._last_stop = b"T%02xthread:%x;" % (SIGTRAP, THREAD_ID)
+        self._handlers: dict[bytes, Handler] = {
+            b"?": self.stop_reason, b"g": self.read_registers, b"G": self.write_registers,
+            b"p": self.read_register, b"P": self.write_register,
+            b"m": self.read_memory, b"M": self.write_memory, b"X": self.write_memory_binary,
+            b"c": self.continue_, b"C": self.continue_with_signal,
+            b"s": self.step, b"S": self.step_with_signal,
+            b"H": self.set_thread, b"T": self.thread_alive,
+            b"k": self.kill, b"D": self.detach,
+            b"Z0": self.insert_sw_breakpoint, b"z0": self.remove_sw_breakpoint,
+            b"Z1": self.insert_hw_breakpoint, b"z1": self.remove_hw_breakpoint,
+            b"Z2": self.insert_write_watchpoint, b"z2": self.remove_write_watchpoint,
+            b"Z3": self.insert_read_watchpoint, b"z3": self.remove_read_watchpoint,
+            b"Z4": self.insert_access_watchpoint, b"z4": self.remove_access_watchpoint,
+            b"qSupported": self.supported, b"qXfer": self.xfer,
+            b"qAttached": self.attached, b"qC": self.current_thread,
+            b"qfThreadInfo": self.first_thread_info, b"qsThreadInfo": self.next_thread_info,
+            b"qRcmd": self.monitor_command, b"qSymbol": self.symbol_lookup,
+            b"QStartNoAckMode": self.start_no_ack_mode,
+            b"vCont?": self.vcont_actions, b"vCont": self.vcont, b"vKill": self.vkill,
+        }
+
+    # -- dispatch ------------------------------------------------------------------
+    def _handler(self, payload: bytes) -> tuple[Handler | None, bytes]:
+        if payload[:1] in (b"q", b"Q", b"v"):
+            if payload.startswith(b"vCont?"):
+                return self._handlers[b"vCont?"], payload[6:]
+            cut = min((i for i in (payload.find(c) for c in b":,;") if i >= 0),
+                      default=len(payload))
+            return self._handlers.get(payload[:cut]), payload[cut + 1:]
+        if payload[:1] in (b"Z", b"z"):
+            if payload[2:3] != b",":
+                return self._malformed, b""
+            return self._handlers.get(payload[:2]), payload[3:]
+        return self._handlers.get(payload[:1]), payload[1:]
+
+    def dispatch(self, payload: bytes) -> bytes | None:
+        handler, args = self._handler(payload)
+        if handler is None:
+            return b""
+        try:
+            return handler(args)
+        except PacketError:
+            return E_ARGS
+        except (PrivlabError, ValueError, KeyError, IndexError, OverflowError) as e:
+            self.notes.append(f"privlab: {payload[:1].decode(errors='replace')} packet: {e}\n")
+            return E_ARGS
+
+    def _malformed(self, args: bytes) -> bytes:
+        return E_ARGS
+
+    def interrupt(self) -> None:
+        """Stop a resume in progress at the next block boundary (any thread)."""
+        self.halter.request(StopCause.INTERRUPT)
+
+    # -- stop state ----------------------------------------------------------------
+    def stop_reason(self, args: bytes) -> bytes:
+        return self._last_stop
+
+    # -- registers -----------------------------------------------------------------
+    def _has_csr(self, number: int) -> bool:
+        try:
+            self.m.hart.csr(number)
+        except KeyError:
+            return False
+        return True
+
+    def _get(self, r: Register) -> int:
+        h = self.m.hart
+        if r.kind is RegKind.GPR:
+            return h.x(r.index)
+        if r.kind is RegKind.PC:
+            return h.pc
+        if r.kind is RegKind.CSR:
+            return h.csr(r.index)
+        return int(h.priv)
+
+    def _set(self, r: Register, value: int) -> None:
+        h = self.m.hart
+        if r.kind is RegKind.GPR:
+            h.set_x(r.index, value)
+        elif r.kind is RegKind.PC:
+            h.pc = value
+        elif r.kind is RegKind.CSR:
+            h.set_csr(r.index, value)
+        else:
+            if value not in (Priv.U, Priv.S, Priv.M):
+                raise PacketError(f"no privilege level {value}")
+            h.priv = Priv(value)
+
+    def _encode(self, value: int) -> bytes:
+        return to_hex(value.to_bytes(self.target.bytes, "little"))
+
+    def _decode(self, text: bytes) -> int:
+        raw = from_hex(text)
+        if len(raw) != self.target.bytes:
+            raise PacketError(f"a register is {self.target.bytes} bytes, not {len(raw)}")
+        return int.from_bytes(raw, "little")
+
+    def read_registers(self, args: bytes) -> bytes:
+        return b"".join(self._encode(self._get(r)) for r in self.target.g_registers)
+
+    def write_registers(self, args: bytes) -> bytes:
+        width = 2 * self.target.bytes
+        regs = self.target.g_registers
+        if len(args) % width or len(args) // width > len(regs):
+            raise PacketError("G packet of the wrong length")
+        values = [self._decode(args[i:i + width]) for i in range(0, len(args), width)]
+        for r, v in zip(regs, values, strict=False):
+            self._set(r, v)
+        return OK
+
+    def _register(self, text: bytes) -> Register:
+        r = self.target.by_number.get(parse_hex(text, "register number"))
+        if r is None:
+            raise PacketError(f"no register {text!r}")
+        return r
+
+    def read_register(self, args: bytes) -> bytes:
+        return self._encode(self._get(self._register(args)))
+
+    def write_register(self, args: bytes) -> bytes:
+        num, sep, value = args.partition(b"=")
+        if not sep:
+            raise PacketError("P packet without '='")
+        self._set(self._register(num), self._decode(value))
+        return OK
+
+    # -- memory --------------------------------------------------------------------
+    def _addr_len(self, text: bytes) -> tuple[int, int]:
+        addr, sep, length = text.partition(b",")
+        if not sep:
+            raise PacketError("expected ADDR,LENGTH")
+        return parse_hex(addr, "address"), parse_hex(length, "length")
+
+    def read_memory(self, args: bytes) -> bytes:
+        addr, length = self._addr_len(args)
+        try:
+            return to_hex(self.memory.read(addr, min(length, MAX_READ)))
+        except PrivlabError:
+            return E_FAULT
+
+    def _write(self, addr: int, data: bytes) -> bytes:
+        try:
+            self.memory.write(addr, data)
+        except PrivlabError:
+            return E_FAULT
+        return OK
+
+    def write_memory(self, args: bytes) -> bytes:
+        head, sep, data = args.partition(b":")
+        addr, length = self._addr_len(head)
+        raw = from_hex(data) if sep else b""
+        if len(raw) != length:
+            raise PacketError("M packet length does not match its data")
+        return self._write(addr, raw)
+
+    def write_memory_binary(self, args: bytes) -> bytes:
+        head, sep, data = args.partition(b":")
+        addr, length = self._addr_len(head)
+        if not sep or len(data) != length:
+            raise PacketError("X packet length does not match its data")
+        return self._write(addr, data) if length else OK
+
+    # -- breakpoints and watchpoints -------------------------------------------------
+    def _break_args(self, args: bytes) -> int:
+        addr, _kind = self._addr_len(args.split(b";", 1)[0])
+        if addr & 1:
+            raise PacketError(f"breakpoint at odd address {addr:#x}")
+        return addr
+
+    def _insert_break(self, args: bytes, kind: str) -> bytes:
+        addr = self._break_args(args)
+        self.breakpoints.setdefault(addr, set()).add(kind)
+        self.m.set_breakpoint(addr)
+        return OK
+
+    def _remove_break(self, args: bytes, kind: str) -> bytes:
+        addr = self._break_args(args)
+        kinds = self.breakpoints.get(addr, set())
+        kinds.discard(kind)
+        if not kinds:
+            self.breakpoints.pop(addr, None)
+            self.m.clear_breakpoint(addr)
+        return OK
+
+    def insert_sw_breakpoint(self, args: bytes) -> bytes:
+        return self._insert_break(args, "sw")
+
+    def remove_sw_breakpoint(self, args: bytes) -> bytes:
+        return self._remove_break(args, "sw")
+
+    def insert_hw_breakpoint(self, args: bytes) -> bytes:
+        return self._insert_break(args, "hw")
+
+    def remove_hw_breakpoint(self, args: bytes) -> bytes:
+        return self._remove_break(args, "hw")
+
+    def _insert_watch(self, args: bytes, kind: WatchKind) -> bytes:
+        addr, length = self._addr_len(args)
+        return OK if self.watchpoints.insert(kind, addr, length) else E_ARGS
+
+    def _remove_watch(self, args: bytes, kind: WatchKind) -> bytes:
+        addr, length = self._addr_len(args)
+        self.watchpoints.remove(kind, addr, length)
+        return OK
+
+    def insert_write_watchpoint(self, args: bytes) -> bytes:
+        return self._insert_watch(args, WatchKind.WRITE)
+
+    def remove_write_watchpoint(self, args: bytes) -> bytes:
+        return self._remove_watch(args, WatchKind.WRITE)
+
+    def insert_read_watchpoint(self, args: bytes) -> bytes:
+        return self._insert_watch(args, WatchKind.READ)
+
+    def remove_read_watchpoint(self, args: bytes) -> bytes:
+        return self._remove_watch(args, WatchKind.READ)
+
+    def insert_access_watchpoint(self, args: bytes) -> bytes:
+        return self._insert_watch(args, WatchKind.ACCESS)
+
+    def remove_access_watchpoint(self, args: bytes) -> bytes:
+        return self._remove_watch(args, WatchKind.ACCESS)
+
+    def _on_watch_hit(self, hit: WatchHit) -> None:
+        if self._stopping_on_watch:
+            self.halter.request(StopCause.WATCH)
+
+    # -- running -------------------------------------------------------------------
+    def _optional_addr(self, args: bytes) -> int | None:
+        return parse_hex(args, "address") if args else None
+
+    def continue_(self, args: bytes) -> bytes:
+        return self._resume(_Action(False, self._optional_addr(args)))
+
+    def continue_with_signal(self, args: bytes) -> bytes:
+        _sig, _, addr = args.partition(b";")
+        return self._resume(_Action(False, self._optional_addr(addr)))
+
+    def step(self, args: bytes) -> bytes:
+        return self._resume(_Action(True, self._optional_addr(args)))
+
+    def step_with_signal(self, args: bytes) -> bytes:
+        _sig, _, addr = args.partition(b";")
+        return self._resume(_Action(True, self._optional_addr(addr)))
+
+    def vcont_actions(self, args: bytes) -> bytes:
+        return b"vCont;c;C;s;S"
+
+    def vcont(self, args: bytes) -> bytes:
+        for part in args.split(b";"):
+            action, _, thread = part.partition(b":")
+            if thread and not self._our_thread(thread):
+                continue
+            if action[:1] in (b"c", b"C"):
+                return self._resume(_Action(False))
+            if action[:1] in (b"s", b"S"):
+                return self._resume(_Action(True))
+            if action[:1] == b"t":
+                return OK
+            raise PacketError(f"vCont action {action!r}")
+        return E_ARGS
+
+    def remaining(self) -> int | None:
+        """Instructions left of the --max-insns budget (None: no budget)."""
+        if self._budget_end is None:
+            return None
+        return max(0, self._budget_end - self.m.hart.state.instret)
+
+    def _resume(self, action: _Action) -> bytes:
+        h = self.m.hart
+        if action.addr is not None:
+            h.pc = action.addr
+        # Resuming from a breakpoint's address runs that instruction; the core keeps a
+        # "skip once" address, set here every time so an old one never lingers.
+        h.skip_breakpoint_once(h.pc if h.pc in self.m.breakpoints else NO_ADDRESS)
+        self.watchpoints.take_hit()
+        remaining = self.remaining()
+        if remaining == 0:
+            return self._budget_exhausted()
+        if action.step:
+            self.halter.take()
+            result = self.m.step()
+            causes: set[StopCause] = set()
+        else:
+            self._stopping_on_watch = True
+            try:
+                result = self.halter.run(remaining)
+            finally:
+                self._stopping_on_watch = False
+            causes = self.halter.take()
+        return self._stop_reply(result, causes)
+
+    def budget_result(self) -> RunResult:
+        h = self.m.hart
+        return RunResult(Stop.BUDGET, message="instruction budget exhausted", pc=h.pc,
+                         priv=h.priv, instret=h.state.instret)
+
+    def _budget_exhausted(self) -> bytes:
+        self.result = self.budget_result()
+        self.notes.append(f"privlab: instruction budget exhausted at pc {self.result.pc:#x} "
+                          f"in {self.result.priv.letter}-mode\n")
+        self.end = SessionEnd.EXITED
+        return b"W%02x" % EXIT_BUDGET
+
+    def _stop_reply(self, r: RunResult, causes: set[StopCause]) -> bytes:
+        hit = self.watchpoints.take_hit()
+        thread = b"thread:%x;" % THREAD_ID
+        if r.stop is Stop.HALT:
+            self.result = r
+            self.end = SessionEnd.EXITED
+            return b"W%02x" % (r.status & 0xFF)
+        if hit is not None and (r.stop is Stop.STEP or StopCause.WATCH in causes):
+            self.notes.append(f"privlab: {hit.kind.stop_key} hit at {hit.addr:#x} by the "
+                              f"instruction at {hit.pc:#x}\n")
+            reply = b"T%02x%s:%x;" % (SIGTRAP, hit.kind.stop_key.encode(), hit.addr) + thread
+        elif r.stop is Stop.BREAKPOINT:
+            kinds = self.breakpoints.get(r.pc, {"sw"})
+            key = b"swbreak" if "sw" in kinds else b"hwbreak"
+            extra = key + b":;" if key.decode() + "+" in self.gdb_features else b""
+            reply = b"T%02x" % SIGTRAP + thread + extra
+        elif r.stop is Stop.BUDGET and not causes:
+            return self._budget_exhausted()
+        elif r.stop in (Stop.USER, Stop.BUDGET):
+            reply = b"T%02x" % SIGINT + thread
+        elif r.stop is Stop.ERROR:
+            self.notes.append(f"privlab: {r.message}\n")
+            reply = b"T%02x" % SIGABRT + thread
+        else:
+            reply = b"T%02x" % SIGTRAP + thread
+        self._last_stop = reply
+        return reply
+
+    # -- threads (one hart: one thread) --------------------------------------------------
+    def _our_thread(self, text: bytes) -> bool:
+        if text.startswith(b"p"):   # multiprocess form p<pid>.<tid>
+            text = text.split(b".")[-1]
+        return text in (b"-1", b"0") or (parse_hex(text, "thread id") == THREAD_ID)
+
+    def set_thread(self, args: bytes) -> bytes:
+        if args[:1] not in (b"g", b"c") or not self._our_thread(args[1:]):
+            return E_ARGS
+        return OK
+
+    def thread_alive(self, args: bytes) -> bytes:
+        return OK if self._our_thread(args) else E_ARGS
+
+    def current_thread(self, args: bytes) -> bytes:
+        return b"QC%x" % THREAD_ID
+
+    def first_thread_info(self, args: bytes) -> bytes:
+        return b"m%x" % THREAD_ID
+
+    def next_thread_info(self, args: bytes) -> bytes:
+        return b"l"
+
+    def attached(self, args: bytes) -> bytes:
+        return b"1"
+
+    # -- session ---------------------------------------------------------------------
+    def supported(self, args: bytes) -> bytes:
+        self.gdb_features = {f.decode(errors="replace") for f in args.split(b";") if f}
+        return FEATURES
+
+    def start_no_ack_mode(self, args: bytes) -> bytes:
+        self.no_ack = True
+        return OK
+
+    def xfer(self, args: bytes) -> bytes:
+        parts = args.split(b":")
+        if len(parts) != 4 or parts[0] != b"features" or parts[1] != b"read":
+            return b""
+        if parts[2] != b"target.xml":
+            return b"E00"
+        offset, length = self._addr_len(parts[3])
+        data = self.target.xml().encode()
+        chunk = data[offset:offset + length]
+        return (b"m" if offset + length < len(data) else b"l") + chunk
+
+    def symbol_lookup(self, args: bytes) -> bytes:
+        return OK
+
+    def monitor_command(self, args: bytes) -> bytes:
+        command = from_hex(args).decode(errors="replace")
+        output, ok = self.monitor.run(command)
+        if output:
+            self.notes.append(output)
+        return OK if ok else E_ARGS
+
+    def kill(self, args: bytes) -> None:
+        self.end = SessionEnd.KILLED
+        return None
+
+    def vkill(self, args: bytes) -> bytes:
+        self.end = SessionEnd.KILLED
+        return OK
+
+    def detach(self, args: bytes) -> bytes:
+        self.release()
+        self.end = SessionEnd.DETACHED
+        return OK
+
+    def release(self) -> None:
+        """Remove every breakpoint and watchpoint gdb set (on detach or disconnect)."""
+        for addr in list(self.breakpoints):
+            self.m.clear_breakpoint(addr)
+        self.breakpoints.clear()
+        self.watchpoints.clear()
+
+    def status_lines(self) -> list[str]:
+        bps = ", ".join(f"{a:#x}" for a in sorted(self.breakpoints)) or "none"
+        return [f"breakpoints: {bps}", f"watchpoints: {len(self.watchpoints)}",
+                f"memory: {self.memory.mode.value} addresses"]
