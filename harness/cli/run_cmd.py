@@ -58,6 +58,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="console input as a string (\\n for newline) instead of stdin")
     p.add_argument("--input-file", metavar="FILE", help="console input from a file")
     p.add_argument("--quiet", action="store_true", help="do not echo the console")
+    p.add_argument("--gdb", metavar="[HOST:]PORT",
+                   help="serve the GDB remote protocol on PORT (host 127.0.0.1 unless "
+                        "given; port 0 picks a free one); see docs/gdb.md")
+    p.add_argument("--wait", action="store_true",
+                   help="with --gdb: hold the hart at reset until gdb attaches")
     p.set_defaults(func=run)
 
 
@@ -124,9 +129,23 @@ def _boot_system(args: argparse.Namespace, ram: int, console: Console,
     return machine
 
 
+def _serve_gdb(machine: Machine, args: argparse.Namespace) -> RunResult:
+    """Run under the GDB stub (harness/gdb) until the guest ends or gdb kills it."""
+    from harness.gdb import GdbServer, parse_address
+
+    server = GdbServer(machine, parse_address(args.gdb), wait=args.wait,
+                       max_insns=args.max_insns)
+    return server.serve()
+
+
 def run(args: argparse.Namespace) -> int:
     if args.args and args.user is None:
         raise BadInput(f"unexpected arguments: {' '.join(args.args)}")
+    if args.wait and args.gdb is None:
+        raise BadInput("--wait needs --gdb [HOST:]PORT")
+    if args.gdb is not None:
+        from harness.gdb import parse_address
+        parse_address(args.gdb)   # reject a bad address before building anything
     console = Console(echo=not args.quiet)
     with ExitStack() as stack:
         uart_input = _input(args)
@@ -138,6 +157,9 @@ def run(args: argparse.Namespace) -> int:
             stack.enter_context(sink)
             machine.events.stream_jsonl(sink)
         machine.events.keep = False  # the CLI only needs the tail, kept separately
-        stack.enter_context(interrupt_stops(machine))
-        result: RunResult = machine.run(max_insns=args.max_insns)
+        if args.gdb is not None:   # the server handles Ctrl-C itself
+            result: RunResult = _serve_gdb(machine, args)
+        else:
+            stack.enter_context(interrupt_stops(machine))
+            result = machine.run(max_insns=args.max_insns)
     return report_run(result, args.max_insns, sys.stderr)
