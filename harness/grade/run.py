@@ -15,9 +15,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from harness.boot import Syscall, make_bootargs
+from harness.csr import Priv
 from harness.devices import Console, ScriptedInput
 from harness.grade.errors import GradeFailure
-from harness.grade.trace import TraceView
+from harness.grade.trace import SyscallRecord, TraceView
 from harness.machine import Machine, RunResult, Stop
 from harness.machine.boot import boot_system
 from harness.machine.until import Until
@@ -31,6 +32,8 @@ __all__ = ["DEFAULT_MAX_INSNS", "OUTPUT_LIMIT", "KernelRun", "LimitedConsole", "
 DEFAULT_MAX_INSNS = 150_000_000  # ~1-2 s on the slowest host we grade on
 OUTPUT_LIMIT = 256 << 10         # bytes of console output before a run is stopped
 SLICE = 2_000_000                # instructions between console checks while waiting
+RUN_SLICE = 10_000_000           # instructions between checks of the event count
+EVENT_LIMIT = 250_000            # traps and xRETs kept per run (136 bytes each)
 TAIL_LINES = 15
 
 
@@ -119,6 +122,7 @@ class KernelRun:
         boot_system(self.machine, firmware, kernel, initrd, self.bootargs)
         self.result: RunResult | None = None
         self.budget: int | None = None
+        self.event_flood = False
 
     # -- running -----------------------------------------------------------------
     def run(self, max_insns: int, until: Sequence[Until] = ()) -> RunResult:
@@ -127,26 +131,39 @@ class KernelRun:
         if self.finished and self.result is not None:
             return self.result
         self.budget = (self.budget or 0) + max_insns
-        self.result = self.machine.run(max_insns=max_insns, until=list(until))
-        return self.result
+        left = max_insns
+        while True:
+            step = min(left, RUN_SLICE)
+            self.result = self.machine.run(max_insns=step, until=list(until))
+            left -= step
+            if self.result.stop is not Stop.BUDGET or left <= 0:
+                return self.result
+            if len(self.machine.events) > EVENT_LIMIT:
+                self.event_flood = True
+                return self.result
 
     @property
     def finished(self) -> bool:
         """The guest powered off, got stuck, or flooded the console: nothing more to run."""
         r = self.result
-        return r is not None and (r.stop in (Stop.HALT, Stop.ERROR) or self.console.truncated)
+        return r is not None and (r.stop in (Stop.HALT, Stop.ERROR) or self.console.truncated
+                                  or self.event_flood)
 
     def run_to_exit(self, max_insns: int = DEFAULT_MAX_INSNS) -> RunResult:
         """Run until the guest powers off; a hang, a trap storm or runaway output is
         a GradeFailure with the diagnosis."""
         result = self.run(max_insns) if not self.finished else self.result
         assert result is not None
-        if result.stop is not Stop.HALT or self.console.truncated:
+        if result.stop is not Stop.HALT or self.console.truncated or self.event_flood:
             self.fail("the kernel did not finish the program")
         return result
 
     def diagnosis(self) -> str:
-        return diagnose(self.result, self.console, self.budget)
+        text = diagnose(self.result, self.console, self.budget)
+        if self.event_flood:
+            text = (f"stopped: more than {EVENT_LIMIT:,} traps and xRETs (a trap loop that "
+                    f"makes progress)\n{text}")
+        return text
 
     def fail(self, message: str) -> None:
         raise GradeFailure(message, self.diagnosis())
@@ -176,11 +193,16 @@ class KernelRun:
             self.run(step)
             spent += step
 
+    def expect_text(self, text: str, *, within: int = DEFAULT_MAX_INSNS) -> re.Match[str]:
+        """Run until the console shows `text` (plain text), at most `within` more
+        instructions."""
+        return self.expect_output(re.compile(re.escape(text)), within=within)
+
     def expect_exit(self, status: int = 0, *, within: int = DEFAULT_MAX_INSNS) -> None:
         if not self.finished:
             self.run(within)
         r = self.result
-        if r is None or r.stop is not Stop.HALT or self.console.truncated:
+        if r is None or r.stop is not Stop.HALT or self.console.truncated or self.event_flood:
             self.fail(f"expected the program to exit with status {status}")
         elif r.exit_status != status:
             self.fail(f"expected exit status {status}, got {r.exit_status}")
@@ -199,6 +221,36 @@ class KernelRun:
     @property
     def trace(self) -> TraceView:
         return TraceView(self.machine.events, self._table, self.machine.xlen)
+
+    def expect_syscall(self, name: str, *, count: int | None = None,
+                       args: tuple[int, ...] | None = None,
+                       result: int | None = None) -> list[SyscallRecord]:
+        """The calls of `name` the machine saw; fail unless there are `count` of them
+        (at least one if None) and, if given, one starts with `args` and returns
+        `result`."""
+        calls = self.trace.syscalls(name)
+        shown = "\n".join(f"  {c}" for c in calls[:20]) or "  (none)"
+        if (count is None and not calls) or (count is not None and len(calls) != count):
+            want = "at least one" if count is None else str(count)
+            self.fail(f"expected {want} {name} system call(s), saw {len(calls)}:\n{shown}")
+        matching = [c for c in calls if (args is None or c.args[:len(args)] == args)
+                    and (result is None or c.result == result)]
+        if not matching:
+            what = f"{name}({', '.join(hex(a) for a in args or ())}...) -> {result}"
+            self.fail(f"expected a call {what}; saw:\n{shown}")
+        return calls
+
+    def expect_trap(self, code: int, *, interrupt: bool = False, tval: int | None = None,
+                    from_priv: Priv | None = None) -> list[TrapEvent]:
+        """At least one trap with this cause code (and tval, and origin, if given)."""
+        traps = [t for t in self.trace.traps(code=code, interrupt=interrupt,
+                                             from_priv=from_priv)
+                 if tval is None or t.tval == tval]
+        if not traps:
+            what = f"{'interrupt' if interrupt else 'exception'} {code}"
+            where = f" with tval {tval:#x}" if tval is not None else ""
+            self.fail(f"expected a trap ({what}{where}); none was taken")
+        return traps
 
     def close(self) -> None:
         self.machine.close()

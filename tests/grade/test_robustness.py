@@ -65,3 +65,10 @@ def test_runaway_output_is_stopped_and_failed(tmp_path: Path) -> None:
     output = _only(grade_lab("taskinfo", sub, keyword=ONE_TEST, jobs=1))
     assert "runaway output" in output and "spam" in output
     assert len(output) < 20_000
+
+
+def test_endless_trap_loop_is_stopped_before_it_fills_memory(tmp_path: Path) -> None:
+    looping = "long sys_getpid(void) { for (;;) sbi_set_timer(r_time() + 1000000); return"
+    sub = variant(tmp_path, {"sysproc.c": ("long sys_getpid(void) { return", looping)})
+    output = _only(grade_lab("taskinfo", sub, keyword=ONE_TEST, jobs=1))
+    assert "more than 250,000 traps and xRETs" in output
