@@ -12,8 +12,14 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from harness.errors import BadInput
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from harness.grade.runner import GradeOptions
 
 __all__ = ["register"]
 
@@ -77,15 +83,13 @@ def run(args: argparse.Namespace) -> int:
     return 0 if report.full_marks else 1
 
 
-def _batch(options: object, root: Path, out: Path, jobs: int | None, console: object) -> int:
-    from rich.console import Console
+def _batch(options: GradeOptions, root: Path, out: Path, jobs: int | None,
+           console: Console) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from harness.grade.batch import find_submissions, grade_batch
     from harness.grade.model import GradeReport, format_points
-    from harness.grade.runner import GradeOptions
 
-    assert isinstance(options, GradeOptions) and isinstance(console, Console)
     if not root.is_dir():
         raise BadInput(f"{root}: no such directory of submissions")
     total = len(find_submissions(root))

@@ -1,0 +1,56 @@
+"""Checking a lab in both directions, as CI does and as course staff do while writing
+one: the reference kernel must score 100% (hidden tests included), and the handout
+must build, boot, score 0 on the lab's own tests and keep every base-system test."""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from harness.grade.handout import make_handout
+from harness.grade.labs import BASE_DIR, Lab
+from harness.grade.model import BUILD_TEST, GradeReport
+from harness.grade.runner import GradeOptions, grade
+from harness.paths import REPO_ROOT
+
+__all__ = ["LabCheck", "check_lab"]
+
+
+@dataclass
+class LabCheck:
+    lab: str
+    reference: GradeReport
+    handout: GradeReport
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def _is_base(nodeid: str) -> bool:
+    return nodeid.split("/")[0] == BASE_DIR.name
+
+
+def check_lab(lab: Lab, *, jobs: int = 2, source: Path = REPO_ROOT) -> LabCheck:
+    hidden = lab.hidden_dir if lab.hidden_dir.is_dir() else None
+    reference = grade(GradeOptions(lab, source, hidden, jobs))
+    with tempfile.TemporaryDirectory(prefix="privlab-handout-") as tmp:
+        make_handout([lab], Path(tmp) / "handout", source)
+        handout = grade(GradeOptions(lab, Path(tmp) / "handout", hidden, jobs))
+    check = LabCheck(lab.name, reference, handout)
+    for t in reference.tests:
+        if not t.passed:
+            check.problems.append(f"reference fails {t.name}: {t.output.splitlines()[:1]}")
+    if not handout.built:
+        check.problems.append(f"the handout does not build:\n{handout.build_output}")
+    for t in handout.tests:
+        if t.name == BUILD_TEST:
+            continue
+        if _is_base(t.nodeid) and not t.passed:
+            check.problems.append(f"the handout fails base test {t.name}")
+        elif not _is_base(t.nodeid) and t.score > 0:
+            check.problems.append(f"the handout scores on lab test {t.name}")
+    check.problems += [f"grader: {n}" for n in reference.notes + handout.notes]
+    return check
