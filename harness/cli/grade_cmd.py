@@ -40,6 +40,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--arch", choices=("rv64", "rv32"), default="rv64")
     p.add_argument("-k", dest="keyword", metavar="EXPR", help="grade only tests matching EXPR")
     p.add_argument("--details", action="store_true", help="show whole failure messages")
+    p.add_argument("--seed", type=int, metavar="N",
+                   help="reproduce a run's random test parameters (shown on failures)")
     p.set_defaults(func=run)
 
 
@@ -62,7 +64,8 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out or Path("privlab-grade") / lab.name)
     options = GradeOptions(lab, Path(args.submission).resolve(), _hidden(args.hidden),
                            args.jobs or default_jobs(), args.arch, args.keyword,
-                           keep_kernel=None if args.submissions else out / "kernel.elf")
+                           keep_kernel=None if args.submissions else out / "kernel.elf",
+                           seed=args.seed)
     console = Console(stderr=False, highlight=False)
     if args.submissions:
         return _batch(options, Path(args.submissions), out, args.jobs, console)

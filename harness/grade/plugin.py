@@ -6,7 +6,8 @@ Fixtures
                                table; built once, shared by every test
     kernel          (function) a `KernelUnderTest`: `kernel.boot(prog, *args)` gives a
                                fresh machine; `kernel.token` is this test's random token
-    rng             (function) a `random.Random` with a fresh seed (shown on failure)
+    rng             (function) a `random.Random` seeded from the run's seed and the test
+                               (the seed is shown on failure; --privlab-seed N repeats it)
 
 Markers
     points(n, all_or_nothing=False)  on a test: its worth; on a class: the group's
@@ -16,7 +17,7 @@ Markers
 
 Options (set by `privlab grade`; a plain `pytest labs/mmap` builds the repository's
 kernel): --privlab-submission DIR, --privlab-images FILE, --privlab-build-error FILE,
---privlab-results FILE, --privlab-shard I/N, --privlab-hidden DIR.
+--privlab-results FILE, --privlab-shard I/N, --privlab-hidden DIR, --privlab-seed N.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from __future__ import annotations
 import json
 import random
 import secrets
+import zlib
 from collections.abc import Generator, Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -62,9 +64,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="run only the I-th of N parts of the tests")
     group.addoption("--privlab-hidden", action="append", default=[], metavar="DIR",
                     help="tests under DIR are hidden tests")
+    group.addoption("--privlab-seed", type=int, metavar="N",
+                    help="derive each test's random parameters from N (to reproduce a run)")
+
+
+SEED = pytest.StashKey[int]()
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    seed = config.getoption("--privlab-seed")
+    config.stash[SEED] = secrets.randbits(31) if seed is None else seed
     for line in MARKERS:
         config.addinivalue_line("markers", line)
     config.pluginmanager.register(Recorder(config), "privlab-recorder")
@@ -110,9 +119,9 @@ def kernel(privlab_images: KernelImages) -> Iterator[KernelUnderTest]:
 
 @pytest.fixture
 def rng(request: pytest.FixtureRequest) -> random.Random:
-    seed = secrets.randbits(32)
-    request.node.user_properties.append(("seed", seed))
-    return random.Random(seed)
+    base = request.config.stash[SEED]
+    request.node.user_properties.append(("seed", base))
+    return random.Random(zlib.crc32(f"{base}:{request.node.nodeid}".encode()))
 
 
 # -- what each test is worth --------------------------------------------------------------
@@ -237,7 +246,7 @@ class Recorder:
             text = _failure_text(call, report)
             seeds = [str(v) for k, v in item.user_properties if k == "seed"]
             if seeds:
-                text += f"\n(random seed {', '.join(seeds)})"
+                text += f"\n(random seed {seeds[0]}: --seed {seeds[0]} repeats this run)"
             self.results[item.nodeid] = _finish(current, FAILED, 0.0, text, call.duration)
         elif report.when == "call" and report.passed:
             self.results[item.nodeid] = _finish(current, PASSED, current.max_score, "",

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import shutil
 import subprocess
 import sys
@@ -52,10 +53,11 @@ class GradeOptions:
     arch: str = "rv64"
     keyword: str | None = None       # pytest -k: grade only matching tests
     keep_kernel: Path | None = None  # copy the graded kernel.elf here (for students to run)
+    seed: int | None = None          # fixed random parameters (tokens stay random)
 
 
 def _shard_command(options: GradeOptions, slot: Path, index: int, count: int,
-                   build_arg: list[str]) -> list[str]:
+                   build_arg: list[str], seed: int) -> list[str]:
     paths = [str(p) for p in options.lab.test_paths(hidden=options.hidden)]
     ini = slot / "pytest.ini"
     ini.write_text("[pytest]\n")
@@ -68,6 +70,7 @@ def _shard_command(options: GradeOptions, slot: Path, index: int, count: int,
         cmd += ["--privlab-hidden", str(options.hidden)]
     if options.keyword:
         cmd += ["-k", options.keyword]
+    cmd += ["--privlab-seed", str(seed)]
     return cmd
 
 
@@ -96,8 +99,9 @@ def _run_shards(options: GradeOptions, slot: Path, built: BuildResult,
     for stale in slot.glob("results-*.json"):
         stale.unlink()
     procs = []
+    seed = options.seed if options.seed is not None else secrets.randbits(31)
     for index in range(count):
-        cmd = _shard_command(options, slot, index, count, build_arg)
+        cmd = _shard_command(options, slot, index, count, build_arg, seed)
         log = (slot / f"shard-{index}.log").open("w+")
         env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
         procs.append((subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,

@@ -114,3 +114,18 @@ def test_lab_test_files_import_only_the_public_grading_api() -> None:
             if line.startswith(("import ", "from ")) and "harness" in line:
                 assert line.startswith(("from harness.grade", "from harness.csr",
                                         "from harness.trace")), f"{path}: {line}"
+
+
+def test_the_same_seed_gives_the_same_random_parameters(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_seeded='''
+import pytest
+
+@pytest.mark.points(1)
+def test_draw(rng):
+    assert False, f"drew {rng.randint(0, 10**9)}"
+''')
+    draws = [str(_results(pytester, "--privlab-seed", "1234")[0]["test_draw"]["output"])
+             for _ in range(2)]
+    assert draws[0] == draws[1] and "--seed 1234 repeats this run" in draws[0]
+    other = str(_results(pytester, "--privlab-seed", "99")[0]["test_draw"]["output"])
+    assert other.splitlines()[0] != draws[0].splitlines()[0]
