@@ -164,7 +164,7 @@ class CsrPanel:
         head.append_text(self._where(self.now.pc))
         if self.before is not None:
             n = len(self.now.changed(self.before))
-            head.append(f"   {n} CSR{'s' if n != 1 else ''} changed (*)", "muted")
+            head.append(f"   {n} changed (*)", "muted")
         yield head
         yield self._table(SUPERVISOR_CSRS, "Supervisor")
         if self.machine:

@@ -106,12 +106,15 @@ def _within(v: int, r: tuple[int | None, int | None]) -> bool:
 
 class Flow:
     def __init__(self, log: EventLog, specs: dict[int, CallSpec], xlen: int,
-                 sbi: SbiNames | None = None, initial: Priv = Priv.M) -> None:
+                 sbi: SbiNames | None = None, initial: Priv = Priv.M,
+                 start: int | None = None) -> None:
+        """Analyse `log` from event #start (default: events logged from now on), the
+        hart then being at privilege `initial`."""
         self.log = log
         self.specs = specs
         self.xlen = xlen
         self.sbi = sbi or SbiNames()
-        self.start = len(log)          # the first seq this flow saw
+        self.start = len(log) if start is None else start   # the first seq analysed
         self.next_seq = self.start
         self.syscalls: list[SyscallRecord] = []
         self.pids: dict[int, tuple[int, str]] = {}     # satp -> (pid, name)

@@ -1,0 +1,214 @@
+"""Golden renderings (width 100, plain text) of every inspector view built from fixed
+data, as rich's own tests do, plus the styles that carry meaning."""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Callable
+
+from inspect_fakes import FakeMemory, pte
+from rich.console import RenderableType
+
+from harness.csr import Csr, Priv
+from harness.inspect import (
+    CsrPanel,
+    CsrSnapshot,
+    Disassembly,
+    Instruction,
+    PageTableTree,
+    ProcessTableView,
+    RegisterSnapshot,
+    RegisterView,
+    TrapFrameView,
+)
+from harness.kernelinfo import (
+    ArrayType,
+    BaseType,
+    EnumType,
+    Location,
+    Member,
+    PointerType,
+    Process,
+    ProcessTable,
+    StructType,
+    StructValue,
+    decode_value,
+)
+from harness.mmu import read_page_table
+
+Render = Callable[[RenderableType], str]
+
+
+def lines(text: str) -> list[str]:
+    return [x.rstrip() for x in text.splitlines()]
+
+
+_SYMS = {0x3FFFFFF000: ("uservec", "kernel/trampoline.S", 25), 0x10E5A: ("write", "usys.S", 18)}
+
+
+def symbolize(addr: int) -> Location:
+    for base, (name, file, line) in _SYMS.items():
+        if base <= addr < base + 8:
+            return Location(addr, "test", name, addr - base, file, line)
+    return Location(addr)
+
+
+def _csrs(priv: Priv, pc: int, sstatus: int, sepc: int, scause: int) -> CsrSnapshot:
+    return CsrSnapshot(64, priv, pc, (
+        (Csr.SSTATUS, sstatus), (Csr.STVEC, 0x3FFFFFF000), (Csr.SEPC, sepc),
+        (Csr.SCAUSE, scause), (Csr.STVAL, 0), (Csr.SATP, 0x8000000000087F36),
+        (Csr.MEDELEG, 0xB1FF), (Csr.MCAUSE, 0x8000000000000007)))
+
+
+BEFORE = _csrs(Priv.U, 0x10E5A, 0x200000022, 0x10000, 0)
+AFTER = _csrs(Priv.S, 0x3FFFFFF000, 0x200000020, 0x10E5A, 8)
+
+
+def test_csr_panel_marks_what_the_ecall_changed(render: Render) -> None:
+    assert lines(render(CsrPanel(AFTER, BEFORE, symbolize, title="At the ecall"))) == [
+        "At the ecall  S-mode (was U-mode)  pc 0x3ffffff000 uservec kernel/trampoline.S:25   "
+        "3 changed (*)",
+        "Supervisor",
+        " sstatus*   0x0000000200000020  SIE=1→0  SPIE=1  UBE=0  SPP=U  VS=Off  FS=Off  XS=Off  "
+        "SUM=0  MXR=0",
+        "                                UXL=64  SD=0",
+        " stvec      0x0000003ffffff000  BASE=0x3ffffff000 MODE=direct uservec "
+        "kernel/trampoline.S:25",
+        " sepc*      0x0000000000010e5a  write usys.S:18  (was 0x10000)",
+        " scause*    0x0000000000000008  user_ecall  (exception 8)  (was 0x0)",
+        " stval      0x0000000000000000  0",
+        " satp       0x8000000000087f36  MODE=Sv39  ASID=0  PPN=0x87f36  root table at 0x87f36000",
+        "Machine",
+        " medeleg    0x000000000000b1ff  delegated to S: misaligned_fetch, fault_fetch, "
+        "illegal_instruction,",
+        "                                breakpoint, misaligned_load, fault_load, "
+        "misaligned_store,",
+        "                                fault_store, user_ecall, exec_page_fault, "
+        "load_page_fault,",
+        "                                store_page_fault",
+        " mcause     0x8000000000000007  m_timer  (interrupt 7)",
+    ]
+
+
+def test_csr_panel_highlights_changed_fields_only(render_ansi: Render) -> None:
+    out = render_ansi(CsrPanel(AFTER, BEFORE, symbolize))
+    changed = "\x1b[1;30;48;2;244;162;97m"      # bold black on the "changed" colour
+    assert f"{changed}SIE=1→0\x1b[0m" in out
+    assert f"{changed}SPIE" not in out and f"{changed}stvec" not in out
+
+
+def test_csr_panel_without_a_previous_point_marks_nothing(render: Render) -> None:
+    assert "*" not in render(CsrPanel(AFTER, None, symbolize, machine=False))
+
+
+def test_page_table_tree_folds_runs_and_fully_mapped_tables(render: Render) -> None:
+    m = FakeMemory()
+    root, l1, l0, l1b = 0x8000_1000, 0x8000_2000, 0x8000_3000, 0x8000_4000
+    m.pte(root, 0, pte(l1, "v"))
+    m.pte(l1, 0, pte(l0, "v"))
+    for i in range(16, 19):                                     # contiguous frames
+        m.pte(l0, i, pte(0x8001_0000 + (i - 16) * 0x1000, "vrxuad"))
+    m.pte(l0, 19, pte(0x8002_0000, "vrwuad"))                   # scattered frames
+    m.pte(l0, 20, pte(0x8001_8000, "vrwuad"))
+    m.pte(l0, 22, pte(0x8003_0000, "vrwuad"))                   # after a hole
+    m.pte(root, 2, pte(l1b, "v"))
+    for j in range(4):                                          # four full identity tables
+        t = 0x8010_0000 + j * 0x1000
+        m.pte(l1b, j, pte(t, "v"))
+        for k in range(512):
+            m.pte(t, k, pte(0x8000_0000 + j * 0x20_0000 + k * 0x1000, "vrwad"))
+    m.pte(l1b, 4, pte(0x8080_0000, "vrwxad"))                   # a 2 MiB megapage
+    m.pte(root, 255, pte(0x8000_5000, "v"))
+    m.pte(0x8000_5000, 511, pte(0x8000_6000, "v"))
+    m.pte(0x8000_6000, 511, pte(0x8020_0000, "vrxad"))
+    table = read_page_table(m, (8 << 60) | (root >> 12), 64)
+    assert lines(render(PageTableTree(table))) == [
+        "satp 0x8000000000080001  Sv39  ASID 0  root table 0x80001000",
+        "├── [0]       0x0000000000-0x003fffffff  → level 1 table 0x80002000",
+        "│   └── [0]       0x0000000000-0x00001fffff  → level 0 table 0x80003000",
+        "│       ├── [16-18]   0x0000010000-0x0000012fff  r-xu-ad    12 KiB  "
+        "pa 0x80010000-0x80012fff",
+        "│       ├── [19-20]   0x0000013000-0x0000014fff  rw-u-ad     8 KiB  "
+        "pa 0x80020000… scattered",
+        "│       └── [22]      0x0000016000-0x0000016fff  rw-u-ad     4 KiB  pa 0x80030000",
+        "├── [2]       0x0080000000-0x00bfffffff  → level 1 table 0x80004000",
+        "│   ├── [0-3]     0x0080000000-0x00807fffff  rw---ad     8 MiB  identity  "
+        "(4 level-0 tables)",
+        "│   └── [4]       0x0080800000-0x00809fffff  rwx--ad     2 MiB  identity",
+        "└── [255]     0x3fc0000000-0x3fffffffff  → level 1 table 0x80005000",
+        "    └── [511]     0x3fffe00000-0x3fffffffff  → level 0 table 0x80006000",
+        "        └── [511]     0x3ffffff000-0x3fffffffff  r-x--ad     4 KiB  pa 0x80200000",
+        "2056 leaf PTEs in 6 ranges map 10268 KiB; flags r w x u g a d, - = clear",
+    ]
+
+
+_U64, _I32 = BaseType("unsigned long", 8, False), BaseType("int", 4, True)
+_PROC = StructType("proc", 64, (
+    Member("state", 0, EnumType("procstate", 4, ((0, "UNUSED"), (2, "RUNNABLE"),
+                                                 (3, "RUNNING")))),
+    Member("pid", 4, _I32), Member("parent", 8, PointerType("struct proc", 8)),
+    Member("name", 16, ArrayType(BaseType("char", 1, False, True), 16)),
+    Member("pagetable", 32, _U64), Member("trapframe", 40, _U64),
+    Member("kstack", 48, _U64), Member("brk", 56, _U64)))
+
+
+def _proc(state: int, pid: int, name: str, pt: int, base: int) -> StructValue:
+    data = struct.pack("<iiQ16sQQQQ", state, pid, 0, name.encode(), pt, pt + 0x4000,
+                       0x3FFFFFC000 - pid * 0x3000, 0x13000)
+    v = decode_value(_PROC, data, 0, base)
+    assert isinstance(v, StructValue)
+    return v
+
+
+def test_process_table_marks_the_running_process(render: Render) -> None:
+    table = ProcessTable((Process(0, _proc(2, 1, "sh", 0x87F36000, 0x8020_9000)),
+                          Process(1, _proc(3, 2, "hello", 0x87F10000, 0x8020_9040), 1)), 1)
+    assert lines(render(ProcessTableView(table))) == [
+        "Processes",
+        "    slot  pid  state     name   parent  pagetable   trapframe   kstack        brk",
+        "       0    1  RUNNABLE  sh          -  0x87f36000  0x87f3a000  0x3fffff9000  0x13000",
+        " ▶     1    2  RUNNING   hello       1  0x87f10000  0x87f14000  0x3fffff6000  0x13000",
+    ]
+
+
+def test_trap_frame_lists_kernel_fields_then_registers(render: Render) -> None:
+    names = ["kernel_satp", "kernel_sp", "epc", "ra", "sp", "a0", "a1", "a7"]
+    t = StructType("trapframe", 64, tuple(Member(n, i * 8, _U64) for i, n in enumerate(names)))
+    frame = decode_value(t, struct.pack("<8Q", 0x8000000000087FFF, 0x3FFFFFE000, 0x10E5E,
+                                        0x108E4, 0x3FFFFFDD50, 14, 0x3FFFFFDD58, 64),
+                         0, 0x87F3A000)
+    assert isinstance(frame, StructValue)
+    assert lines(render(TrapFrameView(frame, "pid 2 (hello)"))) == [
+        "pid 2 (hello)  struct trapframe at 0x87f3a000",
+        "  kernel_satp   0x8000000000087fff",
+        "  kernel_sp     0x0000003fffffe000",
+        "  epc           0x0000000000010e5e",
+        " ra  0x00000000000108e4  sp  0x0000003fffffdd50  a0  0x000000000000000e  "
+        "a1  0x0000003fffffdd58",
+        " a7  0x0000000000000040",
+    ]
+
+
+def test_registers_by_abi_name_with_changes_starred(render: Render) -> None:
+    x = [0, 0x108E4, 0x3FFFFFDD50] + [0] * 7 + [1, 0x3FFFFFDD58, 14] + [0] * 4 + [64] + [0] * 14
+    before = list(x)
+    before[17] = 0
+    out = lines(render(RegisterView(RegisterSnapshot(64, Priv.S, 0x3FFFFFF000, tuple(x)),
+                                    RegisterSnapshot(64, Priv.U, 0x10E5A, tuple(before)))))
+    assert out[0] == "Registers  S-mode  pc 0x0000003ffffff000"
+    assert out[5] == ("   a6  0000000000000000  a7*  0000000000000040   s2  0000000000000000"
+                      "   s3  0000000000000000")
+    assert len(out) == 9 and sum("*" in line for line in out) == 1
+
+
+def test_disassembly_marks_the_pc_and_labels_symbols(render: Render) -> None:
+    insns = [Instruction(0x10E56, bytes.fromhex("93080004"), "addi a7, zero, 0x40", "write"),
+             Instruction(0x10E5A, bytes.fromhex("73000000"), "ecall"),
+             Instruction(0x10E5E, bytes.fromhex("8280"), "c.jr ra")]
+    assert lines(render(Disassembly(insns, 0x10E5A, "where it trapped", "usys.S:18"))) == [
+        "where it trapped  usys.S:18",
+        "write:",
+        "  0x10e56  04000893  addi a7, zero, 0x40",
+        "▶ 0x10e5a  00000073  ecall",
+        "  0x10e5e  8082      c.jr ra",
+    ]
