@@ -77,9 +77,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def _filter(args: argparse.Namespace, s: Session) -> FlowFilter:
     owners: frozenset[int] | None = None
     if args.pid is not None:
-        owners = frozenset(satp for satp, (pid, _) in s.flow.pids.items() if pid == args.pid)
+        owners = frozenset(s.flow.spaces.get(args.pid, ()))
         if not owners:
-            known = sorted({pid for pid, _ in s.flow.pids.values()})
+            known = sorted(s.flow.spaces)
             raise BadInput(f"no process with pid {args.pid} in this trace "
                            f"(pids seen: {', '.join(map(str, known)) or 'none'})")
     if args.satp is not None:
@@ -103,7 +103,7 @@ def _output(path: str | None, stack: ExitStack) -> IO[str]:
 def locator(s: Session) -> Callable[[FlowRow], Location | None]:
     """Where each row happened (traps) or went (xRETs), as symbol+offset."""
     def locate(row: FlowRow) -> Location | None:
-        who = s.flow.pids.get(row.satp)
+        who = s.flow.named.get(row.satp)
         addr = row.pc if row.is_trap else row.target
         return s.info.symbolize(addr, row.satp, s.machine.memory, who[1] if who else None)
     return locate
@@ -121,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
         if args.format == "jsonl":
             write_jsonl(rows, s.events, out)
         elif args.format == "perfetto":
-            names = {satp: f"pid {pid} {name}" for satp, (pid, name) in flow.pids.items()}
+            names = {satp: f"pid {pid} {name}" for satp, (pid, name) in flow.named.items()}
             write_chrome_trace(rows, out, names)
         elif args.format == "html":
             title = f"privlab trace: {args.user or args.kernel or 'system'}"

@@ -117,7 +117,9 @@ class Flow:
         self.start = len(log) if start is None else start   # the first seq analysed
         self.next_seq = self.start
         self.syscalls: list[SyscallRecord] = []
-        self.pids: dict[int, tuple[int, str]] = {}     # satp -> (pid, name)
+        self.pids: dict[int, tuple[int, str]] = {}     # satp -> (pid, name), current
+        self.spaces: dict[int, set[int]] = {}          # pid -> every satp it ever had
+        self.named: dict[int, tuple[int, str]] = {}    # satp -> its latest (pid, name)
         self._stack: list[tuple[Priv, int, int]] = [(initial, NONE, NONE)]  # priv, trap, root
         self._paths: list[tuple[Priv, ...]] = []
         self._path_ids: dict[tuple[Priv, ...], int] = {}
@@ -194,7 +196,7 @@ class Flow:
         if live is not None:
             who = live.whoami()
             if who is not None:
-                self.pids[rec[SATP]] = who
+                self._own(rec[SATP], who)
             live.capture_inputs(call)
         if rec[SATP] in self.pids:
             call.pid, call.process = self.pids[rec[SATP]]
@@ -216,7 +218,7 @@ class Flow:
         if live is not None and satp not in self.pids:
             who = live.whoami()
             if who is not None:
-                self.pids[satp] = who
+                self._own(satp, who)
         if satp not in self._entered:
             self._entered.add(satp)
             who = self.pids.get(satp)
@@ -231,7 +233,7 @@ class Flow:
                 call.outcome = "new image"
                 self._open.pop(opener.satp, None)
                 if opener.satp in self.pids:
-                    self.pids[satp] = self.pids.pop(opener.satp)
+                    self._own(satp, self.pids.pop(opener.satp))
             else:
                 fork = self._forks.get(pc)
                 if fork is not None and satp != fork.satp:
@@ -247,6 +249,10 @@ class Flow:
         self._calls[seq] = call
         return call
 
+    def _own(self, satp: int, who: tuple[int, str]) -> None:
+        self.pids[satp] = self.named[satp] = who
+        self.spaces.setdefault(who[0], set()).add(satp)
+
     def resolve_pids(self, roots: dict[int, tuple[int, str]]) -> None:
         """Name address spaces from a process table (page-table root physical address
         -> (pid, name)) for calls whose process was not known when they were made."""
@@ -256,7 +262,8 @@ class Flow:
                 who = self.pids.get(call.satp) or roots.get(root)
                 if who is not None:
                     call.pid, call.process = who
-                    self.pids.setdefault(call.satp, who)
+                    if call.satp not in self.pids:
+                        self._own(call.satp, who)
 
     # -- reading --------------------------------------------------------------------
     def rows(self, filt: FlowFilter | None = None) -> Iterator[FlowRow]:

@@ -80,7 +80,12 @@ def chrome_trace(rows: Iterable[FlowRow], names: dict[int, str] | None = None) -
                            "tid": TRACKS[p], "ts": _us(start), "dur": _us(at - start)})
             base = None
 
+    first = True
     for row in rows:
+        if first and len(row.path) <= 2:    # what ran before the first event
+            p = row.priv_from
+            base = (p, 0, _BASE[p] if p != Priv.U else f"user (satp {row.satp:#x})")
+        first = False
         last = row.instret
         if row.is_trap:
             if len(row.path) == 2:

@@ -1,0 +1,120 @@
+"""`privlab trace --user hello`: the exact U→S(→M→S)→U flow of hello's write, the
+decoded call and its result, JSON Lines, filters, and bad input."""
+
+from __future__ import annotations
+
+import json
+
+import capstone
+import pytest
+from conftest import elf_code
+
+from harness.api import Session
+from harness.build.images import Images
+from harness.cli.main import main
+from harness.csr import Exc, Priv
+from harness.kernelinfo.symbols import ElfSymbols
+from harness.trace.flow import FlowFilter
+
+
+def _ecall_of(images: Images, program: str, stub: str) -> int:
+    """Where the ecall sits in the program's syscall stub, from its ELF."""
+    start, size = ElfSymbols(images.users[program]).by_name[stub]
+    cs = capstone.Cs(capstone.CS_ARCH_RISCV, capstone.CS_MODE_RISCV64 | capstone.CS_MODE_RISCVC)
+    return next(i.address for i in cs.disasm(elf_code(images.users[program], start, size), start)
+                if i.mnemonic == "ecall")
+
+
+def test_write_goes_u_s_m_s_u_with_decoded_call_and_result(hello: Session,
+                                                           images: Images) -> None:
+    hello.run()
+    rows = list(hello.flow.rows(FlowFilter(syscalls=frozenset({"write"}))))
+    assert [(r.name, r.priv_from, r.priv_to) for r in rows] == [
+        ("user_ecall", Priv.U, Priv.S), ("supervisor_ecall", Priv.S, Priv.M),
+        ("mret", Priv.M, Priv.S), ("sret", Priv.S, Priv.U)]
+    ecall, sbi, mret, sret = rows
+    assert (ecall.code, ecall.pc) == (Exc.ECALL_U, _ecall_of(images, "hello", "write"))
+    assert ecall.syscall is not None and sret.syscall is ecall.syscall
+    assert ecall.syscall.call_text() == 'write(1, "Hello, world!\\n", 14)'
+    assert (ecall.syscall.ret, ecall.syscall.pid, ecall.syscall.process) == (14, 1, "hello")
+    assert sbi.note == "sbi DBCN.WRITE" and mret.returns_from == sbi.seq
+    assert sret.returns_from == ecall.seq and sret.target == ecall.pc + 4
+    assert [p.letter for p in sbi.path] == ["U", "S", "M"]
+
+
+def test_cli_text_shows_the_flow_rows(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["trace", "--syscall", "write", "--user", "hello"]) == 0
+    out = [line.rstrip() for line in capsys.readouterr().out.splitlines()]
+    events = [line[19:] for line in out[1:5]]
+    assert events[0].startswith('●━━━━━▶     ·     U▸S     user_ecall  write(1, "Hello, world!'
+                                '\\n", 14)  pid 1  at write+0x')
+    assert events[1].startswith("·     ●━━━━━▶     U▸S▸M   supervisor_ecall  sbi DBCN.WRITE  at ")
+    assert events[2].startswith("·     ◀━━━━━●     U▸S     mret  → 0  to ")
+    assert events[3].startswith("◀━━━━━●     ·     U       sret  → 14  write  to write+0x")
+    assert len(out) == 5
+
+
+def test_cli_jsonl_lines_follow_the_architecture_format(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["trace", "--format", "jsonl", "--user", "hello"]) == 0
+    objs = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    kinds = [o["kind"] for o in objs]
+    assert set(kinds) == {"trap", "xret", "syscall"}
+    assert [o["seq"] for o in objs if o["kind"] != "syscall"] == \
+        list(range(len([k for k in kinds if k != "syscall"])))
+    trap = next(o for o in objs if o["kind"] == "trap" and o["code"] == 8)
+    assert {"seq", "instret", "interrupt", "code", "cause", "name", "epc", "tval", "from",
+            "to"} <= trap.keys() and (trap["from"], trap["to"]) == ("U", "S")
+    calls = [o for o in objs if o["kind"] == "syscall"]
+    assert [(c["name"], c["ret"], c["outcome"]) for c in calls] == [
+        ("write", 14, "returned"), ("exit", None, "noreturn")]
+
+
+def test_cli_cause_and_range_filters(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["trace", "--cause", "supervisor_ecall", "--range", "5:", "--user",
+                 "hello"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    body = [line for line in out[1:] if "supervisor_ecall" in line or "mret" in line]
+    assert body and all("U▸S▸M" in line or "mret" in line for line in body)
+    assert not any("user_ecall" in line for line in out)
+
+
+def test_cli_pid_filter_rejects_an_unknown_pid(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["trace", "--pid", "7", "--user", "hello"]) == 2
+    assert capsys.readouterr().err == \
+        "privlab: no process with pid 7 in this trace (pids seen: 1)\n"
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["trace", "--range", "x", "--user", "hello"],
+     "privlab: --range 'x': expected START:STOP (either may be empty)\n"),
+    (["trace", "--user", "no-such-program"], None),
+    (["trace", "-o", "/no/such/dir/t.json", "--user", "hello"],
+     "privlab: /no/such/dir/t.json: directory /no/such/dir does not exist\n"),
+    (["trace", "--bios", "none"],
+     "privlab: --bios none needs --kernel ELF (the program to run from M-mode)\n"),
+])
+def test_cli_bad_input_is_one_line_and_status_2(
+        argv: list[str], message: str | None, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("privlab: ") and "Traceback" not in err
+    if message is not None:
+        assert err == message
+
+
+def test_without_capture_pointers_are_addresses(images: Images) -> None:
+    s = Session.boot("hello", images=images, capture=False)
+    s.run()
+    write = s.syscalls[0]
+    assert write.call_text() == f"write(1, {write.args[1]:#x}, 14)" and write.ret == 14
+
+
+def test_exec_argv_and_child_output_are_decoded(images: Images) -> None:
+    s = Session.boot("exec", images=images, capture=True)
+    s.run(max_insns=200_000_000)
+    calls = {c.name: c for c in s.syscalls}
+    assert "exec" in calls or "spawn" in calls
+    call = calls.get("exec") or calls["spawn"]
+    assert call.inputs and call.inputs[0].text.startswith('"')
+    assert call.inputs[1].text.startswith('["')
