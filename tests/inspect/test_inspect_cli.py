@@ -1,0 +1,109 @@
+"""The inspection commands end to end: pagetable, translate, inspect --at, tour; and
+system-call argument decoding from syscall.tbl."""
+
+from __future__ import annotations
+
+import re
+import time
+from io import StringIO
+
+import pytest
+
+from harness.api import Session
+from harness.boot import load_syscall_table
+from harness.build.images import Images
+from harness.cli.main import main
+from harness.cli.tour_cmd import tour
+from harness.inspect import make_console
+from harness.trace.syscalls import ArgKind, call_specs, escape_bytes
+
+
+def test_pagetable_shows_hellos_text_stack_trapframe_and_trampoline(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["pagetable", "--user", "hello"]) == 0
+    out = capsys.readouterr().out
+    assert "Sv39" in out
+    assert re.search(r"\[16\]\s+0x0000010000-0x0000010fff  r-xu-ad", out)     # text at 0x10000
+    assert re.search(r"0x3fffffe000-0x3fffffefff  rw---ad", out)              # trap frame: no u
+    assert re.search(r"0x3ffffff000-0x3fffffffff  r-x--ad", out)              # trampoline
+
+
+def test_translate_a_fault_names_the_missing_u_bit(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["translate", "0x3fffffe000", "--priv", "U", "--user", "hello"]) == 0
+    out = capsys.readouterr().out
+    assert "✗ load_page_fault (cause 13): level 0: U-mode access to a page without U" in out
+
+
+def test_translate_a_symbol_agrees_with_the_hart(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["translate", "main", "--access", "x", "--user", "hello"]) == 0
+    out = capsys.readouterr().out
+    assert "fetch from U-mode" in out and "✓ pa 0x" in out and "main (userland/hello.c" in out
+
+
+def test_translate_agrees_with_the_hart_in_its_own_context(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["translate", "0x10000", "--priv", "S", "--user", "hello"]) == 0
+    assert "the hart's own translation agrees: fault" in capsys.readouterr().out
+
+
+def test_inspect_at_a_trap_shows_every_section_and_what_changed(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["inspect", "--at", "syscall:write", "--user", "hello"]) == 0
+    out = capsys.readouterr().out
+    for heading in ("Registers", "CSRs (* = changed by this event)", "Code",
+                    "Processes (proc[])", "Trap frame"):
+        assert heading in out
+    assert re.search(r" scause\*\s+0x0+8  user_ecall", out)
+    assert re.search(r" sepc\*\s+0x0+10[0-9a-f]{3}  write\+0x", out)
+    assert "▶ 0x" in out and "ecall" in out and "uservec:" in out
+    assert re.search(r"▶\s+0\s+1\s+RUNNING\s+hello", out)
+
+
+def test_inspect_bad_point_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["inspect", "--at", "trap:9", "--user", "hello"]) == 2
+    assert capsys.readouterr().err == "privlab: event #9 is an sret, not a trap: use event:9\n"
+
+
+def test_tour_walks_through_boot_write_csrs_and_page_table() -> None:
+    out = StringIO()
+    start = time.perf_counter()
+    assert tour(console=make_console(width=100, file=out, color=False)) == 0
+    took = time.perf_counter() - start
+    text = out.getvalue()
+    for title in ("1  Boot: M-mode to S-mode to U-mode", "2  hello's write(), across U, S and M",
+                  "3  What the ecall did to the CSRs",
+                  "4  hello's page table, and the walk to its buffer"):
+        assert title in text
+    assert 'user_ecall  write(1, "Hello, world!\\n", 14)  pid 1' in text
+    assert "sret  → 14  write" in text and "SIE=1→0" in text and "✓ pa 0x" in text
+    assert took < 20, f"the tour took {took:.1f} s"
+
+
+def test_syscall_arguments_are_classified_from_their_c_types() -> None:
+    specs = {c.name: c for c in call_specs(load_syscall_table()).values()}
+    kinds = {name: [a.kind for a in specs[name].args] for name in
+             ("write", "read", "exec", "get_time", "mmap")}
+    assert kinds == {
+        "write": [ArgKind.INT, ArgKind.BUF_IN, ArgKind.UINT],
+        "read": [ArgKind.INT, ArgKind.BUF_OUT, ArgKind.UINT],
+        "exec": [ArgKind.STR_IN, ArgKind.STRV_IN],
+        "get_time": [ArgKind.OUT, ArgKind.INT],
+        "mmap": [ArgKind.ADDR, ArgKind.UINT, ArgKind.INT],
+    }
+    assert specs["write"].args[1].length_arg == 2 and specs["exit"].noreturn
+
+
+def test_escape_bytes_is_c_like_and_bounded() -> None:
+    assert escape_bytes(b'a\n\t\0"\\\x7f') == '"a\\n\\t\\0\\"\\\\\\x7f"'
+    assert escape_bytes(b"x" * 60) == '"' + "x" * 48 + '"...'
+
+
+def test_out_structs_are_read_after_the_call_returns(images: Images) -> None:
+    s = Session.boot("sleep", ["1"], images=images, capture=True)
+    s.run(max_insns=100_000_000)
+    got = [c for c in s.syscalls if c.name == "get_time"]
+    assert got and all(c.ret == 0 for c in got)
+    assert re.fullmatch(r"\{sec=0, usec=\d+\}", got[0].outputs[0].text)
+    usecs = [int(c.outputs[0].text.split("usec=")[1][:-1]) for c in got]
+    assert usecs == sorted(usecs)
+    s.close()
