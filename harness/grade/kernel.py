@@ -18,6 +18,7 @@ from typing import Any
 
 from harness.boot import Syscall, load_syscall_table, syscall_by_number
 from harness.boot.initrd import pack_initrd
+from harness.grade.errors import GradeFailure
 from harness.grade.run import DEFAULT_MAX_INSNS, BootSpec, KernelRun
 from harness.machine import load_elf
 from harness.machine.loader import ElfImage
@@ -90,13 +91,23 @@ class KernelUnderTest:
              timer_hz: int | None = GRADER_TIMER_HZ, ram_mib: int = GRADER_RAM_MIB,
              input: bytes = b"", quiet: bool = True) -> KernelRun:
         """A fresh machine running `program ARGS...` as the first process (as
-        `privlab run --user`); nothing has run yet. Integers in args become decimal.
+        `privlab run --user`); nothing has run yet. `program` is a user program of the
+        grader's userland, or a path to a user ELF (a hidden test's own program), which
+        joins the initrd under its file name. Integers in args become decimal.
         `token` (the attribute) is usually one of the arguments."""
         words = (("quiet",) if quiet else ()) + tuple(flags)
         if timer_hz is not None:
             words += (f"timer_hz={timer_hz}",)
+        initrd = self.images.initrd
+        if program not in self.images.users:
+            path = Path(program)
+            if not path.is_file():
+                raise GradeFailure(f"grader error: no user program {program!r}")
+            program = path.name.removesuffix(".elf")
+            files = {name: p.read_bytes() for name, p in self.images.users.items()}
+            initrd = pack_initrd({**files, program: path.read_bytes()})
         spec = BootSpec(program, tuple(str(a) for a in args), words, ram_mib, input)
-        run = KernelRun(self.images.firmware, self.images.kernel, self.images.initrd, spec,
+        run = KernelRun(self.images.firmware, self.images.kernel, initrd, spec,
                         self.images.syscalls, self.token)
         self.runs.append(run)
         return run

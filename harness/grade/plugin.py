@@ -138,6 +138,26 @@ def _title(obj: Any) -> str:
     return doc.splitlines()[0] if doc else ""
 
 
+def _points(item: pytest.Item, group_mark: pytest.Mark | None, share: float) -> float:
+    """The test's own points, else its share of its class group, else its module's."""
+    mark = _own_mark(item, "points")
+    if mark is not None:
+        return float(mark.args[0])
+    if group_mark is not None:
+        return share
+    module_mark = _own_mark(item.getparent(pytest.Module), "points")
+    return float(module_mark.args[0]) if module_mark is not None else 0.0
+
+
+def _visibility(item: pytest.Item, hidden_dirs: list[Path]) -> str:
+    mark = item.get_closest_marker("visibility")
+    if mark is not None:
+        return str(mark.args[0])
+    path = Path(str(item.path)).resolve()
+    hidden = any(d == path or d in path.parents for d in hidden_dirs)
+    return "after_published" if hidden else "visible"
+
+
 def describe(items: list[pytest.Item], hidden_dirs: list[Path]) -> dict[str, TestResult]:
     """Each item's TestResult as it stands before running: max score, group, visibility."""
     out: dict[str, TestResult] = {}
@@ -147,35 +167,20 @@ def describe(items: list[pytest.Item], hidden_dirs: list[Path]) -> dict[str, Tes
         by_class.setdefault(_class_node(item), []).append(item)
     for cls_node, members in by_class.items():
         group_mark = _own_mark(cls_node, "points") if cls_node is not None else None
-        explicit = {m.nodeid: _own_mark(m, "points") for m in members}
-        share = 0.0
+        share, group, strict = 0.0, "", False
         if group_mark is not None:
-            given = sum(float(mk.args[0]) for mk in explicit.values() if mk is not None)
-            unspecified = sum(1 for mk in explicit.values() if mk is None)
+            own = [_own_mark(m, "points") for m in members]
+            given = sum(float(mk.args[0]) for mk in own if mk is not None)
+            unspecified = sum(1 for mk in own if mk is None)
             share = (float(group_mark.args[0]) - given) / unspecified if unspecified else 0.0
+            group = _title(getattr(cls_node, "obj", None)) or cls_node.name
+            strict = bool(group_mark.kwargs.get("all_or_nothing", False))
         for item in members:
-            mark = explicit[item.nodeid]
-            module_mark = _own_mark(item.getparent(pytest.Module), "points")
-            if mark is not None:
-                points = float(mark.args[0])
-            elif group_mark is not None:
-                points = share
-            else:
-                points = float(module_mark.args[0]) if module_mark is not None else 0.0
-            group = ""
-            if group_mark is not None:
-                group = _title(getattr(cls_node, "obj", None)) or cls_node.name
-            vis_mark = item.get_closest_marker("visibility")
-            path = Path(str(item.path)).resolve()
-            hidden = any(d == path or d in path.parents for d in hidden_dirs)
-            visibility = (str(vis_mark.args[0]) if vis_mark is not None
-                          else "after_published" if hidden else "visible")
             out[item.nodeid] = TestResult(
-                name=item.name, max_score=points, nodeid=item.nodeid,
-                title=_title(getattr(item, "obj", None)), group=group,
-                all_or_nothing=bool(group_mark is not None
-                                    and group_mark.kwargs.get("all_or_nothing", False)),
-                visibility=visibility, output="not run", order=order[item.nodeid])
+                name=item.name, max_score=_points(item, group_mark, share), nodeid=item.nodeid,
+                title=_title(getattr(item, "obj", None)), group=group, all_or_nothing=strict,
+                visibility=_visibility(item, hidden_dirs), output="not run",
+                order=order[item.nodeid])
     return out
 
 

@@ -105,3 +105,20 @@ def test_hidden_tests_from_a_separate_directory_are_graded_after_published(
     tests = json.loads((tmp_path / "out" / "results.json").read_text())["tests"]
     staff = [t for t in tests if t["name"] == "test_hello_from_staff"]
     assert staff and staff[0]["visibility"] == "after_published" and staff[0]["score"] == 5
+
+
+def test_a_hidden_test_can_bring_its_own_user_program(tmp_path: Path) -> None:
+    from harness.build.images import build_images
+    from harness.grade.build import build_submission, staging_slot
+    from harness.grade.kernel import KernelUnderTest
+    from harness.paths import REPO_ROOT
+
+    elf = tmp_path / "secret.elf"
+    shutil.copyfile(build_images("rv64", listings=False).users["hello"], elf)
+    with staging_slot() as slot:
+        built = build_submission(REPO_ROOT, slot)
+        assert built.images is not None
+        kernel = KernelUnderTest(built.images)
+        run = kernel.run(str(elf), kernel.token)
+        run.expect_text(f"argv[1] = {kernel.token}")
+        kernel.close()
