@@ -7,6 +7,8 @@ ended, the last console lines, the last traps).
 
 from __future__ import annotations
 
+from harness.errors import PrivlabError
+
 __all__ = ["BuildFailed", "GradeFailure"]
 
 
@@ -19,7 +21,7 @@ class GradeFailure(AssertionError):
         self.diagnosis = diagnosis
 
 
-class BuildFailed(Exception):
+class BuildFailed(PrivlabError):
     """The submission did not build; every test that needs the kernel fails with this."""
 
     def __init__(self, output: str) -> None:
