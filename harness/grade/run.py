@@ -160,6 +160,8 @@ class KernelRun:
 
     def diagnosis(self) -> str:
         text = diagnose(self.result, self.console, self.budget)
+        text += (f"\nbooted with {self.spec.ram_mib} MiB of RAM and bootargs "
+                 f"'{self.bootargs}'")
         if self.event_flood:
             text = (f"stopped: more than {EVENT_LIMIT:,} traps and xRETs (a trap loop that "
                     f"makes progress)\n{text}")
