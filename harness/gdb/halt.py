@@ -40,6 +40,7 @@ class Halter:
         self._running = False
         self._poked = False
         self._causes: set[StopCause] = set()
+        self.runs = 0       # Machine.run calls made through this halter
 
     def request(self, cause: StopCause) -> None:
         """Stop the machine at its next block boundary (or before it starts, if a run
@@ -72,6 +73,7 @@ class Halter:
             if self._causes:
                 return self._idle_result()
             self._running = True
+            self.runs += 1
         try:
             return self._m.run(max_insns=max_insns)
         finally:

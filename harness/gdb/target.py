@@ -136,6 +136,7 @@ class TargetDescription:
                '<!DOCTYPE target SYSTEM "gdb-target.dtd">',
                "<target>",
                f"<architecture>{self.architecture}</architecture>",
+               "<osabi>none</osabi>",
                '<feature name="org.gnu.gdb.riscv.cpu">']
         out += [self._reg(r) for r in self.g_registers]
         out.append("</feature>")
