@@ -26,7 +26,7 @@ from harness.trace import TrapEvent, XretEvent
 __all__ = ["Monitor", "MonitorError"]
 
 DEFAULT_TRAPS = 10
-MAX_LINES = 400
+SHORT_TABLE = 16      # lines per table level unless `full`
 HEXDUMP_WIDTH = 16
 MAX_DUMP = 4096
 RENDER_WIDTH = 100
@@ -34,7 +34,7 @@ HELP = """\
 monitor commands (privlab):
   traps [N]               the last N traps and xRETs (default 10)
   csr                     the trap CSRs, fields decoded
-  pagetable               every mapping of the current satp
+  pagetable [full]        the current satp's page table (full: every range)
   translate VA            the page-table walk for VA, level by level
   phys ADDR [LEN]         hex dump of physical memory
   phys-write ADDR HEX     write bytes (hex) to physical memory
@@ -125,9 +125,11 @@ class Monitor:
         return self._render(CsrPanel(CsrSnapshot.take(self._m.hart)))
 
     def pagetable(self, args: list[str]) -> str:
-        self._arity(args, 0, 0, "pagetable")
+        self._arity(args, 0, 1, "pagetable [full]")
+        if args and args[0] != "full":
+            raise MonitorError("usage: monitor pagetable [full]")
         table = read_page_table(self._m.memory, self._m.hart.csr(Csr.SATP), self._m.xlen)
-        return self._render(PageTableTree(table, max_lines=MAX_LINES))
+        return self._render(PageTableTree(table, max_lines=None if args else SHORT_TABLE))
 
     def translate(self, args: list[str]) -> str:
         self._arity(args, 1, 1, "translate VA")

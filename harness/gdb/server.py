@@ -341,16 +341,14 @@ class GdbServer:
             self._send_packet(conn, reply)
         if _resumes(payload):
             conn.resume_done()
-        if conn.vanished:
-            return _Outcome.VANISHED
-        end = self.stub.end
+        end = self.stub.end   # what the packet asked for, even if gdb hung up at once
         if end is SessionEnd.KILLED:
             return _Outcome.KILLED
         if end is SessionEnd.DETACHED:
             return _Outcome.DETACHED
         if end is SessionEnd.EXITED:
             return _Outcome.EXITED
-        return None
+        return _Outcome.VANISHED if conn.vanished else None
 
 
 def _resumes(payload: bytes) -> bool:
