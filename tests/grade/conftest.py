@@ -11,8 +11,6 @@ from harness.grade.model import GradeReport
 from harness.grade.runner import GradeOptions, grade
 from harness.paths import KERNEL_DIR
 
-pytest_plugins = ["pytester", "harness.grade.plugin"]
-
 Edits = Mapping[str, tuple[str, str]]  # kernel file -> (text, replacement)
 
 

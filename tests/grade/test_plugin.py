@@ -4,6 +4,9 @@ sharding and handouts (no kernel needed)."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -41,19 +44,40 @@ class TestStrict:
 '''
 
 
-def _results(pytester: pytest.Pytester, *args: str) -> tuple[dict[str, dict[str, object]],
-                                                                pytest.RunResult]:
-    out = pytester.path / "results.json"
-    result = pytester.runpytest("-p", "harness.grade.plugin", "--privlab-results", str(out),
-                                *args)
-    data = json.loads(out.read_text())
-    assert data["complete"] is True
-    return {t["name"]: t for t in data["tests"]}, result
+class Session:
+    """A directory of test files, run with the plugin in a fresh pytest process."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def write(self, name: str, text: str) -> Path:
+        target = self.path / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text)
+        return target
+
+    def run(self, *args: str) -> tuple[dict[str, dict[str, object]], str]:
+        out = self.path / "results.json"
+        (self.path / "pytest.ini").write_text("[pytest]\n")
+        proc = subprocess.run(
+            [sys.executable, "-m", "pytest", str(self.path), "-q", "-p", "harness.grade.plugin",
+             "-p", "no:cacheprovider", "-c", str(self.path / "pytest.ini"),
+             "--rootdir", str(self.path), "--privlab-results", str(out), *args],
+            capture_output=True, text=True, check=False,
+            env={**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
+        data = json.loads(out.read_text())
+        assert data["complete"] is True, proc.stdout + proc.stderr
+        return {t["name"]: t for t in data["tests"]}, proc.stdout
 
 
-def test_points_groups_and_requires_are_recorded(pytester: pytest.Pytester) -> None:
-    pytester.makepyfile(test_lab=TESTS)
-    tests, result = _results(pytester)
+@pytest.fixture
+def session(tmp_path: Path) -> Session:
+    return Session(tmp_path / "session")
+
+
+def test_points_groups_and_requires_are_recorded(session: Session) -> None:
+    session.write("test_lab.py", TESTS)
+    tests, stdout = session.run()
     assert tests["test_default_points"]["score"] == 1
     assert tests["test_parent"]["max_score"] == 4 and tests["test_parent"]["score"] == 0
     assert "parent broke" in str(tests["test_parent"]["output"])
@@ -65,26 +89,25 @@ def test_points_groups_and_requires_are_recorded(pytester: pytest.Pytester) -> N
     assert tests["test_y"]["all_or_nothing"] is True
     assert "grader error in this test" in str(tests["test_y"]["output"])
     # 1 + 0 + 0 + (2 + 0 + 2) + 0 (strict group: test_y failed) of 1+4+2+6+3
-    result.stdout.fnmatch_lines(["Points 5/16"])
+    assert "Points 5/16" in stdout.splitlines()
 
 
-def test_hidden_directory_is_collected_only_when_named(pytester: pytest.Pytester) -> None:
-    pytester.makepyfile(test_public="def test_p(): pass")
-    (pytester.path / "lab.toml").write_text('title = "a lab"\n')
-    hidden = pytester.mkdir("hidden")
-    (hidden / "test_secret.py").write_text("import pytest\n@pytest.mark.points(1)\n"
-                                            "def test_s(): pass\n")
-    tests, _ = _results(pytester)
+def test_hidden_directory_is_collected_only_when_named(session: Session) -> None:
+    session.write("test_public.py", "def test_p(): pass\n")
+    session.write("lab.toml", 'title = "a lab"\n')
+    secret = session.write("hidden/test_secret.py", "import pytest\n@pytest.mark.points(1)\n"
+                                                    "def test_s(): pass\n")
+    tests, _ = session.run()
     assert set(tests) == {"test_p"}
-    tests, _ = _results(pytester, "--privlab-hidden", str(hidden))
+    tests, _ = session.run("--privlab-hidden", str(secret.parent))
     assert tests["test_s"]["visibility"] == "after_published"
     assert tests["test_p"]["visibility"] == "visible"
 
 
-def test_shards_split_the_tests_and_keep_requires_together(pytester: pytest.Pytester) -> None:
-    pytester.makepyfile(test_lab=TESTS)
-    first, _ = _results(pytester, "--privlab-shard", "0/2")
-    second, _ = _results(pytester, "--privlab-shard", "1/2")
+def test_shards_split_the_tests_and_keep_requires_together(session: Session) -> None:
+    session.write("test_lab.py", TESTS)
+    first, _ = session.run("--privlab-shard", "0/2")
+    second, _ = session.run("--privlab-shard", "1/2")
     assert not set(first) & set(second)
     assert set(first) | set(second) == {"test_default_points", "test_parent", "test_child",
                                         "test_one", "test_two", "test_three", "test_x",
@@ -116,16 +139,16 @@ def test_lab_test_files_import_only_the_public_grading_api() -> None:
                                         "from harness.trace")), f"{path}: {line}"
 
 
-def test_the_same_seed_gives_the_same_random_parameters(pytester: pytest.Pytester) -> None:
-    pytester.makepyfile(test_seeded='''
+def test_the_same_seed_gives_the_same_random_parameters(session: Session) -> None:
+    session.write("test_seeded.py", '''
 import pytest
 
 @pytest.mark.points(1)
 def test_draw(rng):
     assert False, f"drew {rng.randint(0, 10**9)}"
 ''')
-    draws = [str(_results(pytester, "--privlab-seed", "1234")[0]["test_draw"]["output"])
+    draws = [str(session.run("--privlab-seed", "1234")[0]["test_draw"]["output"])
              for _ in range(2)]
     assert draws[0] == draws[1] and "--seed 1234 repeats this run" in draws[0]
-    other = str(_results(pytester, "--privlab-seed", "99")[0]["test_draw"]["output"])
+    other = str(session.run("--privlab-seed", "99")[0]["test_draw"]["output"])
     assert other.splitlines()[0] != draws[0].splitlines()[0]
