@@ -64,6 +64,21 @@ class DebugMemory:
     def read(self, addr: int, size: int) -> bytes:
         return b"".join(self._m.memory.read(pa, n) for pa, _, n in self._chunks(addr, size))
 
+    def read_prefix(self, addr: int, size: int) -> bytes:
+        """As many of the bytes as are readable from `addr` on, page by page (gdb
+        accepts a short read); GuestError if not even the first byte is."""
+        out = b""
+        while len(out) < size:
+            va = addr + len(out)
+            n = min(size - len(out), PAGE - (va & (PAGE - 1)))
+            try:
+                out += self.read(va, n)
+            except GuestError:
+                if not out:
+                    raise
+                break
+        return out
+
     def write(self, addr: int, data: bytes) -> None:
         for pa, off, n in self._chunks(addr, len(data)):
             self._m.write_physical(pa, data[off:off + n])

@@ -118,7 +118,7 @@ class Monitor:
     def _render(view: RenderableType) -> str:
         out = io.StringIO()
         make_console(width=RENDER_WIDTH, file=out, color=False).print(view)
-        return out.getvalue()
+        return "".join(line.rstrip() + "\n" for line in out.getvalue().splitlines())
 
     def csr(self, args: list[str]) -> str:
         self._arity(args, 0, 0, "csr")

@@ -220,7 +220,7 @@ class Stub:
     def read_memory(self, args: bytes) -> bytes:
         addr, length = self._addr_len(args)
         try:
-            return to_hex(self.memory.read(addr, min(length, MAX_READ)))
+            return to_hex(self.memory.read_prefix(addr, min(length, MAX_READ)))
         except PrivlabError:
             return E_FAULT
 
