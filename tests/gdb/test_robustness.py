@@ -9,8 +9,9 @@ from collections.abc import Callable
 
 import pytest
 
-from gdb.helpers import Served
+from gdb.helpers import Served, boot, symbol
 from gdb.rsp import Client
+from harness.build.images import Images
 from harness.gdb.codec import checksum, encode
 from harness.machine import Stop
 
@@ -231,3 +232,29 @@ def test_after_detach_the_guest_runs_and_a_new_gdb_can_attach(served: Serve) -> 
     assert s.machine.breakpoints == set()
     assert again.ask(b"vKill;1") == b"OK"
     assert s.finish().stop is Stop.USER
+
+
+def test_instruction_budget_ends_the_session_with_status_124(
+        served: Serve, images: Images) -> None:
+    plain = boot(images, "hello").run(max_insns=1000)   # where --max-insns stops
+    s = served("hello", max_insns=1000)
+    c = Client(s.port)
+    assert c.ask(b"c") == b"W7c"
+    assert any("instruction budget exhausted" in t for t in c.console)
+    result = s.finish()
+    assert result.stop is Stop.BUDGET and result.status == 124
+    assert result.instret == plain.instret
+
+
+def test_memory_read_running_into_an_unmapped_page_is_short(
+        served: Serve, images: Images) -> None:
+    s = served("hello")
+    c = Client(s.port)
+    assert c.ask(b"Z1,%x,2" % symbol(images.users["hello"], "write")) == b"OK"
+    assert c.ask(b"c").startswith(b"T05")
+    page = 0x10000
+    while not c.ask(b"m%x,1" % (page + 0x1000)).startswith(b"E"):
+        page += 0x1000
+    end = page + 0x1000          # first unmapped page after hello's image
+    assert len(c.ask(b"m%x,8" % (end - 4))) == 8          # 4 bytes, in hex
+    assert c.ask(b"m%x,8" % end) == b"E14"
