@@ -17,6 +17,7 @@ during a run tell the caller why a Stop.BUDGET result happened.
 from __future__ import annotations
 
 import threading
+import time
 from enum import Enum
 
 from harness.csr import Priv
@@ -25,6 +26,7 @@ from harness.machine import Machine, RunResult, Stop
 __all__ = ["Halter", "StopCause"]
 
 UNLIMITED = (1 << 64) - 1
+REPOKE = 0.05   # seconds
 
 
 class StopCause(Enum):
@@ -40,6 +42,8 @@ class Halter:
         self._running = False
         self._poked = False
         self._causes: set[StopCause] = set()
+        self._runner: threading.Thread | None = None
+        self._repoking = False
         self.runs = 0       # Machine.run calls made through this halter
 
     def request(self, cause: StopCause) -> None:
@@ -47,7 +51,24 @@ class Halter:
         is about to begin). Thread-safe."""
         with self._lock:
             self._causes.add(cause)
-            if self._running:
+            if not self._running:
+                return
+            self._poke()
+            if threading.current_thread() is not self._runner and not self._repoking:
+                # From another thread, the core may have been recomputing its deadline
+                # from the old budget at that very moment and overwrite ours: poke
+                # again until the run ends.
+                self._repoking = True
+                threading.Thread(target=self._repoke, args=(self.runs,),
+                                 name="privlab-gdb-halt", daemon=True).start()
+
+    def _repoke(self, run: int) -> None:
+        while True:
+            time.sleep(REPOKE)
+            with self._lock:
+                if not self._running or self.runs != run:
+                    self._repoking = False
+                    return
                 self._poke()
 
     def _poke(self) -> None:
@@ -73,6 +94,7 @@ class Halter:
             if self._causes:
                 return self._idle_result()
             self._running = True
+            self._runner = threading.current_thread()
             self.runs += 1
         try:
             return self._m.run(max_insns=max_insns)
