@@ -36,8 +36,12 @@ def grade_batch(options: GradeOptions, root: Path, out: Path, *, workers: int | 
     reports: dict[str, GradeReport] = {}
 
     def one(path: Path) -> tuple[str, GradeReport]:
-        report = grade(replace(options, submission=path, jobs=1))
-        write_reports(report, out / path.name)
+        try:
+            report = grade(replace(options, submission=path, jobs=1))
+            write_reports(report, out / path.name)
+        except Exception as e:  # one submission's trouble never stops the class
+            report = GradeReport(options.lab.name, str(path), built=False,
+                                 notes=[f"grader error: {e}"])
         return path.name, report
 
     with ThreadPoolExecutor(workers) as pool:
