@@ -90,19 +90,25 @@ class _AtSeqXret(AfterXret):
 
 
 class Session(MemoryAccess):
-    def __init__(self, machine: Machine, info: SystemInfo, *, capture: bool = False) -> None:
+    def __init__(self, machine: Machine, info: SystemInfo, *, capture: bool = False,
+                 capture_limit: int | None = None) -> None:
+        """With `capture`, the strings and buffers of system calls are read at the
+        exact moment of each call (the run stops there: slower), for the first
+        `capture_limit` calls (None: all)."""
         self.machine = machine
         self.info = info
         self.specs = call_specs(load_syscall_table())
         self.tracer = Tracer(machine, self.specs, kernel=lambda: info.kernel_info,
-                             sbi=load_sbi_names(), capture=capture)
+                             sbi=load_sbi_names(), capture=capture,
+                             capture_limit=capture_limit)
 
     # -- booting -------------------------------------------------------------------
     @classmethod
     def boot(cls, program: str | None = "hello", args: Sequence[str] = (), *,
              arch: str = "rv64", capture: bool = False, ram_mib: int = 128,
              images: Images | None = None, kernel: str | Path | None = None,
-             echo: bool = False, console_input: bytes = b"") -> Session:
+             echo: bool = False, console_input: bytes = b"",
+             capture_limit: int | None = None) -> Session:
         """The bundled firmware and kernel (or `kernel`), running `program` as the
         first process (None: the whole initrd with the shell)."""
         images = images or build_images(arch, listings=False)
@@ -120,7 +126,7 @@ class Session(MemoryAccess):
             users[name or "program"] = Path(program)
         info = SystemInfo(kern.xlen, images.firmware, Path(kernel or images.kernel), users,
                           program=name)
-        return cls(m, info, capture=capture)
+        return cls(m, info, capture=capture, capture_limit=capture_limit)
 
     @classmethod
     def bare(cls, elf: str | Path, *, capture: bool = False, ram_mib: int = 128,
@@ -134,9 +140,18 @@ class Session(MemoryAccess):
 
     # -- running ---------------------------------------------------------------------
     def run(self, max_insns: int | None = None, until: Until | Sequence[Until] = ()) -> RunResult:
+        """Machine.run, plus the tracer's stop conditions while it captures memory."""
         conds = [until] if not isinstance(until, Sequence) else list(until)
-        result = self.machine.run(max_insns, until=conds + self.tracer.conditions())
-        return result
+        start, left = self.instret, max_insns
+        while True:
+            result = self.machine.run(left, until=conds + self.tracer.conditions())
+            if not self.tracer.ended_capture(result.condition):
+                return result
+            self.tracer.stop_capture()      # the capture limit: go on at full speed
+            if max_insns is not None:
+                left = max_insns - (self.instret - start)
+                if left <= 0:
+                    return result
 
     def run_until_trap(self, count: int = 1, cause: str | int | None = None,
                        max_insns: int | None = None) -> RunResult:

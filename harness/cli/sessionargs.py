@@ -50,7 +50,8 @@ def add_target_arguments(p: argparse.ArgumentParser, default_user: str | None = 
                    help="stop after N instructions")
 
 
-def open_session(args: Any, capture: bool = False, default_user: str | None = None) -> Session:
+def open_session(args: Any, capture: bool = False, default_user: str | None = None,
+                 capture_limit: int | None = None) -> Session:
     """Boot what the arguments ask for; `default_user` runs when --user is not given
     (with the bundled firmware and kernel only)."""
     if args.bios not in (None, "none"):
@@ -63,11 +64,14 @@ def open_session(args: Any, capture: bool = False, default_user: str | None = No
             raise BadInput("--bios none needs --kernel ELF (the program to run from M-mode)")
         if args.args or args.user:
             raise BadInput("--user needs the bundled firmware and kernel, not --bios none")
-        return Session.bare(args.kernel, capture=capture, ram_mib=args.ram, console_input=text)
+        s = Session.bare(args.kernel, capture=capture, ram_mib=args.ram, console_input=text)
+        s.tracer.capture_limit = capture_limit
+        return s
     if args.args and args.user is None:
         raise BadInput(f"unexpected arguments: {' '.join(args.args)} (use --user PROG ARGS)")
     return Session.boot(args.user or default_user, args.args, arch=args.arch, capture=capture,
-                        ram_mib=args.ram, kernel=args.kernel, console_input=text)
+                        ram_mib=args.ram, kernel=args.kernel, console_input=text,
+                        capture_limit=capture_limit)
 
 
 def add_at_argument(p: argparse.ArgumentParser, default: str) -> None:

@@ -15,6 +15,7 @@ successful exec returns into a new address space.
 
 from __future__ import annotations
 
+import gc
 from array import array
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -22,7 +23,7 @@ from typing import Protocol
 
 from harness.csr import Exc, Priv, cause_name
 from harness.mmu.scheme import decode_satp
-from harness.trace.events import EventLog
+from harness.trace.events import RECORD, Event, EventLog, TrapEvent, XretEvent
 from harness.trace.raw import (
     A0,
     A7,
@@ -36,6 +37,8 @@ from harness.trace.raw import (
     KIND,
     PC,
     SATP,
+    STATUS_AFTER,
+    STATUS_BEFORE,
     TO,
     TRAP,
     TVAL,
@@ -43,13 +46,15 @@ from harness.trace.raw import (
     iter_records,
 )
 from harness.trace.sbi import SbiNames
-from harness.trace.syscalls import CallSpec, SyscallRecord, to_signed
+from harness.trace.syscalls import CallSpec, SyscallRecord
 
 __all__ = ["Flow", "FlowFilter", "FlowRow", "LiveMemory"]
 
 ECALL_INSN = 4          # ecall is never compressed: the call returns to epc + 4
 NONE = -1
 _PRIVS = {int(p): p for p in Priv}
+_U, _S, _M = int(Priv.U), int(Priv.S), int(Priv.M)
+_ECALL_U, _ECALL_S = int(Exc.ECALL_U), int(Exc.ECALL_S)
 
 
 class LiveMemory(Protocol):
@@ -81,6 +86,18 @@ class FlowRow:
     owner: int                # satp of the process that trapped at the root (0: none)
     syscall: SyscallRecord | None
     note: str
+    status_before: int = 0    # mstatus before and after the event
+    status_after: int = 0
+
+    def event(self) -> Event:
+        """The event this row shows, as the EventLog holds it."""
+        if self.is_trap:
+            return TrapEvent(self.seq, self.instret, self.interrupt, self.code, self.cause,
+                             self.pc, self.tval, self.priv_from, self.priv_to, self.target,
+                             self.status_before, self.status_after, self.satp, self.args)
+        return XretEvent(self.seq, self.instret, "sret" if self.code else "mret", self.pc,
+                         self.target, self.priv_from, self.priv_to, self.status_before,
+                         self.status_after, self.satp, self.args[0])
 
     @property
     def name(self) -> str:
@@ -120,73 +137,132 @@ class Flow:
         self.pids: dict[int, tuple[int, str]] = {}     # satp -> (pid, name), current
         self.spaces: dict[int, set[int]] = {}          # pid -> every satp it ever had
         self.named: dict[int, tuple[int, str]] = {}    # satp -> its latest (pid, name)
-        self._stack: list[tuple[Priv, int, int]] = [(initial, NONE, NONE)]  # priv, trap, root
         self._paths: list[tuple[Priv, ...]] = []
-        self._path_ids: dict[tuple[Priv, ...], int] = {}
-        self._path = array("B")
+        self._path_ids: dict[tuple[int, int], int] = {}
+        # The nesting: (privilege, trap that entered it, outermost trap, path id) per level.
+        self._stack: list[tuple[int, int, int, int]] = [
+            (int(initial), NONE, NONE, self._path_id(-1, int(initial)))]
+        self._path = array("H")
         self._returns = array("q")
         self._roots = array("q")
-        self._owner = array("Q")
+        self._add_path, self._add_return = self._path.append, self._returns.append
+        self._add_root = self._roots.append
         self._root_satp: dict[int, int] = {}
-        self._calls: dict[int, SyscallRecord] = {}     # seq of entry or return -> call
+        self._calls: dict[int, SyscallRecord] = {}     # seq of entry or return -> call,
+                                                       # indexed when rows are read
         self._open: dict[int, SyscallRecord] = {}      # satp -> call awaiting its return
         self._forks: dict[int, SyscallRecord] = {}     # return pc -> last fork from there
         self.notes: dict[int, str] = {}
         self._entered: set[int] = set()                # satps an sret has entered
+        self._last_u: SyscallRecord | None = None      # the last trap from U, if an ecall
+        self._shaped = self.start                      # events _shape has seen
+        self._sign, self._wrap = 1 << (xlen - 1), 1 << xlen
 
     def __len__(self) -> int:
         return self.next_seq - self.start
 
     # -- feeding ------------------------------------------------------------------
-    def catch_up(self) -> None:
-        """Consume events the log holds that were not fed yet."""
-        for seq, rec in iter_records(self.log, self.next_seq):
-            self.feed(seq, rec)
+    # Two passes over the events, each in order: `feed` pairs system calls and names
+    # SBI calls (always); `_shape` computes the nesting (only when rows are read).
+
+    def catch_up(self, stop: int | None = None) -> None:
+        """Consume events the log holds that were not fed yet (up to event #stop, not
+        included, if given). The records made here
+        hold no cycles, so the cyclic garbage collector is paused meanwhile: with a
+        hundred thousand calls it would otherwise rescan them again and again."""
+        feed = self.feed
+        paused = gc.isenabled()
+        gc.disable()
+        try:
+            for first, raw in self.log.raw_chunks(self.next_seq):
+                for i, rec in enumerate(RECORD.iter_unpack(raw), first):
+                    if stop is not None and i >= stop:
+                        return
+                    feed(i, rec)
+        finally:
+            if paused:
+                gc.enable()
 
     def feed(self, seq: int, rec: Record, live: LiveMemory | None = None) -> SyscallRecord | None:
-        """Consume one event; returns a system call that completed with it, if any."""
+        """Consume one event; returns a system call that completed with it, if any.
+        This runs for every event of a traced run: it is written for speed."""
         if seq != self.next_seq:
             return None
-        self.next_seq += 1
-        stack = self._stack
-        frm, to = _PRIVS[rec[FROM]], _PRIVS[rec[TO]]
-        done: SyscallRecord | None = None
+        self.next_seq = seq + 1
+        frm = rec[FROM]
         if rec[KIND] == TRAP:
-            if stack[-1][0] != frm:
-                stack[-1] = (frm, stack[-1][1], stack[-1][2])
-            root = stack[-1][2] if len(stack) > 1 else seq
-            if len(stack) == 1:
-                self._root_satp[seq] = rec[SATP] if frm == Priv.U else 0
-            stack.append((to, seq, root))
-            self._returns.append(NONE)
-            if frm == Priv.U and not rec[INTERRUPT] and rec[CODE] == Exc.ECALL_U:
-                done = self._ecall(seq, rec, live)
-            elif frm == Priv.S and to == Priv.M and not rec[INTERRUPT] \
-                    and rec[CODE] == Exc.ECALL_S:
+            if frm == _U:
+                if rec[CODE] == _ECALL_U and not rec[INTERRUPT]:
+                    return self._ecall(seq, rec, live)
+                self._last_u = None
+            elif frm == _S and rec[TO] == _M and rec[CODE] == _ECALL_S and not rec[INTERRUPT]:
                 self.notes[seq] = "sbi " + self.sbi.name(rec[A7], rec[A7 - 1])
-        else:
-            opened = NONE
-            if len(stack) > 1 and stack[-1][0] == frm:
-                opened = stack.pop()[1]
-            root = stack[-1][2] if len(stack) > 1 else (
-                self._roots[opened - self.start] if opened != NONE else NONE)
-            if stack[-1][0] != to:
-                stack[-1] = (to, NONE, NONE)
-            self._returns.append(opened)
-            if frm == Priv.S and to == Priv.U and rec[CODE]:
-                done = self._sret(seq, rec, opened, live)
-        self._roots.append(root)
-        if rec[KIND] != TRAP and to == Priv.U:
-            self._owner.append(rec[SATP])    # a return to U belongs to the process entered
-        else:
-            self._owner.append(self._root_satp.get(root, 0) if root != NONE else 0)
-        path = tuple(p for p, _, _ in stack)
-        pid = self._path_ids.get(path)
+        elif rec[TO] == _U and frm == _S and rec[CODE]:
+            return self._sret(seq, rec, live)
+        return None
+
+    def _path_id(self, parent: int, priv: int) -> int:
+        """The interned path `parent's path + (priv,)` (parent -1: the empty path)."""
+        key = (parent, priv)
+        pid = self._path_ids.get(key)
         if pid is None:
-            pid = self._path_ids[path] = len(self._paths)
-            self._paths.append(path)
-        self._path.append(pid)
-        return done
+            base = self._paths[parent] if parent >= 0 else ()
+            pid = self._path_ids[key] = len(self._paths)
+            self._paths.append((*base, _PRIVS[priv]))
+        return pid
+
+    def _retop(self, priv: int, trap: int, root: int) -> None:
+        """Replace the stack's top entry (the hart is at `priv` there after all)."""
+        stack = self._stack
+        parent = stack[-2][3] if len(stack) > 1 else -1
+        stack[-1] = (priv, trap, root, self._path_id(parent, priv))
+
+    def _shape_up(self) -> None:
+        """Compute the nesting of every event fed so far and not shaped yet: which
+        trap each xRET returns from, the outermost trap, the owner and the privilege
+        path of each event. One loop, written for speed (it sees every event)."""
+        stack, paths, root_satp = self._stack, self._path_ids, self._root_satp
+        add_return = self._add_return
+        add_root, add_path, roots = self._add_root, self._add_path, self._roots
+        stop, start = self.next_seq, self.start
+        paused = gc.isenabled()
+        gc.disable()
+        try:
+            for first, raw in self.log.raw_chunks(self._shaped):
+                for seq, rec in enumerate(RECORD.iter_unpack(raw), first):
+                    if seq >= stop:
+                        return
+                    self._shaped = seq + 1
+                    frm, to = rec[FROM], rec[TO]
+                    if rec[KIND] == TRAP:
+                        if stack[-1][0] != frm:
+                            self._retop(frm, stack[-1][1], stack[-1][2])
+                        top = stack[-1]
+                        if len(stack) > 1:
+                            root = top[2]
+                        else:
+                            root = seq
+                            root_satp[seq] = rec[SATP] if frm == _U else 0
+                        path = paths.get((top[3], to))
+                        if path is None:
+                            path = self._path_id(top[3], to)
+                        stack.append((to, seq, root, path))
+                        add_return(NONE)
+                    else:
+                        opened = stack.pop()[1] if len(stack) > 1 and stack[-1][0] == frm \
+                            else NONE
+                        if len(stack) > 1:
+                            root = stack[-1][2]
+                        else:
+                            root = roots[opened - start] if opened != NONE else NONE
+                        if stack[-1][0] != to:
+                            self._retop(to, NONE, NONE)
+                        add_return(opened)
+                    add_root(root)
+                    add_path(stack[-1][3])
+        finally:
+            if paused:
+                gc.enable()
 
     def _ecall(self, seq: int, rec: Record, live: LiveMemory | None) -> SyscallRecord | None:
         number = rec[A7]
@@ -201,7 +277,7 @@ class Flow:
         if rec[SATP] in self.pids:
             call.pid, call.process = self.pids[rec[SATP]]
         self.syscalls.append(call)
-        self._calls[seq] = call
+        self._last_u = call
         if spec is not None and spec.noreturn:
             call.outcome = "noreturn"
             self._open.pop(rec[SATP], None)
@@ -212,8 +288,7 @@ class Flow:
             self._forks[rec[EPC] + ECALL_INSN] = call
         return None
 
-    def _sret(self, seq: int, rec: Record, opened: int, live: LiveMemory | None) -> \
-            SyscallRecord | None:
+    def _sret(self, seq: int, rec: Record, live: LiveMemory | None) -> SyscallRecord | None:
         satp, pc = rec[SATP], rec[PC]
         if live is not None and satp not in self.pids:
             who = live.whoami()
@@ -226,7 +301,7 @@ class Flow:
                 "enter a new address space"
         call = self._open.get(satp)
         if call is None or pc != call.epc + ECALL_INSN:
-            opener = self._calls.get(opened)
+            opener = self._last_u      # the trap from U this sret ends the handling of
             if opener is not None and opener.name == "exec" and opener.outcome == "pending" \
                     and satp != opener.satp and satp not in self._open:
                 call = opener            # exec succeeded: back in a new address space
@@ -242,11 +317,11 @@ class Flow:
         else:
             del self._open[satp]
             call.outcome = "returned"
-        call.ret = to_signed(rec[A0], self.xlen)
+        a0 = rec[A0]
+        call.ret = a0 - self._wrap if a0 >= self._sign else a0
         call.exit_seq, call.exit_instret = seq, rec[INSTRET]
         if live is not None:
             live.capture_outputs(call)
-        self._calls[seq] = call
         return call
 
     def _own(self, satp: int, who: tuple[int, str]) -> None:
@@ -256,18 +331,29 @@ class Flow:
     def resolve_pids(self, roots: dict[int, tuple[int, str]]) -> None:
         """Name address spaces from a process table (page-table root physical address
         -> (pid, name)) for calls whose process was not known when they were made."""
+        found: dict[int, tuple[int, str] | None] = {}
         for call in self.syscalls:
-            if call.pid is None:
+            if call.pid is not None:
+                continue
+            if call.satp not in found:
                 root = int(decode_satp(call.satp, self.xlen).ppn.addr)
                 who = self.pids.get(call.satp) or roots.get(root)
-                if who is not None:
-                    call.pid, call.process = who
-                    if call.satp not in self.pids:
-                        self._own(call.satp, who)
+                found[call.satp] = who
+                if who is not None and call.satp not in self.pids:
+                    self._own(call.satp, who)
+            who = found[call.satp]
+            if who is not None:
+                call.pid, call.process = who
 
     # -- reading --------------------------------------------------------------------
     def rows(self, filt: FlowFilter | None = None) -> Iterator[FlowRow]:
         self.catch_up()
+        self._shape_up()
+        self._calls = {}
+        for c in self.syscalls:
+            self._calls[c.entry_seq] = c
+            if c.exit_seq is not None:
+                self._calls[c.exit_seq] = c
         f = filt or FlowFilter()
         kept: set[int] = set()
         for seq, rec in iter_records(self.log, max(self.start, f.seq[0] or 0)):
@@ -296,10 +382,11 @@ class Flow:
         is_trap = rec[KIND] == TRAP
         ret, root = self._returns[i], self._roots[i]
         return FlowRow(
-            seq=seq, instret=rec[INSTRET], is_trap=is_trap, priv_from=_PRIVS[rec[FROM]],
-            priv_to=_PRIVS[rec[TO]], interrupt=bool(rec[INTERRUPT]), code=rec[CODE],
-            cause=rec[CAUSE], pc=rec[EPC] if is_trap else rec[AT], target=rec[PC],
-            tval=rec[TVAL], satp=rec[SATP], args=tuple(rec[A0:A7 + 1]),
-            path=self._paths[self._path[i]], returns_from=None if ret == NONE else ret,
-            root=None if root == NONE else root, owner=self._owner[i],
-            syscall=self._calls.get(seq), note=self.notes.get(seq, ""))
+            seq, rec[INSTRET], is_trap, _PRIVS[rec[FROM]], _PRIVS[rec[TO]],
+            bool(rec[INTERRUPT]), rec[CODE], rec[CAUSE], rec[EPC] if is_trap else rec[AT],
+            rec[PC], rec[TVAL], rec[SATP], rec[A0:A7 + 1], self._paths[self._path[i]],
+            None if ret == NONE else ret, None if root == NONE else root,
+            # a return to U belongs to the process it enters; the rest, to the one whose
+            # trap began the nesting
+            rec[SATP] if not is_trap and rec[TO] == _U else self._root_satp.get(root, 0),
+            self._calls.get(seq), self.notes.get(seq, ""), rec[STATUS_BEFORE], rec[STATUS_AFTER])

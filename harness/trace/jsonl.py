@@ -15,7 +15,6 @@ import json
 from collections.abc import Iterable
 from typing import IO, Any
 
-from harness.trace.events import EventLog
 from harness.trace.flow import FlowRow
 from harness.trace.syscalls import SyscallRecord
 
@@ -30,11 +29,11 @@ def syscall_json(call: SyscallRecord) -> dict[str, Any]:
             "outcome": call.outcome, "pid": call.pid}
 
 
-def write_jsonl(rows: Iterable[FlowRow], log: EventLog, out: IO[str]) -> int:
+def write_jsonl(rows: Iterable[FlowRow], out: IO[str]) -> int:
     """Write the rows' events (and completed syscalls); returns the lines written."""
     lines = 0
     for row in rows:
-        out.write(json.dumps(log[row.seq].to_json()) + "\n")
+        out.write(json.dumps(row.event().to_json()) + "\n")
         lines += 1
         call = row.syscall
         if call is not None and (call.exit_seq == row.seq or

@@ -132,7 +132,7 @@ class Captured:
     data: bytes = b""
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class SyscallRecord:
     """One system call: the ecall that made it and the sret that returned from it."""
 

@@ -23,7 +23,7 @@ from harness.machine.until import AfterTrap, AfterXret, Until
 from harness.trace.capture import LiveCapture, is_live
 from harness.trace.events import Event
 from harness.trace.flow import Flow
-from harness.trace.raw import iter_records, record_of
+from harness.trace.raw import record_of
 from harness.trace.sbi import SbiNames
 from harness.trace.syscalls import CallSpec, SyscallRecord
 
@@ -35,10 +35,14 @@ KernelLoader = Callable[[], KernelInfo | None]
 
 @dataclass
 class _EcallProbe(AfterTrap):
-    """Stops at each ecall from U so the tracer can read memory; never ends a run."""
+    """Stops at each ecall from U so the tracer can read memory. Ends a run only once
+    the tracer has captured as many calls as it was asked to (Session.run then goes
+    on without capture)."""
+
+    tracer: Tracer | None = None
 
     def matches(self, e: Event) -> bool:
-        return False
+        return self.tracer is not None and self.tracer.capture_exhausted
 
 
 @dataclass
@@ -52,10 +56,13 @@ class _XretProbe(AfterXret):
 class Tracer:
     def __init__(self, machine: Machine, specs: dict[int, CallSpec], *,
                  kernel: KernelLoader | None = None, sbi: SbiNames | None = None,
-                 capture: bool = False) -> None:
-        """`kernel` returns the kernel's DWARF mirrors (loaded only when first needed)."""
+                 capture: bool = False, capture_limit: int | None = None) -> None:
+        """`kernel` returns the kernel's DWARF mirrors (loaded only when first needed);
+        with `capture`, at most `capture_limit` calls are captured (None: all)."""
         self.machine = machine
         self.capture = capture
+        self.capture_limit = capture_limit
+        self.capture_exhausted = False
         self._kernel = kernel or (lambda: None)
         self.flow = Flow(machine.events, specs, machine.xlen, sbi, initial=machine.hart.priv)
         self._live = LiveCapture(machine, self._kernel)
@@ -71,8 +78,10 @@ class Tracer:
             self._unsubscribe = self.machine.events.subscribe(self._on_event)
 
     def _on_event(self, e: Event) -> None:
-        live = self._live if is_live(self.machine, e) else None
+        live = self._live if self.capture and is_live(self.machine, e) else None
         done = self.flow.feed(e.seq, record_of(e), live)
+        if self.capture_limit is not None and len(self.flow.syscalls) >= self.capture_limit:
+            self.capture_exhausted = True
         if done is not None:
             for fn in list(self._hooks):
                 fn(done)
@@ -88,7 +97,17 @@ class Tracer:
         """Extra `until` conditions a run needs for capture (none without it)."""
         if not self.capture:
             return []
-        return [_EcallProbe(code=int(Exc.ECALL_U), interrupt=False), _XretProbe()]
+        return [_EcallProbe(code=int(Exc.ECALL_U), interrupt=False, tracer=self), _XretProbe()]
+
+    def stop_capture(self) -> None:
+        """Go on without stopping at calls (after `capture_limit` of them)."""
+        self.capture = False
+        if not self._hooks:
+            self.close()
+
+    def ended_capture(self, condition: object) -> bool:
+        """Did a run end only because the capture limit was reached?"""
+        return isinstance(condition, _EcallProbe)
 
     def sync(self) -> None:
         """Bring the flow up to date with the log; name processes from the kernel's
@@ -96,10 +115,7 @@ class Tracer:
         last event, that one is fed live, so its memory arguments are read."""
         log = self.machine.events
         if self._unsubscribe is None and len(log) > self.flow.next_seq:
-            for seq, rec in iter_records(log, self.flow.next_seq):
-                if seq == len(log) - 1:
-                    break
-                self.flow.feed(seq, rec)
+            self.flow.catch_up(len(log) - 1)
             last = log[len(log) - 1]
             self.flow.feed(last.seq, record_of(last),
                            self._live if is_live(self.machine, last) else None)
