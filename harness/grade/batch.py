@@ -41,7 +41,11 @@ def grade_batch(options: GradeOptions, root: Path, out: Path, *, workers: int | 
             write_reports(report, out / path.name)
         except Exception as e:  # one submission's trouble never stops the class
             report = GradeReport(options.lab.name, str(path), built=False,
-                                 notes=[f"grader error: {e}"])
+                                 notes=[f"grader error: {type(e).__name__}: {e}"])
+            try:
+                write_reports(report, out / path.name)
+            except OSError as why:
+                report.notes.append(f"its report could not be written: {why}")
         return path.name, report
 
     with ThreadPoolExecutor(workers) as pool:

@@ -10,6 +10,10 @@ from pathlib import Path
 import pytest
 
 from harness.cli.main import main
+from harness.grade import batch
+from harness.grade.labs import find_lab
+from harness.grade.model import GradeReport
+from harness.grade.runner import GradeOptions
 from harness.paths import KERNEL_DIR
 
 FAST = "test_counts_exactly_the_calls_made or test_base_runs"
@@ -122,3 +126,28 @@ def test_a_hidden_test_can_bring_its_own_user_program(tmp_path: Path) -> None:
         run = kernel.run(str(elf), kernel.token)
         run.expect_text(f"argv[1] = {kernel.token}")
         kernel.close()
+
+
+def test_batch_turns_a_grader_error_into_that_submissions_failed_report(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whatever goes wrong grading one submission, the others are graded and every
+    submission has a report and a gradebook row."""
+
+    def fake_grade(options: GradeOptions) -> GradeReport:
+        if options.submission.name == "bob":
+            raise RuntimeError("disk on fire")
+        return GradeReport("taskinfo", str(options.submission))
+
+    monkeypatch.setattr(batch, "grade", fake_grade)
+    subs = tmp_path / "subs"
+    for name in ("alice", "bob", "carol"):
+        (subs / name).mkdir(parents=True)
+    result = batch.grade_batch(GradeOptions(find_lab("taskinfo"), subs), subs, tmp_path / "g",
+                               workers=2)
+    assert [(n, r.notes) for n, r in result.reports] == [
+        ("alice", []), ("bob", ["grader error: RuntimeError: disk on fire"]), ("carol", [])]
+    bob = json.loads((tmp_path / "g" / "bob" / "results.json").read_text())
+    assert bob["score"] == 0 and "disk on fire" in bob["output"]
+    rows = list(csv.DictReader(result.gradebook.open()))
+    assert [(r["submission"], r["built"], r["notes"]) for r in rows] == [
+        ("alice", "yes", "0"), ("bob", "no", "1"), ("carol", "yes", "0")]
