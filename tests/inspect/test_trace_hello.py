@@ -14,6 +14,7 @@ from harness.build.images import Images
 from harness.cli.main import main
 from harness.csr import Exc, Priv
 from harness.kernelinfo.symbols import ElfSymbols
+from harness.machine import Stop
 from harness.trace.flow import FlowFilter
 
 
@@ -118,3 +119,31 @@ def test_exec_argv_and_child_output_are_decoded(images: Images) -> None:
     call = calls.get("exec") or calls["spawn"]
     assert call.inputs and call.inputs[0].text.startswith('"')
     assert call.inputs[1].text.startswith('["')
+
+
+def test_capture_limit_reads_the_first_calls_then_runs_on_unchanged(images: Images) -> None:
+    """forktree's only write is its 65th call: captured under a limit of 70, shown as
+    an address under a limit of 12, and the run itself is the same either way."""
+    runs = {}
+    for limit in (70, 12):
+        s = Session.boot("forktree", images=images, capture=True, capture_limit=limit)
+        result = s.run(max_insns=300_000_000)
+        assert result.exit_status == 0
+        runs[limit] = (s.instret, [c.name for c in s.syscalls], s.syscalls)
+    assert runs[70][:2] == runs[12][:2] and len(runs[12][1]) == 66
+    write70, write12 = runs[70][2][64], runs[12][2][64]
+    assert write70.call_text() == 'write(1, "forktree: 15 of 15 processes\\n", 29)'
+    assert write12.call_text() == f"write(1, {write12.args[1]:#x}, 29)"
+
+
+def test_capture_limit_keeps_the_instruction_budget(images: Images) -> None:
+    plain = Session.boot("forktree", images=images)
+    limited = Session.boot("forktree", images=images, capture=True, capture_limit=5)
+    ends = [s.run(max_insns=2_000_000) for s in (plain, limited)]
+    assert [r.stop for r in ends] == [Stop.BUDGET, Stop.BUDGET]
+    assert plain.instret == limited.instret
+
+
+def test_cli_capture_limit_must_not_be_negative(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["trace", "--user", "hello", "--capture-limit", "-1"]) == 2
+    assert capsys.readouterr().err == "privlab: --capture-limit must not be negative\n"
