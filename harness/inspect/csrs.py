@@ -163,7 +163,8 @@ class CsrPanel:
         head.append(f"  pc {self.now.pc:#x} ")
         head.append_text(self._where(self.now.pc))
         if self.before is not None:
-            n = len(self.now.changed(self.before))
+            shown = SUPERVISOR_CSRS + (MACHINE_CSRS if self.machine else ())
+            n = len(self.now.changed(self.before) & set(shown))
             head.append(f"   {n} changed (*)", "muted")
         yield head
         yield self._table(SUPERVISOR_CSRS, "Supervisor")

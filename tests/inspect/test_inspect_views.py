@@ -97,6 +97,16 @@ def test_csr_panel_highlights_changed_fields_only(render_ansi: Render) -> None:
     assert f"{changed}SPIE" not in out and f"{changed}stvec" not in out
 
 
+def test_csr_panel_counts_only_the_changes_it_shows(render: Render) -> None:
+    """A machine CSR that changed is not counted when the machine rows are hidden."""
+    after = CsrSnapshot(64, Priv.S, AFTER.pc, tuple(
+        (c, 0x8000000000000001 if c == Csr.MCAUSE else v) for c, v in AFTER.values))
+    full = render(CsrPanel(after, BEFORE, symbolize))
+    supervisor = render(CsrPanel(after, BEFORE, symbolize, machine=False))
+    assert "4 changed (*)" in full and full.count("* ") == 4
+    assert "3 changed (*)" in supervisor and supervisor.count("* ") == 3
+
+
 def test_csr_panel_without_a_previous_point_marks_nothing(render: Render) -> None:
     assert "*" not in render(CsrPanel(AFTER, None, symbolize, machine=False))
 
