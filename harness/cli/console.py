@@ -4,14 +4,13 @@ Ctrl-C that stops the guest cleanly, and the one-paragraph report of how a run e
 from __future__ import annotations
 
 import os
-import signal
 import sys
-import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from typing import IO
 
 from harness.machine.machine import Machine, RunResult, Stop
+from harness.sigint import on_sigint
 from harness.trace import TrapEvent
 
 __all__ = ["format_trap", "interrupt_stops", "report_run", "terminal_input"]
@@ -38,30 +37,10 @@ def terminal_input() -> Iterator[None]:
         termios.tcsetattr(fd, termios.TCSADRAIN, saved)
 
 
-@contextmanager
-def interrupt_stops(machine: Machine) -> Iterator[None]:
+def interrupt_stops(machine: Machine) -> AbstractContextManager[None]:
     """Ctrl-C stops the guest at its next block boundary, even in a loop that never
-    returns to Python: a helper thread waits for SIGINT while Unicorn runs (ctypes
-    releases the GIL) and asks the machine to stop."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    done = threading.Event()
-
-    def wait() -> None:
-        while not done.is_set():
-            if signal.sigtimedwait({signal.SIGINT}, 0.2) is not None:
-                machine.request_stop()
-
-    thread = threading.Thread(target=wait, name="privlab-sigint", daemon=True)
-    thread.start()
-    try:
-        yield
-    finally:
-        done.set()
-        thread.join()
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    returns to Python."""
+    return on_sigint(machine.request_stop)
 
 
 def format_trap(e: TrapEvent) -> str:

@@ -17,12 +17,9 @@ from __future__ import annotations
 
 import queue
 import select
-import signal
 import socket
 import sys
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import Enum
 from typing import IO
@@ -32,6 +29,7 @@ from harness.gdb.codec import Ack, BadPacket, Decoder, Interrupt, Item, Packet, 
 from harness.gdb.halt import StopCause
 from harness.gdb.stub import SessionEnd, Stub
 from harness.machine import Machine, RunResult, Stop
+from harness.sigint import on_sigint
 
 __all__ = ["Address", "GdbServer", "parse_address"]
 
@@ -174,7 +172,7 @@ class GdbServer:
     # -- the whole run -------------------------------------------------------------
     def serve(self) -> RunResult:
         """Serve until the guest ends, gdb kills it, or quit(); the final RunResult."""
-        with self._sigint_quits():
+        with on_sigint(self.quit, "privlab-gdb-sigint"):   # as a plain run does
             try:
                 return self._serve()
             finally:
@@ -213,30 +211,6 @@ class GdbServer:
         h = self.machine.hart
         return RunResult(Stop.USER, pc=h.pc, priv=h.priv, instret=h.state.instret,
                          last_traps=[])
-
-    @contextmanager
-    def _sigint_quits(self) -> Iterator[None]:
-        """In the main thread, SIGINT calls quit() (a helper thread waits for it, as
-        the plain run does, so a guest spinning in Unicorn still stops)."""
-        if threading.current_thread() is not threading.main_thread():
-            yield
-            return
-        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-        done = threading.Event()
-
-        def wait() -> None:
-            while not done.is_set():
-                if signal.sigtimedwait({signal.SIGINT}, 0.2) is not None:
-                    self.quit()
-
-        t = threading.Thread(target=wait, name="privlab-gdb-sigint", daemon=True)
-        t.start()
-        try:
-            yield
-        finally:
-            done.set()
-            t.join()
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
     # -- without a client ------------------------------------------------------------
     def _run_free(self) -> RunResult | None:
