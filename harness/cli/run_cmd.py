@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import IO
 
 from harness.cli.console import interrupt_stops, report_run, terminal_input
+from harness.cli.sessionargs import positive_int
 from harness.devices import Console, ScriptedInput, StdinInput
 from harness.devices.uart import InputSource
 from harness.errors import BadInput
@@ -25,16 +26,6 @@ from harness.machine.machine import RunResult
 __all__ = ["register"]
 
 MIB = 1 << 20
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text, 0)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
-    return value
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -50,8 +41,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("args", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     p.add_argument("--arch", choices=("rv64", "rv32"), default=None,
                    help="build architecture for the bundled system (default rv64)")
-    p.add_argument("--ram", type=_positive, metavar="MiB", default=128, help="RAM size")
-    p.add_argument("--max-insns", type=_positive, metavar="N",
+    p.add_argument("--ram", type=positive_int, metavar="MiB", default=128, help="RAM size")
+    p.add_argument("--max-insns", type=positive_int, metavar="N",
                    help="stop after N instructions (exit 124)")
     p.add_argument("--trace-out", metavar="FILE.jsonl", help="write every trap and xRET")
     p.add_argument("--input", metavar="TEXT",
