@@ -23,9 +23,12 @@ class Boot:
 
 
 def boot_qemu(images: Images, *, bios: str | Path | None = None, bootargs: str | None = None,
-              stdin: str = "", dtb: Path | None = None, timeout: float = 60) -> Boot:
+              stdin: str = "", dtb: Path | None = None, timeout: float = 60,
+              icount: bool = False) -> Boot:
     """Boot kernel + initrd on QEMU's virt board; `bios` defaults to our firmware
-    ("default" is QEMU's OpenSBI). Returns the console output and QEMU's exit status."""
+    ("default" is QEMU's OpenSBI). With `icount`, time follows instructions (1 ns
+    each) rather than the host clock, so timer interrupts land where they would
+    on any host. Returns the console output and QEMU's exit status."""
     qemu = QEMU if images.arch.xlen == 64 else QEMU32
     cmd = [qemu, "-machine", "virt", "-nographic", "-monitor", "none", "-serial", "stdio",
            "-bios", str(bios or images.firmware), "-kernel", str(images.kernel),
@@ -34,6 +37,8 @@ def boot_qemu(images: Images, *, bios: str | Path | None = None, bootargs: str |
         cmd += ["-append", bootargs]
     if dtb is not None:
         cmd += ["-dtb", str(dtb)]
+    if icount:
+        cmd += ["-icount", "shift=0"]
     proc = subprocess.run(cmd, input=stdin.encode(), capture_output=True, timeout=timeout,
                           check=False)
     return Boot(proc.stdout.decode(errors="replace").replace("\r\n", "\n"), proc.returncode)
