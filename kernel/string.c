@@ -1,5 +1,6 @@
 // string.c: the few C library string and memory functions the kernel uses. The
-// compiler may also call memset/memcpy itself, for struct copies and zeroing.
+// compiler may also call memset/memcpy itself, for struct copies and zeroing. The
+// user library is linked with this same file (harness/build/images.py).
 #include "defs.h"
 
 #define WORD sizeof(uintptr_t)

@@ -119,8 +119,10 @@ def _build_kernel(kernel_dir: Path, gen: Path, out: Path, arch: Arch) -> Path:
 def _build_users(kernel_dir: Path, user_dir: Path, gen: Path, out: Path,
                  arch: Arch) -> dict[str, Path]:
     opts = CompileOptions(arch, include_dirs=(kernel_dir / "include", user_dir / "include", gen))
-    # div64.c (RV32's 64-bit division helpers) is the kernel's own file: one copy.
-    lib_sources = [*_sources(user_dir / "lib"), kernel_dir / "div64.c", gen / "usys.S"]
+    # div64.c (RV32's 64-bit division helpers) and string.c (memset, strlen, ...) are
+    # the kernel's own files: one copy of each.
+    lib_sources = [*_sources(user_dir / "lib"), kernel_dir / "div64.c", kernel_dir / "string.c",
+                   gen / "usys.S"]
     programs = _sources(user_dir)
     objs = _compile_all([*lib_sources, *programs], opts)
     lib, prog_objs = objs[:len(lib_sources)], objs[len(lib_sources):]
