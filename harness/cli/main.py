@@ -3,13 +3,15 @@
 Each subcommand lives in its own module, `harness/cli/<name>_cmd.py`, exposing
 `register(subparsers)`, which adds its parser and sets `func` (args -> exit status);
 modules are found by that name, so adding a command touches no shared file. Errors
-from the `PrivlabError` hierarchy become one line on stderr and their exit status,
-never a traceback.
+from the `PrivlabError` hierarchy become one line on stderr and their exit status;
+an OSError (a file that cannot be written, say) becomes one line and status 1, never a
+traceback.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import pkgutil
 import sys
 from collections.abc import Sequence
@@ -22,6 +24,7 @@ __all__ = ["main"]
 
 # Listed first in `privlab --help`; any other *_cmd module follows alphabetically.
 FIRST = ("run", "build")
+EXIT_BROKEN_PIPE = 1        # what rich exits with when its own output pipe closes
 
 
 def subcommands() -> list[str]:
@@ -53,6 +56,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return e.exit_status
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:             # `privlab trace | head`: the reader has had enough
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
+    except OSError as e:                # a file the user named could not be read or written
+        where = f"{e.filename}: " if e.filename else ""
+        print(f"privlab: {where}{e.strerror or e}", file=sys.stderr)
+        return 1
     return status
 
 

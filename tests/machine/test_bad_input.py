@@ -92,3 +92,32 @@ def test_trace_out_in_missing_directory(tmp_path: Path) -> None:
 def test_wrong_width_kernel_for_firmware() -> None:
     elf32 = build_asm("PASS", "rv32")
     assert_one_line_error(run("--kernel", str(elf32), "--arch", "rv64"), "32-bit")
+
+
+def test_an_unwritable_output_is_one_line_and_status_1(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    p = subprocess.run([sys.executable, "-m", "harness", "lab", "handout", "mmap", "-o",
+                        str(blocker / "handout")], capture_output=True, text=True, timeout=120,
+                       check=False)
+    assert p.returncode == 1 and "Traceback" not in p.stderr
+    assert p.stderr == f"privlab: {blocker / 'handout'}: Not a directory\n"
+
+
+@pytest.mark.parametrize("fmt", ["text", "jsonl"])
+def test_a_reader_that_stops_early_gets_no_traceback(fmt: str) -> None:
+    """`privlab trace | head -1`: the pipe closes under privlab, which stops quietly
+    with status 1 (rich's choice for its text output; JSON Lines does the same)."""
+    proc = subprocess.Popen([sys.executable, "-m", "harness", "trace", "--user", "forktree",
+                             "--no-capture", "--format", fmt],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    first = proc.stdout.readline()
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 1
+    assert err == ""
+    if fmt == "text":
+        assert first.split() == [b"seq", b"instret", b"U", b"S", b"M", b"path", b"event"]
+    else:
+        assert first.startswith(b'{"kind": "xret", "seq": 0, ')
