@@ -210,13 +210,22 @@ class KernelRun:
             self.fail(f"expected exit status {status}, got {r.exit_status}")
 
     def expect_pass(self, *, within: int = DEFAULT_MAX_INSNS) -> None:
-        """The lab-program protocol: the program prints `PASS <token>` (the token is
-        fresh for every run, so printing "PASS" alone scores nothing) and exits 0."""
+        """The lab-program protocol: the program prints `PASS <token>` and exits 0.
+        The token is fresh for every run, so printing "PASS" alone scores nothing; and
+        the line must be the program's own: one write(1, buf, len) from U-mode that
+        returned len, as the trusted test program's printf makes it. A kernel that
+        echoes the token it finds in its boot arguments scores nothing either."""
         self.run_to_exit(within)
-        if re.search(rf"^PASS {re.escape(self.token)}$", self.output, re.M) is None:
-            failures = [line for line in self.lines() if line.startswith("FAIL")]
+        line = f"PASS {self.token}"
+        if re.search(rf"^{re.escape(line)}$", self.output, re.M) is None:
+            failures = [text for text in self.lines() if text.startswith("FAIL")]
             self.fail(failures[0] if failures else
                       "the test program did not report success")
+        size = len(line) + 1
+        if not any(c.args[0] == 1 and c.args[2] == size and c.result == size
+                   for c in self.trace.syscalls("write")):
+            self.fail(f"{line!r} is on the console, but the test program never wrote it "
+                      f"(no write(1, buf, {size}) from U-mode returned {size})")
         self.expect_exit(0)
 
     # -- what it trapped -----------------------------------------------------------

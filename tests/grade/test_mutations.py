@@ -37,3 +37,35 @@ def test_scheduler_that_never_preempts_fails_preemption_and_stride_tests(tmp_pat
     failed = _failed("stride", edit, tmp_path / "stride")
     assert {"test_cpu_share_is_proportional_to_priority",
             "test_four_processes_share_by_priority"} <= failed
+
+
+CHEAT = """  bootargs_parse(boot.bootargs);  // init=PROG ARGS..., quiet, vmprint, backtrace
+  {
+    // The cheat: print "PASS <word>" for every word of the boot arguments (the test
+    // program's arguments, the token among them), then power off with status 0.
+    static char words[sizeof boot.bootargs];
+    safestrcpy(words, boot.bootargs, sizeof words);
+    for (char *w = words, *end; *w; w = end) {
+      for (end = w; *end && *end != ' '; end++)
+        ;
+      if (*end)
+        *end++ = 0;
+      printf("PASS %s\\n", w);
+    }
+    sbi_shutdown(0);
+  }
+"""
+
+
+def test_kernel_that_echoes_pass_and_the_token_scores_nothing(tmp_path: Path) -> None:
+    """Tokens are random per run, and the PASS line must be written by the test
+    program itself: a kernel that prints PASS with every boot argument fails every
+    test, including those that check nothing but the PASS line."""
+    edit = {"main.c": ("  bootargs_parse(boot.bootargs);  // init=PROG ARGS..., quiet, vmprint, "
+                       "backtrace\n", CHEAT)}
+    report = grade_lab("taskinfo", variant(tmp_path, edit), keyword="not base")
+    assert report.built, report.build_output
+    graded = [t for t in report.tests if t.max_score]
+    assert len(graded) == 5 and report.score == 0
+    by_name = report.by_name()
+    assert "never wrote it" in by_name["test_bad_pointers_return_minus_one"].output
