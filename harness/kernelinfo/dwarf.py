@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import os
 import pickle
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from elftools.dwarf.dwarf_expr import DWARFExprParser
 from elftools.elf.elffile import ELFFile
 
 from harness.build.cache import cache_root, content_key
@@ -29,7 +31,11 @@ from harness.kernelinfo.ctypes_model import (
 
 __all__ = ["DwarfTypes", "Global"]
 
-DW_OP_ADDR = 0x03
+_CONSTANTS = {"DW_OP_constu", "DW_OP_consts", "DW_OP_const1u", "DW_OP_const2u",
+              "DW_OP_const4u", "DW_OP_const8u", "DW_OP_const1s", "DW_OP_const2s",
+              "DW_OP_const4s", "DW_OP_const8s"}
+_ARITHMETIC: dict[str, Callable[[int, int], int]] = {
+    "DW_OP_plus": lambda a, b: a + b, "DW_OP_minus": lambda a, b: a - b}
 _SIGNED = {"DW_ATE_signed", "DW_ATE_signed_char"}
 _CHAR = {"DW_ATE_signed_char", "DW_ATE_unsigned_char"}
 
@@ -57,7 +63,7 @@ class DwarfTypes:
     def load(cls, path: Path) -> DwarfTypes:
         """Read `path`'s DWARF, or the result cached for a file with the same bytes."""
         try:
-            cached = cache_root() / "dwarf" / f"{content_key(['dwarf-v1', path])}.pickle"
+            cached = cache_root() / "dwarf" / f"{content_key(['dwarf-v2', path])}.pickle"
         except OSError as e:
             raise BadInput(f"{path}: cannot read: {e.strerror}") from e
         if cached.exists():
@@ -126,13 +132,33 @@ class _Reader:
         name = _name(spec)
         if loc is None or name is None or name in self.out.globals:
             return
-        expr = loc.value
-        if not isinstance(expr, list) or len(expr) < 2 or expr[0] != DW_OP_ADDR:
+        address = self.static_address(loc.value, die.cu.structs)
+        if address is None:
             return
-        address = int.from_bytes(bytes(expr[1:1 + self.out.pointer_size]), "little")
         if "DW_AT_type" in spec.attributes:
             t = self.type(spec.get_DIE_from_attribute("DW_AT_type"))
             self.out.globals[name] = Global(name, address, t)
+
+    @staticmethod
+    def static_address(expr: Any, structs: Any) -> int | None:
+        """The address a location expression names, if it is a fixed one. Besides a
+        plain `DW_OP_addr A`, clang describes globals it merged into one block (its
+        global-merge pass) as `DW_OP_addr BLOCK; DW_OP_plus_uconst OFFSET`: reading
+        only the first operation would name the block's first variable instead."""
+        if not isinstance(expr, list) or not expr:
+            return None
+        stack: list[int] = []
+        for op in DWARFExprParser(structs).parse_expr(expr):
+            if op.op_name == "DW_OP_addr" or op.op_name in _CONSTANTS:
+                stack.append(op.args[0])
+            elif op.op_name == "DW_OP_plus_uconst" and stack:
+                stack.append(stack.pop() + op.args[0])
+            elif op.op_name in _ARITHMETIC and len(stack) >= 2:
+                b, a = stack.pop(), stack.pop()
+                stack.append(_ARITHMETIC[op.op_name](a, b))
+            else:
+                return None              # a register, the stack, a piece: not static
+        return stack[-1] if len(stack) == 1 and stack[-1] >= 0 else None
 
     def type(self, die: Any) -> CType:
         key = die.offset

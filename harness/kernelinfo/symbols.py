@@ -26,7 +26,7 @@ _SYM = {64: struct.Struct("<IBBHQQ"), 32: struct.Struct("<IIIBBH")}
 MAX_LABEL_DISTANCE = 0x10000  # a size-less label covers at most this much after it
 
 
-def _read_symtab(elf: Any) -> list[tuple[int, int, str, bool]]:
+def read_symtab(elf: Any) -> list[tuple[int, int, str, bool]]:
     """(address, size, name, is_function) of each named code or data symbol. Reads the
     raw table: pyelftools' per-symbol parsing is too slow for a tool that starts often."""
     table = elf.get_section_by_name(".symtab")
@@ -105,7 +105,7 @@ class ElfSymbols:
         self._file.close()
 
     def _load_symbols(self) -> None:
-        syms = _read_symtab(self._elf)
+        syms = read_symtab(self._elf)
         for addr, size, name, _ in syms:
             self.by_name.setdefault(name, (addr, size))
         names = {t[2] for t in syms}

@@ -4,10 +4,14 @@ kernel, and addresses as symbol+offset and file:line."""
 
 from __future__ import annotations
 
+import pytest
+from elftools.elf.elffile import ELFFile
+
 from harness.api import Session
 from harness.build.images import Images
 from harness.csr import Csr
 from harness.kernelinfo import ArrayType, DwarfTypes, KernelInfo, StructType
+from harness.kernelinfo.symbols import read_symtab
 from harness.mmu import decode_satp
 from harness.platform import parse_defines
 
@@ -18,6 +22,22 @@ def test_trapframe_layout_matches_asm_offsets(images: Images) -> None:
                parse_defines(images.out_dir / "gen" / "asm-offsets.h").items()
                if k.startswith("TF_")}
     assert offsets and {m.name: m.offset for m in tf.members if m.name in offsets} == offsets
+
+
+@pytest.mark.parametrize("arch", ["rv64", "rv32"])
+def test_every_dwarf_global_is_where_the_symbol_table_puts_it(
+        arch: str, images: Images, images32: Images) -> None:
+    """clang merges globals into blocks and describes each as block + offset: the
+    address must include the offset (`cpu` follows `initproc` in one block)."""
+    kernel = (images if arch == "rv64" else images32).kernel
+    with kernel.open("rb") as f:
+        symbols: dict[str, set[int]] = {}
+        for addr, _size, name, _func in read_symtab(ELFFile(f)):
+            symbols.setdefault(name, set()).add(addr)
+    globals_ = DwarfTypes.load(kernel).globals
+    assert {"cpu", "initproc", "proc"} <= set(globals_)
+    wrong = {n: hex(g.address) for n, g in globals_.items() if g.address not in symbols.get(n, ())}
+    assert wrong == {}
 
 
 def test_proc_table_global_is_an_array_of_struct_proc(images: Images) -> None:
