@@ -151,7 +151,8 @@ class Flow:
         self._calls: dict[int, SyscallRecord] = {}     # seq of entry or return -> call,
                                                        # indexed when rows are read
         self._open: dict[int, SyscallRecord] = {}      # satp -> call awaiting its return
-        self._forks: dict[int, SyscallRecord] = {}     # return pc -> last fork from there
+        # return pc -> forks made from there whose child has not run yet, oldest first
+        self._forks: dict[int, list[SyscallRecord]] = {}
         self.notes: dict[int, str] = {}
         self._entered: set[int] = set()                # satps an sret has entered
         self._last_u: SyscallRecord | None = None      # the last trap from U, if an ecall
@@ -285,7 +286,7 @@ class Flow:
             return call
         self._open[rec[SATP]] = call
         if spec is not None and spec.name == "fork":
-            self._forks[rec[EPC] + ECALL_INSN] = call
+            self._forks.setdefault(rec[EPC] + ECALL_INSN, []).append(call)
         return None
 
     def _sret(self, seq: int, rec: Record, live: LiveMemory | None) -> SyscallRecord | None:
@@ -310,8 +311,8 @@ class Flow:
                 if opener.satp in self.pids:
                     self._own(satp, self.pids.pop(opener.satp))
             else:
-                fork = self._forks.get(pc)
-                if fork is not None and satp != fork.satp:
+                fork = self._child_of(pc, satp)
+                if fork is not None:
                     self.notes[seq] = f"child's return from fork() #{fork.entry_seq}"
                 return None
         else:
@@ -323,6 +324,21 @@ class Flow:
         if live is not None:
             live.capture_outputs(call)
         return call
+
+    def _child_of(self, pc: int, satp: int) -> SyscallRecord | None:
+        """The fork whose child this is: an sret to a fork's return address in another
+        address space. The fork that returned the child's pid if that pid is known
+        (capture reads it from the kernel), else the oldest fork from there whose
+        child has not run yet (the scheduler runs new processes in order)."""
+        forks = self._forks.get(pc)
+        if not forks:
+            return None
+        who = self.pids.get(satp)
+        mine = [f for f in forks if f.satp != satp and (who is None or f.ret == who[0])]
+        if not mine:
+            return None
+        forks.remove(mine[0])
+        return mine[0]
 
     def _own(self, satp: int, who: tuple[int, str]) -> None:
         self.pids[satp] = self.named[satp] = who

@@ -147,3 +147,24 @@ def test_capture_limit_keeps_the_instruction_budget(images: Images) -> None:
 def test_cli_capture_limit_must_not_be_negative(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["trace", "--user", "hello", "--capture-limit", "-1"]) == 2
     assert capsys.readouterr().err == "privlab: --capture-limit must not be negative\n"
+
+
+@pytest.mark.parametrize("capture", [True, False])
+def test_each_fork_child_is_linked_to_its_own_fork(images: Images, capture: bool) -> None:
+    """forktree 2: pid 1 forks 2 and 3, each of which forks two more. Each child's
+    first sret names the fork that returned its pid; calls carry their own pid."""
+    s = Session.boot("forktree", ["2"], images=images, capture=capture)
+    assert s.run(max_insns=100_000_000).exit_status == 0
+    flow = s.flow
+    rows = list(flow.rows())
+    forks = {r.seq: r.syscall for r in rows if r.syscall is not None
+             and r.syscall.name == "fork" and r.syscall.entry_seq == r.seq}
+    children = [int(r.note.rsplit("#", 1)[1]) for r in rows
+                if r.note.startswith("child's return from fork()")]
+    assert len(forks) == 6 and sorted(children) == sorted(forks)
+    # children run in the order they were forked, each fork returning its child's pid
+    assert [forks[c].ret for c in children] == [2, 3, 4, 5, 6, 7]
+    if capture:
+        exits = sorted(c.pid for c in flow.syscalls if c.name == "exit")
+        assert exits == [1, 2, 3, 4, 5, 6, 7]
+        assert {c.pid for c in flow.syscalls if c.name == "fork"} == {1, 2, 3}
