@@ -124,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
     filt = _filter(args, s)
     with ExitStack() as stack:
         out = _output(args.output, stack)
-        rows = flow.rows(filt)
+        rows = list(flow.rows(filt))
         if args.format == "jsonl":
             write_jsonl(rows, out)
         elif args.format == "perfetto":
@@ -137,10 +137,12 @@ def run(args: argparse.Namespace) -> int:
             console = make_console(file=out, color=None if args.output is None else False)
             console.print(TrapTimeline(rows, s.machine.xlen, locator(s), args.limit),
                           soft_wrap=not console.is_terminal)
-            if flow.syscalls and not filt.syscalls:
-                console.print(SyscallSummary(flow.syscalls))
+            # the calls whose ecall the rows show (all of them, unfiltered)
+            calls = [r.syscall for r in rows if r.syscall is not None and r.is_trap]
+            if calls and not filt.syscalls:
+                console.print(SyscallSummary(calls))
     if args.output is not None:
-        print(f"privlab: wrote {args.format} trace of {len(flow)} events to {args.output}",
+        print(f"privlab: wrote {args.format} trace of {len(rows)} events to {args.output}",
               file=sys.stderr)
     if result.stop is Stop.HALT:
         return result.status

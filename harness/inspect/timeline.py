@@ -20,7 +20,6 @@ from harness.csr import Exc, Priv
 from harness.inspect.theme import priv_style
 from harness.kernelinfo.symbols import Location
 from harness.trace.flow import FlowRow
-from harness.trace.syscalls import to_signed
 
 __all__ = ["LANES", "TrapTimeline", "arrow"]
 
@@ -73,7 +72,7 @@ def describe(row: FlowRow, xlen: int) -> Text:
         call = row.syscall
         if call is not None:
             t.append("  ")
-            t.append(call.call_text(), "syscall")
+            t.append(call.call_text(outputs=False), "syscall")   # results: at the sret
             if call.pid is not None:
                 t.append(f"  pid {call.pid}", "muted")
         elif row.note:
@@ -92,10 +91,8 @@ def describe(row: FlowRow, xlen: int) -> Text:
         for i, cap in sorted(call.outputs.items()):
             name = call.spec.args[i].name if call.spec else f"a{i}"
             t.append(f"  {name}={cap.text}", "muted")
-    elif row.note:
+    elif row.note:              # also the SBI error code of an mret that ends an SBI call
         t.append(f"  {row.note}", "note")
-    elif row.priv_from == Priv.M and row.returns_from is not None:
-        t.append(f"  → {to_signed(row.args[0], xlen)}", "muted")
     return t
 
 

@@ -397,6 +397,10 @@ class Flow:
     def _row(self, seq: int, rec: Record, i: int) -> FlowRow:
         is_trap = rec[KIND] == TRAP
         ret, root = self._returns[i], self._roots[i]
+        note = self.notes.get(seq, "")
+        if not note and ret != NONE and self.notes.get(ret, "").startswith("sbi "):
+            a0 = rec[A0]             # the SBI error code the firmware returns in a0
+            note = f"→ {a0 - self._wrap if a0 >= self._sign else a0}"
         return FlowRow(
             seq, rec[INSTRET], is_trap, _PRIVS[rec[FROM]], _PRIVS[rec[TO]],
             bool(rec[INTERRUPT]), rec[CODE], rec[CAUSE], rec[EPC] if is_trap else rec[AT],
@@ -405,4 +409,4 @@ class Flow:
             # a return to U belongs to the process it enters; the rest, to the one whose
             # trap began the nesting
             rec[SATP] if not is_trap and rec[TO] == _U else self._root_satp.get(root, 0),
-            self._calls.get(seq), self.notes.get(seq, ""), rec[STATUS_BEFORE], rec[STATUS_AFTER])
+            self._calls.get(seq), note, rec[STATUS_BEFORE], rec[STATUS_AFTER])

@@ -80,11 +80,17 @@ def chrome_trace(rows: Iterable[FlowRow], names: dict[int, str] | None = None) -
                            "tid": TRACKS[p], "ts": _us(start), "dur": _us(at - start)})
             base = None
 
+    def run_name(p: Priv, satp: int) -> str:
+        if p != Priv.U:
+            return _BASE[p]
+        return (names or {}).get(satp) or f"user (satp {satp:#x})"
+
     first = True
     for row in rows:
-        if first and len(row.path) <= 2:    # what ran before the first event
-            p = row.priv_from
-            base = (p, 0, _BASE[p] if p != Priv.U else f"user (satp {row.satp:#x})")
+        # What ran from reset to the first event (known only if the rows start there:
+        # a filtered trace does not say when the level it starts in was entered).
+        if first and row.seq == 0 and len(row.path) <= 2:
+            base = (row.priv_from, 0, run_name(row.priv_from, row.satp))
         first = False
         last = row.instret
         if row.is_trap:
@@ -108,10 +114,7 @@ def chrome_trace(rows: Iterable[FlowRow], names: dict[int, str] | None = None) -
                            "dur": _us(row.instret - t.instret), "args": args})
         if len(row.path) == 1:
             close_base(row.instret)
-            label = (names or {}).get(row.satp) if row.priv_to == Priv.U else None
-            base = (row.priv_to, row.instret,
-                    label or (f"user (satp {row.satp:#x})" if row.priv_to == Priv.U
-                              else _BASE[row.priv_to]))
+            base = (row.priv_to, row.instret, run_name(row.priv_to, row.satp))
     close_base(last)
     for t, name, cat in open_.values():      # traps never returned from (exit, a fault)
         args = _args(t)

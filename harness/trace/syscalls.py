@@ -161,9 +161,10 @@ class SyscallRecord:
     def failed(self) -> bool:
         return self.ret is not None and self.ret < 0
 
-    def arg_text(self, i: int) -> str:
-        """Argument i as shown in a call: captured memory, else the number."""
-        if i in self.outputs:
+    def arg_text(self, i: int, outputs: bool = True) -> str:
+        """Argument i as shown in a call: captured memory (what an output argument
+        received, unless not `outputs`), else the number."""
+        if outputs and i in self.outputs:
             return self.outputs[i].text
         if i in self.inputs:
             return self.inputs[i].text
@@ -175,9 +176,11 @@ class SyscallRecord:
             return str(value)
         return f"{value:#x}" if value else "NULL"
 
-    def call_text(self) -> str:
+    def call_text(self, outputs: bool = True) -> str:
+        """`name(args)`, with what output arguments received (as strace shows a call
+        once it returned) or, without `outputs`, their pointers (as at the ecall)."""
         n = len(self.spec.args) if self.spec else 6
-        return f"{self.name}({', '.join(self.arg_text(i) for i in range(n))})"
+        return f"{self.name}({', '.join(self.arg_text(i, outputs) for i in range(n))})"
 
     def ret_text(self) -> str:
         if self.outcome == "noreturn":

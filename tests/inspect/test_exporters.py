@@ -17,6 +17,7 @@ import pytest
 from harness.api import Session
 from harness.csr import Priv
 from harness.inspect.theme import PALETTE
+from harness.trace.flow import FlowFilter
 from harness.trace.html import render_html
 from harness.trace.perfetto import TRACKS, chrome_trace
 
@@ -77,6 +78,20 @@ def test_perfetto_write_is_a_syscall_slice_on_the_s_track_with_its_result(
     assert sbi["tid"] == TRACKS[Priv.M] and write["ts"] < sbi["ts"] < write["ts"] + write["dur"]
     flows = [e for e in trace["traceEvents"] if e["ph"] in "sf"]
     assert {e["id"] for e in flows if e["ph"] == "s"} == {e["id"] for e in flows if e["ph"] == "f"}
+
+
+def test_perfetto_runs_start_where_the_rows_say_and_carry_process_names(
+        traced: Session) -> None:
+    """Unfiltered, the firmware's run starts at reset; from a filtered start nothing
+    claims to have run since reset. U-mode runs are named by process."""
+    names = {satp: f"pid {pid} {name}" for satp, (pid, name) in traced.flow.named.items()}
+    runs = [e for e in _slices(chrome_trace(traced.flow.rows(), names)) if e["cat"] == "run"]
+    assert (runs[0]["name"], runs[0]["ts"]) == ("firmware", 0)
+    assert "pid 1 hello" in {e["name"] for e in runs if e["tid"] == TRACKS[Priv.U]}
+    write = next(r for r in traced.flow.rows() if r.syscall and r.syscall.name == "write")
+    filtered = chrome_trace(traced.flow.rows(FlowFilter(seq=(write.seq, None))), names)
+    starts = [e["ts"] for e in _slices(filtered)]
+    assert min(starts) == write.instret / 1000
 
 
 def test_html_is_self_contained(traced: Session) -> None:

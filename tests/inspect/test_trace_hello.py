@@ -4,6 +4,7 @@ decoded call and its result, JSON Lines, filters, and bad input."""
 from __future__ import annotations
 
 import json
+import re
 
 import capstone
 import pytest
@@ -13,6 +14,7 @@ from harness.api import Session
 from harness.build.images import Images
 from harness.cli.main import main
 from harness.csr import Exc, Priv
+from harness.inspect.timeline import describe
 from harness.kernelinfo.symbols import ElfSymbols
 from harness.machine import Stop
 from harness.trace.flow import FlowFilter
@@ -168,3 +170,40 @@ def test_each_fork_child_is_linked_to_its_own_fork(images: Images, capture: bool
         exits = sorted(c.pid for c in flow.syscalls if c.name == "exit")
         assert exits == [1, 2, 3, 4, 5, 6, 7]
         assert {c.pid for c in flow.syscalls if c.name == "fork"} == {1, 2, 3}
+
+
+def test_cli_summary_counts_only_the_calls_in_the_rows_shown(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["trace", "--user", "sleep", "0"]) == 0
+    whole = capsys.readouterr().out.splitlines()
+    assert whole[-3].split() == ["get_time", "4", "0"]
+    # rows 6..9: the first two get_time calls and their returns
+    assert main(["trace", "--range", "6:10", "--user", "sleep", "0"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 1 + 4 + 2 and out[-1].split() == ["get_time", "2", "0"]
+
+
+def test_entry_shows_output_pointers_and_the_return_what_they_received(
+        images: Images) -> None:
+    s = Session.boot("sleep", ["0"], images=images, capture=True)
+    s.run()
+    rows = [r for r in s.flow.rows() if r.syscall is not None and r.syscall.name == "get_time"]
+    entry, ret = rows[0], rows[1]
+    tv = entry.syscall.args[0] if entry.syscall else 0
+    assert describe(entry, 64).plain == f"user_ecall  get_time({tv:#x}, 0)  pid 1"
+    assert re.fullmatch(r"sret  → 0  get_time  tv=\{sec=0, usec=\d+\}", describe(ret, 64).plain)
+
+
+def test_an_mret_shows_a_result_only_when_it_ends_an_sbi_call(images: Images) -> None:
+    """An mret after the machine timer returns to an interrupted program: its a0 is
+    that program's, not a result."""
+    s = Session.boot("compute", ["2000000"], images=images)
+    s.run()
+    rows = list(s.flow.rows())
+    by_seq = {r.seq: r for r in rows}
+    mrets = [r for r in rows if not r.is_trap and r.name == "mret" and r.returns_from is not None]
+    after_timer = [r for r in mrets if by_seq[r.returns_from].name == "m_timer"]
+    after_sbi = [r for r in mrets if by_seq[r.returns_from].note.startswith("sbi ")]
+    assert after_timer and after_sbi
+    assert all(describe(r, 64).plain == "mret" for r in after_timer)
+    assert all(describe(r, 64).plain == "mret  → 0" for r in after_sbi)
