@@ -77,7 +77,6 @@ class Stub:
         self._budget_end = (machine.hart.state.instret + max_insns
                             if max_insns is not None else None)
         self._stopping_on_watch = False
-        self._runs_at_last_step = -1
         self._last_stop = b"T%02xthread:%x;" % (SIGTRAP, THREAD_ID)
         self._handlers: dict[bytes, Handler] = {
             b"?": self.stop_reason, b"g": self.read_registers, b"G": self.write_registers,
@@ -365,13 +364,7 @@ class Stub:
             return self._budget_exhausted()
         if action.step:
             self.halter.take()
-            if self._runs_at_last_step != self.halter.runs:
-                # Unicorn 2.1.4 counts a single step with a code hook that blocks
-                # translated during a run do not carry: without this flush the first
-                # step after a run would execute the rest of such a block.
-                self.m.uc.ctl_flush_tb()
             result = self.m.step()
-            self._runs_at_last_step = self.halter.runs
             causes: set[StopCause] = set()
         else:
             self._stopping_on_watch = True

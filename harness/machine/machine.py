@@ -56,6 +56,7 @@ _UNMAPPED = (UC_ERR_READ_UNMAPPED, UC_ERR_WRITE_UNMAPPED, UC_ERR_FETCH_UNMAPPED)
 _PAGE = 0x1000
 EXIT_BUDGET = 124
 EXIT_GUEST_ERROR = 3
+MAX_BUDGET_STEPS = 1024      # more than a translated block holds (TCG: 512)
 
 
 class Stop(Enum):
@@ -116,6 +117,7 @@ class Machine:
         self.symbols: dict[str, int] = {}    # their symbols (a later image wins)
         self._device_error: GuestError | None = None
         self._hooks: list[int] = []
+        self._ran_since_step = False         # blocks translated for a run, not a step
         for dev in self.devices:
             self._map(dev)
         self.reset()
@@ -216,17 +218,21 @@ class Machine:
         conditions = [] if until is None else list(until) if isinstance(until, list) else [until]
         s = self.hart.state
         budget = (s.instret + max_insns) if max_insns is not None else (1 << 64) - 1
-        for c in conditions:
-            if isinstance(c, AtInstret):
-                budget = min(budget, c.instret)
+        exact = min((c.instret for c in conditions if isinstance(c, AtInstret)),
+                    default=None)
+        if exact is not None and exact <= budget:
+            budget = exact
         s.budget = budget
+        s.budget_exact = int(exact is not None and exact == budget)
         s.record_events = 1
+        self._ran_since_step = True
         self._arm(conditions)
         self.hart.update()
         try:
             return self._loop(on_stop, conditions)
         finally:
             s.budget = (1 << 64) - 1
+            s.budget_exact = 0
             self._disarm(conditions)
             self._drain()
             self.console.flush()
@@ -297,6 +303,9 @@ class Machine:
                     return self._result(Stop.EVENT, event=hit[0], condition=hit[1])
                 continue
             if reason == StopReason.BUDGET:
+                stepped = self._step_to_budget(conditions, first)
+                if stepped is not None:
+                    return stepped
                 at = next((c for c in conditions if isinstance(c, AtInstret)
                            and s.instret >= c.instret), None)
                 if at is not None:
@@ -309,6 +318,24 @@ class Machine:
             outcome = self._handle(reason)
             if outcome is not None:
                 return outcome
+
+    def _step_to_budget(self, conditions: list[Until], first: int) -> RunResult | None:
+        """Running to an exact instret, the core stopped before a block that would
+        cross it: single-step up to it. A halt or a matched condition on the way ends
+        the run there."""
+        s = self.hart.state
+        budget, exact = s.budget, s.budget_exact
+        for _ in range(MAX_BUDGET_STEPS if exact else 0):   # a block is shorter
+            if s.instret >= budget:
+                break
+            result = self.step()
+            s.budget, s.budget_exact = budget, exact
+            if result.stop is Stop.HALT:
+                return result
+            hit = self._matched(conditions, first)
+            if hit is not None:
+                return self._result(Stop.EVENT, event=hit[0], condition=hit[1])
+        return None
 
     def _handle(self, reason: StopReason) -> RunResult | None:
         s = self.hart.state
@@ -340,6 +367,12 @@ class Machine:
         instruction ends the step at its trap vector."""
         s = self.hart.state
         s.record_events = 1
+        if self._ran_since_step:
+            # Unicorn 2.1.4 counts a one-instruction run with a code hook that blocks
+            # translated during a run do not carry: without this flush the first step
+            # after a run would execute (and not count) the rest of such a block.
+            self.uc.ctl_flush_tb()
+            self._ran_since_step = False
         self.hart.update()
         self.hart.step_begin()
         error = 0

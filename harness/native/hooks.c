@@ -48,6 +48,19 @@ static bool deadline_reached(hart *h, uint64_t pc)
     return taken;
 }
 
+/* With budget_exact (a run to an exact instret), a block that would retire past the
+ * budget does not run: the run stops before it and Python single-steps the last few
+ * instructions. Plain budgets (--max-insns, a grader's slices) end at the first block
+ * boundary at or after them instead: a step costs Python a flush of Unicorn's
+ * translations (harness/machine/machine.py), too much to pay at every slice. */
+static inline bool crosses_budget(hart *h, uint64_t pc, uint64_t count)
+{
+    if (!h->s.budget_exact || h->s.step || h->s.instret + count <= h->s.budget)
+        return false;
+    request_stop(h, STOP_BUDGET, pc);
+    return true;
+}
+
 static void on_block(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
 {
     hart *h = user;
@@ -60,6 +73,8 @@ static void on_block(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
         return;
     /* Fast path: a loop re-entering the block it just ran. */
     if (addr == h->blk_start && size == h->blk_size && h->blk_epoch == h->xlat_epoch && h->blk) {
+        if (__builtin_expect(crosses_budget(h, addr, h->blk_count), 0))
+            return;
         h->blk_instret = h->s.instret;
         if (!h->s.step)
             h->s.instret += h->blk_count;
@@ -74,6 +89,8 @@ static void on_block(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
         h->blk = NULL;
         return;
     }
+    if (crosses_budget(h, addr, b->count))
+        return;
     h->blk = b;
     h->blk_epoch = h->xlat_epoch;
     h->blk_start = addr;

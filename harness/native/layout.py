@@ -80,6 +80,7 @@ SHARED_FIELDS: tuple[tuple[str, str, str], ...] = (
     ("step", U32, "nonzero: single-stepping (the block hook does not count)"),
     ("stop_on_xret", U32, "nonzero: stop after every xRET"),
     ("stop_on_priv_change", U32, "nonzero: stop after an event that changes privilege"),
+    ("budget_exact", U32, "nonzero: stop before a block that would cross the budget"),
 )
 
 # One trap or xRET. For a trap: epc/tval/cause as the guest reads them, pc = the

@@ -44,11 +44,49 @@ def test_run_until_event_stops_right_after_that_event(hello: Session) -> None:
         hello.run_until_event(3)
 
 
-def test_run_until_instret_stops_at_the_first_block_boundary_at_or_after_it(
-        hello: Session) -> None:
-    # Machine.run(until=AtInstret(n)) checks the budget as each translated block starts.
-    hello.run_until_instret(100_000)
-    assert 100_000 <= hello.instret < 100_000 + 64
+def _stepped_from_reset(images: Images, n: int) -> list[tuple[int, int]]:
+    """(instret, pc) after each of n single steps from reset: the reference."""
+    s = Session.boot("hello", images=images)
+    try:
+        out = []
+        for _ in range(n):
+            s.step()
+            out.append((s.instret, s.pc))
+        return out
+    finally:
+        s.close()
+
+
+@pytest.mark.parametrize("target", [1, 5, 23, 2000])
+def test_run_until_instret_stops_exactly_there(hello: Session, images: Images,
+                                               target: int) -> None:
+    """Not at the next block boundary: the core stops before the block that would
+    cross the target and the last instructions are single-stepped."""
+    ref = _stepped_from_reset(images, target + 10)
+    at = next(i for i, (instret, _) in enumerate(ref) if instret == target)
+    assert hello.run_until_instret(target).stop is Stop.EVENT
+    assert (hello.instret, hello.pc) == ref[at]
+    for i in range(1, 4):              # and a step after a run is one instruction
+        hello.step()
+        assert (hello.instret, hello.pc) == ref[at + i]
+
+
+def test_a_plain_budget_ends_at_a_block_boundary_and_changes_nothing(images: Images) -> None:
+    """--max-insns and a grader's slices stop at the first block boundary at or
+    after the budget; splitting a run into slices leaves the guest's trace alone."""
+    whole = Session.boot("hello", images=images)
+    sliced = Session.boot("hello", images=images)
+    try:
+        assert whole.run().exit_status == 0
+        r = sliced.run(max_insns=100_000)
+        assert r.stop is Stop.BUDGET and 100_000 <= sliced.instret < 100_000 + 512
+        while sliced.run(max_insns=12_345).stop is Stop.BUDGET:
+            pass
+        assert sliced.instret == whole.instret
+        assert [e.to_json() for e in sliced.events] == [e.to_json() for e in whole.events]
+    finally:
+        whole.close()
+        sliced.close()
 
 
 def test_step_over_the_ecall_takes_the_trap(hello: Session, images: Images) -> None:
