@@ -1,7 +1,10 @@
 """Kernel mirrors: the process table and a process's trap frame.
 
 Both read the kernel's own structures with layouts from its DWARF
-(harness/kernelinfo), so a field a student adds to `struct proc` appears here.
+(harness/kernelinfo): when a student adds or reorders fields of `struct proc` or
+`struct trapframe`, the views still read the right bytes. The process table shows a
+fixed set of columns (those of _SHOWN that the struct has); the trap frame, every
+field it has.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 The native core writes fixed-size binary records (layout in harness/native/layout.py);
 the log keeps them as bytes and decodes on demand, so recording a million traps costs
-little. The JSON fields are fixed by ARCHITECTURE.md ("Trace events").
+little. The JSON fields are documented in docs/inspect/exports.md ("JSON Lines").
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """JSON Lines export of a (filtered) trap flow.
 
-Trap and xRET lines are exactly ARCHITECTURE.md's event objects (`Event.to_json()`).
+Trap and xRET lines are the event objects of `Event.to_json()` (their fields:
+docs/inspect/exports.md).
 Each system call adds one line of kind "syscall" after the event that completes it
 (its sret, or the ecall itself for a call that never returns):
 
