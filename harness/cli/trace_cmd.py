@@ -1,7 +1,9 @@
 """`privlab trace`: run a program and show every trap and return, as a lane diagram
-(U | S | M), JSON Lines, a Perfetto/Chrome trace or a self-contained HTML page.
+(U | S | M), a table of its system calls, JSON Lines, a Perfetto/Chrome trace or a
+self-contained HTML page.
 
     privlab trace --user hello
+    privlab trace --format calls --user forktree 2
     privlab trace --syscall write --user hello
     privlab trace --format perfetto -o hello.json --user hello
     privlab trace --cause user_ecall,s_timer --pid 2 --range 100:200 --user forktree
@@ -25,7 +27,7 @@ from harness.api import Session
 from harness.cli.console import report_run
 from harness.cli.sessionargs import add_target_arguments, open_session
 from harness.errors import BadInput
-from harness.inspect import SyscallSummary, TrapTimeline, make_console
+from harness.inspect import SyscallSummary, SyscallTable, TrapTimeline, make_console
 from harness.kernelinfo.symbols import Location
 from harness.machine import Stop
 from harness.trace.flow import FlowFilter, FlowRow
@@ -58,7 +60,9 @@ def _names(values: list[str] | None) -> frozenset[str]:
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("trace", help="show every trap and return of a run (U | S | M)",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--format", choices=("text", "jsonl", "perfetto", "html"), default="text")
+    p.add_argument("--format", choices=("text", "calls", "jsonl", "perfetto", "html"),
+                   default="text", help="text: the timeline; calls: one row per system "
+                   "call (strace-like); jsonl, perfetto, html: exports")
     p.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
     f = p.add_argument_group("filters")
     f.add_argument("--cause", action="append", metavar="NAME[,NAME]",
@@ -135,12 +139,15 @@ def run(args: argparse.Namespace) -> int:
             write_html(rows, out, title)
         else:
             console = make_console(file=out, color=None if args.output is None else False)
-            console.print(TrapTimeline(rows, s.machine.xlen, locator(s), args.limit),
-                          soft_wrap=not console.is_terminal)
             # the calls whose ecall the rows show (all of them, unfiltered)
             calls = [r.syscall for r in rows if r.syscall is not None and r.is_trap]
-            if calls and not filt.syscalls:
-                console.print(SyscallSummary(calls))
+            if args.format == "calls":
+                console.print(SyscallTable(calls, args.limit), soft_wrap=not console.is_terminal)
+            else:
+                console.print(TrapTimeline(rows, s.machine.xlen, locator(s), args.limit),
+                              soft_wrap=not console.is_terminal)
+                if calls and not filt.syscalls:
+                    console.print(SyscallSummary(calls))
     if args.output is not None:
         print(f"privlab: wrote {args.format} trace of {len(rows)} events to {args.output}",
               file=sys.stderr)

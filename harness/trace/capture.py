@@ -147,7 +147,7 @@ class LiveCapture:
 
     def _input(self, mem: UserMemory, spec: ArgSpec, ptr: int,
                args: tuple[int, ...]) -> Captured:
-        bad = Captured(f"{ptr:#x} <not user memory>")
+        bad = Captured(f"{ptr:#x} <not user memory>" if ptr else "NULL <not user memory>")
         if spec.kind == ArgKind.BUF_IN and spec.length_arg is not None:
             n = min(args[spec.length_arg], MAX_SHOWN + 1)
             data = mem.read(ptr, n)

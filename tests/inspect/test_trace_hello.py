@@ -207,3 +207,22 @@ def test_an_mret_shows_a_result_only_when_it_ends_an_sbi_call(images: Images) ->
     assert after_timer and after_sbi
     assert all(describe(r, 64).plain == "mret" for r in after_timer)
     assert all(describe(r, 64).plain == "mret  → 0" for r in after_sbi)
+
+
+def test_cli_calls_format_is_one_row_per_call(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["trace", "--format", "calls", "--user", "forktree", "1"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == ["seq", "pid", "call", "result", "kernel", "insns"]
+    rows = [re.match(r"\s*\d+\s+(\d+)\s+(.+?)\s{2,}(.+?)\s*$", line) for line in lines[1:]]
+    got = [(int(m[1]), m[2], m[3].split("  ")[0]) for m in rows if m is not None]
+    assert len(got) == len(lines) - 1
+    waitpid = got[2][1]
+    assert re.fullmatch(r"waitpid\(2, 0x[0-9a-f]+\)", waitpid)
+    assert got == [
+        (1, "fork()", "2"), (1, "fork()", "3"), (1, waitpid, "-2"), (1, "yield()", "0"),
+        (2, "exit(1)", "does not return"), (3, "exit(1)", "does not return"),
+        (1, "waitpid(2, 1)", "2"), (1, "waitpid(3, 1)", "3"),
+        (1, 'write(1, "forktree: 3 of 3 processes\\n", 27)', "27"),
+        (1, "exit(0)", "does not return")]
+    assert main(["trace", "--format", "calls", "--limit", "3", "--user", "forktree", "1"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "... and 7 more calls"
