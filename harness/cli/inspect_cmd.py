@@ -23,6 +23,7 @@ from harness.cli.sessionargs import (
     add_target_arguments,
     open_session,
     session_at,
+    symbolize_now,
 )
 from harness.csr import Csr
 from harness.inspect import (
@@ -136,7 +137,10 @@ def run(args: argparse.Namespace) -> int:
             current = next((p for p in table.processes if p.slot == table.current), None)
             tf = kernel.trapframe(s.machine.memory, current) if current else None
             if tf is not None and current is not None:
-                frame = TrapFrameView(tf, f"pid {current.pid} ({current.name})")
+                where = symbolize_now(s)    # kernel_trap: the kernel's; epc: the process's
+                locate = {n: where(v) for n, v in tf
+                          if n in ("kernel_trap", "epc") and isinstance(v, int) and v}
+                frame = TrapFrameView(tf, f"pid {current.pid} ({current.name})", locate)
         except Exception:   # a kernel mid-boot: show what there is
             procs = None
     view = MomentView(_headline(s, e, args.at), [

@@ -57,6 +57,9 @@ def test_inspect_at_a_trap_shows_every_section_and_what_changed(
     assert re.search(r" sepc\*\s+0x0+10[0-9a-f]{3}  write\+0x", out)
     assert "▶ 0x" in out and "ecall" in out and "uservec:" in out
     assert re.search(r"▶\s+0\s+1\s+RUNNING\s+hello", out)
+    # the trap frame's code pointers, named
+    assert re.search(r"kernel_trap +0x0+802[0-9a-f]{5}  usertrap \(kernel/trap\.c:\d+\)", out)
+    assert re.search(r"epc +0x0+10[0-9a-f]{3}  \S+ \(", out)
 
 
 def test_inspect_bad_point_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
