@@ -164,13 +164,13 @@ class Flow:
 
     # -- feeding ------------------------------------------------------------------
     # Two passes over the events, each in order: `feed` pairs system calls and names
-    # SBI calls (always); `_shape` computes the nesting (only when rows are read).
+    # SBI calls (always); `_shape_up` computes the nesting (only when rows are read).
 
     def catch_up(self, stop: int | None = None) -> None:
         """Consume events the log holds that were not fed yet (up to event #stop, not
-        included, if given). The records made here
-        hold no cycles, so the cyclic garbage collector is paused meanwhile: with a
-        hundred thousand calls it would otherwise rescan them again and again."""
+        included, if given). The records made here hold no cycles, so the cyclic
+        garbage collector is paused meanwhile: with a hundred thousand calls it would
+        otherwise rescan them again and again."""
         feed = self.feed
         paused = gc.isenabled()
         gc.disable()
@@ -321,6 +321,10 @@ class Flow:
         a0 = rec[A0]
         call.ret = a0 - self._wrap if a0 >= self._sign else a0
         call.exit_seq, call.exit_instret = seq, rec[INSTRET]
+        if call.ret < 0 and call.name == "fork":     # no child will return from it
+            forks = self._forks.get(call.epc + ECALL_INSN, [])
+            if call in forks:
+                forks.remove(call)
         if live is not None:
             live.capture_outputs(call)
         return call

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from inspect_fakes import B_SATP, demo_events, log_of
+from inspect_fakes import A_SATP, B_SATP, USERRET_SRET, USERVEC, demo_events, log_of, record
 from rich.console import RenderableType
 
 from harness.boot import load_syscall_table
@@ -143,3 +143,26 @@ def test_syscall_summary_golden(flow: Flow, render: Render) -> None:
         " write      1       0",
         " yield      1       0",
     ]
+
+
+def test_a_failed_fork_has_no_child(flow: Flow) -> None:
+    """fork at 0x10E80 fails (-1), then succeeds; the child's return is the second's."""
+    U, S = Priv.U, Priv.S
+    fork = (0, 0, 0, 0, 0, 0, 0, 220)
+    events = [
+        record("xret", S, U, instret=1000, pc=0x10000, epc=USERRET_SRET, satp=A_SATP),
+        record("trap", U, S, instret=1100, code=8, epc=0x10E80, pc=USERVEC, satp=A_SATP,
+               args=fork),
+        record("xret", S, U, instret=1200, pc=0x10E84, epc=USERRET_SRET, satp=A_SATP,
+               args=(-1 & (1 << 64) - 1,)),
+        record("trap", U, S, instret=1300, code=8, epc=0x10E80, pc=USERVEC, satp=A_SATP,
+               args=fork),
+        record("xret", S, U, instret=1400, pc=0x10E84, epc=USERRET_SRET, satp=A_SATP,
+               args=(2,)),
+        record("xret", S, U, instret=1500, pc=0x10E84, epc=USERRET_SRET, satp=B_SATP),
+    ]
+    f = Flow(log_of(events), call_specs(load_syscall_table()), 64, load_sbi_names(), start=0)
+    f.catch_up()
+    assert [c.ret for c in f.syscalls] == [-1, 2]
+    assert {r.seq: r.note for r in f.rows() if r.note.startswith("child")} == {
+        5: "child's return from fork() #3"}
