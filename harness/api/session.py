@@ -107,10 +107,12 @@ class Session(MemoryAccess):
     def boot(cls, program: str | None = "hello", args: Sequence[str] = (), *,
              arch: str = "rv64", capture: bool = False, ram_mib: int = 128,
              images: Images | None = None, kernel: str | Path | None = None,
-             echo: bool = False, console_input: bytes = b"",
+             echo: bool = False, console_input: bytes = b"", input_ends: bool = False,
              capture_limit: int | None = None) -> Session:
         """The bundled firmware and kernel (or `kernel`), running `program` as the
-        first process (None: the whole initrd with the shell)."""
+        first process (None: the whole initrd with the shell). With `input_ends`, a
+        guest that keeps polling the console once `console_input` is used up stops the
+        run (Stop.INPUT_ENDED); otherwise more can be fed (machine.uart.source.feed)."""
         images = images or build_images(arch, listings=False)
         fw, kern = load_elf(images.firmware), load_elf(kernel or images.kernel)
         if program is not None:
@@ -119,7 +121,7 @@ class Session(MemoryAccess):
         else:
             initrd, bootargs, name = images.initrd.read_bytes(), make_bootargs(), None
         m = Machine(kern.xlen, ram_mib * MIB, console=Console(echo=echo),
-                    uart_input=ScriptedInput(console_input))
+                    uart_input=ScriptedInput(console_input, final=input_ends))
         boot_system(m, fw, kern, initrd, bootargs)
         users = dict(images.users)
         if program is not None and name not in users and Path(program).is_file():
@@ -130,13 +132,15 @@ class Session(MemoryAccess):
 
     @classmethod
     def bare(cls, elf: str | Path, *, capture: bool = False, ram_mib: int = 128,
-             echo: bool = False, console_input: bytes = b"") -> Session:
+             echo: bool = False, console_input: bytes = b"", input_ends: bool = False,
+             capture_limit: int | None = None) -> Session:
         """Any bare-metal ELF, from M-mode at the RAM base (`privlab run --bios none`)."""
         image = load_elf(elf)
         m = Machine(image.xlen, ram_mib * MIB, console=Console(echo=echo),
-                    uart_input=ScriptedInput(console_input))
+                    uart_input=ScriptedInput(console_input, final=input_ends))
         boot_bare(m, image)
-        return cls(m, SystemInfo(image.xlen, bare=Path(elf)), capture=capture)
+        return cls(m, SystemInfo(image.xlen, bare=Path(elf)), capture=capture,
+                   capture_limit=capture_limit)
 
     # -- running ---------------------------------------------------------------------
     def run(self, max_insns: int | None = None, until: Until | Sequence[Until] = ()) -> RunResult:

@@ -53,6 +53,11 @@ def report_run(result: RunResult, budget: int | None, err: IO[str]) -> int:
     """Explain a run that did not end by the guest powering off; return the status."""
     if result.stop is Stop.HALT:
         return result.status
+    if result.stop is Stop.INPUT_ENDED:    # like `sh < script` at the end of the script
+        err.write(f"\nprivlab: console input ended; the guest was waiting for more "
+                  f"(pc {result.pc:#x}, {result.priv.letter}-mode, after {result.instret} "
+                  f"instructions): stopped\n")
+        return 0
     if result.stop is Stop.USER:
         err.write(f"\nprivlab: interrupted at pc {result.pc:#x} in {result.priv.letter}-mode "
                   f"after {result.instret} instructions\n")

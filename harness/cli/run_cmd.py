@@ -3,7 +3,9 @@ any bare-metal ELF, and run it to completion.
 
 Exit status: the guest's (finisher or HTIF, or the --user program's); 124 when
 --max-insns runs out; 3 when the guest gets stuck (trap storm, wfi with nothing to wake
-it, misuse of a device); 2 for bad input; 130 on Ctrl-C.
+it, misuse of a device); 2 for bad input; 130 on Ctrl-C; 0 when the console input (a
+pipe, a file, --input) has ended and the guest keeps waiting for more, as `sh < script`
+ends at the end of its script.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from pathlib import Path
 from typing import IO
 
 from harness.cli.console import interrupt_stops, report_run, terminal_input
-from harness.cli.sessionargs import positive_int
+from harness.cli.sessionargs import input_bytes, positive_int
 from harness.devices import Console, ScriptedInput, StdinInput
 from harness.devices.uart import InputSource
 from harness.errors import BadInput
@@ -61,12 +63,12 @@ def _input(args: argparse.Namespace) -> InputSource:
     if args.input is not None and args.input_file is not None:
         raise BadInput("give --input or --input-file, not both")
     if args.input is not None:
-        return ScriptedInput(args.input.encode().decode("unicode_escape").encode("latin-1"))
+        return ScriptedInput(input_bytes(args.input), final=True)
     if args.input_file is not None:
         path = Path(args.input_file)
         if not path.is_file():
             raise BadInput(f"{path}: no such file")
-        return ScriptedInput(path.read_bytes())
+        return ScriptedInput(path.read_bytes(), final=True)
     return StdinInput()
 
 

@@ -17,7 +17,8 @@ from harness.errors import BadInput
 from harness.kernelinfo.symbols import Location
 from harness.machine import RunResult
 
-__all__ = ["add_at_argument", "add_target_arguments", "open_session", "positive_int",
+__all__ = ["add_at_argument", "add_target_arguments", "input_bytes", "open_session",
+           "positive_int",
            "session_at", "symbolize_now"]
 
 
@@ -56,22 +57,24 @@ def open_session(args: Any, capture: bool = False, default_user: str | None = No
     (with the bundled firmware and kernel only)."""
     if args.bios not in (None, "none"):
         raise BadInput("--bios takes only 'none' here (the bundled firmware is the default)")
-    text = b""
-    if args.input is not None:
-        text = args.input.encode().decode("unicode_escape").encode("latin-1")
+    text = input_bytes(args.input) if args.input is not None else b""
     if args.bios == "none":
         if args.kernel is None:
             raise BadInput("--bios none needs --kernel ELF (the program to run from M-mode)")
         if args.args or args.user:
             raise BadInput("--user needs the bundled firmware and kernel, not --bios none")
-        s = Session.bare(args.kernel, capture=capture, ram_mib=args.ram, console_input=text)
-        s.tracer.capture_limit = capture_limit
-        return s
+        return Session.bare(args.kernel, capture=capture, ram_mib=args.ram, console_input=text,
+                            input_ends=True, capture_limit=capture_limit)
     if args.args and args.user is None:
         raise BadInput(f"unexpected arguments: {' '.join(args.args)} (use --user PROG ARGS)")
     return Session.boot(args.user or default_user, args.args, arch=args.arch, capture=capture,
                         ram_mib=args.ram, kernel=args.kernel, console_input=text,
-                        capture_limit=capture_limit)
+                        input_ends=True, capture_limit=capture_limit)
+
+
+def input_bytes(text: str) -> bytes:
+    """--input TEXT as the guest reads it: backslash escapes (\\n) decoded."""
+    return text.encode().decode("unicode_escape").encode("latin-1")
 
 
 def add_at_argument(p: argparse.ArgumentParser, default: str) -> None:

@@ -4,6 +4,11 @@ Transmit goes to the console sink at once; receive comes from a scripted byte st
 (deterministic: tests, graders) or from the host's stdin. Only polled operation is
 modelled (interrupts need the PLIC): LSR reports data-ready and an always-empty
 transmitter, as QEMU's does when the host keeps up.
+
+A UART has no end of file: a guest reading a console whose input has ended (a pipe
+or file at its end, `--input` used up) polls forever. When the source says it has
+ended and the guest has polled IDLE_POLL_LIMIT times since it last printed, the UART
+calls `on_input_ended`, so `privlab run < script` stops like `sh < script` does.
 """
 
 from __future__ import annotations
@@ -11,13 +16,14 @@ from __future__ import annotations
 import os
 import select
 import sys
+from collections.abc import Callable
 from enum import IntEnum, IntFlag
 from typing import Protocol
 
 from harness.devices.base import unknown_register
 from harness.platform import PLATFORM
 
-__all__ = ["Console", "ScriptedInput", "StdinInput", "Uart"]
+__all__ = ["IDLE_POLL_LIMIT", "Console", "ScriptedInput", "StdinInput", "Uart"]
 
 
 class Reg(IntEnum):
@@ -42,23 +48,35 @@ IIR_NO_INTERRUPT = 0x01
 IIR_FIFO_ENABLED = 0xC0
 
 
+IDLE_POLL_LIMIT = 2_000     # polls of an ended input with no output between: waiting
+
+
 class InputSource(Protocol):
     def peek(self) -> bool: ...
 
     def take(self) -> int: ...
 
+    def ended(self) -> bool:
+        """Nothing will ever arrive again."""
+        ...
+
 
 class ScriptedInput:
-    """Bytes the guest will read, in order; then nothing."""
+    """Bytes the guest will read, in order; then nothing. With `final`, the input
+    has ended once they are read; otherwise more may be fed later."""
 
-    def __init__(self, data: bytes = b"") -> None:
+    def __init__(self, data: bytes = b"", final: bool = False) -> None:
         self._data = bytearray(data)
+        self.final = final
 
     def peek(self) -> bool:
         return bool(self._data)
 
     def take(self) -> int:
         return self._data.pop(0) if self._data else 0
+
+    def ended(self) -> bool:
+        return self.final and not self._data
 
     def feed(self, data: bytes) -> None:
         self._data += data
@@ -83,6 +101,9 @@ class StdinInput:
 
     def take(self) -> int:
         return self._buf.pop(0) if self.peek() else 0
+
+    def ended(self) -> bool:
+        return self._eof and not self._buf
 
 
 class Console:
@@ -123,6 +144,8 @@ class Uart:
         self.source = source
         self._regs = {Reg.IER_DLM: 0, Reg.LCR: 0, Reg.MCR: 0, Reg.SCR: 0}
         self._divisor = 0
+        self.on_input_ended: Callable[[], None] | None = None
+        self._idle_polls = 0          # polls of an ended input since the last output
 
     def _dlab(self) -> bool:
         return bool(self._regs[Reg.LCR] & LCR_DLAB)
@@ -138,7 +161,13 @@ class Uart:
         if reg == Reg.IIR_FCR:
             return IIR_FIFO_ENABLED | IIR_NO_INTERRUPT
         if reg == Reg.LSR:
-            return Lsr.THRE | Lsr.TEMT | (Lsr.DR if self.source.peek() else 0)
+            if self.source.peek():
+                return Lsr.THRE | Lsr.TEMT | Lsr.DR
+            if self.on_input_ended is not None and self.source.ended():
+                self._idle_polls += 1
+                if self._idle_polls == IDLE_POLL_LIMIT:
+                    self.on_input_ended()
+            return Lsr.THRE | Lsr.TEMT
         if reg == Reg.MSR:
             return 0
         return self._regs[reg]
@@ -152,6 +181,7 @@ class Uart:
                 self._divisor = (self._divisor & 0xFF00) | value
             else:
                 self.console.put(value)
+                self._idle_polls = 0
         elif reg == Reg.IER_DLM and self._dlab():
             self._divisor = (self._divisor & 0xFF) | (value << 8)
         elif reg in self._regs:

@@ -29,7 +29,7 @@ from unicorn.unicorn_const import (
 from harness.csr import Priv
 from harness.devices import Clint, Console, Finisher, ScriptedInput, Uart
 from harness.devices.base import Device
-from harness.devices.uart import InputSource
+from harness.devices.uart import IDLE_POLL_LIMIT, InputSource
 from harness.errors import BadInput, GuestError
 from harness.machine.hart import Hart
 from harness.machine.loader import ElfImage
@@ -68,6 +68,7 @@ class Stop(Enum):
     EVENT = "event"              # an `until` event condition matched
     STEP = "step"
     USER = "user"                # the host asked to stop
+    INPUT_ENDED = "input ended"  # the console input ended and the guest waits for more
     ERROR = "error"              # the guest got stuck: trap storm, wfi forever, bad device use
 
 
@@ -109,6 +110,8 @@ class Machine:
         self.events = EventLog(keep=keep_events)
         self.console = console or Console()
         self.uart = Uart(self.console, uart_input or ScriptedInput())
+        self.uart.on_input_ended = self._input_ended
+        self._waiting_for_input = False
         self.clint = Clint(self.hart)
         self.devices: list[Device] = [Finisher(self._halt), self.clint, self.uart]
         self._halted: tuple[int, str] | None = None
@@ -182,6 +185,11 @@ class Machine:
         if self._halted is None:
             self._halted = (status, reason)
         self.hart.state.stop_reason = StopReason.HALT
+
+    def _input_ended(self) -> None:
+        self._waiting_for_input = True
+        if self.hart.state.stop_reason == StopReason.NONE:
+            self.hart.state.stop_reason = StopReason.HALT
 
     def _fail(self, error: GuestError) -> None:
         if self._device_error is None:
@@ -297,6 +305,11 @@ class Machine:
             if self._halted is not None:
                 status, why = self._halted
                 return self._result(Stop.HALT, why, status)
+            if self._waiting_for_input:
+                self._waiting_for_input = False
+                return self._result(Stop.INPUT_ENDED, (
+                    f"the console input has ended and the guest kept polling for more "
+                    f"({IDLE_POLL_LIMIT} times with no output)"))
             if reason == StopReason.EVENT:
                 hit = self._matched(conditions, first)
                 if hit is not None:

@@ -101,3 +101,27 @@ def test_user_program_exit_status_is_privlab_exit_status() -> None:
     p = privlab("run", "--user", "nonexistent-program")
     assert p.returncode == 2
     assert p.stderr.decode().startswith("privlab: nonexistent-program: not a bundled program")
+
+
+@pytest.mark.parametrize("how", ["pipe", "--input", "--input-file"])
+def test_the_shell_stops_when_its_console_input_ends(how: str, tmp_path: Path) -> None:
+    """A UART has no end of file: once a pipe, a file or --input is used up and the
+    shell keeps polling for more, privlab stops it (status 0, like `sh < script`)."""
+    script = b"hello a\n"
+    if how == "pipe":
+        p = privlab("run", input=script)
+    elif how == "--input":
+        p = privlab("run", "--input", "hello a\\n")
+    else:
+        (tmp_path / "script").write_bytes(script)
+        p = privlab("run", "--input-file", str(tmp_path / "script"))
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.decode().endswith("$ hello a\nHello, world!\nargv[1] = a\n$ ")
+    err = p.stderr.decode()
+    assert err.startswith("\nprivlab: console input ended; the guest was waiting for more ")
+    assert err.count("\n") == 2 and "M-mode" in err
+
+
+def test_a_script_that_powers_off_keeps_the_guests_status() -> None:
+    p = privlab("run", "--input", "exit 5\\n")
+    assert p.returncode == 5 and p.stderr == b""
