@@ -108,7 +108,9 @@ def test_an_unwritable_output_is_one_line_and_status_1(tmp_path: Path) -> None:
 def test_a_reader_that_stops_early_gets_no_traceback(fmt: str) -> None:
     """`privlab trace | head -1`: the pipe closes under privlab, which stops quietly
     with status 1 (rich's choice for its text output; JSON Lines does the same)."""
-    proc = subprocess.Popen([sys.executable, "-m", "harness", "trace", "--user", "forktree",
+    # sleep 10 writes ~2.5 MB of timeline: far more than a pipe holds, so privlab is
+    # still writing when the pipe closes
+    proc = subprocess.Popen([sys.executable, "-m", "harness", "trace", "--user", "sleep", "10",
                              "--no-capture", "--format", fmt],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert proc.stdout is not None and proc.stderr is not None
