@@ -93,6 +93,16 @@ def _linker_script(script: Path, gen: Path) -> Path:
     return _write_if_changed(gen / script.name, header + script.read_text())
 
 
+PrefixMap = tuple[tuple[Path, str], ...]
+
+
+def _prefix_map(kernel_dir: Path, user_dir: Path, gen: Path, arch: Arch) -> PrefixMap:
+    """Where each source directory is recorded in the ELFs: as in this repository's
+    layout, wherever the tree (or a student's submission) really is."""
+    return ((kernel_dir.resolve(), "kernel"), (user_dir.resolve(), "userland"),
+            (gen.resolve(), f"build/{arch.name}/gen"))
+
+
 def _generate(kernel_dir: Path, gen: Path, arch: Arch) -> None:
     table = load_syscall_table(kernel_dir / "syscall.tbl")
     _write_if_changed(gen / "syscall_gen.h", generate_kernel_header(table))
@@ -103,22 +113,27 @@ def _generate(kernel_dir: Path, gen: Path, arch: Arch) -> None:
                       generate_asm_offsets(kernel_dir / "asm-offsets.c", opts))
 
 
-def _build_firmware(kernel_dir: Path, gen: Path, out: Path, arch: Arch) -> Path:
+def _build_firmware(kernel_dir: Path, gen: Path, out: Path, arch: Arch,
+                    prefix_map: PrefixMap) -> Path:
     fw_dir = kernel_dir / "firmware"
-    opts = CompileOptions(arch, include_dirs=(kernel_dir / "include", fw_dir))
+    opts = CompileOptions(arch, include_dirs=(kernel_dir / "include", fw_dir),
+                          prefix_map=prefix_map)
     objs = _compile_all(_sources(fw_dir), opts)
     return link(objs, out / "firmware.elf", arch, _linker_script(fw_dir / "firmware.ld", gen))
 
 
-def _build_kernel(kernel_dir: Path, gen: Path, out: Path, arch: Arch) -> Path:
-    opts = CompileOptions(arch, include_dirs=(kernel_dir / "include", kernel_dir, gen))
+def _build_kernel(kernel_dir: Path, gen: Path, out: Path, arch: Arch,
+                  prefix_map: PrefixMap) -> Path:
+    opts = CompileOptions(arch, include_dirs=(kernel_dir / "include", kernel_dir, gen),
+                          prefix_map=prefix_map)
     objs = _compile_all(_sources(kernel_dir, exclude=["asm-offsets.c"]), opts)
     return link(objs, out / "kernel.elf", arch, _linker_script(kernel_dir / "kernel.ld", gen))
 
 
 def _build_users(kernel_dir: Path, user_dir: Path, gen: Path, out: Path,
-                 arch: Arch) -> dict[str, Path]:
-    opts = CompileOptions(arch, include_dirs=(kernel_dir / "include", user_dir / "include", gen))
+                 arch: Arch, prefix_map: PrefixMap) -> dict[str, Path]:
+    opts = CompileOptions(arch, include_dirs=(kernel_dir / "include", user_dir / "include", gen),
+                          prefix_map=prefix_map)
     # div64.c (RV32's 64-bit division helpers) and string.c (memset, strlen, ...) are
     # the kernel's own files: one copy of each.
     lib_sources = [*_sources(user_dir / "lib"), kernel_dir / "div64.c", kernel_dir / "string.c",
@@ -155,12 +170,13 @@ def build_images(arch: Arch | str = RV64, *, kernel_dir: Path = KERNEL_DIR,
     say = progress or (lambda _msg: None)
     say("generating syscall table and asm-offsets")
     _generate(kernel_dir, gen, arch)
+    where = _prefix_map(kernel_dir, userland_dir, gen, arch)
     say("firmware")
-    firmware = _build_firmware(kernel_dir, gen, out, arch)
+    firmware = _build_firmware(kernel_dir, gen, out, arch, where)
     say("kernel")
-    kernel = _build_kernel(kernel_dir, gen, out, arch)
+    kernel = _build_kernel(kernel_dir, gen, out, arch, where)
     say("userland")
-    users = _build_users(kernel_dir, userland_dir, gen, out, arch)
+    users = _build_users(kernel_dir, userland_dir, gen, out, arch, where)
     initrd = out / "initrd.cpio"
     data = pack_initrd({name: path.read_bytes() for name, path in sorted(users.items())})
     if not initrd.exists() or initrd.read_bytes() != data:

@@ -64,9 +64,14 @@ class CompileOptions:
     include_dirs: Sequence[Path] = ()
     defines: Mapping[str, str | int] = field(default_factory=dict)
     cflags: Sequence[str] = ("-O2",)
+    # Source directories and the names the output records for them (DWARF, __FILE__),
+    # so an ELF does not depend on where the tree is checked out: its size, and with it
+    # the initrd's layout and the instructions the kernel spends reading it, stay put.
+    prefix_map: Sequence[tuple[Path, str]] = ()
 
     def flags(self) -> list[str]:
         out = [*self.arch.target_flags(), *BASE_FLAGS, *self.cflags]
+        out += [f"-ffile-prefix-map={d}={name}" for d, name in self.prefix_map]
         out += [f"-I{d}" for d in self.include_dirs]
         out += [f"-D{k}={v}" for k, v in sorted(self.defines.items())]
         return out

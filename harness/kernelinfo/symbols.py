@@ -9,6 +9,7 @@ when an address in that unit is first asked about.
 from __future__ import annotations
 
 import bisect
+import os
 import struct
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -205,10 +206,13 @@ def _file_names(prog: Any) -> dict[int, str]:
         else:
             base = dirs[d - 1] if 0 < d <= len(dirs) else ""
         full = Path(base) / name if base else Path(name)
-        try:
-            shown = str(full.resolve().relative_to(REPO_ROOT))
-        except (ValueError, OSError):
-            shown = str(full)
+        if not full.is_absolute():       # recorded relative (harness/build's prefix map)
+            shown = os.path.normpath(full)
+        else:
+            try:
+                shown = str(full.resolve().relative_to(REPO_ROOT))
+            except (ValueError, OSError):
+                shown = str(full)
         out[i if version >= 5 else i + 1] = shown
     return out
 

@@ -59,6 +59,19 @@ def test_rebuild_after_editing_one_file_recompiles_only_that_file(
     assert images.kernel.exists()
 
 
+def test_the_elves_do_not_depend_on_where_the_tree_is(tmp_path: Path, images: Images) -> None:
+    """A copy of the tree elsewhere builds byte-identical ELFs and initrd (paths in
+    DWARF are recorded as kernel/..., userland/..., build/rv64/gen/...), so a trace
+    is the same in every checkout and in a grader's staging directory."""
+    kernel, userland = _copy_tree(tmp_path / "elsewhere")
+    copy = build_images("rv64", kernel_dir=kernel, userland_dir=userland,
+                        out_dir=tmp_path / "out", listings=False)
+    pairs = [(images.firmware, copy.firmware), (images.kernel, copy.kernel),
+             (images.initrd, copy.initrd),
+             *((images.users[n], copy.users[n]) for n in sorted(images.users))]
+    assert [a.name for a, b in pairs if a.read_bytes() != b.read_bytes()] == []
+
+
 def test_outputs_sit_in_build_dir_with_disassembly_and_symbol_map(images: Images) -> None:
     assert images.kernel.parent == images.out_dir
     for elf in (images.firmware, images.kernel, images.users["hello"]):
