@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import argparse
 
+from rich.markup import escape
+
 from harness.api import Session
 from harness.cli.sessionargs import (
     add_at_argument,
@@ -23,7 +25,6 @@ from harness.cli.sessionargs import (
 from harness.errors import BadInput
 from harness.inspect import WalkView, make_console
 from harness.trace.events import TrapEvent
-from harness.trace.syscalls import escape_bytes
 
 __all__ = ["register"]
 
@@ -76,6 +77,7 @@ def run(args: argparse.Namespace) -> int:
         except Exception:
             data = b""
         if data:
-            console.print(f"[muted]bytes there:[/] {data.hex(' ')}  "
-                          f"{escape_bytes(data)}", markup=True, highlight=False)
+            text = "".join(chr(b) if 0x20 <= b < 0x7F else "." for b in data)
+            console.print(f"[muted]bytes there:[/] {data.hex(' ')}  |{escape(text)}|",
+                          markup=True, highlight=False)   # as hexdump -C shows them
     return 0

@@ -38,6 +38,8 @@ def test_translate_a_symbol_agrees_with_the_hart(capsys: pytest.CaptureFixture[s
     assert main(["translate", "main", "--access", "x", "--user", "hello"]) == 0
     out = capsys.readouterr().out
     assert "fetch from U-mode" in out and "✓ pa 0x" in out and "main (userland/hello.c" in out
+    # 16 bytes as hexdump -C shows them: one line, whatever they hold
+    assert re.search(r"\nbytes there: (?:[0-9a-f]{2} ){15}[0-9a-f]{2}  \|[ -~]{16}\|\n", out)
 
 
 def test_translate_agrees_with_the_hart_in_its_own_context(
