@@ -3,13 +3,22 @@ lab specs and handouts, the grading runner and its reports.
 
 Test writers use the `kernel` fixture (`KernelUnderTest`), whose `boot()` returns a
 `KernelRun`, and the markers documented in harness/grade/plugin.py.
+
+The names below are imported on first use, so that a light submodule (the build child
+of harness/grade/build.py) does not load the machine.
 """
 
-from harness.grade.errors import BuildFailed, GradeFailure
-from harness.grade.kernel import GRADER_TIMER_HZ, KernelImages, KernelUnderTest, new_token
-from harness.grade.model import GradeReport, TestResult
-from harness.grade.run import DEFAULT_MAX_INSNS, KernelRun
-from harness.grade.trace import SyscallRecord, TraceView
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from harness.grade.errors import BuildFailed, GradeFailure
+    from harness.grade.kernel import GRADER_TIMER_HZ, KernelImages, KernelUnderTest, new_token
+    from harness.grade.model import GradeReport, TestResult
+    from harness.grade.run import DEFAULT_MAX_INSNS, KernelRun
+    from harness.grade.trace import SyscallRecord, TraceView
 
 __all__ = [
     "DEFAULT_MAX_INSNS",
@@ -25,3 +34,21 @@ __all__ = [
     "TraceView",
     "new_token",
 ]
+
+_HOME = {
+    "BuildFailed": "errors", "GradeFailure": "errors",
+    "GRADER_TIMER_HZ": "kernel", "KernelImages": "kernel", "KernelUnderTest": "kernel",
+    "new_token": "kernel",
+    "GradeReport": "model", "TestResult": "model",
+    "DEFAULT_MAX_INSNS": "run", "KernelRun": "run",
+    "SyscallRecord": "trace", "TraceView": "trace",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module 'harness.grade' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"harness.grade.{home}"), name)
+    globals()[name] = value
+    return value

@@ -131,10 +131,15 @@ def _run_shards(options: GradeOptions, slot: Path, built: BuildResult,
 
 
 def _build_entry(built: BuildResult) -> TestResult:
+    left_out = ""
+    if built.skipped:
+        left_out = ("\n\nleft out of the build (only regular files and directories are "
+                    "copied):\n" + "\n".join(f"  {line}" for line in built.skipped))
     if built.ok:
-        return TestResult(BUILD_TEST, 0.0, 0.0, PASSED, f"built in {built.seconds:.1f} s",
+        return TestResult(BUILD_TEST, 0.0, 0.0, PASSED,
+                          f"built in {built.seconds:.1f} s{left_out}",
                           title="the submission builds", ran=True, duration=built.seconds)
-    return TestResult(BUILD_TEST, 0.0, 0.0, FAILED, built.output,
+    return TestResult(BUILD_TEST, 0.0, 0.0, FAILED, built.output + left_out,
                       title="the submission builds", ran=True, duration=built.seconds)
 
 

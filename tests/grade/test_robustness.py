@@ -3,8 +3,13 @@ never a crash or a lost report."""
 
 from __future__ import annotations
 
+import os
+import time
 from pathlib import Path
 
+import pytest
+
+from harness.grade.build import build_submission, copy_submission, staging_slot
 from harness.grade.model import GradeReport
 
 from .conftest import grade_lab, variant
@@ -72,3 +77,66 @@ def test_endless_trap_loop_is_stopped_before_it_fills_memory(tmp_path: Path) -> 
     sub = variant(tmp_path, {"sysproc.c": ("long sys_getpid(void) { return", looping)})
     output = _only(grade_lab("taskinfo", sub, keyword=ONE_TEST, jobs=1))
     assert "more than 250,000 traps and xRETs" in output
+
+
+def test_links_loops_and_pipes_in_kernel_are_left_out_and_named_in_the_build_test(
+        tmp_path: Path) -> None:
+    """Whatever a submission's tree holds, the grader copies its regular files and
+    grades it: no grader error, no traceback, every test in the report."""
+    sub = variant(tmp_path / "sub", {})
+    kernel = sub / "kernel"
+    (kernel / "loop").symlink_to("loop")                      # a link to itself
+    (kernel / "up").symlink_to("..")                          # a directory loop
+    (kernel / ".#taskinfo.c").symlink_to("alice@host.1234")   # an editor's lock file
+    os.mkfifo(kernel / "fifo")
+    (tmp_path / "notes.h").write_text("// a header kept elsewhere\n")
+    (kernel / "notes.h").symlink_to(tmp_path / "notes.h")     # a link to a file: copied
+    report = grade_lab("taskinfo", sub, keyword=ONE_TEST, jobs=1)
+    assert report.notes == [] and report.built
+    assert report.by_name()[ONE_TEST].passed
+    build = report.by_name()["build"].output
+    for line in ("kernel/loop: a symbolic link that leads nowhere",
+                 "kernel/up: a symbolic link to a directory (not followed)",
+                 "kernel/.#taskinfo.c: a symbolic link that leads nowhere",
+                 "kernel/fifo: a named pipe"):
+        assert line in build
+    assert "notes.h" not in build and "Traceback" not in build
+
+
+def test_copy_submission_keeps_regular_files_and_follows_only_file_links(
+        tmp_path: Path) -> None:
+    src, dst = tmp_path / "src", tmp_path / "dst"
+    (src / "include").mkdir(parents=True)
+    (src / "include" / "a.h").write_text("a")
+    (src / "b.c").symlink_to(src / "include" / "a.h")
+    (src / "inc2").symlink_to(src / "include")
+    (src / "x.o").write_text("stale object")
+    (dst / "old").mkdir(parents=True)
+    skipped = copy_submission(src, dst)
+    assert skipped == ["kernel/inc2: a symbolic link to a directory (not followed)"]
+    assert sorted(str(p.relative_to(dst)) for p in dst.rglob("*")) == [
+        "b.c", "include", "include/a.h"]
+    assert not (dst / "b.c").is_symlink() and (dst / "b.c").read_text() == "a"
+
+
+def test_submission_without_kernel_in_a_fresh_cache_is_a_failed_build_not_a_grader_error(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fresh grading machine (every Gradescope container) has no staging slot yet."""
+    monkeypatch.setenv("PRIVLAB_CACHE", str(tmp_path / "cache"))
+    (tmp_path / "sub").mkdir()
+    report = grade_lab("taskinfo", tmp_path / "sub", keyword=ONE_TEST, jobs=1)
+    assert report.notes == [] and not report.built
+    assert "no kernel/ directory" in report.by_name()["build"].output
+    assert "did not build" in _only(report)
+
+
+def test_a_build_that_never_ends_is_stopped_and_is_a_failed_build(tmp_path: Path) -> None:
+    """`#include "/dev/zero"` keeps the compiler reading forever: the build has a
+    wall-clock limit, and the compiler is killed with it."""
+    sub = variant(tmp_path, {"taskinfo.c": ("#include", '#include "/dev/zero"\n#include')})
+    with staging_slot() as slot:
+        start = time.perf_counter()
+        built = build_submission(sub, slot, timeout=3)
+        took = time.perf_counter() - start
+    assert not built.ok and took < 30
+    assert "the build did not finish within 3 seconds" in built.output
