@@ -7,7 +7,7 @@
 Shows the event, the registers, every field of the trap CSRs (fields the event
 changed are highlighted: the run is replayed to the instruction before it), the code
 where it trapped and where the hart is now, and the kernel's process table and the
-current process's trap frame, decoded from the kernel's DWARF.
+current process's trap frame (--pid N: that process's), decoded from the kernel's DWARF.
 """
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ from harness.cli.sessionargs import (
     add_target_arguments,
     open_session,
     session_at,
-    symbolize_now,
 )
 from harness.csr import Csr
+from harness.errors import BadInput
 from harness.inspect import (
     CsrPanel,
     CsrSnapshot,
@@ -40,6 +40,7 @@ from harness.inspect import (
 from harness.inspect.moment import MomentView
 from harness.inspect.theme import priv_style
 from harness.inspect.timeline import describe
+from harness.kernelinfo.ctypes_model import StructValue
 from harness.kernelinfo.symbols import Location
 from harness.machine import Stop
 from harness.machine.until import AtAddress
@@ -55,6 +56,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("inspect", help="registers, CSRs, code, processes at one moment",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_at_argument(p, "syscall:*")
+    p.add_argument("--pid", type=int, metavar="N",
+                   help="show this process's trap frame (default: the running process's)")
     add_target_arguments(p, default_user="hello")
     p.set_defaults(func=run)
 
@@ -122,6 +125,18 @@ def _code(s: Session, e: Event | None) -> RenderableType:
     return Group(*parts)
 
 
+def _frame_locations(s: Session, tf: StructValue, pid: int) -> dict[str, Location]:
+    """kernel_trap in the kernel; epc in the address space of the process `pid`."""
+    spaces = [satp for satp, (p, _) in s.flow.named.items() if p == pid]
+    here = s.machine.hart.csr(Csr.SATP)
+    out: dict[str, Location] = {}
+    for name, satp in (("kernel_trap", here), ("epc", spaces[-1] if spaces else None)):
+        value = tf[name] if tf.type.has(name) else None
+        if isinstance(value, int) and value and satp is not None:
+            out[name] = s.info.symbolize(value, satp, s.machine.memory)
+    return out
+
+
 def run(args: argparse.Namespace) -> int:
     s, result = session_at(args, capture=True)
     e = result.event
@@ -130,19 +145,27 @@ def run(args: argparse.Namespace) -> int:
     satp = s.machine.hart.csr(Csr.SATP)
     kernel = s.info.kernel_info
     procs = frame = None
+    table = None
     if kernel is not None:
         try:
             table = s.processes()
-            procs = ProcessTableView(table, None)
-            current = next((p for p in table.processes if p.slot == table.current), None)
-            tf = kernel.trapframe(s.machine.memory, current) if current else None
-            if tf is not None and current is not None:
-                where = symbolize_now(s)    # kernel_trap: the kernel's; epc: the process's
-                locate = {n: where(v) for n, v in tf
-                          if n in ("kernel_trap", "epc") and isinstance(v, int) and v}
-                frame = TrapFrameView(tf, f"pid {current.pid} ({current.name})", locate)
         except Exception:   # a kernel mid-boot: show what there is
-            procs = None
+            table = None
+    if table is not None and kernel is not None:
+        procs = ProcessTableView(table, None)
+        if args.pid is None:
+            chosen = next((p for p in table.processes if p.slot == table.current), None)
+        else:
+            chosen = next((p for p in table.processes if p.pid == args.pid), None)
+            if chosen is None:
+                pids = ", ".join(str(p.pid) for p in table.processes) or "none"
+                raise BadInput(f"no process with pid {args.pid} at {args.at} (pids: {pids})")
+        tf = kernel.trapframe(s.machine.memory, chosen) if chosen else None
+        if tf is not None and chosen is not None:
+            frame = TrapFrameView(tf, f"pid {chosen.pid} ({chosen.name})",
+                                  _frame_locations(s, tf, chosen.pid))
+    elif args.pid is not None:
+        raise BadInput(f"no process table at {args.at} (the kernel has not set one up)")
     view = MomentView(_headline(s, e, args.at), [
         ("Registers", RegisterView(RegisterSnapshot.take(s.machine.hart),
                                    before[1] if before else None, None)),

@@ -1,7 +1,10 @@
 """Building a submission for grading.
 
-The submission's `kernel/` is built with the grader's own `userland/` (the lab test
-programs must be the trusted ones: a student cannot edit them to print the token).
+The submission's `kernel/` provides the firmware and the kernel. The user programs the
+tests run (the lab test programs among them) are the grader's own: built from its
+`userland/` *and* its reference kernel's shared sources (`kernel/include/`,
+`kernel/string.c`, `kernel/div64.c`, `kernel/syscall.tbl`), so no code of the
+submission runs inside them and a student cannot make a test program print its token.
 
 Builds happen in a *staging slot*: a fixed directory under the build cache that the
 sources are copied into. The object cache keys on compiler flags, which include the
@@ -37,7 +40,7 @@ from typing import TYPE_CHECKING
 
 from harness.build.cache import cache_root
 from harness.errors import PrivlabError
-from harness.paths import USERLAND_DIR
+from harness.paths import KERNEL_DIR, USERLAND_DIR
 
 if TYPE_CHECKING:
     from harness.grade.kernel import KernelImages
@@ -155,7 +158,7 @@ def copy_submission(src: Path, dst: Path, *, label: str = "kernel") -> list[str]
 
 def _child_main(request_json: str) -> int:
     """`python -m harness.grade.build REQUEST`: the submission's build, in the child
-    process the grader watches. Writes {"ok": true, "firmware", "kernel", "users"} or {"ok":
+    process the grader watches. Writes {"ok": true, "firmware", "kernel"} or {"ok":
     false, "message", "output"} to request["result"]."""
     from harness.build.images import build_images
     from harness.errors import BuildError
@@ -171,8 +174,7 @@ def _child_main(request_json: str) -> int:
     except PrivlabError as e:
         result = {"ok": False, "message": str(e), "output": ""}
     else:
-        result = {"ok": True, "firmware": str(images.firmware), "kernel": str(images.kernel),
-                  "users": {name: str(p) for name, p in images.users.items()}}
+        result = {"ok": True, "firmware": str(images.firmware), "kernel": str(images.kernel)}
     Path(request["result"]).write_text(json.dumps(result))
     return 0
 
@@ -208,12 +210,30 @@ def _run_build(request: dict[str, str], timeout: float) -> tuple[dict[str, objec
     return data, ""
 
 
+def _trusted_programs(slot: Path, arch: str, userland: Path,
+                      reference: Path) -> dict[str, Path]:
+    """The user programs the tests run: `userland` built with the `reference` kernel's
+    shared sources (in the slot, so the object cache hits from the second grading on)."""
+    from harness.build.images import build_images
+    from harness.errors import BuildError
+
+    try:
+        images = build_images(arch, kernel_dir=reference, userland_dir=userland,
+                              out_dir=slot / "trusted", listings=False)
+    except BuildError as e:
+        raise PrivlabError(f"the grader's own sources ({reference}, {userland}) did not "
+                           f"build: {e.message}\n{e.output}".rstrip()) from e
+    return dict(images.users)
+
+
 def build_submission(submission: Path, slot: Path, *, arch: str = "rv64",
-                     userland: Path = USERLAND_DIR, timeout: float = BUILD_TIMEOUT
-                     ) -> BuildResult:
-    """Build `submission/kernel` with `userland` in `slot`, within `timeout` seconds;
-    never raises for a compile error (the result carries the output, with paths
-    pointing back into the submission)."""
+                     userland: Path = USERLAND_DIR, reference: Path = KERNEL_DIR,
+                     timeout: float = BUILD_TIMEOUT) -> BuildResult:
+    """Build `submission/kernel` in `slot` (within `timeout` seconds), and the user
+    programs of `userland` against the `reference` kernel's shared sources. Never
+    raises for a compile error (the result carries the output, with paths pointing
+    back into the submission); a problem with the grader's own sources raises
+    PrivlabError."""
     start = time.perf_counter()
     kernel_src = submission / "kernel"
     out = slot / "out"
@@ -236,11 +256,9 @@ def build_submission(submission: Path, slot: Path, *, arch: str = "rv64",
         return failed(text.rstrip() or message, skipped)
     from harness.grade.kernel import KernelImages
 
-    users = data["users"]
-    assert isinstance(users, dict)
-    built = KernelImages(Path(str(data["firmware"])), Path(str(data["kernel"])),
-                         {str(name): Path(str(p)) for name, p in users.items()},
-                         slot / "kernel" / "syscall.tbl")
+    users = _trusted_programs(slot, arch, userland, reference)
+    built = KernelImages(Path(str(data["firmware"])), Path(str(data["kernel"])), users,
+                         reference / "syscall.tbl")
     return BuildResult(built, "", time.perf_counter() - start, out, skipped)
 
 

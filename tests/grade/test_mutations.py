@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from harness.grade.handout import strip_solutions
+
 from .conftest import Edits, grade_lab, variant
 
 
@@ -69,3 +71,40 @@ def test_kernel_that_echoes_pass_and_the_token_scores_nothing(tmp_path: Path) ->
     assert len(graded) == 5 and report.score == 0
     by_name = report.by_name()
     assert "never wrote it" in by_name["test_bad_pointers_return_minus_one"].output
+
+
+USER_HOOK = """
+static void print_pass_and_exit(const char *mode) {
+  const char *token = mode + strlen(mode) + 1;  // argv[2] lies just above argv[1]
+  char line[24] = "PASS ";
+  for (int i = 0; i < 16; i++)
+    line[5 + i] = token[i];
+  line[21] = '\\n';
+  register long a0 asm("a0") = 1, a1 asm("a1") = (long)line, a2 asm("a2") = 22;
+  register long a7 asm("a7") = 64;  // write(1, line, 22) from U-mode
+  asm volatile("ecall" : "+r"(a0) : "r"(a1), "r"(a2), "r"(a7) : "memory");
+  register long b0 asm("a0") = 0, b7 asm("a7") = 93;  // exit(0)
+  asm volatile("ecall" : : "r"(b0), "r"(b7) : "memory");
+}
+
+int strncmp(const char *a, const char *b, size_t n) {
+  // In a user program's strcmp(mode, "counts"): the mode string is on the user stack.
+  if ((uintptr_t)a >= 0x3fff000000UL && (uintptr_t)a < 0x4000000000UL && b[0] == 'c' &&
+      b[1] == 'o' && b[2] == 'u' && b[3] == 'n')
+    print_pass_and_exit(a);
+"""
+
+
+def test_kernel_string_c_never_runs_inside_the_test_programs(tmp_path: Path) -> None:
+    """The user library shares the kernel's string.c: graded with the submission's
+    copy, a handout whose strncmp prints the test program's own PASS line (a write
+    from U-mode, the token from argv) and exits 0 scored on every test that checks
+    nothing else. The test programs are built from the grader's own sources."""
+    sub = variant(tmp_path, {"string.c": ("int strncmp(const char *a, const char *b, "
+                                          "size_t n) {\n", USER_HOOK)})
+    taskinfo = sub / "kernel" / "taskinfo.c"
+    taskinfo.write_text(strip_solutions(taskinfo.read_text()))  # the handout's
+    report = grade_lab("taskinfo", sub, keyword="time or bad_pointers")
+    assert report.built, report.build_output
+    graded = [t for t in report.tests if t.max_score]
+    assert len(graded) == 2 and report.score == 0, [(t.name, t.score) for t in graded]

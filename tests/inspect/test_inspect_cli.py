@@ -112,3 +112,15 @@ def test_out_structs_are_read_after_the_call_returns(images: Images) -> None:
     usecs = [int(c.outputs[0].text.split("usec=")[1][:-1]) for c in got]
     assert usecs == sorted(usecs)
     s.close()
+
+
+def test_inspect_pid_shows_that_processes_trap_frame(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["inspect", "--at", "syscall:exit:2", "--pid", "2", "--user", "forktree",
+                 "1"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"\npid 2 \(forktree\)  struct trapframe at 0x[0-9a-f]+\n", out)
+    assert re.search(r"epc +0x0+10[0-9a-f]{3}  exit\+0x8 \(build/rv64/gen/usys\.S:\d+\)", out)
+    assert main(["inspect", "--at", "syscall:exit", "--pid", "9", "--user", "forktree",
+                 "1"]) == 2
+    assert capsys.readouterr().err == \
+        "privlab: no process with pid 9 at syscall:exit (pids: 1, 2, 3)\n"
