@@ -13,7 +13,7 @@ from harness.cli.main import main
 from harness.grade import batch
 from harness.grade.labs import find_lab
 from harness.grade.model import GradeReport
-from harness.grade.runner import GradeOptions
+from harness.grade.runner import GradeOptions, grade
 from harness.paths import KERNEL_DIR
 
 FAST = "test_counts_exactly_the_calls_made or test_base_runs"
@@ -151,3 +151,28 @@ def test_batch_turns_a_grader_error_into_that_submissions_failed_report(
     rows = list(csv.DictReader(result.gradebook.open()))
     assert [(r["submission"], r["built"], r["notes"]) for r in rows] == [
         ("alice", "yes", "0"), ("bob", "no", "1"), ("carol", "yes", "0")]
+
+
+def test_hidden_tests_named_like_the_labs_own_are_graded_and_a_broken_one_is_one_note(
+        tmp_path: Path) -> None:
+    """Staff naturally call their hidden file test_taskinfo.py, like the lab's: it was
+    an import clash, and its tests silently left the score (max_score shrank). A hidden
+    file that does not import is one note naming the error, not the whole pytest log
+    once per test process."""
+    hidden = tmp_path / "hidden"
+    hidden.mkdir()
+    (hidden / "test_taskinfo.py").write_text(
+        "import pytest\n\n\n"
+        "@pytest.mark.points(5)\n"
+        "def test_staff_hello(kernel):\n"
+        "    kernel.run('hello', kernel.token).expect_output(kernel.token)\n")
+    (hidden / "test_broken.py").write_text("def test_oops(:\n")
+    spec = find_lab("taskinfo")
+    report = grade(GradeOptions(spec, _submission(tmp_path / "dan"), hidden, jobs=2,
+                                keyword="test_counts_exactly or staff or oops"))
+    assert report.by_name()["test_staff_hello"].score == 5
+    assert report.max_score == 8
+    assert len(report.notes) == 1, report.notes
+    note = report.notes[0]
+    assert "test_broken.py" in note and "SyntaxError" in note
+    assert "FAILURES" not in note and "passed" not in note
