@@ -56,13 +56,15 @@ class Session:
         target.write_text(text)
         return target
 
-    def run(self, *args: str) -> tuple[dict[str, dict[str, object]], str]:
+    def run(self, *args: str, rootdir: Path | None = None
+            ) -> tuple[dict[str, dict[str, object]], str]:
         out = self.path / "results.json"
+        out.unlink(missing_ok=True)  # a run that dies must not pass with the last one's
         (self.path / "pytest.ini").write_text("[pytest]\n")
         proc = subprocess.run(
             [sys.executable, "-m", "pytest", str(self.path), "-q", "-p", "harness.grade.plugin",
              "-p", "no:cacheprovider", "-c", str(self.path / "pytest.ini"),
-             "--rootdir", str(self.path), "--privlab-results", str(out), *args],
+             "--rootdir", str(rootdir or self.path), "--privlab-results", str(out), *args],
             capture_output=True, text=True, check=False,
             env={**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
         data = json.loads(out.read_text())
@@ -152,3 +154,22 @@ def test_draw(rng):
     assert draws[0] == draws[1] and "--seed 1234 repeats this run" in draws[0]
     other = str(session.run("--privlab-seed", "99")[0]["test_draw"]["output"])
     assert other.splitlines()[0] != draws[0].splitlines()[0]
+
+
+def test_the_seed_draws_the_same_wherever_the_tests_are_collected_from(
+        session: Session) -> None:
+    """The course grades with hidden tests elsewhere (so pytest's rootdir, and every
+    node id, moves up); the student repeats a failure with --seed N from the lab
+    alone: both must draw the same parameters."""
+    session.write("test_seeded.py", '''
+import pytest
+
+@pytest.mark.points(1)
+def test_draw(rng):
+    assert False, f"drew {rng.randint(0, 10**9)}"
+''')
+    here = session.run("--privlab-seed", "1234")[0]["test_draw"]
+    above = session.run("--privlab-seed", "1234", rootdir=session.path.parent)[0]["test_draw"]
+    assert here["nodeid"] != above["nodeid"]
+    assert str(here["output"]).splitlines()[0] == str(above["output"]).splitlines()[0]
+
