@@ -213,6 +213,23 @@ def _failure_text(call: pytest.CallInfo[None], report: pytest.TestReport) -> str
     return f"grader error in this test:\n{report.longreprtext[-4000:]}"
 
 
+def with_prerequisites(collected: list[pytest.Item], selected: list[pytest.Item]
+                       ) -> list[pytest.Item]:
+    """`selected` plus every collected test they require, directly or not, in
+    collection order: `-k test_child` grades test_child as a full run would (it scores
+    only if test_parent passes too), instead of failing it as "not run"."""
+    by_name = {item.name: item for item in collected}
+    wanted = {id(item) for item in selected}
+    todo = list(selected)
+    while todo:
+        for name in _requires(todo.pop()):
+            needed = by_name.get(name)
+            if needed is not None and id(needed) not in wanted:
+                wanted.add(id(needed))
+                todo.append(needed)
+    return [item for item in collected if id(item) in wanted]
+
+
 # -- recording ----------------------------------------------------------------------------
 class Recorder:
     """Collects a TestResult per graded test and writes them as JSON as they come."""
@@ -224,9 +241,12 @@ class Recorder:
         self.path = config.getoption("--privlab-results")
         self.active = False
 
-    @pytest.hookimpl(trylast=True)  # after -k/-m deselection: only what will run counts
+    @pytest.hookimpl(wrapper=True)  # around -k/-m deselection: only what will run counts
     def pytest_collection_modifyitems(self, session: pytest.Session, config: pytest.Config,
-                                      items: list[pytest.Item]) -> None:
+                                      items: list[pytest.Item]) -> Generator[None, None, None]:
+        collected = list(items)
+        yield
+        items[:] = with_prerequisites(collected, items)
         hidden = [Path(d).resolve() for d in config.getoption("--privlab-hidden")]
         described = describe(items, hidden)
         self.active = bool(self.path) or any(r.max_score for r in described.values())

@@ -173,3 +173,29 @@ def test_draw(rng):
     assert here["nodeid"] != above["nodeid"]
     assert str(here["output"]).splitlines()[0] == str(above["output"]).splitlines()[0]
 
+
+def test_k_also_runs_the_tests_the_selected_ones_require(session: Session) -> None:
+    """`privlab grade LAB -k test_x` (a student's focus, a Classroom command per test)
+    grades test_x as a full run would: its prerequisites run too, instead of test_x
+    failing as "not run" even for the reference solution."""
+    session.write("test_chain.py", '''
+import pytest
+
+@pytest.mark.points(3)
+def test_base_ok(): pass
+
+@pytest.mark.points(2)
+@pytest.mark.requires("test_base_ok")
+def test_needs_base(): pass
+
+@pytest.mark.points(1)
+@pytest.mark.requires("test_needs_base")
+def test_needs_both(): pass
+
+@pytest.mark.points(4)
+def test_other(): pass
+''')
+    tests, stdout = session.run("-k", "test_needs_both")
+    assert sorted(tests) == ["test_base_ok", "test_needs_base", "test_needs_both"]
+    assert all(t["status"] == "passed" for t in tests.values())
+    assert "Points 6/6" in stdout
