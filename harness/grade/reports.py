@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -44,7 +45,17 @@ def gradescope_json(report: GradeReport) -> dict[str, Any]:
     }
 
 
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def _xml_text(text: str) -> str:
+    """`text` with the characters XML 1.0 cannot hold written as `\\xNN` (`\\uNNNN`)."""
+    return _NOT_XML.sub(lambda m: (f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100
+                                   else f"\\u{ord(m.group()):04x}"), text)
+
+
 def junit_xml(report: GradeReport) -> str:
+    """JUnit XML, well-formed whatever the guest printed."""
     failures = sum(1 for t in report.tests if not t.passed)
     suites = ET.Element("testsuites")
     suite = ET.SubElement(suites, "testsuite", name=f"privlab.{report.lab}",
@@ -67,6 +78,10 @@ def junit_xml(report: GradeReport) -> str:
             failure.text = t.output
     if report.notes:
         ET.SubElement(suite, "system-err").text = _notes(report)
+    for element in suites.iter():
+        element.attrib = {k: _xml_text(v) for k, v in element.attrib.items()}
+        if element.text:
+            element.text = _xml_text(element.text)
     ET.indent(suites)
     return ET.tostring(suites, encoding="unicode", xml_declaration=True) + "\n"
 

@@ -50,9 +50,18 @@ class LimitedConsole(Console):
             self.on_full()
 
 
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def printable(line: str) -> str:
+    """`line` with control characters (escape sequences, NULs, bells) written as
+    `\\xNN`: the guest's output goes into reports, XML and terminals."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", line)
+
+
 def _tail(text: str, n: int = TAIL_LINES) -> list[str]:
     lines = text.splitlines()
-    return lines[-n:]
+    return [printable(line) for line in lines[-n:]]
 
 
 def _describe_trap(t: TrapEvent) -> str:
@@ -63,7 +72,8 @@ def _describe_trap(t: TrapEvent) -> str:
 def diagnose(result: RunResult | None, console: LimitedConsole, budget: int | None) -> str:
     """How the run ended, in words a student can act on, plus the evidence."""
     text = console.text()
-    panic = next((line for line in text.splitlines() if line.startswith("panic:")), None)
+    panic = next((printable(line) for line in text.splitlines() if line.startswith("panic:")),
+                 None)
     if result is None:
         how = "the kernel was not run"
     elif console.truncated:
@@ -219,7 +229,7 @@ class KernelRun:
         line = f"PASS {self.token}"
         if re.search(rf"^{re.escape(line)}$", self.output, re.M) is None:
             failures = [text for text in self.lines() if text.startswith("FAIL")]
-            self.fail(failures[0] if failures else
+            self.fail(printable(failures[0]) if failures else
                       "the test program did not report success")
         size = len(line) + 1
         if not any(c.args[0] == 1 and c.args[2] == size and c.result == size

@@ -18,6 +18,7 @@ from harness.grade.reports import (
     write_gradebook,
     write_reports,
 )
+from harness.grade.run import LimitedConsole, diagnose
 from harness.grade.scoreboard import Scoreboard
 
 
@@ -110,3 +111,25 @@ def test_scoreboard_renders_each_test_with_points_and_the_first_line_of_failures
         "└────────────────────────┴───────────┴──────┴─────────────────────┘\n"
         "4.50 of 8.50 points in 1.2 s\n")
     assert out.getvalue() == expected
+
+
+def test_junit_xml_is_well_formed_whatever_the_guest_printed() -> None:
+    """A kernel's output (NULs, escape sequences, bells) and a submission's file names
+    end up in failure messages: XML 1.0 cannot hold those characters at all."""
+    nasty = "panic: \x00\x01\x07\x1b[31mred\x1b[0m \ufffe <&> ]]>"
+    report = GradeReport("mmap", "/subs/\x1bx", [
+        TestResult("test_a", 1, 0, "failed", f"{nasty}\nlast console lines:\n  | {nasty}",
+                   ran=True, group="g\x0c")])
+    root = ET.fromstring(junit_xml(report))
+    failure = root.find("testsuite/testcase/failure")
+    assert failure is not None and failure.text is not None
+    assert "\\x1b[31mred" in failure.text and "<&> ]]>" in failure.text
+    assert failure.get("message", "").startswith("panic: \\x00\\x01\\x07")
+
+
+def test_a_diagnosis_shows_the_guests_control_characters_escaped() -> None:
+    console = LimitedConsole()
+    for byte in b"ok\n\x1b[2J\x07panic: bad\x00 thing\n":
+        console.put(byte)
+    text = diagnose(None, console, None)
+    assert "| \\x1b[2J\\x07panic: bad\\x00 thing" in text and "\x1b" not in text
