@@ -80,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
     write_reports(report, out)
     console.print(Scoreboard(report, details=args.details))
     console.print(f"reports: {out}/results.json, junit.xml, report.txt; the graded kernel: "
-                  f"{out}/kernel.elf", highlight=False)
+                  f"{out}/kernel.elf", markup=False, soft_wrap=True)
     sys.stdout.flush()
     print(report.points_line(), flush=True)
     return 0 if report.full_marks else 1
@@ -98,17 +98,24 @@ def _batch(options: GradeOptions, root: Path, out: Path, jobs: int | None,
     total = len(find_submissions(root))
     if total == 0:
         raise BadInput(f"{root}: no submission directories in it")
-    columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-               TimeElapsedColumn(), TextColumn("{task.fields[last]}"))
+    columns = (TextColumn("{task.description}", style="bold", markup=False), BarColumn(),
+               MofNCompleteColumn(), TimeElapsedColumn(),
+               TextColumn("{task.fields[last]}", markup=False))
+    finished = 0
     with Progress(*columns, console=console, transient=False) as progress:
         task = progress.add_task(f"grading {options.lab.name}", total=total, last="")
 
         def done(name: str, report: GradeReport) -> None:
-            progress.update(task, advance=1, last=f"{name}: {format_points(report.score)}/"
-                                                  f"{format_points(report.max_score)}")
+            nonlocal finished
+            finished += 1
+            line = f"{name}: {format_points(report.score)}/{format_points(report.max_score)}"
+            progress.update(task, advance=1, last=line)
+            if not console.is_terminal:  # a log file: one line per submission as it ends
+                console.print(f"[{finished}/{total}] {line}", markup=False,
+                              soft_wrap=True)
 
         result = grade_batch(options, root, out, workers=jobs, on_done=done)
     failed_builds = sum(1 for _, r in result.reports if not r.built)
     console.print(f"graded {total} submissions ({failed_builds} did not build); "
-                  f"gradebook: {result.gradebook}", highlight=False)
+                  f"gradebook: {result.gradebook}", markup=False, soft_wrap=True)
     return 0

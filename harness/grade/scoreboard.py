@@ -1,5 +1,6 @@
 """The rich scoreboard `privlab grade` prints: one row per test, grouped, with the
-first line of each failure, and the total."""
+first line of each failure, and the total. Nothing in it is read as rich markup: a
+submission's path or its kernel's output may hold brackets."""
 
 from __future__ import annotations
 
@@ -20,7 +21,9 @@ class Scoreboard:
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         r = self.report
-        table = Table(title=f"{r.lab}: {r.submission}", title_justify="left", expand=False)
+        # Every string is a Text: names, paths and the guest's output are never markup.
+        table = Table(title=Text(f"{r.lab}: {r.submission}"), title_justify="left",
+                      expand=False)
         table.add_column("test", overflow="fold")
         table.add_column("points", justify="right", no_wrap=True)
         table.add_column("", no_wrap=True)
@@ -29,8 +32,9 @@ class Scoreboard:
             status = Text("pass", style="green") if t.passed else Text("FAIL", style="bold red")
             lines = t.output.splitlines() if not t.passed else []
             why = "\n".join(lines if self.details else lines[:1])
-            table.add_row(display_name(t),
-                          f"{format_points(t.score)}/{format_points(t.max_score)}", status, why)
+            table.add_row(Text(display_name(t)),
+                          Text(f"{format_points(t.score)}/{format_points(t.max_score)}"),
+                          status, Text(why))
         yield table
         for note in r.notes:
             yield Text(note, style="yellow")

@@ -12,7 +12,7 @@ import pytest
 from harness.cli.main import main
 from harness.grade import batch
 from harness.grade.labs import find_lab
-from harness.grade.model import GradeReport
+from harness.grade.model import GradeReport, TestResult
 from harness.grade.runner import GradeOptions, grade
 from harness.paths import KERNEL_DIR
 
@@ -176,3 +176,24 @@ def test_hidden_tests_named_like_the_labs_own_are_graded_and_a_broken_one_is_one
     note = report.notes[0]
     assert "test_broken.py" in note and "SyntaxError" in note
     assert "FAILURES" not in note and "passed" not in note
+
+
+def test_batch_logs_a_line_per_submission_and_prints_names_verbatim(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Not on a terminal (a log file, CI), the progress bar shows only at the end: each
+    submission gets its own line as it is graded. A name like '[red]eve' is shown as
+    it is (it was read as markup and printed as 'eve')."""
+
+    def fake_grade(options: GradeOptions) -> GradeReport:
+        return GradeReport("taskinfo", str(options.submission),
+                           [TestResult("test_t", 2, 2, "passed", ran=True)])
+
+    monkeypatch.setattr(batch, "grade", fake_grade)
+    subs = tmp_path / "subs"
+    for name in ("alice", "[red]eve"):
+        (subs / name).mkdir(parents=True)
+    assert main(["grade", "taskinfo", "--submissions", str(subs), "--jobs", "1",
+                 "--out", str(tmp_path / "g")]) == 0
+    out = capsys.readouterr().out
+    assert "[1/2] [red]eve: 2/2\n[2/2] alice: 2/2\n" in out  # sorted: "[" < "a"

@@ -133,3 +133,16 @@ def test_a_diagnosis_shows_the_guests_control_characters_escaped() -> None:
         console.put(byte)
     text = diagnose(None, console, None)
     assert "| \\x1b[2J\\x07panic: bad\\x00 thing" in text and "\x1b" not in text
+
+
+def test_scoreboard_shows_brackets_in_paths_and_output_verbatim() -> None:
+    """Rich markup is never read from a submission's path or a kernel's output: '[/]'
+    crashed `privlab grade --details` with a MarkupError traceback, and '[bold]' in a
+    path vanished."""
+    report = GradeReport("mmap", "/subs/[bold]eve[/]", [
+        TestResult("test_a", 1, 0, "failed", "kernel panic: x\n  | [/] [red]oops[/red]",
+                   ran=True)])
+    out = StringIO()
+    Console(width=120, file=out, color_system=None).print(Scoreboard(report, details=True))
+    text = out.getvalue()
+    assert "mmap: /subs/[bold]eve[/]" in text and "| [/] [red]oops[/red]" in text
