@@ -1,10 +1,13 @@
 """`privlab grade LAB`: build a submission, run the lab's graded tests in fresh
 machines, print a scoreboard and write results.json (Gradescope), junit.xml and
 report.txt. The last line is `Points X/Y`; the exit status is 0 only for full marks
-(GitHub Classroom's convention), 1 otherwise, 2 for bad input.
+(GitHub Classroom's convention), 1 otherwise, 2 for bad input (an unknown lab, a
+missing directory, a -k that matches no test). A directory without kernel/ is graded:
+its build test fails and the reports are written.
 
 `privlab grade LAB --submissions DIR` grades every directory in DIR in parallel and
-writes one report directory per submission plus gradebook.csv.
+writes one report directory per submission plus gradebook.csv; its exit status is 0
+once the gradebook is written, whatever the scores.
 """
 
 from __future__ import annotations
@@ -14,11 +17,13 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from harness.errors import BadInput
+from harness.errors import EXIT_BAD_INPUT, BadInput
+from harness.grade.model import BUILD_TEST
 
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from harness.grade.model import GradeReport
     from harness.grade.runner import GradeOptions
 
 __all__ = ["register"]
@@ -54,6 +59,11 @@ def _hidden(path: str | None) -> Path | None:
     return hidden
 
 
+def _selects_nothing(report: GradeReport) -> bool:
+    """Only the build entry: `-k` matched no test (or the lab has none)."""
+    return all(t.name == BUILD_TEST for t in report.tests) and not report.notes
+
+
 def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
@@ -69,8 +79,10 @@ def run(args: argparse.Namespace) -> int:
     console = Console(stderr=False, highlight=False)
     if args.submissions:
         return _batch(options, Path(args.submissions), out, args.jobs, console)
-    if not (options.submission / "kernel").is_dir():
-        raise BadInput(f"{options.submission}: not a submission (no kernel/ directory)")
+    if not options.submission.is_dir():
+        raise BadInput(f"{options.submission}: no such directory")
+    # A directory without kernel/ is still graded (a failed build test), so an
+    # autograder always gets its results.json.
     from harness.grade.reports import write_reports
     from harness.grade.runner import grade
     from harness.grade.scoreboard import Scoreboard
@@ -79,10 +91,14 @@ def run(args: argparse.Namespace) -> int:
     report = grade(options)
     write_reports(report, out)
     console.print(Scoreboard(report, details=args.details))
-    console.print(f"reports: {out}/results.json, junit.xml, report.txt; the graded kernel: "
-                  f"{out}/kernel.elf", markup=False, soft_wrap=True)
+    kept = f"; the graded kernel: {out}/kernel.elf" if report.built else ""
+    console.print(f"reports: {out}/results.json, junit.xml, report.txt{kept}", markup=False,
+                  soft_wrap=True)
     sys.stdout.flush()
     print(report.points_line(), flush=True)
+    if args.keyword and _selects_nothing(report):
+        print(f"privlab: -k {args.keyword!r} matches no test of {lab.name}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     return 0 if report.full_marks else 1
 
 
@@ -91,7 +107,7 @@ def _batch(options: GradeOptions, root: Path, out: Path, jobs: int | None,
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from harness.grade.batch import find_submissions, grade_batch
-    from harness.grade.model import GradeReport, format_points
+    from harness.grade.model import format_points
 
     if not root.is_dir():
         raise BadInput(f"{root}: no such directory of submissions")
@@ -118,4 +134,8 @@ def _batch(options: GradeOptions, root: Path, out: Path, jobs: int | None,
     failed_builds = sum(1 for _, r in result.reports if not r.built)
     console.print(f"graded {total} submissions ({failed_builds} did not build); "
                   f"gradebook: {result.gradebook}", markup=False, soft_wrap=True)
+    if options.keyword and all(_selects_nothing(r) for _, r in result.reports):
+        print(f"privlab: -k {options.keyword!r} matches no test of {options.lab.name}",
+              file=sys.stderr)
+        return EXIT_BAD_INPUT
     return 0

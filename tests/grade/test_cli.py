@@ -197,3 +197,29 @@ def test_batch_logs_a_line_per_submission_and_prints_names_verbatim(
                  "--out", str(tmp_path / "g")]) == 0
     out = capsys.readouterr().out
     assert "[1/2] [red]eve: 2/2\n[2/2] alice: 2/2\n" in out  # sorted: "[" < "a"
+
+
+def test_a_directory_without_kernel_is_graded_and_its_reports_written(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """On Gradescope a student's upload without kernel/ must still produce
+    results.json (it exited 2 and wrote nothing: 'the autograder failed'); only a
+    directory that does not exist is bad input."""
+    (tmp_path / "upload").mkdir()
+    status = main(["grade", "taskinfo", "--submission", str(tmp_path / "upload"), "-k", FAST,
+                   "--out", str(tmp_path / "out")])
+    assert status == 1 and capsys.readouterr().out.strip().splitlines()[-1] == "Points 0/4"
+    results = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert "no kernel/ directory" in results["tests"][0]["output"]
+    assert main(["grade", "taskinfo", "--submission", str(tmp_path / "nowhere")]) == 2
+    assert "nowhere: no such directory" in capsys.readouterr().err
+
+
+def test_a_k_that_matches_no_test_is_bad_input_not_full_marks(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A typo in a Classroom command's -k graded nothing, printed Points 0/0 and exited
+    0: every student passed it."""
+    status = main(["grade", "taskinfo", "--submission", str(_submission(tmp_path / "eve")),
+                   "-k", "test_count_exactly_the_calls", "--out", str(tmp_path / "out")])
+    assert status == 2
+    assert "-k 'test_count_exactly_the_calls' matches no test of taskinfo" in (
+        capsys.readouterr().err)
