@@ -121,8 +121,9 @@ class PageTableTree:
         s = self.table.scheme
         m = g.mapping
         idx = f"[{g.first}]" if g.first == g.last else f"[{g.first}-{g.last}]"
+        widest = len(f"[{s.entries - 2}-{s.entries - 1}]")   # Sv39: 9 characters, Sv32: 11
         t = Text()
-        t.append(f"{idx:<10}", "muted")
+        t.append(f"{idx:<{widest + 1}}", "muted")
         t.append(f"{_va(s, int(m.va))}-{_va(s, m.end - 1)}  ")
         return t
 
@@ -182,7 +183,9 @@ class PageTableTree:
         yield tree
         ms = self.table.mappings()
         foot = Text()
-        foot.append(f"{sum(m.count for m in ms)} leaf PTEs in {len(ms)} ranges map "
+        leaves = sum(m.count for m in ms)
+        foot.append(f"{leaves} leaf PTE{'' if leaves == 1 else 's'} in {len(ms)} "
+                    f"range{'' if len(ms) == 1 else 's'} map "
                     f"{_size(sum(m.size for m in ms))}; flags r w x u g a d, - = clear",
                     "muted")
         if self.table.truncated:

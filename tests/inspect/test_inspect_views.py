@@ -152,6 +152,21 @@ def test_page_table_tree_folds_runs_and_fully_mapped_tables(render: Render) -> N
     ]
 
 
+def test_sv32_tree_leaves_room_for_four_digit_indexes(render: Render) -> None:
+    m = FakeMemory()
+    root, l0 = 0x8000_1000, 0x8000_2000
+    m.pte(root, 1023, pte(l0, "v"), 4)
+    for i in range(1014, 1022):
+        m.pte(l0, i, pte(0x8001_0000 + (i - 1014) * 0x1000, "vrwuad"), 4)
+    table = read_page_table(m, (1 << 31) | (root >> 12), 32)
+    assert lines(render(PageTableTree(table))) == [
+        "satp 0x80080001  Sv32  ASID 0  root table 0x80001000",
+        "└── [1023]      0xffc00000-0xffffffff  → level 0 table 0x80002000",
+        "    └── [1014-1021] 0xffff6000-0xffffdfff  rw-u-ad    32 KiB  pa 0x80010000-0x80017fff",
+        "8 leaf PTEs in 1 range map 32 KiB; flags r w x u g a d, - = clear",
+    ]
+
+
 _U64, _I32 = BaseType("unsigned long", 8, False), BaseType("int", 4, True)
 _PROC = StructType("proc", 64, (
     Member("state", 0, EnumType("procstate", 4, ((0, "UNUSED"), (2, "RUNNABLE"),
