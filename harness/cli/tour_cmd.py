@@ -160,13 +160,14 @@ def tour(arch: str = "rv64", console: Console | None = None) -> int:
     took = time.perf_counter() - started
     c.print()
     c.print(Rule(Text("Next", "heading"), align="left", style="muted"))
+    on = "" if arch == "rv64" else f" --arch {arch}"   # the same machine as this tour's
     nexts = (
-            (f"privlab trace --user {PROGRAM}", "every trap and return of the run"),
-            (f"privlab inspect --at trap:{call.entry_seq if call else 0}",
+            (f"privlab trace{on} --user {PROGRAM}", "every trap and return of the run"),
+            (f"privlab inspect{on} --at trap:{call.entry_seq if call else 0}",
              "the whole machine at that event"),
-            ("privlab pagetable --kernel-table", "the kernel's own page table"),
-            (f"privlab translate {a[1]:#x} --priv U", "one walk, level by level"),
-            (f"privlab trace --user {PROGRAM} --format html -o {PROGRAM}.html",
+            (f"privlab pagetable{on} --kernel-table", "the kernel's own page table"),
+            (f"privlab translate{on} {a[1]:#x} --priv U", "one walk, level by level"),
+            (f"privlab trace{on} --user {PROGRAM} --format html -o {PROGRAM}.html",
              "a sequence diagram for the browser"))
     width = max(len(cmd) for cmd, _ in nexts) + 2
     for cmd, what in nexts:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import time
 from io import StringIO
+from pathlib import Path
 
 import pytest
 
@@ -124,3 +125,15 @@ def test_inspect_pid_shows_that_processes_trap_frame(capsys: pytest.CaptureFixtu
                  "1"]) == 2
     assert capsys.readouterr().err == \
         "privlab: no process with pid 9 at syscall:exit (pids: 1, 2, 3)\n"
+
+
+def test_the_tours_next_commands_run_on_the_tours_own_machine(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    out = StringIO()
+    assert tour("rv32", console=make_console(width=200, file=out, color=False)) == 0
+    nexts = [line.split("  ")[1].strip() for line in out.getvalue().splitlines()
+             if line.startswith("  privlab ")]
+    assert len(nexts) == 5 and all(" --arch rv32 " in cmd for cmd in nexts)
+    monkeypatch.chdir(tmp_path)           # the html export writes hello.html here
+    for cmd in nexts:
+        assert main(cmd.split()[1:]) == 0, cmd
