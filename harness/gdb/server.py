@@ -307,10 +307,13 @@ class GdbServer:
         if not self.stub.no_ack:
             self._send(conn, b"+")
         reply = self.stub.dispatch(payload)
-        for note in self.stub.notes:
+        notes, self.stub.notes = self.stub.notes, []
+        for note in notes:
+            if not _shows_output(payload):   # gdb would take an O packet for the reply
+                print(note, end="", file=self.log, flush=True)
+                continue
             for i in range(0, len(note), NOTE_CHUNK):
                 self._send_packet(conn, b"O" + to_hex(note[i:i + NOTE_CHUNK].encode()))
-        self.stub.notes.clear()
         if reply is not None:
             self._send_packet(conn, reply)
         if _resumes(payload):
@@ -327,3 +330,10 @@ class GdbServer:
 
 def _resumes(payload: bytes) -> bool:
     return payload[:1] in (b"c", b"C", b"s", b"S") or payload.startswith(b"vCont;")
+
+
+def _shows_output(payload: bytes) -> bool:
+    """Whether gdb prints O packets that come before the reply to this packet: only
+    while the target runs and for `monitor`. To any other packet gdb would take an O
+    packet for the reply itself, and the real reply for that of its next packet."""
+    return _resumes(payload) or payload.startswith(b"qRcmd,")

@@ -3,8 +3,10 @@
 `Stub.dispatch(payload)` answers one packet: it returns the reply payload, or None
 when the protocol wants no reply (``k``). Resuming packets (``c``, ``s``, ``vCont``)
 run the machine to its next stop before they return; `interrupt()`, the only method
-another thread may call, stops such a run (Ctrl-C). Console output for gdb (monitor
-output, diagnostics) is queued in `notes` and sent as ``O`` packets before the reply.
+another thread may call, stops such a run (Ctrl-C). Console output (monitor output,
+diagnostics) is queued in `notes`: the server sends it to gdb as ``O`` packets before
+the reply to a resume or ``monitor`` packet, and prints it in privlab's terminal
+otherwise (gdb reads no ``O`` packet in reply to anything else).
 When a packet ends the session (kill, detach, the guest powering off) `end` says how.
 
 Errors: a packet that does not parse gets ``E01``, a memory access that cannot be
@@ -18,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 
-from harness.csr import Priv
+from harness.csr import Csr, Priv
 from harness.errors import PrivlabError
 from harness.gdb.access import DebugMemory
 from harness.gdb.codec import PacketError, from_hex, parse_hex, to_hex
@@ -281,7 +283,13 @@ class Stub:
 
     def _insert_watch(self, args: bytes, kind: WatchKind) -> bytes:
         addr, length = self._addr_len(args)
-        return OK if self.watchpoints.insert(kind, addr, length) else E_ARGS
+        why = self.watchpoints.insert(kind, addr, length)
+        if why is None:
+            return OK
+        h = self.m.hart
+        self.notes.append(f"privlab: {why} ({h.priv.letter}-mode, satp "
+                          f"{h.csr(Csr.SATP):#x})\n")
+        return E_ARGS
 
     def _remove_watch(self, args: bytes, kind: WatchKind) -> bytes:
         addr, length = self._addr_len(args)
@@ -367,6 +375,7 @@ class Stub:
             result = self.m.step()
             causes: set[StopCause] = set()
         else:
+            self.watchpoints.forget_deleted()
             self._stopping_on_watch = True
             try:
                 result = self.halter.run(remaining)
@@ -396,7 +405,7 @@ class Stub:
             return b"W%02x" % (r.status & 0xFF)
         if hit is not None and (r.stop is Stop.STEP or StopCause.WATCH in causes):
             self.notes.append(f"privlab: {hit.kind.stop_key} hit at {hit.addr:#x} by the "
-                              f"instruction at {hit.pc:#x}\n")
+                              f"instruction at {hit.pc:#x}; physical {hit.paddr:#x}\n")
             reply = b"T%02x%s:%x;" % (SIGTRAP, hit.kind.stop_key.encode(), hit.addr) + thread
         elif r.stop is Stop.BREAKPOINT:
             kinds = self.breakpoints.get(r.pc, {"sw"})

@@ -1,9 +1,14 @@
 """Watchpoints: Unicorn memory hooks bounded to the watched physical bytes.
 
-gdb gives a virtual range; it is translated through the current address space when gdb
-inserts the watchpoint (gdb re-inserts on every resume, so this follows the process
-that is current then), and each page's physical range gets one hook. Unicorn reports
-data accesses by physical address, with pc at the accessing instruction.
+gdb gives a virtual range; it is translated through the current address space the
+first time gdb inserts the watchpoint, and each page's physical range gets one hook.
+gdb removes every watchpoint when the hart stops and inserts it again when it resumes,
+perhaps from another address space (a kernel watchpoint while a user program is
+current, a user variable while the kernel runs, where the same virtual address may be a
+kernel stack): the watchpoint stays on the physical bytes it was first given. That
+binding is dropped once gdb continues without the watchpoint (it was deleted), and when
+the session ends. Unicorn reports data accesses by physical address, with pc at the
+accessing instruction.
 
 A hit is recorded exactly (the address, and the pc of the instruction that made the
 access); the machine then stops at the start of the next translated block, because
@@ -29,6 +34,8 @@ __all__ = ["WatchHit", "WatchKind", "Watchpoint", "Watchpoints"]
 PAGE = 0x1000
 MAX_ACCESS = 8          # widest load/store: an access starting this far below may overlap
 MAX_LENGTH = 1 << 16
+
+Piece = tuple[int, int, int]     # virtual address, physical address, length: one page
 
 
 class WatchKind(IntEnum):
@@ -78,27 +85,31 @@ class Watchpoints:
         self._mem = memory
         self._on_hit = on_hit
         self._points: dict[tuple[WatchKind, int, int], Watchpoint] = {}
+        self._bound: dict[tuple[WatchKind, int, int], list[Piece]] = {}
         self.hit: WatchHit | None = None
 
     def __len__(self) -> int:
         return len(self._points)
 
-    def insert(self, kind: WatchKind, addr: int, length: int) -> bool:
-        """False if the range is not mapped to RAM now (gdb then reports that it could
-        not insert the watchpoint)."""
+    def insert(self, kind: WatchKind, addr: int, length: int) -> str | None:
+        """None when inserted; else why not (the range is not mapped to RAM in the
+        current address space, the first time; gdb then reports that it could not
+        insert the watchpoint)."""
         key = (kind, addr, length)
         if key in self._points:
-            return True
+            return None
         if not 0 < length <= MAX_LENGTH:
-            return False
-        pieces = self._pieces(addr, length)
+            return f"a watchpoint covers 1 to {MAX_LENGTH} bytes, not {length}"
+        pieces = self._bound.get(key) or self._pieces(addr, length)
         if pieces is None:
-            return False
+            return (f"cannot watch {addr:#x}+{length}: not mapped to RAM in the current "
+                    "address space")
+        self._bound[key] = pieces
         wp = Watchpoint(kind, addr, length)
         for va, pa, n in pieces:
             wp.handles.append(self._hook(wp, va, pa, n))
         self._points[key] = wp
-        return True
+        return None
 
     def remove(self, kind: WatchKind, addr: int, length: int) -> bool:
         wp = self._points.pop((kind, addr, length), None)
@@ -108,16 +119,22 @@ class Watchpoints:
             self._m.uc.hook_del(h)
         return True
 
+    def forget_deleted(self) -> None:
+        """gdb continues: the watchpoints it did not insert again were deleted, so
+        their physical bytes are free to be chosen afresh."""
+        self._bound = {k: v for k, v in self._bound.items() if k in self._points}
+
     def clear(self) -> None:
         for kind, addr, length in list(self._points):
             self.remove(kind, addr, length)
+        self._bound.clear()
         self.hit = None
 
     def take_hit(self) -> WatchHit | None:
         hit, self.hit = self.hit, None
         return hit
 
-    def _pieces(self, addr: int, length: int) -> list[tuple[int, int, int]] | None:
+    def _pieces(self, addr: int, length: int) -> list[Piece] | None:
         out = []
         done = 0
         while done < length:

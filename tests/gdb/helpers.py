@@ -10,6 +10,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from elftools.elf.elffile import ELFFile
+
 from harness.boot import make_bootargs, pack_initrd
 from harness.build.images import Images
 from harness.gdb import Address, GdbServer
@@ -42,6 +44,7 @@ class Served:
     thread: threading.Thread
     result: list[RunResult] = field(default_factory=list)
     error: list[BaseException] = field(default_factory=list)
+    log: io.StringIO = field(default_factory=io.StringIO)   # what privlab printed
 
     @property
     def port(self) -> int:
@@ -56,9 +59,11 @@ class Served:
 
 
 def serve(machine: Machine, *, wait: bool = True, max_insns: int | None = None) -> Served:
+    log = io.StringIO()
     server = GdbServer(machine, Address("127.0.0.1", 0), wait=wait, max_insns=max_insns,
-                       log=io.StringIO())
-    served = Served(machine, server, threading.Thread(daemon=True, target=lambda: None))
+                       log=log)
+    served = Served(machine, server, threading.Thread(daemon=True, target=lambda: None),
+                    log=log)
 
     def target() -> None:
         try:
@@ -75,6 +80,17 @@ def symbol(elf: Path, name: str) -> int:
     addr = load_elf(elf).symbol(name)
     assert addr is not None, f"{elf.name} has no symbol {name}"
     return addr
+
+
+def symbol_range(elf: Path, name: str) -> tuple[int, int]:
+    """(address, size) of a function or object in the ELF's symbol table."""
+    with elf.open("rb") as f:
+        table = ELFFile(f).get_section_by_name(".symtab")
+        assert table is not None, f"{elf.name} has no symbol table"
+        for sym in table.iter_symbols():
+            if sym.name == name:
+                return int(sym["st_value"]), int(sym["st_size"])
+    raise AssertionError(f"{elf.name} has no symbol {name}")
 
 
 def find_insn(elf: Path, start: str, word: int, limit: int = 0x400) -> int:

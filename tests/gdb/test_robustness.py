@@ -202,6 +202,7 @@ def test_fuzzed_packets_never_kill_the_stub(served: Serve) -> None:
     assert c.packet() == STOPPED
     assert s.thread.is_alive()
     assert not [t for t in c.console if "internal error" in t]
+    assert "internal error" not in s.log.getvalue()
     c.close()
     still_answers(s.port)
 
