@@ -20,6 +20,7 @@ import select
 import socket
 import sys
 import threading
+import time
 from dataclasses import dataclass
 from enum import Enum
 from typing import IO
@@ -38,6 +39,8 @@ POLL = 0.1              # seconds between checks for Ctrl-C while blocked on the
 RECV = 65536
 NOTE_CHUNK = 1024       # console text per O packet
 MAX_RETRANSMIT = 3
+REFUSE_WAIT = 2.0       # seconds a refused client has to send its first packet
+REFUSAL = b"E.privlab: another debugger is attached (one at a time)"
 
 
 @dataclass(frozen=True)
@@ -261,11 +264,32 @@ class GdbServer:
         self.stub.end = None
         self.stub.halter.take()
         conn = _Connection(sock, self.stub)
+        over = threading.Event()
+        doorman = threading.Thread(target=self._turn_away, args=(over,),
+                                   name="privlab-gdb-doorman", daemon=True)
+        doorman.start()
         try:
             return self._serve_connection(conn)
         finally:
+            over.set()
+            doorman.join()
             conn.close()
             self.stub.halter.take()   # a stop asked for by this client is void now
+
+    def _turn_away(self, over: threading.Event) -> None:
+        """During a session, answer any other client at once: otherwise it would sit in
+        the listen queue until gdb's timeout, then report protocol errors."""
+        while not over.is_set():
+            ready, _, _ = select.select([self._listener], [], [], POLL)
+            if not ready or over.is_set():
+                continue
+            try:
+                sock, peer = self._listener.accept()
+            except OSError:
+                continue
+            self._say(f"gdb: refused a second debugger from {peer[0]} (one at a time)")
+            threading.Thread(target=_refuse, args=(sock,), name="privlab-gdb-refuse",
+                             daemon=True).start()
 
     def _serve_connection(self, conn: _Connection) -> _Outcome:
         while not self._quit.is_set():
@@ -326,6 +350,26 @@ class GdbServer:
         if end is SessionEnd.EXITED:
             return _Outcome.EXITED
         return _Outcome.VANISHED if conn.vanished else None
+
+
+def _refuse(sock: socket.socket) -> None:
+    """Answer a client's first packet (gdb's qSupported) with an error that gdb prints,
+    then hang up."""
+    decoder = Decoder()
+    deadline = time.monotonic() + REFUSE_WAIT
+    try:
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([sock], [], [], POLL)
+            data = sock.recv(RECV) if ready else b""
+            if ready and not data:
+                return
+            if any(isinstance(item, Packet) for item in decoder.feed(data)):
+                sock.sendall(b"+" + encode(REFUSAL))
+                return
+    except OSError:
+        pass
+    finally:
+        sock.close()
 
 
 def _resumes(payload: bytes) -> bool:

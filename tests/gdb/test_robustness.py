@@ -256,3 +256,16 @@ def test_memory_read_running_into_an_unmapped_page_is_short(
     end = page + 0x1000          # first unmapped page after hello's image
     assert len(c.ask(b"m%x,8" % (end - 4))) == 8          # 4 bytes, in hex
     assert c.ask(b"m%x,8" % end) == b"E14"
+
+
+def test_a_second_debugger_is_turned_away_at_once_with_the_reason(
+        served: Serve, gdb_bare: Callable[..., str]) -> None:
+    s = served("hello")
+    first = still_answers(s.port)
+    start = time.monotonic()
+    out = gdb_bare(s.port, ["set architecture riscv:rv64"])
+    assert time.monotonic() - start < 10, out
+    assert "another debugger is attached" in out, out
+    assert "Ignoring packet error" not in out and "unrecognized item" not in out, out
+    assert first.ask(b"?") == STOPPED           # the first session goes on
+    assert "refused a second debugger" in s.log.getvalue()
