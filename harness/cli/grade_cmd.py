@@ -111,7 +111,7 @@ def _batch(options: GradeOptions, root: Path, out: Path, jobs: int | None,
 
     if not root.is_dir():
         raise BadInput(f"{root}: no such directory of submissions")
-    total = len(find_submissions(root))
+    total = len(find_submissions(root, out))
     if total == 0:
         raise BadInput(f"{root}: no submission directories in it")
     columns = (TextColumn("{task.description}", style="bold", markup=False), BarColumn(),

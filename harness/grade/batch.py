@@ -22,16 +22,25 @@ class BatchResult:
     gradebook: Path
 
 
-def find_submissions(root: Path) -> list[Path]:
-    """Each directory under `root` is a submission (hidden ones are skipped)."""
-    return sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith("."))
+def find_submissions(root: Path, out: Path | None = None) -> list[Path]:
+    """Each directory under `root` is a submission (hidden ones are skipped, and so is
+    the one holding the reports, `out`: grading from inside the submissions directory
+    with the default `--out privlab-grade/LAB` must not grade last run's reports)."""
+    reports = out.resolve() if out is not None else None
+
+    def holds_reports(path: Path) -> bool:
+        where = path.resolve()
+        return reports is not None and (where == reports or where in reports.parents)
+
+    return sorted(p for p in root.iterdir()
+                  if p.is_dir() and not p.name.startswith(".") and not holds_reports(p))
 
 
 def grade_batch(options: GradeOptions, root: Path, out: Path, *, workers: int | None = None,
                 on_done: Callable[[str, GradeReport], None] | None = None) -> BatchResult:
     """Grade every submission under `root` with `workers` in parallel (one test
     process each); reports go to out/<submission>/, the gradebook to out/gradebook.csv."""
-    submissions = find_submissions(root)
+    submissions = find_submissions(root, out)
     workers = workers or max(1, os.cpu_count() or 1)
     reports: dict[str, GradeReport] = {}
 

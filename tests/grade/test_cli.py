@@ -223,3 +223,25 @@ def test_a_k_that_matches_no_test_is_bad_input_not_full_marks(
     assert status == 2
     assert "-k 'test_count_exactly_the_calls' matches no test of taskinfo" in (
         capsys.readouterr().err)
+
+
+def test_batch_never_grades_the_directory_its_reports_go_to(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """`cd submissions && privlab grade LAB --submissions .` puts the reports in
+    ./privlab-grade/: the next run graded that directory as a submission, a bogus
+    gradebook row."""
+
+    def fake_grade(options: GradeOptions) -> GradeReport:
+        return GradeReport("taskinfo", str(options.submission))
+
+    monkeypatch.setattr(batch, "grade", fake_grade)
+    subs = tmp_path / "subs"
+    (subs / "alice").mkdir(parents=True)
+    (subs / "privlab-grade" / "taskinfo" / "alice").mkdir(parents=True)
+    monkeypatch.chdir(subs)
+    assert main(["grade", "taskinfo", "--submissions", "."]) == 0
+    assert "graded 1 submissions" in capsys.readouterr().out
+    with Path("privlab-grade/taskinfo/gradebook.csv").open() as f:
+        rows = list(csv.DictReader(f))
+    assert [r["submission"] for r in rows] == ["alice"]
