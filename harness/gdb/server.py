@@ -39,6 +39,7 @@ POLL = 0.1              # seconds between checks for Ctrl-C while blocked on the
 RECV = 65536
 NOTE_CHUNK = 1024       # console text per O packet
 MAX_RETRANSMIT = 3
+GRACE = 0.5             # seconds a session has to end before a new client is refused
 REFUSE_WAIT = 2.0       # seconds a refused client has to send its first packet
 REFUSAL = b"E.privlab: another debugger is attached (one at a time)"
 
@@ -281,7 +282,9 @@ class GdbServer:
         the listen queue until gdb's timeout, then report protocol errors."""
         while not over.is_set():
             ready, _, _ = select.select([self._listener], [], [], POLL)
-            if not ready or over.is_set():
+            # A client that comes as the session ends (gdb detaching or hanging up and
+            # connecting again) is the next session's: give this one time to end.
+            if not ready or over.wait(GRACE):
                 continue
             try:
                 sock, peer = self._listener.accept()
