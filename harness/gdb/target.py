@@ -2,9 +2,10 @@
 
 The XML is generated, never hand-written: integer registers and pc in the standard
 ``org.gnu.gdb.riscv.cpu`` feature, every CSR of harness/csr.py that this hart
-implements in ``org.gnu.gdb.riscv.csr`` (with the bit fields of harness/csr.py as gdb
-flags types, so ``p $mstatus`` names the bits that are set), and the privilege level
-as the ``priv`` register of ``org.gnu.gdb.riscv.virtual``, as QEMU does.
+implements, except the floating-point ones, in ``org.gnu.gdb.riscv.csr`` (with the
+bit fields of harness/csr.py as gdb flags types, so ``p $mstatus`` names the bits
+that are set), and the privilege level as the ``priv`` register of
+``org.gnu.gdb.riscv.virtual``, as QEMU does.
 
 Register numbers (the ``p``/``P`` packets) follow gdb's own RISC-V numbering: x0..x31
 are 0..31, pc is 32, CSR n is 65 + n and priv is 65 + 4096. The ``g`` packet carries
@@ -45,6 +46,9 @@ _POINTERS = {"ra": "code_ptr", "sp": "data_ptr", "gp": "data_ptr", "tp": "data_p
 # harness/csr.py get a flags type.
 _CODE_PTR_CSRS = frozenset({Csr.MEPC, Csr.SEPC, Csr.MTVEC, Csr.STVEC})
 _PLAIN_CSRS = frozenset({Csr.MCAUSE, Csr.SCAUSE})
+# The floating-point CSRs go with the f registers, which are not described (the teaching
+# kernel has no FPU state); with mstatus.FS off the hart cannot read them either.
+_FLOAT_CSRS = frozenset({Csr.FFLAGS, Csr.FRM, Csr.FCSR})
 PMP_CFG_COUNT = 16
 PMP_ADDR_COUNT = 64
 
@@ -81,7 +85,7 @@ def csr_candidates(xlen: int) -> list[tuple[str, int]]:
     for c in Csr:
         if xlen == 64 and int(c) in high:
             continue
-        if c in (Csr.PMPCFG0, Csr.PMPADDR0):
+        if c in (Csr.PMPCFG0, Csr.PMPADDR0) or c in _FLOAT_CSRS:
             continue
         out.append((c.name.lower(), int(c)))
     # pmpcfg1 and pmpcfg3 ... exist only on RV32 (spec 3.7.1)

@@ -7,6 +7,7 @@ import pytest
 
 from gdb.helpers import GDB, serve
 from harness.csr import Csr
+from harness.gdb.stub import Stub
 from harness.gdb.target import CSR_BASE, PC_REGNUM, PRIV_REGNUM, TargetDescription
 from harness.machine import Machine
 
@@ -86,3 +87,17 @@ def test_gdb_accepts_the_rv32_description(gdb_bare: Callable[[int, list[str]], s
     assert "$1 = 0x80000000" in out
     assert "$2 = 3" in out or "prv:3" in out
     assert "$4 = 0x40" in out   # MXL=1 (32-bit) in misa's top bits
+
+
+@pytest.mark.parametrize("xlen", [32, 64])
+def test_floating_point_csrs_are_not_described(xlen: int) -> None:
+    # There are no f registers in the description, and with mstatus.FS off the hart
+    # reads fflags, frm and fcsr as whatever was on the host's stack: gdb showed
+    # 'fcsr 0x7fc044afcaf0' in `info all-registers`.
+    m = Machine(xlen)
+    try:
+        names = Stub(m).target.by_name
+    finally:
+        m.close()
+    assert not {"fflags", "frm", "fcsr"} & set(names)
+    assert "mstatus" in names
