@@ -248,7 +248,9 @@ class Recorder:
         yield
         items[:] = with_prerequisites(collected, items)
         hidden = [Path(d).resolve() for d in config.getoption("--privlab-hidden")]
-        described = describe(items, hidden)
+        # Worth is computed over everything collected: a group's share does not grow
+        # when -k leaves some of its children out.
+        described = describe(collected, hidden)
         self.active = bool(self.path) or any(r.max_score for r in described.values())
         index, count = (int(x) for x in config.getoption("--privlab-shard").split("/"))
         keep = shard_items(items, _requires, index, count)

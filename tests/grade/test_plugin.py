@@ -199,3 +199,12 @@ def test_other(): pass
     assert sorted(tests) == ["test_base_ok", "test_needs_base", "test_needs_both"]
     assert all(t["status"] == "passed" for t in tests.values())
     assert "Points 6/6" in stdout
+
+
+def test_a_group_childs_worth_does_not_change_with_k(session: Session) -> None:
+    """A child of a points group shares the group's points with its siblings: with -k
+    selecting one child, it was worth the whole group (a 2-point test showed 0/4)."""
+    session.write("test_lab.py", TESTS)
+    tests, stdout = session.run("-k", "TestGroup and test_one")
+    assert sorted(tests) == ["test_one"]
+    assert tests["test_one"]["max_score"] == 2 and "Points 2/2" in stdout
