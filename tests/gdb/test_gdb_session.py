@@ -145,9 +145,11 @@ def test_monitor_commands_print_the_inspectors(served: Serve, gdb: Gdb) -> None:
 
 def test_unknown_monitor_command_is_one_line_error(served: Serve, gdb: Gdb) -> None:
     s = served("hello")
-    out = gdb(s.port, ["monitor frobnicate", "kill"])
-    assert "unknown monitor command 'frobnicate'" in out, out
-    assert "Traceback" not in out
+    out = gdb(s.port, ["monitor frobnicate", "monitor traps x", "p 6 * 7", "kill"])
+    lines = out.splitlines()
+    first = lines.index("privlab: unknown monitor command 'frobnicate' (try: monitor help)")
+    assert lines[first + 1] == "privlab: N must be a number (0x... for hex), not 'x'", out
+    assert lines[first + 2] == "$1 = 42", out     # gdb adds nothing ("Protocol error")
 
 
 def test_kill_ends_the_run(served: Serve, gdb: Gdb) -> None:
