@@ -59,11 +59,12 @@ def parse_address(text: str) -> Address:
     host, sep, port = text.rpartition(":")
     if not sep:
         host, port = "", text
+    if text.startswith("[") and text.endswith("]"):
+        raise BadInput(f"--gdb: no port in {text!r} (expected [HOST:]PORT)")
     host = host.strip("[]") or DEFAULT_HOST
-    try:
-        number = int(port, 10)
-    except ValueError:
-        raise BadInput(f"--gdb: not a port number: {port!r} (expected [HOST:]PORT)") from None
+    if not (port.isascii() and port.isdigit()):   # int() would take "+80", " 8", "1_0"
+        raise BadInput(f"--gdb: not a port number: {port!r} (expected [HOST:]PORT)")
+    number = int(port, 10)
     if not 0 <= number <= 65535:
         raise BadInput(f"--gdb: port {number} is out of range 0..65535")
     return Address(host, number)

@@ -10,7 +10,11 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+import pytest
+
 from gdb.rsp import Client
+from harness.errors import BadInput
+from harness.gdb import Address, parse_address
 
 PRIVLAB = [sys.executable, "-m", "harness"]
 TIMEOUT = 60.0
@@ -72,3 +76,20 @@ def test_wait_without_gdb_is_bad_input() -> None:
     r = subprocess.run([*PRIVLAB, "run", "--wait", "--user", "hello"], capture_output=True,
                        text=True, timeout=TIMEOUT, check=False)
     assert r.returncode == 2 and "--wait needs --gdb" in r.stderr
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("+80", "not a port number: '+80'"), ("1_000", "not a port number: '1_000'"),
+    (" 1234", "not a port number: ' 1234'"), ("0x10", "not a port number: '0x10'"),
+    ("localhost:", "not a port number: ''"), ("[::1]", "no port in '[::1]'"),
+    ("[::1]:", "not a port number: ''"), ("70000", "port 70000 is out of range")])
+def test_gdb_address_must_end_in_a_decimal_port(text: str, message: str) -> None:
+    with pytest.raises(BadInput, match=re.escape(message)):
+        parse_address(text)
+
+
+@pytest.mark.parametrize(("text", "host", "port"), [
+    ("1234", "127.0.0.1", 1234), (":0", "127.0.0.1", 0), ("0.0.0.0:99", "0.0.0.0", 99),
+    ("[::1]:5", "::1", 5), ("localhost:7", "localhost", 7)])
+def test_gdb_address_forms(text: str, host: str, port: int) -> None:
+    assert parse_address(text) == Address(host, port)
