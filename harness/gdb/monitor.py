@@ -129,7 +129,9 @@ class Monitor:
         if args and args[0] != "full":
             raise MonitorError("usage: monitor pagetable [full]")
         table = read_page_table(self._m.memory, self._m.hart.csr(Csr.SATP), self._m.xlen)
-        return self._render(PageTableTree(table, max_lines=None if args else SHORT_TABLE))
+        text = self._render(PageTableTree(table, max_lines=None if args else SHORT_TABLE))
+        # The tree names the command-line option; here it is the monitor's argument.
+        return text.replace("(--full shows", "(monitor pagetable full shows")
 
     def translate(self, args: list[str]) -> str:
         self._arity(args, 1, 1, "translate VA")

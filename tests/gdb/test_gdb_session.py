@@ -139,6 +139,8 @@ def test_monitor_commands_print_the_inspectors(served: Serve, gdb: Gdb) -> None:
     assert "user_ecall" in out and "sret" in out, out
     assert "scause" in out and "sepc" in out, out
     assert "satp" in out, out
+    assert "more lines (monitor pagetable full shows every one)" in out, out
+    assert "--full" not in out, out
     assert "0x10000" in out, out
     assert "instructions retired" in out, out
 
