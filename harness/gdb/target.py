@@ -43,7 +43,8 @@ PRIV_REGNUM = CSR_BASE + CSR_COUNT
 _POINTERS = {"ra": "code_ptr", "sp": "data_ptr", "gp": "data_ptr", "tp": "data_ptr"}
 # Trap vectors and return addresses print as code (gdb names the symbol); causes as
 # plain numbers (their one field is the number itself). Other CSRs with fields in
-# harness/csr.py get a flags type.
+# harness/csr.py get a flags type; the rest are unsigned numbers (gdb's "int" would
+# print an interrupt's cause, or a RAM address in mscratch on RV32, as negative).
 _CODE_PTR_CSRS = frozenset({Csr.MEPC, Csr.SEPC, Csr.MTVEC, Csr.STVEC})
 _PLAIN_CSRS = frozenset({Csr.MCAUSE, Csr.SCAUSE})
 # The floating-point CSRs go with the f registers, which are not described (the teaching
@@ -119,7 +120,7 @@ class TargetDescription:
                 continue
             fields = _csr_fields(number, xlen)
             kind = ("code_ptr" if number in _CODE_PTR_CSRS
-                    else f"{name}_bits" if fields else "int")
+                    else f"{name}_bits" if fields else f"uint{xlen}")
             regs.append(Register(name, CSR_BASE + number, RegKind.CSR, number, xlen, kind,
                                  fields))
         regs.append(Register("priv", PRIV_REGNUM, RegKind.PRIV, 0, xlen, "int"))

@@ -101,3 +101,21 @@ def test_floating_point_csrs_are_not_described(xlen: int) -> None:
         m.close()
     assert not {"fflags", "frm", "fcsr"} & set(names)
     assert "mstatus" in names
+
+
+@pytest.mark.skipif(GDB is None, reason="gdb-multiarch is not installed")
+@pytest.mark.parametrize("xlen", [32, 64])
+def test_csrs_without_fields_print_as_unsigned_numbers(
+        gdb_bare: Callable[[int, list[str]], str], xlen: int) -> None:
+    # An interrupt's mcause has the top bit set, mscratch often holds a RAM address
+    # (0x80000000 and up): neither is a negative number.
+    m = Machine(xlen)
+    s = serve(m)
+    try:
+        out = gdb_bare(s.port, [f"set architecture riscv:rv{xlen}", "set $mscratch = -1",
+                                "p $mscratch", "p $mscratch > 0", "kill"])
+    finally:
+        s.server.quit()
+        s.thread.join(30)
+        m.close()
+    assert f"$1 = {(1 << xlen) - 1}" in out and "$2 = 1" in out, out
