@@ -262,9 +262,7 @@ class GdbServer:
 
     # -- a session ---------------------------------------------------------------------
     def _session(self, sock: socket.socket) -> _Outcome:
-        self.stub.no_ack = False
-        self.stub.end = None
-        self.stub.halter.take()
+        self.stub.begin_session()
         conn = _Connection(sock, self.stub)
         over = threading.Event()
         doorman = threading.Thread(target=self._turn_away, args=(over,),

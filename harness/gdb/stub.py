@@ -22,7 +22,7 @@ from enum import Enum
 
 from harness.csr import Csr, Priv
 from harness.errors import PrivlabError
-from harness.gdb.access import DebugMemory
+from harness.gdb.access import DebugMemory, MemoryMode
 from harness.gdb.codec import PacketError, from_hex, parse_hex, to_hex
 from harness.gdb.halt import Halter, StopCause
 from harness.gdb.monitor import Monitor
@@ -494,6 +494,14 @@ class Stub:
         self.release()
         self.end = SessionEnd.DETACHED
         return OK
+
+    def begin_session(self) -> None:
+        """A new client: nothing of the last one's settings carries over."""
+        self.no_ack = False
+        self.end = None
+        self.gdb_features = set()
+        self.memory.mode = MemoryMode.VIRTUAL
+        self.halter.take()
 
     def release(self) -> None:
         """Remove every breakpoint and watchpoint gdb set (on detach or disconnect)."""

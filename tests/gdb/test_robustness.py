@@ -269,3 +269,13 @@ def test_a_second_debugger_is_turned_away_at_once_with_the_reason(
     assert "Ignoring packet error" not in out and "unrecognized item" not in out, out
     assert first.ask(b"?") == STOPPED           # the first session goes on
     assert "refused a second debugger" in s.log.getvalue()
+
+
+def test_a_new_session_starts_with_virtual_addresses(served: Serve) -> None:
+    s = served("hello")
+    first = Client(s.port)
+    assert first.ask(b"qRcmd," + b"memory physical".hex().encode()) == b"OK"
+    first.close()                      # gone without a word
+    second = still_answers(s.port)
+    assert second.ask(b"qRcmd," + b"memory".hex().encode()) == b"OK"
+    assert second.console[-1] == "gdb's memory accesses use virtual addresses\n"
