@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from harness.grade.model import GradeReport
+from harness.grade.model import GradeReport, shown
 from harness.grade.reports import write_gradebook, write_reports
 from harness.grade.runner import GradeOptions, grade
 
@@ -49,13 +49,13 @@ def grade_batch(options: GradeOptions, root: Path, out: Path, *, workers: int | 
             report = grade(replace(options, submission=path, jobs=1))
             write_reports(report, out / path.name)
         except Exception as e:  # one submission's trouble never stops the class
-            report = GradeReport(options.lab.name, str(path), built=False,
+            report = GradeReport(options.lab.name, shown(str(path)), built=False,
                                  notes=[f"grader error: {type(e).__name__}: {e}"])
             try:
                 write_reports(report, out / path.name)
-            except OSError as why:
+            except Exception as why:  # the gradebook row is still written
                 report.notes.append(f"its report could not be written: {why}")
-        return path.name, report
+        return shown(path.name), report
 
     with ThreadPoolExecutor(workers) as pool:
         futures = [pool.submit(one, p) for p in submissions]
@@ -64,7 +64,7 @@ def grade_batch(options: GradeOptions, root: Path, out: Path, *, workers: int | 
             reports[name] = report
             if on_done is not None:
                 on_done(name, report)
-    ordered = [(p.name, reports[p.name]) for p in submissions]
+    ordered = [(shown(p.name), reports[shown(p.name)]) for p in submissions]
     gradebook = out / "gradebook.csv"
     write_gradebook(ordered, gradebook)
     return BatchResult(ordered, gradebook)

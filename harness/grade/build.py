@@ -26,6 +26,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import re
 import shutil
 import signal
 import stat
@@ -40,6 +41,7 @@ from typing import TYPE_CHECKING
 
 from harness.build.cache import cache_root
 from harness.errors import PrivlabError
+from harness.grade.model import shown
 from harness.paths import KERNEL_DIR, USERLAND_DIR
 
 if TYPE_CHECKING:
@@ -107,6 +109,16 @@ def _kind(mode: int) -> str:
     return "not a regular file"
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def _shown(name: str) -> str:
+    """A file name for a one-line message: bytes that are not UTF-8 and control
+    characters (a newline, say) as `\\xNN`."""
+    name = shown(name)
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", name)
+
+
 def copy_submission(src: Path, dst: Path, *, label: str = "kernel") -> list[str]:
     """Copy the regular files and directories under `src` to `dst` (replacing it).
     Returns what was left out, as `label/PATH: why` lines. Never follows a link to a
@@ -126,7 +138,7 @@ def copy_submission(src: Path, dst: Path, *, label: str = "kernel") -> list[str]
             skipped.append(f"{rel}/: cannot be read ({e.strerror or e})")
             continue
         for entry in entries:
-            name, path = entry.name, f"{rel}/{entry.name}"
+            name, path = entry.name, f"{rel}/{_shown(entry.name)}"
             if name in IGNORED_NAMES or name.endswith(IGNORED_SUFFIXES):
                 continue
             if copied >= MAX_FILES:
@@ -240,7 +252,7 @@ def build_submission(submission: Path, slot: Path, *, arch: str = "rv64",
     slot.mkdir(parents=True, exist_ok=True)
 
     def failed(text: str, skipped: tuple[str, ...] = ()) -> BuildResult:
-        return BuildResult(None, text, time.perf_counter() - start, out, skipped)
+        return BuildResult(None, shown(text), time.perf_counter() - start, out, skipped)
 
     if not kernel_src.is_dir():
         return failed(f"{submission}: no kernel/ directory to build")

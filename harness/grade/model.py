@@ -13,11 +13,21 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-__all__ = ["GradeReport", "TestResult", "apply_groups", "format_points"]
+__all__ = ["GradeReport", "TestResult", "apply_groups", "format_points", "shown"]
 
 PASSED = "passed"
 FAILED = "failed"
 BUILD_TEST = "build"
+
+
+def shown(text: str) -> str:
+    """`text` as valid UTF-8: a file name that is not (Python keeps its bytes as lone
+    surrogates) gets `\\xNN` escapes, which every report format and terminal takes."""
+    try:
+        raw = text.encode("utf-8", "surrogateescape")  # a file name's own bytes back
+    except UnicodeEncodeError:
+        raw = text.encode("utf-8", "backslashreplace")
+    return raw.decode("utf-8", "backslashreplace")
 
 
 def format_points(value: float) -> str:

@@ -7,11 +7,12 @@ import csv
 import json
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree as ET
 
-from harness.grade.model import GradeReport, TestResult, format_points
+from harness.grade.model import GradeReport, TestResult, format_points, shown
 
 __all__ = ["display_name", "gradescope_json", "junit_xml", "text_report", "write_gradebook",
            "write_reports"]
@@ -100,26 +101,38 @@ def text_report(report: GradeReport) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _clean(report: GradeReport) -> GradeReport:
+    """`report` with every string valid UTF-8 (see `shown`): paths and compiler
+    messages may name files whose names are not."""
+    tests = [replace(t, name=shown(t.name), output=shown(t.output), title=shown(t.title),
+                     group=shown(t.group), nodeid=shown(t.nodeid)) for t in report.tests]
+    return replace(report, submission=shown(report.submission), tests=tests,
+                   build_output=shown(report.build_output),
+                   notes=[shown(n) for n in report.notes])
+
+
 def write_reports(report: GradeReport, out: Path) -> list[Path]:
     """results.json (Gradescope), junit.xml and report.txt in `out`."""
+    report = _clean(report)
     out.mkdir(parents=True, exist_ok=True)
     files = {out / "results.json": json.dumps(gradescope_json(report), indent=2) + "\n",
              out / "junit.xml": junit_xml(report),
              out / "report.txt": text_report(report)}
     for path, text in files.items():
-        path.write_text(text)
+        path.write_text(text, errors="backslashreplace")
     return list(files)
 
 
 def write_gradebook(reports: Sequence[tuple[str, GradeReport]], path: Path) -> None:
     """One row per submission: score, max, built, then each test's score."""
+    reports = [(shown(name), _clean(report)) for name, report in reports]
     names: list[str] = []
     for _, report in reports:
         for t in report.tests:
             if t.max_score and display_name(t) not in names:
                 names.append(display_name(t))
     path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", newline="") as f:
+    with path.open("w", newline="", errors="backslashreplace") as f:
         writer = csv.writer(f)
         writer.writerow(["submission", "score", "max_score", "built", "notes", *names])
         for name, report in reports:

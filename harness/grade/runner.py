@@ -32,6 +32,7 @@ from harness.grade.model import (
     GradeReport,
     TestResult,
     apply_groups,
+    shown,
 )
 
 __all__ = ["GradeOptions", "default_jobs", "grade"]
@@ -170,7 +171,7 @@ def _build_entry(built: BuildResult) -> TestResult:
 def grade(options: GradeOptions) -> GradeReport:
     """Grade one submission; always returns a report."""
     start = time.perf_counter()
-    report = GradeReport(options.lab.name, str(options.submission))
+    report = GradeReport(options.lab.name, shown(str(options.submission)))
     try:
         with staging_slot() as slot:
             built = build_submission(options.submission, slot, arch=options.arch)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -245,3 +246,25 @@ def test_batch_never_grades_the_directory_its_reports_go_to(
     with Path("privlab-grade/taskinfo/gradebook.csv").open() as f:
         rows = list(csv.DictReader(f))
     assert [r["submission"] for r in rows] == ["alice"]
+
+
+def test_batch_grades_a_submission_whose_name_is_not_utf8(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Submission directories come from students' uploads: a name that is not UTF-8
+    crashed the whole batch (its report could not be written, and the exception left
+    the worker)."""
+
+    def fake_grade(options: GradeOptions) -> GradeReport:
+        return GradeReport("taskinfo", str(options.submission),
+                           [TestResult("test_t", 1, 0, "failed", "why", ran=True)])
+
+    monkeypatch.setattr(batch, "grade", fake_grade)
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    os.mkdir(os.path.join(os.fsencode(subs), b"caf\xe9"))
+    assert main(["grade", "taskinfo", "--submissions", str(subs),
+                 "--out", str(tmp_path / "g")]) == 0
+    assert "[1/1] caf\\xe9: 0/1" in capsys.readouterr().out
+    rows = list(csv.DictReader((tmp_path / "g" / "gradebook.csv").open()))
+    assert [r["submission"] for r in rows] == ["caf\\xe9"]

@@ -3,6 +3,7 @@ never a crash or a lost report."""
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from pathlib import Path
@@ -10,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from harness.grade.build import build_submission, copy_submission, staging_slot
-from harness.grade.model import GradeReport
+from harness.grade.model import GradeReport, TestResult
+from harness.grade.reports import write_reports
 
 from .conftest import grade_lab, variant
 
@@ -140,3 +142,24 @@ def test_a_build_that_never_ends_is_stopped_and_is_a_failed_build(tmp_path: Path
         took = time.perf_counter() - start
     assert not built.ok and took < 30
     assert "the build did not finish within 3 seconds" in built.output
+
+
+def test_file_names_that_are_not_utf8_are_shown_escaped_and_the_reports_written(
+        tmp_path: Path) -> None:
+    """A file or directory name with bytes that are not UTF-8 (Python holds them as
+    lone surrogates) crashed writing report.txt with a UnicodeEncodeError traceback."""
+    src = tmp_path / "src"
+    src.mkdir()
+    os.symlink(b"/nowhere", os.path.join(os.fsencode(src), b"bad\xff\nname.c"))
+    skipped = copy_submission(src, tmp_path / "dst")
+    assert skipped == ["kernel/bad\\xff\\x0aname.c: a symbolic link that leads nowhere "
+                       "(No such file or directory)"]
+    submission = os.fsdecode(os.path.join(os.fsencode(tmp_path), b"caf\xe9"))
+    report = GradeReport("taskinfo", submission, [
+        TestResult("build", 0, 0, "failed", f"{submission}/kernel/x.c: error", ran=True)])
+    write_reports(report, tmp_path / "out")
+    assert "caf\\xe9/kernel/x.c: error" in (tmp_path / "out" / "report.txt").read_text()
+    json.loads((tmp_path / "out" / "results.json").read_text())
+    os.mkdir(submission)  # and graded for real: the build test names it, escaped
+    graded = grade_lab("taskinfo", Path(submission), keyword=ONE_TEST, jobs=1)
+    assert graded.notes == [] and "caf\\xe9: no kernel/ directory" in graded.tests[0].output
