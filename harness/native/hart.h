@@ -101,6 +101,12 @@ struct hart {
 
     /* Deterministic time: the block hook acts when instret reaches `deadline`. */
     uint64_t deadline;
+    /* A run takes an interrupt whose time has come at the next block boundary. When a
+     * run stops inside a block (a breakpoint, an exact instret) and goes on from there,
+     * the block's real end is that boundary, not the artificial one where it resumed:
+     * no interrupt is taken from the deadline before instret reaches irq_from. Any
+     * redirect (trap, xRET, CSR write) is a real boundary and clears it. */
+    uint64_t irq_from;
 
     /* The block being executed: Unicorn counted it whole at entry; exceptions and
      * redirects inside it correct instret from these. */

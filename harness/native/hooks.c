@@ -33,6 +33,7 @@ void request_stop(hart *h, unsigned reason, uint64_t pc)
 void redirect(hart *h, uint64_t pc)
 {
     set_reg(h, UC_RISCV_REG_PC, pc);
+    h->irq_from = 0;
 }
 
 /* The deadline passed at the start of the block at `pc`, before it ran. Returns true
@@ -43,7 +44,7 @@ static bool deadline_reached(hart *h, uint64_t pc)
         request_stop(h, STOP_BUDGET, pc);
         return true;
     }
-    bool taken = check_interrupts(h, pc);
+    bool taken = h->s.instret >= h->irq_from && check_interrupts(h, pc);
     update_deadline(h);
     return taken;
 }
@@ -57,6 +58,7 @@ static inline bool crosses_budget(hart *h, uint64_t pc, uint64_t count)
 {
     if (!h->s.budget_exact || h->s.step || h->s.instret + count <= h->s.budget)
         return false;
+    h->irq_from = h->s.instret + count;   /* the steps and what follows are inside it */
     request_stop(h, STOP_BUDGET, pc);
     return true;
 }
@@ -111,6 +113,8 @@ static bool at_breakpoint(hart *h, struct hooked_insn *hi)
     }
     h->s.break_addr = hi->addr;
     retire_before(h, hi->addr);
+    if (!h->s.step)
+        h->irq_from = h->blk_instret + h->blk_count;   /* stopped inside this block */
     request_stop(h, STOP_BREAKPOINT, hi->addr);
     return true;
 }

@@ -70,8 +70,9 @@ bool check_interrupts(hart *h, uint64_t pc)
     return true;
 }
 
-/* The instret at which the block hook must next look: the budget, or the moment the
- * timer comparator fires if it has not already. */
+/* The instret at which the block hook must next look: the budget, the moment the
+ * timer comparator fires if it has not already, or the end of a block an interrupt
+ * was held back in. */
 void update_deadline(hart *h)
 {
     uint64_t deadline = h->s.budget;
@@ -82,5 +83,9 @@ void update_deadline(hart *h)
         if (at < deadline)
             deadline = at;
     }
+    /* An interrupt held back inside a block a run stopped in (hooks.c) is looked at
+     * again where that block ends. */
+    if (h->irq_from > h->s.instret && h->irq_from < deadline)
+        deadline = h->irq_from;
     h->deadline = deadline;
 }

@@ -174,3 +174,27 @@ def test_bare_metal_program_session() -> None:
             s.processes()
     finally:
         s.close()
+
+
+def test_stopping_just_before_a_timer_interrupt_leaves_the_trace_alone(images: Images) -> None:
+    """A run takes a due interrupt at the next block boundary. Stopping a few
+    instructions before the boundary where the machine timer was taken, and going on,
+    must take it at that same boundary, not where the run resumed."""
+    whole = Session.boot("compute", ["5000000"], images=images)
+    try:
+        assert whole.run().exit_status == 0
+        reference = [e.to_json() for e in whole.events]
+        timers = [e for e in whole.events if isinstance(e, TrapEvent) and e.interrupt
+                  and e.name == "m_timer"]
+        assert len(timers) >= 3
+    finally:
+        whole.close()
+    for t in timers[:3]:
+        for back in (1, 2, 3):
+            s = Session.boot("compute", ["5000000"], images=images)
+            try:
+                assert s.run_until_instret(t.instret - back).stop is Stop.EVENT
+                assert s.run().exit_status == 0
+                assert [e.to_json() for e in s.events] == reference, (t.seq, back)
+            finally:
+                s.close()
