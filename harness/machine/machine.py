@@ -397,11 +397,18 @@ class Machine:
             self.hart.step_end()
         if error in _UNMAPPED:
             self.hart.access_fault(self.hart.pc)
+        reason = StopReason(s.stop_reason)
         s.stop_reason = StopReason.NONE
         self._drain()
         if self._halted is not None:
             status, why = self._halted
             return self._result(Stop.HALT, why, status)
+        if reason == StopReason.WFI:
+            # A stepped wfi waits as in a run: time skips to the interrupt, which is
+            # taken, so the step ends at the trap vector (or the hart is stuck).
+            stuck = self._handle(reason)
+            if stuck is not None:
+                return stuck
         return self._result(Stop.STEP)
 
     def read_virtual(self, vaddr: int, size: int) -> bytes:

@@ -110,9 +110,6 @@ def test_single_steps_across_a_timer_deadline_leave_the_trace_of_a_plain_run(
         pytest.skip("no timer interrupt of this run falls due inside a block")
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "harness/machine: Machine.step() drops the core's wfi stop, so a stepped wfi does not "
-    "wait for the interrupt (time is not skipped) as it does in a run"))
 def test_a_stepped_wfi_waits_for_the_interrupt_as_in_a_run() -> None:
     image = load_elf(build_asm(WFI_LOOP, "rv64"))
     plain, stepped = Machine(image.xlen), Machine(image.xlen)

@@ -9,6 +9,10 @@ from pathlib import Path
 
 from conformance.programs import build_program
 
+from harness.machine import Machine, Stop, load_elf
+from harness.machine.boot import boot_bare
+from machine.asm import build_asm
+
 
 def trace_of(args: list[str], out: Path) -> bytes:
     proc = subprocess.run([sys.executable, "-m", "harness", "run", "--quiet",
@@ -35,3 +39,25 @@ def test_preempted_kernel_processes_give_identical_traces(tmp_path: Path) -> Non
     assert one == two
     assert one.count(b'"name": "s_timer"') >= 3
     assert one.count(b'"name": "m_timer"') == one.count(b'"name": "s_timer"')
+
+
+def test_a_stepped_wfi_with_nothing_to_wake_it_is_the_runs_diagnosis() -> None:
+    image = load_elf(build_asm("""
+        csrw mie, zero
+        wfi
+        PASS
+    """, "rv64"))
+    plain, stepped = Machine(image.xlen), Machine(image.xlen)
+    try:
+        boot_bare(plain, image)
+        boot_bare(stepped, image)
+        ran = plain.run()
+        assert ran.stop is Stop.ERROR and ran.message.startswith("wfi with no interrupt source")
+        for _ in range(100):
+            result = stepped.step()
+            if result.stop is not Stop.STEP:
+                break
+        assert (result.stop, result.message, result.pc) == (ran.stop, ran.message, ran.pc)
+    finally:
+        plain.close()
+        stepped.close()
