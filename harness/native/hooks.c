@@ -93,6 +93,11 @@ static void on_block(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
     }
     if (crosses_budget(h, addr, b->count))
         return;
+    /* A step that starts a block (as a run would see it: Unicorn translates the same
+     * block for a one-instruction run) holds interrupts back to the block's end, as a
+     * run takes them only at block boundaries. */
+    if (h->s.step && h->s.instret >= h->irq_from)
+        h->irq_from = h->s.instret + b->count;
     h->blk = b;
     h->blk_epoch = h->xlat_epoch;
     h->blk_start = addr;
