@@ -84,6 +84,11 @@ class Monitor:
         try:
             return cmd(words[1:]), True
         except PrivlabError as e:
+            values = [w for w in words[1:] if w.startswith("$")]
+            if values:   # gdb sends the text as typed: `monitor translate $a1`
+                form = " ".join("%#lx" if w.startswith("$") else w for w in words)
+                return (f"privlab: gdb does not evaluate {values[0]} in a monitor command; "
+                        f"try: eval \"monitor {form}\", {', '.join(values)}\n"), False
             return f"privlab: {e}\n", False
 
     @staticmethod

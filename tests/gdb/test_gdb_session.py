@@ -154,6 +154,14 @@ def test_unknown_monitor_command_is_one_line_error(served: Serve, gdb: Gdb) -> N
     assert lines[first + 2] == "$1 = 42", out     # gdb adds nothing ("Protocol error")
 
 
+def test_monitor_says_how_to_pass_a_register_value(served: Serve, gdb: Gdb) -> None:
+    s = served("hello")
+    out = gdb(s.port, ["monitor translate $pc", 'eval "monitor translate %#lx", $pc', "kill"])
+    assert ("privlab: gdb does not evaluate $pc in a monitor command; try: "
+            'eval "monitor translate %#lx", $pc\n') in out, out
+    assert "translate 0x80000000  load from M-mode" in out, out
+
+
 def test_kill_ends_the_run(served: Serve, gdb: Gdb) -> None:
     s = served("hello")
     out = gdb(s.port, ["stepi 3", "kill"])
