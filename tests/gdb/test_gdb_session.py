@@ -105,6 +105,21 @@ def test_supervisor_mode_debugger_reads_user_pages_despite_sum_clear(
     assert '"Hello, world!\\n"' in out, out
 
 
+def test_register_priv_and_pc_writes_undo_a_system_call(
+        served: Serve, gdb: Gdb, images: Images) -> None:
+    # One step into the trap vector, then back to U after the ecall as if write()
+    # had returned 14: nothing is printed, hello exits normally.
+    s = served("hello")
+    ecall = find_insn(images.users["hello"], "write", ECALL)
+    out = gdb(s.port, [f"hbreak *{ecall:#x}", "continue", "stepi", "p $priv",
+                       "set $priv = 0", "set $pc = $sepc + 4", "set $a0 = 14",
+                       "p $priv", "delete", "continue"])
+    assert values(out) == ["1", "0"], out
+    assert "exited normally" in out, out
+    assert s.finish().exit_status == 0
+    assert s.machine.console.text() == ""
+
+
 def test_kernel_memory_reads_and_writes(served: Serve, gdb: Gdb, images: Images) -> None:
     s = served("hello")
     out = gdb(s.port, ["break syscall.c:syscall", "continue", "p nextpid",
