@@ -54,7 +54,7 @@ class UserBoot:
 
 
 def user_boot(users: Mapping[str, Path], prog: str, args: Sequence[str] = (), *,
-              quiet: bool = True) -> UserBoot:
+              quiet: bool = True, flags: Sequence[str] = ()) -> UserBoot:
     """PROG is a bundled program's name (a key of `users`, e.g. Images.users) or a path
     to a user ELF, which joins the bundled programs in the initrd under its file name."""
     files = {name: path.read_bytes() for name, path in sorted(users.items())}
@@ -69,5 +69,5 @@ def user_boot(users: Mapping[str, Path], prog: str, args: Sequence[str] = (), *,
             raise BadInput(f"{prog}: not an ELF file")
         name = path.name.removesuffix(".elf")
         files[name] = data
-    flags = ["quiet"] if quiet else []
-    return UserBoot(pack_initrd(files), make_bootargs(name, args, flags=flags), name)
+    words = (["quiet"] if quiet else []) + [f for f in flags if not (quiet and f == "quiet")]
+    return UserBoot(pack_initrd(files), make_bootargs(name, args, flags=words), name)

@@ -44,6 +44,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--arch", choices=("rv64", "rv32"), default=None,
                    help="build architecture for the bundled system (default rv64)")
     p.add_argument("--ram", type=positive_int, metavar="MiB", default=128, help="RAM size")
+    p.add_argument("--boot-flag", action="append", default=[], metavar="WORD",
+                   help="a kernel boot argument before init= (vmprint, backtrace, "
+                   "timer_hz=N, ...); repeat for more")
     p.add_argument("--max-insns", type=positive_int, metavar="N",
                    help="stop after N instructions (exit 124)")
     p.add_argument("--trace-out", metavar="FILE.jsonl", help="write every trap and xRET")
@@ -111,12 +114,12 @@ def _boot_system(args: argparse.Namespace, ram: int, console: Console,
     if firmware.xlen != kernel.xlen:
         raise BadInput(f"firmware is {firmware.xlen}-bit but the kernel is {kernel.xlen}-bit")
     if args.user is not None:
-        ub = user_boot(images.users, args.user, args.args)
+        ub = user_boot(images.users, args.user, args.args, flags=args.boot_flag)
         initrd, bootargs = ub.initrd, ub.bootargs
     else:
         if args.args:
             raise BadInput(f"unexpected arguments: {' '.join(args.args)} (use --user PROG ARGS)")
-        initrd, bootargs = images.initrd.read_bytes(), make_bootargs()
+        initrd, bootargs = images.initrd.read_bytes(), make_bootargs(flags=args.boot_flag)
     machine = Machine(kernel.xlen, ram, console=console, uart_input=uart_input)
     boot_system(machine, firmware, kernel, initrd, bootargs)
     return machine

@@ -10,6 +10,7 @@ console lines and the last traps.
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -171,11 +172,25 @@ class KernelRun:
     def diagnosis(self) -> str:
         text = diagnose(self.result, self.console, self.budget)
         text += (f"\nbooted with {self.spec.ram_mib} MiB of RAM and bootargs "
-                 f"'{self.bootargs}'")
+                 f"'{self.bootargs}'; to run it yourself:\n  {self.rerun_command()}")
         if self.event_flood:
             text = (f"stopped: more than {EVENT_LIMIT:,} traps and xRETs (a trap loop that "
                     f"makes progress)\n{text}")
         return text
+
+    def rerun_command(self) -> str:
+        """The `privlab run` command line that boots this machine the same way."""
+        words = ["privlab", "run", "--ram", str(self.spec.ram_mib)]
+        if self.machine.xlen == 32:
+            words += ["--arch", "rv32"]
+        for flag in self.spec.flags:
+            if flag != "quiet":              # privlab run --user adds it itself
+                words += ["--boot-flag", flag]
+        if self.spec.input:
+            text = self.spec.input.decode("latin-1").encode("unicode_escape").decode()
+            words += ["--input", text]
+        words += ["--user", self.spec.program, *self.spec.args]
+        return shlex.join(words)
 
     def fail(self, message: str) -> None:
         raise GradeFailure(message, self.diagnosis())

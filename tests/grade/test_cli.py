@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import shlex
 import shutil
 from pathlib import Path
 
@@ -268,3 +269,27 @@ def test_batch_grades_a_submission_whose_name_is_not_utf8(
     assert "[1/1] caf\\xe9: 0/1" in capsys.readouterr().out
     rows = list(csv.DictReader((tmp_path / "g" / "gradebook.csv").open()))
     assert [r["submission"] for r in rows] == ["caf\\xe9"]
+
+
+def test_a_failures_rerun_command_boots_the_same_machine(
+        capfd: pytest.CaptureFixture[str]) -> None:
+    """The diagnosis of a failed test ends with a `privlab run` line; run as given, it
+    prints what the graded machine printed."""
+    from harness.grade.build import build_submission, staging_slot
+    from harness.grade.kernel import KernelUnderTest
+    from harness.paths import REPO_ROOT
+
+    with staging_slot() as slot:
+        built = build_submission(REPO_ROOT, slot)
+        assert built.images is not None
+        kernel = KernelUnderTest(built.images)
+        run = kernel.run("hello", kernel.token, "two", flags=("vmprint",),
+                         input=b"x\n")
+        command = run.rerun_command()
+        assert command in run.diagnosis()
+        kernel.close()
+    assert command.startswith("privlab run --ram 32 --boot-flag vmprint --boot-flag timer_hz=")
+    assert command.endswith(f"--input 'x\\n' --user hello {kernel.token} two")
+    capfd.readouterr()
+    assert main(shlex.split(command)[1:]) == 0
+    assert capfd.readouterr().out == run.output
