@@ -141,3 +141,21 @@ def test_s_mode_counter_read_traps_while_unicorns_mcounteren_is_zero() -> None:
     seen: list[int] = []
     run_catching(uc, {UC_HOOK_INTR: lambda uc, n, _: (seen.append(n), uc.emu_stop())})
     assert seen == [2]
+
+
+def test_fp_csrs_cannot_be_read_through_the_register_api() -> None:
+    """uc_reg_read of FCSR returns host bytes, not the CSR (so harness/native/regs.c
+    maps no FP CSR and the API calls them unavailable)."""
+    from unicorn.riscv_const import UC_RISCV_REG_FCSR
+
+    from harness.csr import Csr
+    from harness.machine import Machine
+    uc = Uc(UC_ARCH_RISCV, UC_MODE_RISCV64)
+    assert uc.reg_read(UC_RISCV_REG_FCSR) > 0xFF          # fcsr has 8 bits
+    m = Machine(64)
+    try:
+        for csr in (Csr.FFLAGS, Csr.FRM, Csr.FCSR):
+            with pytest.raises(KeyError, match="is not available"):
+                m.hart.csr(csr)
+    finally:
+        m.close()
