@@ -112,6 +112,10 @@ class Hart:
     def access_fault(self, pc: int) -> None:
         self._lib.hart_access_fault(self._h, pc)
 
+    def stopped_at(self, pc: int) -> None:
+        """A device ended the run inside a block, at `pc`: count only what ran."""
+        self._lib.hart_stopped_at(self._h, pc)
+
     # -- debugging -----------------------------------------------------------------
     def set_breakpoint(self, addr: int, on: bool = True) -> None:
         self._lib.hart_set_breakpoint(self._h, addr, int(on))

@@ -299,6 +299,9 @@ class Machine:
             s.stop_reason = StopReason.NONE
             if on_stop is not None:
                 on_stop()
+            if self._device_error is not None or self._halted is not None \
+                    or self._waiting_for_input:
+                self.hart.stopped_at(self.hart.pc)    # a device access ended the run
             if self._device_error is not None:
                 err, self._device_error = self._device_error, None
                 return self._result(Stop.ERROR, str(err))

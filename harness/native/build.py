@@ -81,6 +81,7 @@ def load_library() -> ctypes.CDLL:
         "hart_check_interrupts": (i32, [vp]),
         "hart_wfi_wake": (i32, [vp]),
         "hart_access_fault": (None, [vp, u64]),
+        "hart_stopped_at": (None, [vp, u64]),
         "hart_read_csr": (i32, [vp, u32, ctypes.POINTER(u64)]),
         "hart_write_csr": (i32, [vp, u32, u64]),
         "hart_set_breakpoint": (i32, [vp, u64, i32]),

@@ -385,6 +385,16 @@ void hart_access_fault(hart *h, uint64_t pc)
     h->s.unmapped_addr = UNLIMITED;
 }
 
+/* A device stopped the run in the middle of a block (the finisher, HTIF, a device
+ * error) with the hart at `pc`, the instruction after the access: the block was
+ * counted whole at entry, but only the instructions before `pc` ran. */
+void hart_stopped_at(hart *h, uint64_t pc)
+{
+    if (h->s.step || !h->blk || pc < h->blk_start || pc > h->blk_start + h->blk_size)
+        return;
+    retire_before(h, pc);
+}
+
 int hart_read_csr(hart *h, unsigned csr, uint64_t *value)
 {
     if (csr_read_virtual(h, csr, value))

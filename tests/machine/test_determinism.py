@@ -61,3 +61,30 @@ def test_a_stepped_wfi_with_nothing_to_wake_it_is_the_runs_diagnosis() -> None:
     finally:
         plain.close()
         stepped.close()
+
+
+def test_a_run_that_powers_off_counts_only_the_instructions_that_ran() -> None:
+    """The finisher store ends the run inside a block, which the core counted whole
+    as it entered it: the instructions after the store never ran and do not count."""
+    image = load_elf(build_asm("""
+        li a0, 1
+        li a1, 2
+        PASS
+        li a2, 3
+        li a3, 4
+    """, "rv64"))
+    plain, stepped = Machine(image.xlen), Machine(image.xlen)
+    try:
+        boot_bare(plain, image)
+        boot_bare(stepped, image)
+        ran = plain.run()
+        for _ in range(100):
+            result = stepped.step()
+            if result.stop is not Stop.STEP:
+                break
+        assert ran.stop is result.stop is Stop.HALT
+        assert (ran.pc, ran.instret) == (result.pc, result.instret)
+        assert plain.hart.x(12) == 0
+    finally:
+        plain.close()
+        stepped.close()
