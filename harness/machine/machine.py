@@ -57,6 +57,7 @@ _PAGE = 0x1000
 EXIT_BUDGET = 124
 EXIT_GUEST_ERROR = 3
 MAX_BUDGET_STEPS = 1024      # more than a translated block holds (TCG: 512)
+EXACT_APPROACH = 2048        # run_until_instret runs at full speed to this short of it
 
 
 class Stop(Enum):
@@ -230,6 +231,14 @@ class Machine:
                     default=None)
         if exact is not None and exact <= budget:
             budget = exact
+            if exact - s.instret > EXACT_APPROACH:
+                # At full speed to just short of it; exactly (every block checked
+                # against the budget) only for the last stretch.
+                rest: list[Until] = [c for c in conditions if not isinstance(c, AtInstret)]
+                near = self.run(exact - EXACT_APPROACH - s.instret, until=rest,
+                                on_stop=on_stop)
+                if near.stop is not Stop.BUDGET:
+                    return near
         s.budget = budget
         s.budget_exact = int(exact is not None and exact == budget)
         s.record_events = 1

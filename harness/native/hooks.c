@@ -75,8 +75,6 @@ static void on_block(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
         return;
     /* Fast path: a loop re-entering the block it just ran. */
     if (addr == h->blk_start && size == h->blk_size && h->blk_epoch == h->xlat_epoch && h->blk) {
-        if (__builtin_expect(crosses_budget(h, addr, h->blk_count), 0))
-            return;
         h->blk_instret = h->s.instret;
         if (!h->s.step)
             h->s.instret += h->blk_count;
@@ -99,7 +97,9 @@ static void on_block(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
     if (h->s.step && h->s.instret >= h->irq_from)
         h->irq_from = h->s.instret + b->count;
     h->blk = b;
-    h->blk_epoch = h->xlat_epoch;
+    /* Running to an exact instret, every block takes this slow path, where the budget
+     * is checked against the block's count: the fast path stays free of that test. */
+    h->blk_epoch = h->s.budget_exact ? h->xlat_epoch - 1 : h->xlat_epoch;
     h->blk_start = addr;
     h->blk_size = size;
     h->blk_count = b->count;
