@@ -355,7 +355,7 @@ class Machine:
                 break
             result = self.step()
             s.budget, s.budget_exact = budget, exact
-            if result.stop is Stop.HALT:
+            if result.stop is not Stop.STEP:      # powered off, or stuck in wfi
                 return result
             hit = self._matched(conditions, first)
             if hit is not None:
