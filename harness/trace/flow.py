@@ -18,12 +18,13 @@ from __future__ import annotations
 import gc
 from array import array
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Protocol
 
 from harness.csr import Exc, Priv, cause_name
 from harness.mmu.scheme import decode_satp
-from harness.trace.events import RECORD, Event, EventLog, TrapEvent, XretEvent
+from harness.trace.events import Event, EventLog, TrapEvent, XretEvent
 from harness.trace.raw import (
     A0,
     A7,
@@ -46,7 +47,7 @@ from harness.trace.raw import (
     iter_records,
 )
 from harness.trace.sbi import SbiNames
-from harness.trace.syscalls import CallSpec, SyscallRecord
+from harness.trace.syscalls import CallSpec, SyscallRecord, to_signed
 
 __all__ = ["Flow", "FlowFilter", "FlowRow", "LiveMemory"]
 
@@ -55,6 +56,20 @@ NONE = -1
 _PRIVS = {int(p): p for p in Priv}
 _U, _S, _M = int(Priv.U), int(Priv.S), int(Priv.M)
 _ECALL_U, _ECALL_S = int(Exc.ECALL_U), int(Exc.ECALL_S)
+
+
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """The records a flow makes hold no cycles, so the cyclic garbage collector is
+    paused while it makes them: with a hundred thousand calls it would otherwise rescan
+    them again and again."""
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if paused:
+            gc.enable()
 
 
 class LiveMemory(Protocol):
@@ -168,21 +183,11 @@ class Flow:
 
     def catch_up(self, stop: int | None = None) -> None:
         """Consume events the log holds that were not fed yet (up to event #stop, not
-        included, if given). The records made here hold no cycles, so the cyclic
-        garbage collector is paused meanwhile: with a hundred thousand calls it would
-        otherwise rescan them again and again."""
+        included, if given)."""
         feed = self.feed
-        paused = gc.isenabled()
-        gc.disable()
-        try:
-            for first, raw in self.log.raw_chunks(self.next_seq):
-                for i, rec in enumerate(RECORD.iter_unpack(raw), first):
-                    if stop is not None and i >= stop:
-                        return
-                    feed(i, rec)
-        finally:
-            if paused:
-                gc.enable()
+        with _gc_paused():
+            for seq, rec in iter_records(self.log, self.next_seq, stop):
+                feed(seq, rec)
 
     def feed(self, seq: int, rec: Record, live: LiveMemory | None = None) -> SyscallRecord | None:
         """Consume one event; returns a system call that completed with it, if any.
@@ -225,45 +230,37 @@ class Flow:
         stack, paths, root_satp = self._stack, self._path_ids, self._root_satp
         add_return = self._add_return
         add_root, add_path, roots = self._add_root, self._add_path, self._roots
-        stop, start = self.next_seq, self.start
-        paused = gc.isenabled()
-        gc.disable()
-        try:
-            for first, raw in self.log.raw_chunks(self._shaped):
-                for seq, rec in enumerate(RECORD.iter_unpack(raw), first):
-                    if seq >= stop:
-                        return
-                    self._shaped = seq + 1
-                    frm, to = rec[FROM], rec[TO]
-                    if rec[KIND] == TRAP:
-                        if stack[-1][0] != frm:
-                            self._retop(frm, stack[-1][1], stack[-1][2])
-                        top = stack[-1]
-                        if len(stack) > 1:
-                            root = top[2]
-                        else:
-                            root = seq
-                            root_satp[seq] = rec[SATP] if frm == _U else 0
-                        path = paths.get((top[3], to))
-                        if path is None:
-                            path = self._path_id(top[3], to)
-                        stack.append((to, seq, root, path))
-                        add_return(NONE)
+        start = self.start
+        with _gc_paused():
+            for seq, rec in iter_records(self.log, self._shaped, self.next_seq):
+                self._shaped = seq + 1
+                frm, to = rec[FROM], rec[TO]
+                if rec[KIND] == TRAP:
+                    if stack[-1][0] != frm:
+                        self._retop(frm, stack[-1][1], stack[-1][2])
+                    top = stack[-1]
+                    if len(stack) > 1:
+                        root = top[2]
                     else:
-                        opened = stack.pop()[1] if len(stack) > 1 and stack[-1][0] == frm \
-                            else NONE
-                        if len(stack) > 1:
-                            root = stack[-1][2]
-                        else:
-                            root = roots[opened - start] if opened != NONE else NONE
-                        if stack[-1][0] != to:
-                            self._retop(to, NONE, NONE)
-                        add_return(opened)
-                    add_root(root)
-                    add_path(stack[-1][3])
-        finally:
-            if paused:
-                gc.enable()
+                        root = seq
+                        root_satp[seq] = rec[SATP] if frm == _U else 0
+                    path = paths.get((top[3], to))
+                    if path is None:
+                        path = self._path_id(top[3], to)
+                    stack.append((to, seq, root, path))
+                    add_return(NONE)
+                else:
+                    opened = stack.pop()[1] if len(stack) > 1 and stack[-1][0] == frm \
+                        else NONE
+                    if len(stack) > 1:
+                        root = stack[-1][2]
+                    else:
+                        root = roots[opened - start] if opened != NONE else NONE
+                    if stack[-1][0] != to:
+                        self._retop(to, NONE, NONE)
+                    add_return(opened)
+                add_root(root)
+                add_path(stack[-1][3])
 
     def _ecall(self, seq: int, rec: Record, live: LiveMemory | None) -> SyscallRecord | None:
         number = rec[A7]
@@ -403,8 +400,7 @@ class Flow:
         ret, root = self._returns[i], self._roots[i]
         note = self.notes.get(seq, "")
         if not note and ret != NONE and self.notes.get(ret, "").startswith("sbi "):
-            a0 = rec[A0]             # the SBI error code the firmware returns in a0
-            note = f"→ {a0 - self._wrap if a0 >= self._sign else a0}"
+            note = f"→ {to_signed(rec[A0], self.xlen)}"   # a0: the SBI error code
         return FlowRow(
             seq, rec[INSTRET], is_trap, _PRIVS[rec[FROM]], _PRIVS[rec[TO]],
             bool(rec[INTERRUPT]), rec[CODE], rec[CAUSE], rec[EPC] if is_trap else rec[AT],

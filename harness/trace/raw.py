@@ -60,11 +60,15 @@ TRAP = int(EventKind.TRAP)
 XRET = int(EventKind.XRET)
 
 
-def iter_records(log: EventLog, start: int = 0) -> Iterator[tuple[int, Record]]:
-    """(seq, record) for each kept event from seq `start` on."""
+def iter_records(log: EventLog, start: int = 0,
+                 stop: int | None = None) -> Iterator[tuple[int, Record]]:
+    """(seq, record) for each kept event from seq `start` on (up to `stop`, not
+    included, if given)."""
     for first, raw in log.raw_chunks(start):
-        for i, rec in enumerate(RECORD.iter_unpack(raw)):
-            yield first + i, rec
+        for seq, rec in enumerate(RECORD.iter_unpack(raw), first):
+            if stop is not None and seq >= stop:
+                return
+            yield seq, rec
 
 
 def record_of(e: Event) -> Record:
