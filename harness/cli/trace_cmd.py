@@ -139,7 +139,7 @@ def run(args: argparse.Namespace) -> int:
             write_html(rows, out, title)
         else:
             console = make_console(file=out, color=None if args.output is None else False)
-            # the calls whose ecall the rows show (all of them, unfiltered)
+            # the calls whose ecall is among the rows (all of them, whatever --limit shows)
             calls = [r.syscall for r in rows if r.syscall is not None and r.is_trap]
             if args.format == "calls":
                 console.print(SyscallTable(calls, args.limit), soft_wrap=not console.is_terminal)

@@ -349,12 +349,10 @@ class Machine:
         cross it: single-step up to it. A halt or a matched condition on the way ends
         the run there."""
         s = self.hart.state
-        budget, exact = s.budget, s.budget_exact
-        for _ in range(MAX_BUDGET_STEPS if exact else 0):   # a block is shorter
-            if s.instret >= budget:
+        for _ in range(MAX_BUDGET_STEPS):        # a block is shorter; a plain budget
+            if s.instret >= s.budget:            # stops at or past it: no step at all
                 break
             result = self.step()
-            s.budget, s.budget_exact = budget, exact
             if result.stop is not Stop.STEP:      # powered off, or stuck in wfi
                 return result
             hit = self._matched(conditions, first)
