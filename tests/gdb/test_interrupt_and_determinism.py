@@ -12,7 +12,7 @@ from collections.abc import Callable
 import pytest
 from machine.asm import build_asm
 
-from gdb.helpers import GDB_TIMEOUT, Served, boot, gdb_argv
+from gdb.helpers import GDB, GDB_TIMEOUT, Served, boot, gdb_argv
 from harness.build.images import Images
 from harness.csr import Priv
 from harness.gdb.stub import Stub
@@ -36,6 +36,7 @@ def wait_until_running(s: Served) -> None:
         time.sleep(0.05)
 
 
+@pytest.mark.skipif(GDB is None, reason="gdb-multiarch is not installed (.ci/run installs it)")
 def test_ctrl_c_in_gdb_interrupts_a_running_guest(served: Serve, images: Images) -> None:
     s = served("compute", LONG, flags=TIMER)
     proc = subprocess.Popen(gdb_argv(images, s.port, ["continue", "p $priv", "p/x $pc",
