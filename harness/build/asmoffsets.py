@@ -13,7 +13,7 @@ import tempfile
 from pathlib import Path
 
 from harness.build.cache import cache_root, content_key
-from harness.build.toolchain import CompileOptions, _headers, _run, compiler_version, zig_cc
+from harness.build.toolchain import CompileOptions, _headers, _run, compiler_identity, zig_cc
 from harness.errors import BuildError
 
 __all__ = ["generate_asm_offsets", "parse_asm_offsets"]
@@ -27,12 +27,13 @@ def parse_asm_offsets(assembly: str) -> dict[str, int]:
 
 
 def _compile_to_assembly(source: Path, opts: CompileOptions) -> str:
-    key = content_key([compiler_version(), "-S", *opts.flags(), source, *_headers(opts)])
+    source = source.resolve()
+    key = content_key([compiler_identity(), "-S", *opts.flags(), source, *_headers(opts)])
     out = cache_root() / "asm" / key[:2] / f"{key}-{source.stem}.s"
     if not out.exists():
         out.parent.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(dir=out.parent) as tmp:
-            tmp_out = Path(tmp) / out.name
+            tmp_out = Path(tmp).resolve() / out.name
             _run([*zig_cc(), *opts.flags(), "-Wno-unused-command-line-argument", "-S", str(source),
                   "-o", str(tmp_out)],
                  f"compiling {source} failed")

@@ -15,7 +15,7 @@ from pathlib import Path
 from harness.build.listing import write_listings
 from harness.build.toolchain import Arch, CompileOptions, compile_object, link
 from harness.errors import BadInput
-from harness.paths import KERNEL_DIR
+from harness.paths import KERNEL_DIR, REPO_ROOT
 
 __all__ = ["BAREMETAL_LDSCRIPT", "build_baremetal"]
 
@@ -23,6 +23,13 @@ BAREMETAL_LDSCRIPT = Path(__file__).with_name("baremetal.ld")
 """Links `.text.entry` first at 0x8000_0000; defines `__stack_top`, `__bss_start/end`."""
 
 _PLATFORM_INCLUDE = KERNEL_DIR / "include"
+
+
+def _prefix_map(dirs: Sequence[Path]) -> list[tuple[Path, str]]:
+    """Record files of this repository by their path in it and any other directory by
+    its own name, so the ELF is the same wherever the sources lie."""
+    outside = sorted({d.resolve() for d in dirs} - {REPO_ROOT}, key=lambda d: len(d.parts))
+    return [(REPO_ROOT, "."), *((d, d.name) for d in outside if not d.is_relative_to(REPO_ROOT))]
 
 
 def build_baremetal(
@@ -44,10 +51,12 @@ def build_baremetal(
     missing = [str(s) for s in sources if not Path(s).is_file()]
     if missing:
         raise BadInput(f"no such source file: {', '.join(missing)}")
+    includes = (_PLATFORM_INCLUDE, *map(Path, include_dirs))
     opts = CompileOptions(
         arch=arch,
-        include_dirs=(_PLATFORM_INCLUDE, *map(Path, include_dirs)),
+        include_dirs=includes,
         defines=dict(defines or {}),
+        prefix_map=_prefix_map([*(Path(s).parent for s in sources), *includes]),
     )
     objects = [compile_object(Path(s), opts) for s in sources]
     elf = link(objects, out, arch, BAREMETAL_LDSCRIPT)

@@ -22,6 +22,7 @@ def cache_root() -> Path:
     else:
         base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
         root = Path(base) / "privlab"
+    root = root.resolve()
     root.mkdir(parents=True, exist_ok=True)
     return root
 

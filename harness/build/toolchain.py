@@ -7,9 +7,12 @@ so rebuilding after editing one file recompiles only that file.
 
 from __future__ import annotations
 
+import hashlib
+import importlib.metadata
+import importlib.util
+import re
 import shutil
 import subprocess
-import sys
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -19,7 +22,8 @@ from pathlib import Path
 from harness.build.cache import cache_root, content_key
 from harness.errors import BuildError
 
-__all__ = ["ARCHES", "RV32", "RV64", "Arch", "CompileOptions", "compile_object", "link", "zig_cc"]
+__all__ = ["ARCHES", "RV32", "RV64", "Arch", "CompileOptions", "compile_object", "compiler_identity",
+           "link", "zig_cc", "zig_home"]
 
 
 @dataclass(frozen=True)
@@ -67,30 +71,88 @@ class CompileOptions:
     # Source directories and the names the output records for them (DWARF, __FILE__),
     # so an ELF does not depend on where the tree is checked out: its size, and with it
     # the initrd's layout and the instructions the kernel spends reading it, stay put.
+    # When two entries match a path, the later one wins (clang's rule), so list the
+    # enclosing directory before the ones inside it.
     prefix_map: Sequence[tuple[Path, str]] = ()
 
     def flags(self) -> list[str]:
-        out = [*self.arch.target_flags(), *BASE_FLAGS, *self.cflags]
-        out += [f"-ffile-prefix-map={d}={name}" for d, name in self.prefix_map]
-        out += [f"-I{d}" for d in self.include_dirs]
+        out = [*self.arch.target_flags(), *BASE_FLAGS, *self.cflags, *_location_flags()]
+        out += [f"-ffile-prefix-map={Path(d).resolve()}={name}" for d, name in self.prefix_map]
+        out += [f"-I{Path(d).resolve()}" for d in self.include_dirs]
         out += [f"-D{k}={v}" for k, v in sorted(self.defines.items())]
         return out
 
 
+@cache
+def zig_home() -> Path:
+    """The installed `ziglang` package directory, which holds the `zig` binary and its
+    `lib/` (clang's own headers). Found without importing it: importing runs zig."""
+    spec = importlib.util.find_spec("ziglang")
+    if spec is None or not spec.submodule_search_locations:
+        raise BuildError(f"the ziglang package is not installed (pip install {_pinned_requirement()})")
+    return Path(next(iter(spec.submodule_search_locations))).resolve()
+
+
 def zig_cc() -> list[str]:
-    """The compiler driver command: this interpreter's `ziglang` package."""
-    return [sys.executable, "-m", "ziglang", "cc"]
+    """The compiler driver command: the `zig` binary of this interpreter's `ziglang`
+    package, run directly (what `python -m ziglang cc` execs, without a Python start)."""
+    return [str(zig_home() / "zig"), "cc"]
+
+
+def _location_flags() -> list[str]:
+    """Flags that keep the machine's paths out of every output.
+
+    clang records its working directory (DW_AT_comp_dir) and the path of zig's header
+    directory, which zig passes relative to the working directory. Every compile runs
+    in `zig_home()` (see `_run`), so that directory is `lib/include` in every venv, and
+    the working directory is recorded as `.`; a path under zig_home that is absolute
+    after all is recorded under `zig/`.
+    """
+    return ["-fdebug-compilation-dir=.", f"-ffile-prefix-map={zig_home()}=zig"]
+
+
+def _pinned_requirement() -> str:
+    """`ziglang==X` as privlab's own metadata (pyproject.toml) pins it."""
+    try:
+        requires = importlib.metadata.requires("privlab") or []
+    except importlib.metadata.PackageNotFoundError:
+        requires = []
+    for req in requires:
+        if m := re.fullmatch(r"ziglang\s*==\s*([^\s;]+)", req.strip()):
+            return f"ziglang=={m.group(1)}"
+    return "ziglang"
 
 
 @cache
-def compiler_version() -> str:
-    out = _run([*zig_cc(), "--version"], "cannot run the ziglang compiler")
-    return out.splitlines()[0] if out else "unknown"
+def compiler_identity() -> str:
+    """What the build cache keys on for the compiler: the ziglang release and the
+    SHA-256 of its zig binary, as the wheel's RECORD states it.
+
+    A ziglang other than the one privlab pins is refused: another release generates
+    other code, and with it other instret counts than every published trace.
+    """
+    home = zig_home()
+    try:
+        dist = importlib.metadata.distribution("ziglang")
+    except importlib.metadata.PackageNotFoundError as e:
+        raise BuildError(f"the ziglang package has no metadata: {e}") from e
+    pinned = _pinned_requirement()
+    if pinned != "ziglang" and pinned != f"ziglang=={dist.version}":
+        raise BuildError(f"privlab is pinned to {pinned}, but ziglang {dist.version} is "
+                         f"installed (pip install {pinned})")
+    record = dist.read_text("RECORD") or ""
+    digest = next((line.split(",")[1] for line in record.splitlines()
+                   if line.startswith("ziglang/zig,")), "")
+    if not digest:  # no RECORD (an unusual install): hash the binary itself
+        digest = "sha256=" + hashlib.sha256((home / "zig").read_bytes()).hexdigest()
+    return f"ziglang {dist.version} {digest}"
 
 
 def _run(cmd: list[str], what: str) -> str:
+    """Run the compiler in zig_home() (see `_location_flags`): every path handed to it
+    is absolute, so the caller's working directory never matters."""
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        proc = subprocess.run(cmd, capture_output=True, text=True, check=False, cwd=zig_home())
     except OSError as e:
         raise BuildError(f"{what}: {e}") from e
     output = proc.stdout + proc.stderr
@@ -109,15 +171,16 @@ def compile_object(source: Path, opts: CompileOptions) -> Path:
     The key covers the source, every header under the include directories, the flags
     and the compiler version, so editing any of them recompiles exactly what it must.
     """
+    source = source.resolve()
     key = content_key(
-        [compiler_version(), *opts.flags(), source.name, source, *_headers(opts)]
+        [compiler_identity(), *opts.flags(), source.name, source, *_headers(opts)]
     )
     obj = cache_root() / "obj" / key[:2] / f"{key}-{source.stem}.o"
     if obj.exists():
         return obj
     obj.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=obj.parent) as tmp:
-        out = Path(tmp) / obj.name
+        out = Path(tmp).resolve() / obj.name
         _run([*zig_cc(), *opts.flags(), "-c", str(source), "-o", str(out)],
              f"compiling {source} failed")
         out.replace(obj)
@@ -127,12 +190,13 @@ def compile_object(source: Path, opts: CompileOptions) -> Path:
 def link(objects: Sequence[Path], output: Path, arch: Arch, linker_script: Path,
          ldflags: Sequence[str] = ()) -> Path:
     """Link objects into a static ELF at `output` with the given linker script."""
-    key = content_key([compiler_version(), arch.name, linker_script, *ldflags, *objects])
+    linker_script = linker_script.resolve()
+    key = content_key([compiler_identity(), arch.name, linker_script, *ldflags, *objects])
     cached = cache_root() / "elf" / key[:2] / f"{key}-{output.name}"
     if not cached.exists():
         cached.parent.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(dir=cached.parent) as tmp:
-            out = Path(tmp) / output.name
+            out = Path(tmp).resolve() / output.name
             _run([*zig_cc(), *arch.target_flags(), "-nostdlib", "-static",
                   f"-T{linker_script}", *ldflags,
                   *map(str, objects), "-o", str(out)], f"linking {output.name} failed")

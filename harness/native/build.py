@@ -3,7 +3,7 @@
 The library links against the `libunicorn.so.2` shipped in the unicorn wheel, the same
 file the Python binding has already loaded, so both share one engine. The output is
 cached under a key covering the C sources, the generated header, the Unicorn headers
-and the compiler version: the first run on a machine compiles (about a second once
+and the compiler's identity: the first run on a machine compiles (about a second once
 zig's own caches exist), later runs load the cached file.
 """
 
@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import ctypes
 import subprocess
-import sys
 import tempfile
 from functools import cache
 from pathlib import Path
@@ -19,7 +18,7 @@ from pathlib import Path
 import unicorn
 
 from harness.build.cache import cache_root, content_key
-from harness.build.toolchain import compiler_version
+from harness.build.toolchain import compiler_identity, zig_cc, zig_home
 from harness.errors import NativeBuildError
 from harness.native.layout import gen_header
 
@@ -43,7 +42,7 @@ def library_path() -> Path:
     header = gen_header()
     sources = [SOURCE_DIR / name for name in SOURCES]
     key = content_key([
-        compiler_version(), " ".join(CFLAGS), header, SOURCE_DIR / "hart.h", *sources,
+        compiler_identity(), " ".join(CFLAGS), header, SOURCE_DIR / "hart.h", *sources,
         include / "unicorn" / "unicorn.h", include / "unicorn" / "riscv.h",
     ])
     out = cache_root() / "native" / key / "libprivlab_hart.so"
@@ -54,10 +53,10 @@ def library_path() -> Path:
         gen_dir = Path(tmp)
         (gen_dir / "privlab_gen.h").write_text(header)
         built = gen_dir / out.name
-        cmd = [sys.executable, "-m", "ziglang", "cc", *CFLAGS, f"-I{gen_dir}", f"-I{include}",
+        cmd = [*zig_cc(), *CFLAGS, f"-I{gen_dir}", f"-I{include}",
                f"-I{SOURCE_DIR}", *map(str, sources), str(libdir / "libunicorn.so.2"),
                f"-Wl,-rpath,{libdir}", "-o", str(built)]
-        proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        proc = subprocess.run(cmd, capture_output=True, text=True, check=False, cwd=zig_home())
         if proc.returncode != 0:
             raise NativeBuildError(
                 "cannot build the native core (harness/native):\n" + proc.stdout + proc.stderr
