@@ -2,7 +2,9 @@
 
 Solutions sit between `// BEGIN SOLUTION` and `// END SOLUTION` lines (in C and in
 assembly, which clang preprocesses). The handout keeps everything else, so it must
-build and boot: code after an END marker provides the stub behaviour (`return -1;`).
+build and boot. The stub a student starts from sits inside the block as comments,
+`// HANDOUT: return -1;`: the reference never compiles it (no unreachable fallback
+after its solution), and the handout replaces the block with those lines, uncommented.
 """
 
 from __future__ import annotations
@@ -19,12 +21,19 @@ from harness.paths import REPO_ROOT
 __all__ = ["SOLUTION", "make_handout", "strip_solutions"]
 
 SOLUTION = re.compile(r"^[ \t]*// BEGIN SOLUTION\n.*?^[ \t]*// END SOLUTION[^\n]*\n", re.S | re.M)
-_MARK = re.compile(r"(BEGIN|END) SOLUTION")
+_STUB = re.compile(r"^([ \t]*)// HANDOUT: ?(.*\n)", re.M)
+_MARK = re.compile(r"(BEGIN|END) SOLUTION|// HANDOUT:")
+
+
+def _stub(block: re.Match[str]) -> str:
+    """A solution block's handout: its `// HANDOUT:` lines, uncommented."""
+    return "".join(indent + code for indent, code in _STUB.findall(block[0]))
 
 
 def strip_solutions(text: str, where: str = "source") -> str:
-    """`text` without its solution blocks; BadInput if the markers do not pair up."""
-    stripped = SOLUTION.sub("", text)
+    """`text` with each solution block replaced by its stub; BadInput if the markers do
+    not pair up or a `// HANDOUT:` line stands outside a block."""
+    stripped = SOLUTION.sub(_stub, text)
     if _MARK.search(stripped):
         raise BadInput(f"{where}: unbalanced solution markers")
     return stripped

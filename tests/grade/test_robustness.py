@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.grade.build import build_submission, copy_submission, staging_slot
 from harness.grade.model import GradeReport, TestResult
 from harness.grade.reports import write_reports
+from harness.grade.submission_build import build_submission, copy_submission, staging_slot
 
 from .conftest import grade_lab, variant
 
@@ -26,7 +26,7 @@ def _only(report: GradeReport) -> str:
 
 
 def test_compile_error_is_a_failed_build_test_with_the_compiler_output(tmp_path: Path) -> None:
-    sub = variant(tmp_path, {"taskinfo.c": ("return -1;\n}", "return -1\n}")})
+    sub = variant(tmp_path, {"taskinfo.c": ("sizeof(ti));\n", "sizeof(ti))\n")})
     report = grade_lab("taskinfo", sub, keyword=ONE_TEST, jobs=1)
     build = report.by_name()["build"]
     assert not report.built and build.status == "failed"

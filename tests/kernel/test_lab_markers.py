@@ -1,6 +1,6 @@
 """The lab solutions sit between `// BEGIN SOLUTION` and `// END SOLUTION` markers: with
-every marked block removed, the kernel must still build, boot and pass the base tests,
-and fail exactly the lab cases (the `lab_` usertests)."""
+every marked block replaced by its `// HANDOUT:` stub, the kernel must still build,
+boot and pass the base tests, and fail exactly the lab cases (the `lab_` usertests)."""
 
 from __future__ import annotations
 
@@ -8,12 +8,15 @@ import re
 import shutil
 from pathlib import Path
 
+import pytest
+
 from harness.build.images import build_images
+from harness.errors import BadInput
+from harness.grade.handout import strip_solutions
 from harness.paths import KERNEL_DIR, USERLAND_DIR
 
 from .qemu_boot import boot_qemu, needs_qemu
 
-_SOLUTION = re.compile(r"[ \t]*// BEGIN SOLUTION\n.*?// END SOLUTION\n", re.S)
 LAB_FILES = {"taskinfo.c", "mmap.c", "sched.c", "spawn.c", "vmprint.c", "backtrace.c", "trap.c",
              "trampoline.S"}
 
@@ -22,8 +25,7 @@ def _strip_solutions(kernel: Path) -> set[str]:
     changed = set()
     for path in kernel.rglob("*.[chS]"):
         text = path.read_text()
-        stripped = _SOLUTION.sub("", text)
-        assert "SOLUTION" not in stripped, f"unbalanced markers in {path.name}"
+        stripped = strip_solutions(text, path.name)
         if stripped != text:
             path.write_text(stripped)
             changed.add(path.name)
@@ -44,3 +46,28 @@ def test_handout_builds_passes_base_tests_and_fails_lab_tests(tmp_path: Path) ->
     failed = {name for name, verdict in results.items() if verdict == "FAIL"}
     assert failed == {name for name in results if name.startswith("lab_")}
     assert len(failed) == 5
+
+
+def test_a_block_becomes_its_handout_lines_uncommented_at_their_indentation() -> None:
+    text = ("long f(int p) {\n  // BEGIN SOLUTION\n  return p + 1;\n  // HANDOUT: (void)p;\n"
+            "  // HANDOUT: return -1;\n  // END SOLUTION\n}\n")
+    assert strip_solutions(text) == "long f(int p) {\n  (void)p;\n  return -1;\n}\n"
+
+
+def test_a_handout_line_outside_a_block_is_an_error() -> None:
+    with pytest.raises(BadInput, match="unbalanced"):
+        strip_solutions("int f(void) {\n  // HANDOUT: return -1;\n}\n", "f.c")
+
+
+def test_the_reference_has_no_unreachable_fallback_after_a_solution() -> None:
+    """A stub after an END marker would follow the solution's own return: dead code in
+    the reference. Stubs go inside the block as `// HANDOUT:` lines."""
+    dead = []
+    for path in sorted(KERNEL_DIR.rglob("*.[chS]")):
+        lines = path.read_text().splitlines()
+        for n, line in enumerate(lines[:-1], 1):
+            after = lines[n].strip()
+            ended = line.strip().startswith("// END SOLUTION")
+            if ended and after.startswith(("return", "(void)")):
+                dead.append(f"{path.name}:{n + 1}: {after}")
+    assert dead == []

@@ -1,0 +1,165 @@
+"""Layouts shared by the native core (C) and Python, as data.
+
+The state block Python reads and writes directly, the trap/xRET event record and the
+stop reasons are declared here once. `gen_header()` renders them, with the spec's
+numbers from harness/abi/spec_header.py, as `privlab_gen.h` for the C side, and
+`SharedState`/`EventRecord` are the matching ctypes structures, so the two sides
+cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from enum import IntEnum
+from typing import TYPE_CHECKING
+
+from harness.abi import spec_header
+
+__all__ = [
+    "EVENT_FIELDS",
+    "SHARED_FIELDS",
+    "EventKind",
+    "EventRecord",
+    "SharedState",
+    "StopReason",
+    "gen_header",
+]
+
+U64, U32, U8 = "uint64_t", "uint32_t", "uint8_t"
+_CTYPES = {U64: ctypes.c_uint64, U32: ctypes.c_uint32, U8: ctypes.c_uint8}
+
+
+class StopReason(IntEnum):
+    """Why the native core asked Unicorn to stop (`shared.stop_reason`)."""
+
+    NONE = 0
+    BUDGET = 1  # the instruction budget (--max-insns) ran out
+    WFI = 2  # wfi with nothing pending: the run loop fast-forwards time
+    STORM = 3  # the same trap kept re-firing with no progress
+    EVENTS_FULL = 4  # the event buffer needs draining
+    BREAKPOINT = 5  # a debugger breakpoint address was reached
+    STEP = 6  # single-step finished one instruction
+    HALT = 7  # a device (finisher, HTIF) ended the run
+    USER = 8  # the host asked to stop (Ctrl-C, a debugger interrupt)
+    EVENT = 9  # an event matched the stop conditions (stop_* fields)
+
+
+class EventKind(IntEnum):
+    TRAP = 1
+    XRET = 2
+
+
+# (name, C type, meaning). The state block: Python reads and writes these fields in
+# place; the C core's private state follows it in `struct hart`.
+SHARED_FIELDS: tuple[tuple[str, str, str], ...] = (
+    ("instret", U64, "instructions retired"),
+    ("idle_ns", U64, "guest time skipped while the hart waited in wfi"),
+    ("budget", U64, "stop when instret reaches this (UINT64_MAX: no limit)"),
+    ("mtimecmp", U64, "CLINT timer compare, in timebase ticks"),
+    ("mip_sw", U64, "mip bits written by software: SSIP, STIP, SEIP"),
+    ("mip_ext", U64, "mip bits driven by interrupt lines (MEIP, SEIP)"),
+    ("stop_pc", U64, "pc where the core stopped (diagnostics)"),
+    ("unmapped_addr", U64, "address of the last access to unmapped memory"),
+    ("break_addr", U64, "debugger breakpoint hit"),
+    ("storm_epc", U64, "epc of a detected trap storm"),
+    ("storm_tval", U64, "tval of a detected trap storm"),
+    ("storm_cause", U64, "raw cause of a detected trap storm"),
+    ("events_total", U64, "events recorded since reset, drained or not"),
+    ("events_dropped", U64, "events lost because the buffer was full"),
+    ("stop_at_event", U64, "stop once events_total reaches this"),
+    ("stop_exceptions", U64, "stop after a trap whose exception code's bit is set"),
+    ("stop_interrupts", U64, "stop after a trap whose interrupt code's bit is set"),
+    ("ns_per_tick", U32, "guest nanoseconds per timebase tick (100 at 10 MHz)"),
+    ("msip", U32, "CLINT msip bit 0"),
+    ("xlen", U32, "32 or 64"),
+    ("stop_reason", U32, "a StopReason"),
+    ("unmapped_type", U32, "Unicorn uc_mem_type of that access"),
+    ("storm_limit", U32, "identical no-progress traps that make a storm"),
+    ("record_events", U32, "nonzero: record trap and xRET events"),
+    ("ev_len", U32, "events in the buffer"),
+    ("ev_cap", U32, "capacity of the buffer"),
+    ("step", U32, "nonzero: single-stepping (the block hook does not count)"),
+    ("stop_on_xret", U32, "nonzero: stop after every xRET"),
+    ("stop_on_priv_change", U32, "nonzero: stop after an event that changes privilege"),
+    ("budget_exact", U32, "nonzero: stop before a block that would cross the budget"),
+)
+
+# One trap or xRET. For a trap: epc/tval/cause as the guest reads them, pc = the
+# vector entered. For an xRET: epc = address of the xRET, pc = where it returned.
+EVENT_FIELDS: tuple[tuple[str, str, str], ...] = (
+    ("instret", U64, "instructions retired before the event"),
+    ("cause", U64, "raw xcause (traps)"),
+    ("epc", U64, "trap: xepc; xret: address of the xRET instruction"),
+    ("tval", U64, "trap: xtval"),
+    ("pc", U64, "pc after the event"),
+    ("status_before", U64, "mstatus before"),
+    ("status_after", U64, "mstatus after"),
+    ("satp", U64, "satp at the event"),
+    ("a0", U64, "a0..a7 at the event"),
+    ("a1", U64, ""),
+    ("a2", U64, ""),
+    ("a3", U64, ""),
+    ("a4", U64, ""),
+    ("a5", U64, ""),
+    ("a6", U64, ""),
+    ("a7", U64, ""),
+    ("code", U32, "exception or interrupt code; xret: 0 mret, 1 sret"),
+    ("kind", U8, "an EventKind"),
+    ("interrupt", U8, "1 for an interrupt"),
+    ("priv_from", U8, "privilege before"),
+    ("priv_to", U8, "privilege after"),
+)
+
+
+def _ctypes_fields(fields: tuple[tuple[str, str, str], ...]) -> list[tuple[str, type]]:
+    return [(n, _CTYPES[t]) for n, t, _ in fields]
+
+
+class _Record(ctypes.Structure):
+    """A ctypes mirror of a generated C struct; every field is an integer."""
+
+    if TYPE_CHECKING:
+        def __getattr__(self, name: str) -> int: ...
+
+        def __setattr__(self, name: str, value: int) -> None: ...
+
+
+class SharedState(_Record):
+    _fields_ = _ctypes_fields(SHARED_FIELDS)
+
+
+class EventRecord(_Record):
+    _fields_ = _ctypes_fields(EVENT_FIELDS)
+
+
+def _c_struct(tag: str, fields: tuple[tuple[str, str, str], ...]) -> list[str]:
+    lines = [f"struct {tag} {{"]
+    for name, ctype, doc in fields:
+        comment = f"  /* {doc} */" if doc else ""
+        lines.append(f"    {ctype} {name};{comment}")
+    lines.append("};")
+    return lines
+
+
+def gen_header() -> str:
+    """The text of privlab_gen.h."""
+    lines = [
+        "/* Generated by harness/abi/native_layout.py: do not edit. */",
+        "#ifndef PRIVLAB_GEN_H",
+        "#define PRIVLAB_GEN_H",
+        "#include <stdint.h>",
+        "",
+        spec_header.render(None, host=True),
+        "/* mstatus.SD is the top bit: one per XLEN, as the core serves both. */",
+        f"#define MSTATUS64_SD {1 << 63:#x}ull",
+        f"#define MSTATUS32_SD {1 << 31:#x}ull",
+        "",
+    ]
+    lines += [f"#define STOP_{r.name} {int(r)}" for r in StopReason]
+    lines += [f"#define EV_{k.name} {int(k)}" for k in EventKind]
+    lines.append("")
+    lines += _c_struct("hart_shared", SHARED_FIELDS)
+    lines.append("")
+    lines += _c_struct("hart_event", EVENT_FIELDS)
+    lines += ["", "#endif", ""]
+    return "\n".join(lines)

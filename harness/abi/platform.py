@@ -1,0 +1,78 @@
+"""The QEMU `virt` memory map, read from kernel/include/platform.h.
+
+The header is the single source of truth; this module parses its `#define` lines once
+at import, so the harness, the firmware, the kernel and the tests cannot disagree.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness.paths import PLATFORM_HEADER
+
+__all__ = ["PLATFORM", "Platform", "parse_define_lines", "parse_defines"]
+
+_DEFINE = re.compile(r"^\s*#define\s+([A-Z][A-Z0-9_]*)\s+(0x[0-9a-fA-F]+|\d+)\b", re.M)
+
+
+def parse_defines(path: Path) -> dict[str, int]:
+    """Every `#define NAME <integer literal>` in a C header."""
+    return parse_define_lines(path.read_text())
+
+
+def parse_define_lines(text: str) -> dict[str, int]:
+    """Every `#define NAME <integer literal>` in the text of a C header."""
+    return {name: int(value, 0) for name, value in _DEFINE.findall(text)}
+
+
+@dataclass(frozen=True)
+class Platform:
+    finisher_base: int
+    finisher_size: int
+    finisher_pass: int
+    finisher_fail: int
+    finisher_reset: int
+    clint_base: int
+    clint_size: int
+    clint_msip: int
+    clint_mtimecmp: int
+    clint_mtime: int
+    timebase_hz: int
+    plic_base: int
+    plic_size: int
+    uart0_base: int
+    uart0_size: int
+    uart0_irq: int
+    ram_base: int
+    ram_size_default: int
+    kernel_base: int
+
+    @classmethod
+    def from_header(cls, path: Path) -> Platform:
+        d = parse_defines(path)
+        return cls(
+            finisher_base=d["PLATFORM_FINISHER_BASE"],
+            finisher_size=d["PLATFORM_FINISHER_SIZE"],
+            finisher_pass=d["FINISHER_PASS"],
+            finisher_fail=d["FINISHER_FAIL"],
+            finisher_reset=d["FINISHER_RESET"],
+            clint_base=d["PLATFORM_CLINT_BASE"],
+            clint_size=d["PLATFORM_CLINT_SIZE"],
+            clint_msip=d["CLINT_MSIP"],
+            clint_mtimecmp=d["CLINT_MTIMECMP"],
+            clint_mtime=d["CLINT_MTIME"],
+            timebase_hz=d["PLATFORM_TIMEBASE_HZ"],
+            plic_base=d["PLATFORM_PLIC_BASE"],
+            plic_size=d["PLATFORM_PLIC_SIZE"],
+            uart0_base=d["PLATFORM_UART0_BASE"],
+            uart0_size=d["PLATFORM_UART0_SIZE"],
+            uart0_irq=d["PLATFORM_UART0_IRQ"],
+            ram_base=d["PLATFORM_RAM_BASE"],
+            ram_size_default=d["PLATFORM_RAM_SIZE_DEFAULT"],
+            kernel_base=d["PLATFORM_KERNEL_BASE"],
+        )
+
+
+PLATFORM = Platform.from_header(PLATFORM_HEADER)

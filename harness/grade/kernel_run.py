@@ -1,0 +1,293 @@
+"""One graded boot: a fresh machine running the kernel under test, and expectations
+on what it prints, how it ends and what it traps.
+
+Every limit is in instructions, never seconds, so a slow host grades exactly like a
+fast one. Whatever goes wrong (the budget runs out, the kernel panics, a trap storm,
+megabytes of output), the failure carries a diagnosis: how the run ended, the last
+console lines and the last traps.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from harness.abi.csr import Priv
+from harness.abi.syscall_table import Syscall
+from harness.boot import make_bootargs
+from harness.devices import Console, ScriptedInput
+from harness.grade.errors import GradeFailure
+from harness.grade.trace import SyscallRecord, TraceView
+from harness.machine import Machine, RunResult, Stop
+from harness.machine.boot import boot_system
+from harness.machine.until import Until
+from harness.trace import TrapEvent
+
+if TYPE_CHECKING:
+    from harness.machine.loader import ElfImage
+
+__all__ = ["DEFAULT_MAX_INSNS", "OUTPUT_LIMIT", "KernelRun", "LimitedConsole", "diagnose"]
+
+DEFAULT_MAX_INSNS = 150_000_000  # ~1-2 s on the slowest host we grade on
+OUTPUT_LIMIT = 256 << 10         # bytes of console output before a run is stopped
+SLICE = 2_000_000                # instructions between console checks while waiting
+RUN_SLICE = 10_000_000           # instructions between checks of the event count
+EVENT_LIMIT = 250_000            # traps and xRETs kept per run (136 bytes each)
+TAIL_LINES = 15
+
+
+class LimitedConsole(Console):
+    """A console that stops the machine once the guest has printed `limit` bytes."""
+
+    def __init__(self, limit: int = OUTPUT_LIMIT) -> None:
+        super().__init__(echo=False, limit=limit)
+        self.on_full: Callable[[], None] | None = None
+
+    def put(self, byte: int) -> None:
+        super().put(byte)
+        if self.truncated and self.on_full is not None:
+            self.on_full()
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def printable(line: str) -> str:
+    """`line` with control characters (escape sequences, NULs, bells) written as
+    `\\xNN`: the guest's output goes into reports, XML and terminals."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", line)
+
+
+def _tail(text: str, n: int = TAIL_LINES) -> list[str]:
+    lines = text.splitlines()
+    return [printable(line) for line in lines[-n:]]
+
+
+def _describe_trap(t: TrapEvent) -> str:
+    return (f"#{t.seq} {t.name} {t.priv_from.letter}->{t.priv_to.letter} "
+            f"epc={t.epc:#x} tval={t.tval:#x}")
+
+
+def diagnose(result: RunResult | None, console: LimitedConsole, budget: int | None) -> str:
+    """How the run ended, in words a student can act on, plus the evidence."""
+    text = console.text()
+    panic = next((printable(line) for line in text.splitlines() if line.startswith("panic:")),
+                 None)
+    if result is None:
+        how = "the kernel was not run"
+    elif console.truncated:
+        how = (f"stopped: the guest printed more than {console.limit // 1024} KiB "
+               "(runaway output)")
+    elif panic is not None:
+        how = f"kernel panic: {panic.removeprefix('panic:').strip()}"
+    elif result.stop is Stop.BUDGET:
+        how = (f"hang: still running after {result.instret:,} instructions "
+               f"(limit {budget:,})" if budget else "hang: instruction budget exhausted")
+    elif result.stop is Stop.ERROR:
+        how = f"the machine stopped: {result.message}"
+    elif result.stop is Stop.HALT:
+        how = f"powered off with exit status {result.exit_status}"
+    else:
+        how = f"stopped ({result.stop.value}) at pc {result.pc:#x}"
+    parts = [how]
+    if result is not None:
+        parts.append(f"pc {result.pc:#x} in {result.priv.letter}-mode after "
+                     f"{result.instret:,} instructions")
+    lines = _tail(text)
+    parts.append("last console lines:" if lines else "the console is empty")
+    parts += [f"  | {line}" for line in lines]
+    if result is not None and result.last_traps:
+        parts.append("last traps:")
+        parts += [f"  {_describe_trap(t)}" for t in result.last_traps]
+    return "\n".join(parts)
+
+
+@dataclass(frozen=True)
+class BootSpec:
+    """What to boot: the program that runs as the first process, its arguments,
+    extra kernel flags and the RAM size."""
+
+    program: str
+    args: tuple[str, ...] = ()
+    flags: tuple[str, ...] = ("quiet",)
+    ram_mib: int = 32
+    input: bytes = b""
+
+
+class KernelRun:
+    """A machine booted with the kernel under test. Use `run_to_exit`, `expect_*`."""
+
+    def __init__(self, firmware: ElfImage, kernel: ElfImage, initrd: bytes, spec: BootSpec,
+                 table: Mapping[int, Syscall], token: str) -> None:
+        self.spec = spec
+        self.token = token
+        self.console = LimitedConsole()
+        self.machine = Machine(kernel.xlen, spec.ram_mib << 20, console=self.console,
+                               uart_input=ScriptedInput(spec.input))
+        self.console.on_full = self.machine.request_stop
+        self.kernel_image = kernel
+        self._table = table
+        self.bootargs = make_bootargs(spec.program, spec.args, flags=spec.flags)
+        boot_system(self.machine, firmware, kernel, initrd, self.bootargs)
+        self.result: RunResult | None = None
+        self.budget: int | None = None
+        self.event_flood = False
+
+    # -- running -----------------------------------------------------------------
+    def run(self, max_insns: int, until: Sequence[Until] = ()) -> RunResult:
+        """Run at most `max_insns` more instructions (or to an `until` condition).
+        A finished run (powered off, stuck, flooding the console) stays finished."""
+        if self.finished and self.result is not None:
+            return self.result
+        self.budget = (self.budget or 0) + max_insns
+        left = max_insns
+        while True:
+            step = min(left, RUN_SLICE)
+            self.result = self.machine.run(max_insns=step, until=list(until))
+            left -= step
+            if self.result.stop is not Stop.BUDGET or left <= 0:
+                return self.result
+            if len(self.machine.events) > EVENT_LIMIT:
+                self.event_flood = True
+                return self.result
+
+    @property
+    def finished(self) -> bool:
+        """The guest powered off, got stuck, or flooded the console: nothing more to run."""
+        r = self.result
+        return r is not None and (r.stop in (Stop.HALT, Stop.ERROR) or self.console.truncated
+                                  or self.event_flood)
+
+    def run_to_exit(self, max_insns: int = DEFAULT_MAX_INSNS) -> RunResult:
+        """Run until the guest powers off; a hang, a trap storm or runaway output is
+        a GradeFailure with the diagnosis."""
+        result = self.run(max_insns) if not self.finished else self.result
+        assert result is not None
+        if result.stop is not Stop.HALT or self.console.truncated or self.event_flood:
+            self.fail("the kernel did not finish the program")
+        return result
+
+    def diagnosis(self) -> str:
+        text = diagnose(self.result, self.console, self.budget)
+        text += (f"\nbooted with {self.spec.ram_mib} MiB of RAM and bootargs "
+                 f"'{self.bootargs}'; to run it yourself:\n  {self.rerun_command()}")
+        if self.event_flood:
+            text = (f"stopped: more than {EVENT_LIMIT:,} traps and xRETs (a trap loop that "
+                    f"makes progress)\n{text}")
+        return text
+
+    def rerun_command(self) -> str:
+        """The `privlab run` command line that boots this machine the same way."""
+        words = ["privlab", "run", "--ram", str(self.spec.ram_mib)]
+        if self.machine.xlen == 32:
+            words += ["--arch", "rv32"]
+        for flag in self.spec.flags:
+            if flag != "quiet":              # privlab run --user adds it itself
+                words += ["--boot-flag", flag]
+        if self.spec.input:
+            text = self.spec.input.decode("latin-1").encode("unicode_escape").decode()
+            words += ["--input", text]
+        words += ["--user", self.spec.program, *self.spec.args]
+        return shlex.join(words)
+
+    def fail(self, message: str) -> None:
+        raise GradeFailure(message, self.diagnosis())
+
+    # -- what it printed -----------------------------------------------------------
+    @property
+    def output(self) -> str:
+        return self.console.text()
+
+    def lines(self) -> list[str]:
+        return self.output.splitlines()
+
+    def expect_output(self, pattern: str | re.Pattern[str], *,
+                      within: int = DEFAULT_MAX_INSNS) -> re.Match[str]:
+        """Run until the console matches `pattern` (a regex; use re.escape for plain
+        text), at most `within` instructions from now."""
+        regex = re.compile(pattern, re.M) if isinstance(pattern, str) else pattern
+        spent = 0
+        while True:
+            found = regex.search(self.output)
+            if found is not None:
+                return found
+            if self.finished or spent >= within:
+                self.fail(f"expected console output matching {regex.pattern!r} "
+                          f"within {within:,} instructions")
+            step = min(SLICE, within - spent)
+            self.run(step)
+            spent += step
+
+    def expect_text(self, text: str, *, within: int = DEFAULT_MAX_INSNS) -> re.Match[str]:
+        """Run until the console shows `text` (plain text), at most `within` more
+        instructions."""
+        return self.expect_output(re.compile(re.escape(text)), within=within)
+
+    def expect_exit(self, status: int = 0, *, within: int = DEFAULT_MAX_INSNS) -> None:
+        if not self.finished:
+            self.run(within)
+        r = self.result
+        if r is None or r.stop is not Stop.HALT or self.console.truncated or self.event_flood:
+            self.fail(f"expected the program to exit with status {status}")
+        elif r.exit_status != status:
+            self.fail(f"expected exit status {status}, got {r.exit_status}")
+
+    def expect_pass(self, *, within: int = DEFAULT_MAX_INSNS) -> None:
+        """The lab-program protocol: the program prints `PASS <token>` and exits 0.
+        The token is fresh for every run, so printing "PASS" alone scores nothing; and
+        the line must be the program's own: one write(1, buf, len) from U-mode that
+        returned len, as the trusted test program's printf makes it. A kernel that
+        echoes the token it finds in its boot arguments scores nothing either."""
+        self.run_to_exit(within)
+        line = f"PASS {self.token}"
+        if re.search(rf"^{re.escape(line)}$", self.output, re.M) is None:
+            failures = [text for text in self.lines() if text.startswith("FAIL")]
+            self.fail(printable(failures[0]) if failures else
+                      "the test program did not report success")
+        size = len(line) + 1
+        if not any(c.args[0] == 1 and c.args[2] == size and c.result == size
+                   for c in self.trace.syscalls("write")):
+            self.fail(f"{line!r} is on the console, but the test program never wrote it "
+                      f"(no write(1, buf, {size}) from U-mode returned {size})")
+        self.expect_exit(0)
+
+    # -- what it trapped -----------------------------------------------------------
+    @property
+    def trace(self) -> TraceView:
+        return TraceView(self.machine.events, self._table, self.machine.xlen)
+
+    def expect_syscall(self, name: str, *, count: int | None = None,
+                       args: tuple[int, ...] | None = None,
+                       result: int | None = None) -> list[SyscallRecord]:
+        """The calls of `name` the machine saw; fail unless there are `count` of them
+        (at least one if None) and, if given, one starts with `args` and returns
+        `result`."""
+        calls = self.trace.syscalls(name)
+        shown = "\n".join(f"  {c}" for c in calls[:20]) or "  (none)"
+        if (count is None and not calls) or (count is not None and len(calls) != count):
+            want = "at least one" if count is None else str(count)
+            self.fail(f"expected {want} {name} system call(s), saw {len(calls)}:\n{shown}")
+        matching = [c for c in calls if (args is None or c.args[:len(args)] == args)
+                    and (result is None or c.result == result)]
+        if not matching:
+            what = f"{name}({', '.join(hex(a) for a in args or ())}...) -> {result}"
+            self.fail(f"expected a call {what}; saw:\n{shown}")
+        return calls
+
+    def expect_trap(self, code: int, *, interrupt: bool = False, tval: int | None = None,
+                    from_priv: Priv | None = None) -> list[TrapEvent]:
+        """At least one trap with this cause code (and tval, and origin, if given)."""
+        traps = [t for t in self.trace.traps(code=code, interrupt=interrupt,
+                                             from_priv=from_priv)
+                 if tval is None or t.tval == tval]
+        if not traps:
+            what = f"{'interrupt' if interrupt else 'exception'} {code}"
+            where = f" with tval {tval:#x}" if tval is not None else ""
+            self.fail(f"expected a trap ({what}{where}); none was taken")
+        return traps
+
+    def close(self) -> None:
+        self.machine.close()

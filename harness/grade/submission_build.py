@@ -1,0 +1,278 @@
+"""Building a submission for grading.
+
+The submission's `kernel/` provides the firmware and the kernel. The user programs the
+tests run (the lab test programs among them) are the grader's own: built from its
+`userland/` *and* its reference kernel's shared sources (`kernel/include/`,
+`kernel/string.c`, `kernel/div64.c`, `kernel/syscall.tbl`), so no code of the
+submission runs inside them and a student cannot make a test program print its token.
+
+Builds happen in a *staging slot*: a fixed directory under the build cache that the
+sources are copied into. The object cache keys on compiler flags, which include the
+include directories' paths, so building every submission at the same path lets
+unchanged files hit the cache: a class of submissions that differ in a few files
+compiles only those files. A slot is held with an exclusive file lock, so parallel
+graders (threads or processes) each take their own.
+
+The copy takes regular files and directories only: a symbolic link is followed when it
+leads to a regular file, and anything else (a link to a directory, a loop, a dangling
+link, a pipe or device, an unreadable or huge file) is left out and named in the build
+test's output. The compiler runs in a child process with a wall-clock limit, so a
+source that includes a device (`#include "/dev/zero"`) is a failed build, not a hung
+grader.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import re
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from harness.build.cache import cache_root
+from harness.errors import PrivlabError
+from harness.grade.model import shown
+from harness.paths import KERNEL_DIR, USERLAND_DIR
+
+if TYPE_CHECKING:
+    from harness.grade.kernel import KernelImages
+
+__all__ = ["BUILD_TIMEOUT", "BuildResult", "build_submission", "copy_submission",
+           "staging_slot"]
+
+MAX_SLOTS = 64
+BUILD_TIMEOUT = 300            # seconds; a clean build takes ~6 s, a cached one well under 1
+MAX_FILE_BYTES = 4 << 20       # larger files are left out of the staged copy
+MAX_FILES = 5000               # entries copied from one submission at most
+IGNORED_NAMES = frozenset({".git", "__pycache__"})
+IGNORED_SUFFIXES = (".o", ".elf")
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    """Images, or the compiler's output when the build failed. `skipped` names what
+    the staged copy left out of the submission (one line each)."""
+
+    images: KernelImages | None
+    output: str
+    seconds: float
+    out_dir: Path
+    skipped: tuple[str, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return self.images is not None
+
+
+@contextmanager
+def staging_slot() -> Iterator[Path]:
+    """An exclusive staging directory, `<cache>/grade-stage/<n>`, held until exit (it
+    exists when handed out)."""
+    root = cache_root() / "grade-stage"
+    root.mkdir(parents=True, exist_ok=True)
+    for n in range(MAX_SLOTS):
+        lock_path = root / f"{n}.lock"
+        fd = os.open(lock_path, os.O_CREAT | os.O_RDWR, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            continue
+        try:
+            slot = root / str(n)
+            slot.mkdir(exist_ok=True)
+            yield slot
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            os.close(fd)
+        return
+    raise PrivlabError(f"all {MAX_SLOTS} grading slots under {root} are busy")
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a named pipe"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a regular file"
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def _shown(name: str) -> str:
+    """A file name for a one-line message: bytes that are not UTF-8 and control
+    characters (a newline, say) as `\\xNN`."""
+    name = shown(name)
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", name)
+
+
+def copy_submission(src: Path, dst: Path, *, label: str = "kernel") -> list[str]:
+    """Copy the regular files and directories under `src` to `dst` (replacing it).
+    Returns what was left out, as `label/PATH: why` lines. Never follows a link to a
+    directory, so no tree can make the copy loop or escape the submission."""
+    if dst.exists() or dst.is_symlink():
+        shutil.rmtree(dst)
+    skipped: list[str] = []
+    copied = 0
+    pending: list[tuple[Path, Path, str]] = [(src, dst, label)]
+    while pending:
+        source, target, rel = pending.pop()
+        target.mkdir(parents=True, exist_ok=True)
+        try:
+            with os.scandir(source) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError as e:
+            skipped.append(f"{rel}/: cannot be read ({e.strerror or e})")
+            continue
+        for entry in entries:
+            name, path = entry.name, f"{rel}/{_shown(entry.name)}"
+            if name in IGNORED_NAMES or name.endswith(IGNORED_SUFFIXES):
+                continue
+            if copied >= MAX_FILES:
+                skipped.append(f"{rel}/: more than {MAX_FILES} files; the rest are left out")
+                return skipped
+            try:
+                link = entry.is_symlink()
+                info = os.stat(entry.path)  # follows a link; fails for loops and dangling
+                if stat.S_ISDIR(info.st_mode):
+                    if link:
+                        skipped.append(f"{path}: a symbolic link to a directory (not followed)")
+                    else:
+                        pending.append((Path(entry.path), target / name, path))
+                elif not stat.S_ISREG(info.st_mode):
+                    skipped.append(f"{path}: {_kind(info.st_mode)}")
+                elif info.st_size > MAX_FILE_BYTES:
+                    skipped.append(f"{path}: larger than {MAX_FILE_BYTES >> 20} MiB")
+                else:
+                    with open(entry.path, "rb") as f_in, open(target / name, "wb") as f_out:
+                        shutil.copyfileobj(f_in, f_out)
+                    copied += 1
+            except OSError as e:
+                why = e.strerror or str(e)
+                if link:
+                    why = f"a symbolic link that leads nowhere ({why})"
+                skipped.append(f"{path}: {why}")
+    return skipped
+
+
+def _child_main(request_json: str) -> int:
+    """`python -m harness.grade.submission_build REQUEST`: the submission's build, in the child
+    process the grader watches. Writes {"ok": true, "firmware", "kernel"} or {"ok":
+    false, "message", "output"} to request["result"]."""
+    from harness.build.images import build_images
+    from harness.errors import BuildError
+
+    request = json.loads(request_json)
+    result: dict[str, object]
+    try:
+        images = build_images(request["arch"], kernel_dir=Path(request["kernel"]),
+                              userland_dir=Path(request["userland"]),
+                              out_dir=Path(request["out"]), listings=False)
+    except BuildError as e:
+        result = {"ok": False, "message": e.message, "output": e.output}
+    except PrivlabError as e:
+        result = {"ok": False, "message": str(e), "output": ""}
+    else:
+        result = {"ok": True, "firmware": str(images.firmware), "kernel": str(images.kernel)}
+    Path(request["result"]).write_text(json.dumps(result))
+    return 0
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    with suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.communicate()
+
+
+def _run_build(request: dict[str, str], timeout: float) -> tuple[dict[str, object] | None, str]:
+    """Run the child; its result, or None and why."""
+    result_path = Path(request["result"])
+    result_path.unlink(missing_ok=True)
+    cmd = [sys.executable, "-m", "harness.grade.submission_build", json.dumps(request)]
+    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        printed, _ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill_group(proc)
+        return None, (f"the build did not finish within {timeout:g} seconds and was stopped "
+                      "(does a source include a device, such as /dev/zero, or an endless "
+                      "file?)")
+    finally:
+        if proc.poll() is None:  # interrupted: never leave compilers behind
+            _kill_group(proc)
+    try:
+        data: dict[str, object] = json.loads(result_path.read_text())
+    except (OSError, ValueError):
+        tail = printed.decode(errors="replace")[-3000:]
+        return None, f"the build process ended without a result (status {proc.returncode}):\n{tail}"
+    return data, ""
+
+
+def _trusted_programs(slot: Path, arch: str, userland: Path,
+                      reference: Path) -> dict[str, Path]:
+    """The user programs the tests run: `userland` built with the `reference` kernel's
+    shared sources (in the slot, so the object cache hits from the second grading on)."""
+    from harness.build.images import build_images
+    from harness.errors import BuildError
+
+    try:
+        images = build_images(arch, kernel_dir=reference, userland_dir=userland,
+                              out_dir=slot / "trusted", listings=False)
+    except BuildError as e:
+        raise PrivlabError(f"the grader's own sources ({reference}, {userland}) did not "
+                           f"build: {e.message}\n{e.output}".rstrip()) from e
+    return dict(images.users)
+
+
+def build_submission(submission: Path, slot: Path, *, arch: str = "rv64",
+                     userland: Path = USERLAND_DIR, reference: Path = KERNEL_DIR,
+                     timeout: float = BUILD_TIMEOUT) -> BuildResult:
+    """Build `submission/kernel` in `slot` (within `timeout` seconds), and the user
+    programs of `userland` against the `reference` kernel's shared sources. Never
+    raises for a compile error (the result carries the output, with paths pointing
+    back into the submission); a problem with the grader's own sources raises
+    PrivlabError."""
+    start = time.perf_counter()
+    kernel_src = submission / "kernel"
+    out = slot / "out"
+    slot.mkdir(parents=True, exist_ok=True)
+
+    def failed(text: str, skipped: tuple[str, ...] = ()) -> BuildResult:
+        return BuildResult(None, shown(text), time.perf_counter() - start, out, skipped)
+
+    if not kernel_src.is_dir():
+        return failed(f"{submission}: no kernel/ directory to build")
+    skipped = tuple(copy_submission(kernel_src, slot / "kernel"))
+    request = {"arch": arch, "kernel": str(slot / "kernel"), "userland": str(userland),
+               "out": str(out), "result": str(slot / "build-result.json")}
+    data, why = _run_build(request, timeout)
+    if data is None:
+        return failed(why, skipped)
+    if not data.get("ok"):
+        message, output = str(data.get("message", "")), str(data.get("output", ""))
+        text = (output or message).replace(str(slot / "kernel"), str(kernel_src))
+        return failed(text.rstrip() or message, skipped)
+    from harness.grade.kernel import KernelImages
+
+    users = _trusted_programs(slot, arch, userland, reference)
+    built = KernelImages(Path(str(data["firmware"])), Path(str(data["kernel"])), users,
+                         reference / "syscall.tbl")
+    return BuildResult(built, "", time.perf_counter() - start, out, skipped)
+
+
+if __name__ == "__main__":
+    sys.exit(_child_main(sys.argv[1]))

@@ -1,0 +1,98 @@
+"""Compile the native core for the host with ziglang's clang, once per content.
+
+The library links against the `libunicorn.so.2` shipped in the unicorn wheel, the same
+file the Python binding has already loaded, so both share one engine. The output is
+cached under a key covering the C sources, the generated header, the Unicorn headers
+and the compiler's identity: the first run on a machine compiles (about a second once
+zig's own caches exist), later runs load the cached file.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import subprocess
+import tempfile
+from functools import cache
+from pathlib import Path
+
+import unicorn
+
+from harness.abi.native_layout import gen_header
+from harness.build.cache import cache_root, content_key
+from harness.build.toolchain import compiler_identity, zig_cc, zig_home
+from harness.errors import NativeBuildError
+
+__all__ = ["library_path", "load_library"]
+
+SOURCE_DIR = Path(__file__).resolve().parent
+SOURCES = ("regs.c", "decode.c", "fetch.c", "icount.c", "interrupt.c", "trap.c", "xret.c",
+           "csrops.c", "events.c", "hooks.c")
+CFLAGS = ("-O2", "-g", "-shared", "-fPIC", "-std=c11", "-Wall", "-Wextra", "-Werror",
+          "-Wno-unused-parameter", "-fvisibility=default")
+
+
+def _unicorn_dirs() -> tuple[Path, Path]:
+    root = Path(unicorn.__file__).resolve().parent
+    return root / "include", root / "lib"
+
+
+def library_path() -> Path:
+    """Build the library if needed and return its path."""
+    include, libdir = _unicorn_dirs()
+    header = gen_header()
+    sources = [SOURCE_DIR / name for name in SOURCES]
+    key = content_key([
+        compiler_identity(), " ".join(CFLAGS), header, SOURCE_DIR / "hart.h", *sources,
+        include / "unicorn" / "unicorn.h", include / "unicorn" / "riscv.h",
+    ])
+    out = cache_root() / "native" / key / "libprivlab_hart.so"
+    if out.exists():
+        return out
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=out.parent) as tmp:
+        gen_dir = Path(tmp)
+        (gen_dir / "privlab_gen.h").write_text(header)
+        built = gen_dir / out.name
+        cmd = [*zig_cc(), *CFLAGS, f"-I{gen_dir}", f"-I{include}",
+               f"-I{SOURCE_DIR}", *map(str, sources), str(libdir / "libunicorn.so.2"),
+               f"-Wl,-rpath,{libdir}", "-o", str(built)]
+        proc = subprocess.run(cmd, capture_output=True, text=True, check=False, cwd=zig_home())
+        if proc.returncode != 0:
+            raise NativeBuildError(
+                "cannot build the native core (harness/native):\n" + proc.stdout + proc.stderr
+            )
+        built.replace(out)
+    return out
+
+
+@cache
+def load_library() -> ctypes.CDLL:
+    """The loaded native core, with its function signatures declared."""
+    lib = ctypes.CDLL(str(library_path()))
+    vp, u64, u32, i32 = ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint32, ctypes.c_int
+    signatures: dict[str, tuple[object, list[object]]] = {
+        "hart_new": (vp, [vp, u32]),
+        "hart_free": (None, [vp]),
+        "hart_set_event_buffer": (None, [vp, vp, u32]),
+        "hart_set_ram": (None, [vp, vp, u64, u64]),
+        "hart_sync": (None, [vp]),
+        "hart_update": (None, [vp]),
+        "hart_check_interrupts": (i32, [vp]),
+        "hart_wfi_wake": (i32, [vp]),
+        "hart_access_fault": (None, [vp, u64]),
+        "hart_stopped_at": (None, [vp, u64]),
+        "hart_read_csr": (i32, [vp, u32, ctypes.POINTER(u64)]),
+        "hart_write_csr": (i32, [vp, u32, u64]),
+        "hart_set_breakpoint": (i32, [vp, u64, i32]),
+        "hart_skip_breakpoint_once": (None, [vp, u64]),
+        "hart_step_begin": (None, [vp]),
+        "hart_step_end": (None, [vp]),
+        "hart_mtime": (u64, [vp]),
+        "hart_mip": (u64, [vp]),
+        "hart_hook_count": (ctypes.c_size_t, [vp]),
+    }
+    for name, (restype, argtypes) in signatures.items():
+        fn = getattr(lib, name)
+        fn.restype = restype
+        fn.argtypes = argtypes
+    return lib
