@@ -17,6 +17,7 @@ import argparse
 from rich.console import Group, RenderableType
 from rich.text import Text
 
+from harness.abi.csr import Csr
 from harness.api import Session
 from harness.cli.sessionargs import (
     add_at_argument,
@@ -24,8 +25,7 @@ from harness.cli.sessionargs import (
     open_session,
     session_at,
 )
-from harness.csr import Csr
-from harness.errors import BadInput
+from harness.errors import BadInput, GuestError
 from harness.inspect import (
     CsrPanel,
     CsrSnapshot,
@@ -40,7 +40,7 @@ from harness.inspect import (
 from harness.inspect.moment import MomentView
 from harness.inspect.theme import priv_style
 from harness.inspect.timeline import describe
-from harness.kernelinfo.ctypes_model import StructValue
+from harness.kernelinfo.dwarf_types import StructValue
 from harness.kernelinfo.symbols import Location
 from harness.machine import Stop
 from harness.machine.until import AtAddress
@@ -103,7 +103,7 @@ def _code(s: Session, e: Event | None) -> RenderableType:
     def read(addr: int, n: int) -> bytes | None:
         try:
             return s.read_virt(addr, n)
-        except Exception:
+        except GuestError:      # not mapped, or not RAM: the view shows no bytes
             return None
 
     parts: list[RenderableType] = []
@@ -112,7 +112,7 @@ def _code(s: Session, e: Event | None) -> RenderableType:
         def read_then(addr: int, n: int) -> bytes | None:
             try:
                 return s.read_virt(addr, n, e.satp)
-            except Exception:
+            except GuestError:
                 return None
         where = s.info.symbolize(e.epc, e.satp, s.machine.memory)
         parts.append(Disassembly(disassemble_around(read_then, e.epc, s.machine.xlen,
@@ -149,7 +149,9 @@ def run(args: argparse.Namespace) -> int:
     if kernel is not None:
         try:
             table = s.processes()
-        except Exception:   # a kernel mid-boot: show what there is
+        # A kernel mid-boot (its table not yet mapped), or one whose struct proc lacks
+        # a field the mirror reads (a student's edit): show what there is.
+        except (GuestError, KeyError, TypeError):
             table = None
     if table is not None and kernel is not None:
         procs = ProcessTableView(table, None)

@@ -22,7 +22,7 @@ from harness.cli.sessionargs import (
     session_at,
     symbolize_now,
 )
-from harness.errors import BadInput
+from harness.errors import BadInput, GuestError
 from harness.inspect import WalkView, make_console
 from harness.trace.events import TrapEvent
 
@@ -74,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
     if w.pa is not None:
         try:
             data = s.read_phys(int(w.pa), 16)
-        except Exception:
+        except GuestError:      # the translation points outside RAM
             data = b""
         if data:
             text = "".join(chr(b) if 0x20 <= b < 0x7F else "." for b in data)
