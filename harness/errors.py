@@ -7,21 +7,34 @@ nothing a user does should ever show a Python traceback.
 
 from __future__ import annotations
 
+from enum import IntEnum
+
 __all__ = [
     "BadInput",
     "BuildError",
+    "ExitStatus",
     "GuestError",
     "NativeBuildError",
     "PrivlabError",
 ]
 
-EXIT_BAD_INPUT = 2
+
+
+class ExitStatus(IntEnum):
+    """Every exit status privlab itself chooses (a guest's own status passes through)."""
+
+    OK = 0
+    FAILURE = 1          # an error privlab reports: a build failure, a guest error
+    BAD_INPUT = 2        # argparse's status too
+    BUDGET = 124         # the instruction budget ran out (`timeout`'s status)
+    INTERRUPTED = 130    # Ctrl-C (128 + SIGINT)
+
 
 
 class PrivlabError(Exception):
     """Base of every error privlab reports to a user."""
 
-    exit_status = 1
+    exit_status: int = ExitStatus.FAILURE
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
@@ -35,7 +48,7 @@ class BadInput(PrivlabError):
     """The user gave privlab something it cannot use: a missing file, not an ELF,
     the wrong machine, segments outside RAM, a bad option value."""
 
-    exit_status = EXIT_BAD_INPUT
+    exit_status = ExitStatus.BAD_INPUT
 
 
 class BuildError(PrivlabError):

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.build.toolchain import Arch
-from harness.errors import PrivlabError
+from harness.errors import ExitStatus, PrivlabError
 
 __all__ = [
     "QemuNotFound",
@@ -39,7 +39,7 @@ __all__ = [
     "run_qemu",
 ]
 
-TIMEOUT_EXIT_STATUS = 124
+TIMEOUT_EXIT_STATUS = ExitStatus.BUDGET  # as `timeout` and privlab's own budget
 """`QemuResult.exit_status` of a run killed at its timeout (as `privlab run --max-insns`)."""
 
 _FINISHER_FAIL = 0x3333

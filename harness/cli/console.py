@@ -9,13 +9,13 @@ from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from typing import IO
 
+from harness.errors import ExitStatus
 from harness.machine.machine import Machine, RunResult, Stop
 from harness.sigint import on_sigint
 from harness.trace import TrapEvent
 
 __all__ = ["format_trap", "interrupt_stops", "report_run", "terminal_input"]
 
-EXIT_INTERRUPTED = 130
 
 
 @contextmanager
@@ -61,7 +61,7 @@ def report_run(result: RunResult, budget: int | None, err: IO[str]) -> int:
     if result.stop is Stop.USER:
         err.write(f"\nprivlab: interrupted at pc {result.pc:#x} in {result.priv.letter}-mode "
                   f"after {result.instret} instructions\n")
-        return EXIT_INTERRUPTED
+        return ExitStatus.INTERRUPTED
     if result.stop is Stop.BUDGET:
         head = (f"privlab: instruction budget of {budget} exhausted at pc {result.pc:#x} "
                 f"in {result.priv.letter}-mode")

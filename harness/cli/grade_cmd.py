@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from harness.errors import EXIT_BAD_INPUT, BadInput
+from harness.errors import BadInput, ExitStatus
 from harness.grade.model import BUILD_TEST
 
 if TYPE_CHECKING:
@@ -98,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
     print(report.points_line(), flush=True)
     if args.keyword and _selects_nothing(report):
         print(f"privlab: -k {args.keyword!r} matches no test of {lab.name}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return ExitStatus.BAD_INPUT
     return 0 if report.full_marks else 1
 
 
@@ -137,5 +137,5 @@ def _batch(options: GradeOptions, root: Path, out: Path, jobs: int | None,
     if options.keyword and all(_selects_nothing(r) for _, r in result.reports):
         print(f"privlab: -k {options.keyword!r} matches no test of {options.lab.name}",
               file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return ExitStatus.BAD_INPUT
     return 0

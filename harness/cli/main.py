@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from importlib import import_module
 
 import harness.cli
-from harness.errors import PrivlabError
+from harness.errors import ExitStatus, PrivlabError
 
 __all__ = ["main"]
 
@@ -36,7 +36,7 @@ def subcommands() -> list[str]:
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
         """argparse errors are bad input: one line, exit status 2."""
-        self.exit(2, f"privlab: {message}\n")
+        self.exit(ExitStatus.BAD_INPUT, f"privlab: {message}\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -55,7 +55,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"privlab: {e}", file=sys.stderr)
         return e.exit_status
     except KeyboardInterrupt:
-        return 130
+        return ExitStatus.INTERRUPTED
     except BrokenPipeError:             # `privlab trace | head`: the reader has had enough
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_BROKEN_PIPE

@@ -20,8 +20,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 
-from harness.csr import Csr, Priv
-from harness.errors import PrivlabError
+from harness.abi.csr import Csr, Priv
+from harness.errors import ExitStatus, PrivlabError
 from harness.gdb.access import DebugMemory, MemoryMode
 from harness.gdb.codec import PacketError, from_hex, parse_hex, to_hex
 from harness.gdb.halt import Halter, StopCause
@@ -39,7 +39,6 @@ THREAD_ID = 1
 SIGINT = 2
 SIGTRAP = 5
 SIGABRT = 6
-EXIT_BUDGET = 124
 OK = b"OK"
 E_ARGS = b"E01"
 E_FAULT = b"E14"
@@ -394,7 +393,7 @@ class Stub:
         self.notes.append(f"privlab: instruction budget exhausted at pc {self.result.pc:#x} "
                           f"in {self.result.priv.letter}-mode\n")
         self.end = SessionEnd.EXITED
-        return b"W%02x" % EXIT_BUDGET
+        return b"W%02x" % ExitStatus.BUDGET
 
     def _stop_reply(self, r: RunResult, causes: set[StopCause]) -> bytes:
         hit = self.watchpoints.take_hit()

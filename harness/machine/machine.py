@@ -26,11 +26,12 @@ from unicorn.unicorn_const import (
     UC_MODE_RISCV64,
 )
 
-from harness.csr import Priv
+from harness.abi.csr import Priv
+from harness.abi.platform import PLATFORM
 from harness.devices import Clint, Console, Finisher, ScriptedInput, Uart
 from harness.devices.base import Device
 from harness.devices.uart import IDLE_POLL_LIMIT, InputSource
-from harness.errors import BadInput, GuestError
+from harness.errors import BadInput, ExitStatus, GuestError
 from harness.machine.hart import Hart
 from harness.machine.loader import ElfImage
 from harness.machine.memory import Memory
@@ -44,7 +45,6 @@ from harness.machine.until import (
     Until,
 )
 from harness.native import EventRecord, StopReason
-from harness.platform import PLATFORM
 from harness.trace import Event, EventLog, TrapEvent
 
 if TYPE_CHECKING:
@@ -54,7 +54,6 @@ __all__ = ["Machine", "RunResult", "Stop"]
 
 _UNMAPPED = (UC_ERR_READ_UNMAPPED, UC_ERR_WRITE_UNMAPPED, UC_ERR_FETCH_UNMAPPED)
 _PAGE = 0x1000
-EXIT_BUDGET = 124
 EXIT_GUEST_ERROR = 3
 MAX_BUDGET_STEPS = 1024      # more than a translated block holds (TCG: 512)
 EXACT_APPROACH = 2048        # run_until_instret runs at full speed to this short of it
@@ -91,7 +90,7 @@ class RunResult:
         if self.stop is Stop.HALT:
             return self.exit_status or 0
         if self.stop is Stop.BUDGET:
-            return EXIT_BUDGET
+            return ExitStatus.BUDGET
         return EXIT_GUEST_ERROR
 
 
@@ -381,7 +380,7 @@ class Machine:
         return None
 
     def _cause_name(self, cause: int) -> str:
-        from harness.csr import cause_name, decode_cause
+        from harness.abi.csr import cause_name, decode_cause
         return cause_name(*decode_cause(cause, self.xlen))
 
     def step(self) -> RunResult:
