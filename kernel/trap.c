@@ -35,17 +35,9 @@ void timerinit(void) {
   // END SOLUTION
 }
 
-// Exception names as QEMU's `-d int` (and harness/csr.py) print them.
+// Exception names as QEMU's `-d int` prints them (riscv_gen.h, from harness/abi/csr.py).
 static const char *exception_name(uintptr_t code) {
-  static const char *names[] = {
-      [CAUSE_MISALIGNED_FETCH] = "misaligned_fetch", [CAUSE_FETCH_ACCESS] = "fault_fetch",
-      [CAUSE_ILLEGAL_INSTRUCTION] = "illegal_instruction", [CAUSE_BREAKPOINT] = "breakpoint",
-      [CAUSE_MISALIGNED_LOAD] = "misaligned_load", [CAUSE_LOAD_ACCESS] = "fault_load",
-      [CAUSE_MISALIGNED_STORE] = "misaligned_store", [CAUSE_STORE_ACCESS] = "fault_store",
-      [CAUSE_USER_ECALL] = "user_ecall", [CAUSE_SUPERVISOR_ECALL] = "supervisor_ecall",
-      [CAUSE_FETCH_PAGE_FAULT] = "exec_page_fault", [CAUSE_LOAD_PAGE_FAULT] = "load_page_fault",
-      [CAUSE_STORE_PAGE_FAULT] = "store_page_fault",
-  };
+  static const char *names[] = EXCEPTION_NAMES_INIT;
   if (code < sizeof(names) / sizeof(names[0]) && names[code])
     return names[code];
   return "unknown_exception";

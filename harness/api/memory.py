@@ -8,7 +8,7 @@ check the hart would make now.
 
 from __future__ import annotations
 
-from harness.csr import Csr, Priv
+from harness.abi.csr import Csr, Priv
 from harness.errors import GuestError
 from harness.machine import Machine
 from harness.mmu import (

@@ -20,14 +20,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.abi.csr import EXCEPTION_NAMES, INTERRUPT_NAMES, Csr, Priv
+from harness.abi.registers import register_number
+from harness.abi.syscall_table import load_syscall_table
 from harness.api.memory import MemoryAccess
-from harness.boot import load_syscall_table, make_bootargs, user_boot
+from harness.boot import make_bootargs, user_boot
 from harness.build.images import Images, build_images
-from harness.csr import EXCEPTION_NAMES, INTERRUPT_NAMES, Csr, Priv
 from harness.devices import Console, ScriptedInput
 from harness.errors import BadInput
 from harness.inspect.state import CsrSnapshot, CsrValue, RegisterSnapshot
-from harness.kernelinfo.ctypes_model import StructValue
+from harness.kernelinfo.dwarf_types import StructValue
 from harness.kernelinfo.mirrors import ProcessTable
 from harness.kernelinfo.symbols import Location
 from harness.kernelinfo.system import SystemInfo
@@ -238,11 +240,8 @@ class Session(MemoryAccess):
         if name == "pc":
             self.machine.hart.pc = value
             return
-        from harness.inspect.state import ABI_NAMES
-        n = name if isinstance(name, int) else (
-            ABI_NAMES.index(name) if name in ABI_NAMES else
-            int(name[1:]) if name.startswith("x") and name[1:].isdigit() else -1)
-        if not 0 <= n < 32:
+        n = name if isinstance(name, int) else register_number(name)
+        if n is None or not 0 <= n < 32:
             raise BadInput(f"no register {name!r}")
         self.machine.hart.set_x(n, value)
 
@@ -256,7 +255,7 @@ class Session(MemoryAccess):
             raise BadInput(f"unknown CSR {name!r}") from None
 
     def csr(self, name: str | Csr) -> CsrValue:
-        """A CSR's value with its fields decoded (harness/csr.py)."""
+        """A CSR's value with its fields decoded (harness/abi/csr.py)."""
         c = self._csr(name)
         return CsrValue(c, self.machine.hart.csr(c), self.machine.xlen)
 

@@ -15,10 +15,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.abi.platform import parse_defines
 from harness.boot.initrd import pack_initrd
 from harness.errors import BadInput
 from harness.paths import KERNEL_DIR
-from harness.platform import parse_defines
 
 __all__ = ["UserBoot", "make_bootargs", "user_boot"]
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import fdt
 
+from harness.abi.platform import PLATFORM
 from harness.errors import BadInput
-from harness.platform import PLATFORM
 
 __all__ = ["build_dtb", "parse_dtb_summary"]
 

@@ -4,7 +4,8 @@ A bare-metal program is what `qemu-system-riscv64 -machine virt -bios none -kern
 (and `privlab run --bios none --kernel X.elf`) runs: the hart starts in M-mode at RAM
 base, which `baremetal.ld` fills with the input section `.text.entry`. Every program
 sees `kernel/include` first on its include path, so `platform.h` (the memory map) is the
-one place the finisher, CLINT and UART addresses come from.
+one place the finisher, CLINT and UART addresses come from, and `riscv_gen.h` (causes,
+CSR fields, PTE bits, from harness/abi) the one place for the spec's numbers.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from harness.abi import spec_header
+from harness.build.cache import cache_root, write_if_changed
 from harness.build.listing import write_listings
 from harness.build.toolchain import Arch, CompileOptions, compile_object, link
 from harness.errors import BadInput
@@ -23,6 +26,13 @@ BAREMETAL_LDSCRIPT = Path(__file__).with_name("baremetal.ld")
 """Links `.text.entry` first at 0x8000_0000; defines `__stack_top`, `__bss_start/end`."""
 
 _PLATFORM_INCLUDE = KERNEL_DIR / "include"
+
+
+def _spec_header_dir(arch: Arch) -> Path:
+    """A directory holding this architecture's riscv_gen.h (harness/abi/spec_header.py)."""
+    gen = cache_root() / "gen" / arch.name
+    write_if_changed(gen / "riscv_gen.h", spec_header.render(arch.xlen))
+    return gen
 
 
 def _prefix_map(dirs: Sequence[Path]) -> list[tuple[Path, str]]:
@@ -51,12 +61,14 @@ def build_baremetal(
     missing = [str(s) for s in sources if not Path(s).is_file()]
     if missing:
         raise BadInput(f"no such source file: {', '.join(missing)}")
-    includes = (_PLATFORM_INCLUDE, *map(Path, include_dirs))
+    gen = _spec_header_dir(arch)
+    includes = (_PLATFORM_INCLUDE, gen, *map(Path, include_dirs))
     opts = CompileOptions(
         arch=arch,
         include_dirs=includes,
         defines=dict(defines or {}),
-        prefix_map=_prefix_map([*(Path(s).parent for s in sources), *includes]),
+        prefix_map=[*_prefix_map([*(Path(s).parent for s in sources), *includes]),
+                    (gen, f"gen/{arch.name}")],
     )
     objects = [compile_object(Path(s), opts) for s in sources]
     elf = link(objects, out, arch, BAREMETAL_LDSCRIPT)

@@ -9,7 +9,8 @@ Outputs go to `<repo>/build/<arch>/`:
     kernel.elf     S-mode kernel (kernel/), at PLATFORM_KERNEL_BASE
     user/NAME.elf  each user program (userland/NAME.c), at USER_BASE
     initrd.cpio    every user program, by NAME (cpio newc, harness/boot/initrd.py)
-    gen/           generated sources: syscall_gen.h, usys.S, syscalls.h, asm-offsets.h
+    gen/           generated sources (harness/abi): riscv_gen.h, syscall_gen.h, usys.S,
+                   syscalls.h, asm-offsets.h
 """
 
 from __future__ import annotations
@@ -19,19 +20,14 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.abi import generate
+from harness.abi.platform import PLATFORM
 from harness.boot.initrd import pack_initrd
-from harness.boot.syscalls import (
-    generate_kernel_header,
-    generate_user_header,
-    generate_user_stubs,
-    load_syscall_table,
-)
-from harness.build.asmoffsets import generate_asm_offsets
+from harness.build.cache import write_if_changed
 from harness.build.listing import write_listings
 from harness.build.toolchain import ARCHES, RV64, Arch, CompileOptions, compile_object, link
 from harness.errors import BadInput, BuildError
 from harness.paths import KERNEL_DIR, REPO_ROOT, USERLAND_DIR
-from harness.platform import PLATFORM
 
 __all__ = ["Images", "build_dir", "build_images"]
 
@@ -52,13 +48,6 @@ class Images:
 
 def build_dir(arch: Arch) -> Path:
     return REPO_ROOT / "build" / arch.name
-
-
-def _write_if_changed(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if not path.exists() or path.read_text() != text:
-        path.write_text(text)
-    return path
 
 
 def _sources(directory: Path, exclude: Iterable[str] = ()) -> list[Path]:
@@ -90,7 +79,7 @@ def _linker_script(script: Path, gen: Path) -> Path:
     header = (f"/* Generated from {script.name} and include/platform.h: do not edit. */\n"
               f"PLATFORM_RAM_BASE = 0x{PLATFORM.ram_base:x};\n"
               f"PLATFORM_KERNEL_BASE = 0x{PLATFORM.kernel_base:x};\n\n")
-    return _write_if_changed(gen / script.name, header + script.read_text())
+    return write_if_changed(gen / script.name, header + script.read_text())
 
 
 PrefixMap = tuple[tuple[Path, str], ...]
@@ -103,20 +92,10 @@ def _prefix_map(kernel_dir: Path, user_dir: Path, gen: Path, arch: Arch) -> Pref
             (gen.resolve(), f"build/{arch.name}/gen"))
 
 
-def _generate(kernel_dir: Path, gen: Path, arch: Arch) -> None:
-    table = load_syscall_table(kernel_dir / "syscall.tbl")
-    _write_if_changed(gen / "syscall_gen.h", generate_kernel_header(table))
-    _write_if_changed(gen / "usys.S", generate_user_stubs(table))
-    _write_if_changed(gen / "syscalls.h", generate_user_header(table))
-    opts = CompileOptions(arch, include_dirs=(kernel_dir / "include", kernel_dir))
-    _write_if_changed(gen / "asm-offsets.h",
-                      generate_asm_offsets(kernel_dir / "asm-offsets.c", opts))
-
-
 def _build_firmware(kernel_dir: Path, gen: Path, out: Path, arch: Arch,
                     prefix_map: PrefixMap) -> Path:
     fw_dir = kernel_dir / "firmware"
-    opts = CompileOptions(arch, include_dirs=(kernel_dir / "include", fw_dir),
+    opts = CompileOptions(arch, include_dirs=(kernel_dir / "include", fw_dir, gen),
                           prefix_map=prefix_map)
     objs = _compile_all(_sources(fw_dir), opts)
     return link(objs, out / "firmware.elf", arch, _linker_script(fw_dir / "firmware.ld", gen))
@@ -169,7 +148,7 @@ def build_images(arch: Arch | str = RV64, *, kernel_dir: Path = KERNEL_DIR,
     gen = out / "gen"
     say = progress or (lambda _msg: None)
     say("generating syscall table and asm-offsets")
-    _generate(kernel_dir, gen, arch)
+    generate(gen, kernel_dir, arch)
     where = _prefix_map(kernel_dir, userland_dir, gen, arch)
     say("firmware")
     firmware = _build_firmware(kernel_dir, gen, out, arch, where)

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import argparse
 
+from harness.abi.csr import Csr
 from harness.cli.sessionargs import (
     add_at_argument,
     add_target_arguments,
     session_at,
     symbolize_now,
 )
-from harness.csr import Csr
 from harness.errors import BadInput, GuestError
 from harness.inspect import PageTableTree, make_console
 from harness.mmu import read_page_table

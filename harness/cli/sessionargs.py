@@ -11,8 +11,8 @@ import argparse
 from collections.abc import Callable
 from typing import Any
 
+from harness.abi.csr import Csr
 from harness.api import POINT_HELP, Session, run_to
-from harness.csr import Csr
 from harness.errors import BadInput
 from harness.kernelinfo.symbols import Location
 from harness.machine import RunResult

@@ -17,8 +17,8 @@ from rich.padding import Padding
 from rich.rule import Rule
 from rich.text import Text
 
+from harness.abi.csr import Csr, Priv
 from harness.api import Session
-from harness.csr import Csr, Priv
 from harness.errors import GuestError
 from harness.inspect import CsrPanel, CsrSnapshot, PageTableTree, TrapTimeline, WalkView
 from harness.inspect.theme import make_console, priv_style

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from harness.abi.platform import PLATFORM
 from harness.devices.base import DeviceError, unknown_register
-from harness.platform import PLATFORM
 
 if TYPE_CHECKING:
     from harness.machine.hart import Hart

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from enum import IntEnum
 
+from harness.abi.platform import PLATFORM
 from harness.devices.base import Halt, unknown_register
-from harness.platform import PLATFORM
 
 __all__ = ["Finisher"]
 

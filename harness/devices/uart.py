@@ -20,8 +20,8 @@ from collections.abc import Callable
 from enum import IntEnum, IntFlag
 from typing import Protocol
 
+from harness.abi.platform import PLATFORM
 from harness.devices.base import unknown_register
-from harness.platform import PLATFORM
 
 __all__ = ["IDLE_POLL_LIMIT", "Console", "ScriptedInput", "StdinInput", "Uart"]
 

@@ -1,7 +1,7 @@
 """GDB remote serial protocol stub: `privlab run --gdb [HOST:]PORT [--wait]`.
 
     codec    packet framing, checksums, escaping
-    target   the register file and the target description XML (from harness/csr.py)
+    target   the register file and the target description XML (from harness/abi/csr.py)
     stub     one method per packet type
     server   the socket, sessions, Ctrl-C, vanishing clients
     halt     stopping a running machine safely from another thread or a hook

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from enum import Enum
 
-from harness.csr import Csr, Priv
+from harness.abi.csr import Csr, Priv
 from harness.errors import GuestError
 from harness.machine import Machine
 from harness.mmu import Access, TranslationContext, walk

@@ -20,7 +20,7 @@ import threading
 import time
 from enum import Enum
 
-from harness.csr import Priv
+from harness.abi.csr import Priv
 from harness.machine import Machine, RunResult, Stop
 
 __all__ = ["Halter", "StopCause"]

@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 from rich.console import RenderableType
 
-from harness.csr import Csr
+from harness.abi.csr import Csr
 from harness.errors import PrivlabError
 from harness.gdb.access import DebugMemory, MemoryMode
 from harness.inspect import CsrPanel, CsrSnapshot, PageTableTree, WalkView, make_console

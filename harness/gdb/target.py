@@ -1,9 +1,9 @@
 """What gdb sees: the register file and the target description XML.
 
 The XML is generated, never hand-written: integer registers and pc in the standard
-``org.gnu.gdb.riscv.cpu`` feature, every CSR of harness/csr.py that this hart
+``org.gnu.gdb.riscv.cpu`` feature, every CSR of harness/abi/csr.py that this hart
 implements, except the floating-point ones, in ``org.gnu.gdb.riscv.csr`` (with the
-bit fields of harness/csr.py as gdb flags types, so ``p $mstatus`` names the bits
+bit fields of harness/abi/csr.py as gdb flags types, so ``p $mstatus`` names the bits
 that are set), and the privilege level as the ``priv`` register of
 ``org.gnu.gdb.riscv.virtual``, as QEMU does.
 
@@ -19,11 +19,12 @@ from dataclasses import dataclass
 from enum import Enum
 from xml.sax.saxutils import quoteattr
 
-from harness.csr import Csr, Field, csr_fields
+from harness.abi.csr import Csr, Field, csr_fields
+from harness.abi.registers import ABI_NAMES, FRAME_POINTER
 
 __all__ = [
-    "ABI_NAMES",
     "CSR_BASE",
+    "GDB_REGISTER_NAMES",
     "PC_REGNUM",
     "PRIV_REGNUM",
     "RegKind",
@@ -32,10 +33,9 @@ __all__ = [
     "csr_candidates",
 ]
 
-ABI_NAMES = ("zero", "ra", "sp", "gp", "tp", "t0", "t1", "t2", "fp", "s1",
-             "a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7",
-             "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "s10", "s11",
-             "t3", "t4", "t5", "t6")
+# gdb's org.gnu.gdb.riscv.cpu feature names x8 `fp`, not `s0`.
+GDB_REGISTER_NAMES = tuple("fp" if n == FRAME_POINTER else name
+                           for n, name in enumerate(ABI_NAMES))
 PC_REGNUM = 32
 CSR_BASE = 65
 CSR_COUNT = 4096
@@ -43,7 +43,7 @@ PRIV_REGNUM = CSR_BASE + CSR_COUNT
 _POINTERS = {"ra": "code_ptr", "sp": "data_ptr", "gp": "data_ptr", "tp": "data_ptr"}
 # Trap vectors and return addresses print as code (gdb names the symbol); causes as
 # plain numbers (their one field is the number itself). Other CSRs with fields in
-# harness/csr.py get a flags type; the rest are unsigned numbers (gdb's "int" would
+# harness/abi/csr.py get a flags type; the rest are unsigned numbers (gdb's "int" would
 # print an interrupt's cause, or a RAM address in mscratch on RV32, as negative).
 _CODE_PTR_CSRS = frozenset({Csr.MEPC, Csr.SEPC, Csr.MTVEC, Csr.STVEC})
 _PLAIN_CSRS = frozenset({Csr.MCAUSE, Csr.SCAUSE})
@@ -79,7 +79,7 @@ def _high_halves() -> frozenset[int]:
 
 
 def csr_candidates(xlen: int) -> list[tuple[str, int]]:
-    """(name, number) of every CSR harness/csr.py names that can exist at this XLEN,
+    """(name, number) of every CSR harness/abi/csr.py names that can exist at this XLEN,
     PMP banks expanded from their first register."""
     high = _high_halves()
     out: list[tuple[str, int]] = []
@@ -113,7 +113,7 @@ class TargetDescription:
         self.xlen = xlen
         self.bytes = xlen // 8
         regs = [Register(name, i, RegKind.GPR, i, xlen, _POINTERS.get(name, "int"))
-                for i, name in enumerate(ABI_NAMES)]
+                for i, name in enumerate(GDB_REGISTER_NAMES)]
         regs.append(Register("pc", PC_REGNUM, RegKind.PC, 0, xlen, "code_ptr"))
         for name, number in csr_candidates(xlen):
             if not has_csr(number):

@@ -5,7 +5,7 @@ Test writers use the `kernel` fixture (`KernelUnderTest`), whose `boot()` return
 `KernelRun`, and the markers documented in harness/grade/plugin.py.
 
 The names below are imported on first use, so that a light submodule (the build child
-of harness/grade/build.py) does not load the machine.
+of harness/grade/submission_build.py) does not load the machine.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from harness.grade.errors import BuildFailed, GradeFailure
     from harness.grade.kernel import GRADER_TIMER_HZ, KernelImages, KernelUnderTest, new_token
+    from harness.grade.kernel_run import DEFAULT_MAX_INSNS, KernelRun
     from harness.grade.model import GradeReport, TestResult
-    from harness.grade.run import DEFAULT_MAX_INSNS, KernelRun
     from harness.grade.trace import SyscallRecord, TraceView
 
 __all__ = [
@@ -40,7 +40,7 @@ _HOME = {
     "GRADER_TIMER_HZ": "kernel", "KernelImages": "kernel", "KernelUnderTest": "kernel",
     "new_token": "kernel",
     "GradeReport": "model", "TestResult": "model",
-    "DEFAULT_MAX_INSNS": "run", "KernelRun": "run",
+    "DEFAULT_MAX_INSNS": "kernel_run", "KernelRun": "kernel_run",
     "SyscallRecord": "trace", "TraceView": "trace",
 }
 

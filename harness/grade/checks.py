@@ -10,8 +10,8 @@ import re
 import struct
 from dataclasses import dataclass
 
-from harness.csr import Priv
-from harness.grade.run import KernelRun
+from harness.abi.csr import Priv
+from harness.grade.kernel_run import KernelRun
 from harness.machine.until import AtAddress, PrivilegeChange
 
 __all__ = ["FrameWalk", "backtrace_at_entry", "backtrace_in", "check_shares", "printed_backtrace",

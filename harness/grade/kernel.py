@@ -1,7 +1,7 @@
 """The kernel under test as the graded tests see it: built images, and `boot()` for a
 fresh machine per run.
 
-The images are built once per grading session (harness/grade/build.py); every test
+The images are built once per grading session (harness/grade/submission_build.py); every test
 gets its own `KernelUnderTest` with a fresh random token, so a kernel that only prints
 a success message scores nothing.
 """
@@ -16,10 +16,10 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from harness.boot import Syscall, load_syscall_table, syscall_by_number
+from harness.abi.syscall_table import Syscall, load_syscall_table, syscall_by_number
 from harness.boot.initrd import pack_initrd
 from harness.grade.errors import GradeFailure
-from harness.grade.run import DEFAULT_MAX_INSNS, BootSpec, KernelRun
+from harness.grade.kernel_run import DEFAULT_MAX_INSNS, BootSpec, KernelRun
 from harness.machine import load_elf
 from harness.machine.loader import ElfImage
 

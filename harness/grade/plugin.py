@@ -33,11 +33,11 @@ from typing import Any
 
 import pytest
 
-from harness.grade.build import build_submission, staging_slot
 from harness.grade.errors import BuildFailed, GradeFailure
 from harness.grade.kernel import KernelImages, KernelUnderTest
 from harness.grade.model import FAILED, PASSED, TestResult, apply_groups, format_points
 from harness.grade.sharding import shard_items
+from harness.grade.submission_build import build_submission, staging_slot
 from harness.paths import REPO_ROOT
 
 __all__ = ["Recorder"]

@@ -23,7 +23,6 @@ import traceback
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from harness.grade.build import BuildResult, build_submission, staging_slot
 from harness.grade.labs import Lab
 from harness.grade.model import (
     BUILD_TEST,
@@ -34,6 +33,7 @@ from harness.grade.model import (
     apply_groups,
     shown,
 )
+from harness.grade.submission_build import BuildResult, build_submission, staging_slot
 
 __all__ = ["GradeOptions", "default_jobs", "grade"]
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from harness.boot import Syscall
-from harness.csr import Priv
+from harness.abi.csr import Priv
+from harness.abi.syscall_table import Syscall
 from harness.trace import Event, TrapEvent, XretEvent
 
 __all__ = ["SyscallRecord", "TraceView"]

@@ -12,13 +12,13 @@
     Disassembly       instructions around a pc (capstone)
 """
 
+from harness.inspect.calltable import SyscallSummary, SyscallTable
 from harness.inspect.csrs import CsrPanel
 from harness.inspect.disasm import Disassembly, Instruction, disassemble_around
 from harness.inspect.pagetable import PageTableTree, WalkView
 from harness.inspect.procs import ProcessTableView, TrapFrameView
 from harness.inspect.registers import RegisterView
 from harness.inspect.state import CsrSnapshot, CsrValue, RegisterSnapshot
-from harness.inspect.syscalls import SyscallSummary, SyscallTable
 from harness.inspect.theme import PALETTE, STYLES, THEME, make_console
 from harness.inspect.timeline import TrapTimeline
 

@@ -16,7 +16,7 @@ from rich.console import Console, ConsoleOptions, RenderResult
 from rich.table import Table
 from rich.text import Text
 
-from harness.csr import Csr, Field, Priv, decode_cause
+from harness.abi.csr import Csr, Exc, Field, Priv, decode_cause
 from harness.inspect.state import MACHINE_CSRS, SUPERVISOR_CSRS, CsrSnapshot, CsrValue
 from harness.inspect.theme import priv_style
 from harness.kernelinfo.symbols import Location
@@ -31,7 +31,6 @@ _BITS = (Csr.MIE, Csr.MIP, Csr.SIE, Csr.SIP, Csr.MIDELEG)
 _EXT_STATE = ("Off", "Initial", "Clean", "Dirty")
 _XL = {1: "32", 2: "64", 3: "128"}
 _PAGE_FAULTS = (12, 13, 15)
-_ILLEGAL = 2
 
 
 def _field_text(f: Field, v: int) -> str:
@@ -107,7 +106,7 @@ class CsrPanel:
         irq, code = decode_cause(cause.value, cause.xlen)
         if not irq and code in _PAGE_FAULTS:
             return Text("the faulting virtual address", "muted")
-        if not irq and code == _ILLEGAL:
+        if not irq and code == Exc.ILLEGAL_INSN:
             return Text("the illegal instruction's bits", "muted")
         return Text("")
 

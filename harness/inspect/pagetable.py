@@ -19,7 +19,7 @@ from rich.table import Table
 from rich.text import Text
 from rich.tree import Tree
 
-from harness.csr import cause_name
+from harness.abi.csr import cause_name
 from harness.inspect.theme import priv_style
 from harness.kernelinfo.symbols import Location
 from harness.mmu.address import PAGE_SIZE, PhysAddr

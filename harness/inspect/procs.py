@@ -13,7 +13,7 @@ from rich.console import Console, ConsoleOptions, RenderResult
 from rich.table import Table
 from rich.text import Text
 
-from harness.kernelinfo.ctypes_model import StructValue
+from harness.kernelinfo.dwarf_types import StructValue
 from harness.kernelinfo.mirrors import ProcessTable
 from harness.kernelinfo.symbols import Location
 from harness.trace.capture import format_value

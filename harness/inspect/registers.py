@@ -6,7 +6,8 @@ from rich.console import Console, ConsoleOptions, RenderResult
 from rich.table import Table
 from rich.text import Text
 
-from harness.inspect.state import ABI_NAMES, RegisterSnapshot
+from harness.abi.registers import ABI_NAMES
+from harness.inspect.state import RegisterSnapshot
 from harness.inspect.theme import priv_style
 
 __all__ = ["RegisterView"]

@@ -2,7 +2,7 @@
 
 A `CsrSnapshot` is taken from a hart (`CsrSnapshot.take(hart)`) and compared with an
 earlier one to find what a trap changed. Field names, positions and cause names come
-from harness/csr.py; nothing here knows a bit position.
+from harness/abi/csr.py; nothing here knows a bit position.
 """
 
 from __future__ import annotations
@@ -11,18 +11,11 @@ from dataclasses import dataclass
 
 from rich.text import Text
 
-from harness.csr import Csr, Field, Priv, cause_name, csr_fields, decode_cause
+from harness.abi.csr import Csr, Field, Priv, cause_name, csr_fields, decode_cause
+from harness.abi.registers import register_number
 from harness.machine.hart import Hart
 
-__all__ = ["ABI_NAMES", "INSPECTED_CSRS", "CsrSnapshot", "CsrValue", "RegisterSnapshot"]
-
-ABI_NAMES: tuple[str, ...] = (
-    "zero", "ra", "sp", "gp", "tp", "t0", "t1", "t2", "s0", "s1",
-    "a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7",
-    "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "s10", "s11",
-    "t3", "t4", "t5", "t6",
-)
-"""Integer register ABI names (RISC-V psABI), x0..x31."""
+__all__ = ["INSPECTED_CSRS", "CsrSnapshot", "CsrValue", "RegisterSnapshot"]
 
 SUPERVISOR_CSRS = (Csr.SSTATUS, Csr.SIE, Csr.SIP, Csr.STVEC, Csr.SSCRATCH, Csr.SEPC,
                    Csr.SCAUSE, Csr.STVAL, Csr.SATP)
@@ -114,10 +107,7 @@ class RegisterSnapshot:
     def __getitem__(self, name: str) -> int:
         if name == "pc":
             return self.pc
-        if name in ABI_NAMES:
-            return self.x[ABI_NAMES.index(name)]
-        if name == "fp":
-            return self.x[8]
-        if name.startswith("x") and name[1:].isdigit() and int(name[1:]) < 32:
-            return self.x[int(name[1:])]
+        n = register_number(name)
+        if n is not None:
+            return self.x[n]
         raise KeyError(f"no register {name!r}")

@@ -13,7 +13,7 @@ from typing import IO
 from rich.console import Console
 from rich.theme import Theme
 
-from harness.csr import Priv
+from harness.abi.csr import Priv
 
 __all__ = ["PALETTE", "STYLES", "THEME", "make_console", "priv_style"]
 

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.text import Text
 
-from harness.csr import Exc, Priv
+from harness.abi.csr import Exc, Priv
 from harness.inspect.theme import priv_style
 from harness.kernelinfo.symbols import Location
 from harness.trace.flow import FlowRow

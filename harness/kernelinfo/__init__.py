@@ -1,7 +1,8 @@
 """What the harness knows about a kernel from its ELF: DWARF struct layouts, the
 process table and trap frames it mirrors, and address symbolization."""
 
-from harness.kernelinfo.ctypes_model import (
+from harness.kernelinfo.dwarf import DwarfTypes, Global
+from harness.kernelinfo.dwarf_types import (
     ArrayType,
     BaseType,
     CType,
@@ -14,7 +15,6 @@ from harness.kernelinfo.ctypes_model import (
     Value,
     decode_value,
 )
-from harness.kernelinfo.dwarf import DwarfTypes, Global
 from harness.kernelinfo.mirrors import KernelInfo, Process, ProcessTable
 from harness.kernelinfo.symbols import ElfSymbols, Location, Symbolizer
 

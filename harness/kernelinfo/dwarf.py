@@ -19,7 +19,7 @@ from elftools.elf.elffile import ELFFile
 
 from harness.build.cache import cache_root, content_key
 from harness.errors import BadInput
-from harness.kernelinfo.ctypes_model import (
+from harness.kernelinfo.dwarf_types import (
     ArrayType,
     BaseType,
     CType,

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.errors import GuestError
-from harness.kernelinfo.ctypes_model import (
+from harness.kernelinfo.dwarf import DwarfTypes
+from harness.kernelinfo.dwarf_types import (
     ArrayType,
     EnumValue,
     PointerType,
@@ -21,7 +22,6 @@ from harness.kernelinfo.ctypes_model import (
     Value,
     decode_value,
 )
-from harness.kernelinfo.dwarf import DwarfTypes
 from harness.mmu.walk import PhysicalMemory
 
 __all__ = ["KernelInfo", "Process", "ProcessTable"]

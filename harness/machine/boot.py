@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from harness.abi.platform import PLATFORM
 from harness.boot import build_dtb, initrd_load_address
 from harness.errors import BadInput
 from harness.machine.loader import ElfImage
 from harness.machine.machine import Machine
-from harness.platform import PLATFORM
 
 __all__ = ["BootLayout", "boot_bare", "boot_system"]
 

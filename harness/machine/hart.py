@@ -12,7 +12,7 @@ import ctypes
 from unicorn import Uc
 from unicorn.riscv_const import UC_RISCV_REG_PC, UC_RISCV_REG_PRIV, UC_RISCV_REG_X0
 
-from harness.csr import Csr, Priv
+from harness.abi.csr import Csr, Priv
 from harness.errors import GuestError
 from harness.native import EventRecord, SharedState, load_library
 

@@ -10,14 +10,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from harness.csr import Priv
+from harness.abi.csr import Exc, Priv
 from harness.trace import Event, TrapEvent, XretEvent
 
 __all__ = ["AfterSyscall", "AfterTrap", "AfterXret", "AtAddress", "AtInstret",
            "PrivilegeChange", "Until"]
 
 ALL = (1 << 64) - 1
-ECALL_U = 8
 SYSCALL_NUMBER_REG = 7  # a7 holds the number (index into TrapEvent.args)
 
 
@@ -53,7 +52,7 @@ class AfterSyscall:
     number: int
 
     def matches(self, e: Event) -> bool:
-        return (isinstance(e, TrapEvent) and not e.interrupt and e.code == ECALL_U
+        return (isinstance(e, TrapEvent) and not e.interrupt and e.code == Exc.ECALL_U
                 and e.args[SYSCALL_NUMBER_REG] == self.number)
 
 

@@ -7,10 +7,9 @@ rather than a bare number.
 
 from __future__ import annotations
 
-__all__ = ["PAGE_SHIFT", "PAGE_SIZE", "PPN", "PhysAddr", "VirtAddr"]
+from harness.abi.paging import PAGE_SHIFT, PAGE_SIZE
 
-PAGE_SHIFT = 12
-PAGE_SIZE = 1 << PAGE_SHIFT
+__all__ = ["PAGE_SHIFT", "PAGE_SIZE", "PPN", "PhysAddr", "VirtAddr"]
 
 
 class VirtAddr(int):

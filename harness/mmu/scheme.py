@@ -1,19 +1,31 @@
-"""Paging schemes as data: Sv39 (RV64) and Sv32 (RV32), and the page-table entry.
+"""Page-table entries and satp values as the walker and the inspectors read them.
 
-Everything the walker, the tree and the inspectors need to know about a scheme is
-here, after the RISC-V privileged specification v1.12, sections 4.3 (Sv32) and 4.4
-(Sv39). satp's own fields (MODE, ASID, PPN) come from harness/csr.py.
+The paging schemes themselves (Sv39, Sv32: levels, index widths, PTE bits) are facts
+the kernel shares, defined in harness/abi/paging.py; satp's own fields (MODE, ASID,
+PPN) come from harness/abi/csr.py.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import IntFlag
 
-from harness.csr import Csr, Field, csr_fields
-from harness.mmu.address import PAGE_SHIFT, PPN
+from harness.abi.csr import Csr, csr_fields
+from harness.abi.paging import (
+    FLAG_ORDER,
+    LEAF_BITS,
+    PTE_FIELDS,
+    PTE_FLAG_MASK,
+    PTE_PPN_SHIFT,
+    SCHEMES,
+    SV32,
+    SV39,
+    PagingScheme,
+    PteFlag,
+)
+from harness.mmu.address import PPN
 
 __all__ = [
+    "FLAG_ORDER",
     "PTE_FIELDS",
     "SCHEMES",
     "SV32",
@@ -26,80 +38,6 @@ __all__ = [
 ]
 
 
-class PteFlag(IntFlag):
-    """The low eight bits of every PTE (spec figure 4.18/4.21)."""
-
-    V = 1 << 0
-    R = 1 << 1
-    W = 1 << 2
-    X = 1 << 3
-    U = 1 << 4
-    G = 1 << 5
-    A = 1 << 6
-    D = 1 << 7
-
-
-PTE_FIELDS: tuple[Field, ...] = (
-    Field("V", 0, doc="valid"),
-    Field("R", 1, doc="readable"),
-    Field("W", 2, doc="writable"),
-    Field("X", 3, doc="executable"),
-    Field("U", 4, doc="accessible to U-mode"),
-    Field("G", 5, doc="global mapping (all address spaces)"),
-    Field("A", 6, doc="accessed"),
-    Field("D", 7, doc="dirty"),
-    Field("RSW", 8, 2, doc="reserved for software"),
-)
-
-FLAG_ORDER = "RWXUGAD"  # how flags are spelled out: r-xu-ad
-LEAF_BITS = PteFlag.R | PteFlag.W | PteFlag.X
-
-
-@dataclass(frozen=True)
-class PagingScheme:
-    """One translation scheme: `levels` page-table levels of 2**vpn_bits entries."""
-
-    name: str
-    xlen: int
-    satp_mode: int
-    levels: int
-    vpn_bits: int
-    pte_size: int
-    va_bits: int
-    ppn_bits: int           # width of the PPN field of a PTE (from bit 10)
-    reserved_mask: int      # PTE bits that must be zero (Svnapot/Svpbmt not implemented)
-
-    @property
-    def entries(self) -> int:
-        return 1 << self.vpn_bits
-
-    def vpn(self, va: int, level: int) -> int:
-        """VPN[level] of a virtual address."""
-        return (va >> (PAGE_SHIFT + level * self.vpn_bits)) & (self.entries - 1)
-
-    def level_size(self, level: int) -> int:
-        """Bytes mapped by one leaf at `level`: 4 KiB at 0, 2 MiB/4 MiB at 1, ..."""
-        return 1 << (PAGE_SHIFT + level * self.vpn_bits)
-
-    def canonical(self, va: int) -> bool:
-        """Sv39 requires bits 63..39 to equal bit 38; Sv32 uses all 32 bits."""
-        if self.va_bits >= self.xlen:
-            return 0 <= va < (1 << self.xlen)
-        top = va >> (self.va_bits - 1)
-        return top in (0, (1 << (self.xlen - self.va_bits + 1)) - 1)
-
-    def sign_extend(self, va: int) -> int:
-        """The canonical form of a VA whose bits above va_bits are zero."""
-        if self.va_bits < self.xlen and va >> (self.va_bits - 1) & 1:
-            return va | (((1 << self.xlen) - 1) ^ ((1 << self.va_bits) - 1))
-        return va
-
-
-SV39 = PagingScheme("Sv39", 64, 8, 3, 9, 8, 39, 44, ((1 << 64) - 1) ^ ((1 << 54) - 1))
-SV32 = PagingScheme("Sv32", 32, 1, 2, 10, 4, 32, 22, 0)
-SCHEMES: dict[int, PagingScheme] = {64: SV39, 32: SV32}
-
-
 @dataclass(frozen=True)
 class Pte:
     """A decoded page-table entry."""
@@ -109,11 +47,11 @@ class Pte:
 
     @property
     def flags(self) -> PteFlag:
-        return PteFlag(self.raw & 0xFF)
+        return PteFlag(self.raw & PTE_FLAG_MASK)
 
     @property
     def ppn(self) -> PPN:
-        return PPN((self.raw >> 10) & ((1 << self.scheme.ppn_bits) - 1))
+        return PPN((self.raw >> PTE_PPN_SHIFT) & ((1 << self.scheme.ppn_bits) - 1))
 
     @property
     def valid(self) -> bool:
@@ -134,7 +72,7 @@ class Pte:
 
 @dataclass(frozen=True)
 class SatpValue:
-    """satp split into its fields (names and positions from harness/csr.py)."""
+    """satp split into its fields (names and positions from harness/abi/csr.py)."""
 
     raw: int
     mode: int

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Protocol
 
-from harness.csr import Csr, Exc, Priv, csr_fields
+from harness.abi.csr import Csr, Exc, Priv, csr_fields
 from harness.errors import GuestError
 from harness.mmu.address import PAGE_SHIFT, PAGE_SIZE, PhysAddr, VirtAddr
 from harness.mmu.scheme import PagingScheme, Pte, PteFlag, SatpValue, decode_satp

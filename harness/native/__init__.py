@@ -3,8 +3,8 @@
 See hart.h for the map of the C files; `build.load_library()` compiles and loads it.
 """
 
-from harness.native.build import library_path, load_library
-from harness.native.layout import EventKind, EventRecord, SharedState, StopReason
+from harness.abi.native_layout import EventKind, EventRecord, SharedState, StopReason
+from harness.native.library import library_path, load_library
 
 __all__ = ["EventKind", "EventRecord", "SharedState", "StopReason", "library_path",
            "load_library"]

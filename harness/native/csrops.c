@@ -225,12 +225,12 @@ bool csr_write_virtual(hart *h, unsigned csr, uint64_t value)
 /* Counters below M need the guest's mcounteren (and scounteren for U) bit. */
 static bool counter_allowed(hart *h, unsigned csr, unsigned priv)
 {
-    if (!is_user_counter(csr, h->s.xlen) || priv == PRIV_M)
+    if (!is_user_counter(csr, h->s.xlen) || priv == PRV_M)
         return true;
     uint64_t bit = 1ull << counter_bit(csr);
     if (!(h->mcounteren & bit))
         return false;
-    return priv == PRIV_S || (h->scounteren & bit);
+    return priv == PRV_S || (h->scounteren & bit);
 }
 
 /* pmpcfg writes update the shadow used by QEMU 7.2's mret rule; a locked entry
@@ -275,7 +275,7 @@ bool emulate_csr(hart *h, uint32_t insn, uint64_t pc, unsigned priv)
     if (!counter_allowed(h, csr, priv)) {
         /* Not allowed by the guest's mcounteren/scounteren. (M-mode code reaches here
          * before running the instruction; raising it here keeps one path.) */
-        take_exception(h, EXC_ILLEGAL_INSN, pc);
+        take_exception(h, CAUSE_ILLEGAL_INSTRUCTION, pc);
         return true;
     }
 

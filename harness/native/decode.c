@@ -29,7 +29,6 @@
 #define FUNCT7_SFENCE_VMA 0x09
 
 #define REG_SP 2
-#define PAGE_SIZE 4096u
 
 unsigned insn_len(uint32_t insn)
 {
@@ -127,7 +126,7 @@ static uint64_t access_fault_address(hart *h, unsigned code, const struct mem_ac
         return ea;
     if (uc_vmem_translate(h->uc, ea, m->store ? UC_PROT_WRITE : UC_PROT_READ, &pa) != UC_ERR_OK)
         return ea;   /* the first page itself does not translate */
-    bool access_fault = code == EXC_LOAD_ACCESS_FAULT || code == EXC_STORE_ACCESS_FAULT;
+    bool access_fault = code == CAUSE_FAULT_LOAD || code == CAUSE_FAULT_STORE;
     if (access_fault && (pa >> 12) == (h->s.unmapped_addr >> 12))
         return ea;   /* the first page is the one with no memory behind it */
     return next;
@@ -151,18 +150,18 @@ uint64_t exception_tval(hart *h, unsigned code, uint64_t epc)
     struct mem_access m;
 
     switch (code) {
-    case EXC_INSN_MISALIGNED:
-    case EXC_INSN_ACCESS_FAULT:
-    case EXC_INSN_PAGE_FAULT:
+    case CAUSE_MISALIGNED_FETCH:
+    case CAUSE_FAULT_FETCH:
+    case CAUSE_EXEC_PAGE_FAULT:
         return fetch_fault_address(h, epc);
-    case EXC_ILLEGAL_INSN:
+    case CAUSE_ILLEGAL_INSTRUCTION:
         return read_insn(h, epc, &insn) ? insn : 0;
-    case EXC_LOAD_MISALIGNED:
-    case EXC_LOAD_ACCESS_FAULT:
-    case EXC_LOAD_PAGE_FAULT:
-    case EXC_STORE_MISALIGNED:
-    case EXC_STORE_ACCESS_FAULT:
-    case EXC_STORE_PAGE_FAULT:
+    case CAUSE_MISALIGNED_LOAD:
+    case CAUSE_FAULT_LOAD:
+    case CAUSE_LOAD_PAGE_FAULT:
+    case CAUSE_MISALIGNED_STORE:
+    case CAUSE_FAULT_STORE:
+    case CAUSE_STORE_PAGE_FAULT:
         if (read_insn(h, epc, &insn) && mem_access(h, insn, &m))
             return access_fault_address(h, code, &m);
         return 0;

@@ -14,13 +14,8 @@
  */
 #include "hart.h"
 
-#define PAGE_SHIFT 12
-#define PTE_V 0x1
-#define PTE_R 0x2
-#define PTE_W 0x4
-#define PTE_X 0x8
-#define SATP64_MODE_SV39 8ull
-#define SATP32_MODE_SV32 1ull
+/* PAGE_SHIFT, PTE_* and the schemes' SV39_MODE/SV32_MODE come from riscv_gen.h
+ * (inside privlab_gen.h), generated from harness/abi/paging.py. */
 
 const uint8_t *ram_ptr(hart *h, uint64_t paddr, uint64_t len)
 {
@@ -87,8 +82,8 @@ bool fetch_paddr(hart *h, uint64_t vaddr, uint64_t *paddr)
 {
     uint64_t satp = current_satp(h);
     bool rv64 = h->s.xlen == 64;
-    bool bare = h->priv == PRIV_M ||
-        (rv64 ? (satp >> 60) != SATP64_MODE_SV39 : (satp >> 31) != SATP32_MODE_SV32);
+    bool bare = h->priv == PRV_M ||
+        (rv64 ? (satp >> 60) != SV39_MODE : (satp >> 31) != SV32_MODE);
     if (bare) {
         *paddr = vaddr & h->xmask;
         return true;

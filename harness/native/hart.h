@@ -21,7 +21,7 @@
  *   regs.c       register and CSR access through Unicorn, and the CSR number map
  *
  * Everything Python touches directly lives in `struct hart_shared`, generated with the
- * event record from harness/native/layout.py into privlab_gen.h.
+ * event record from harness/abi/native_layout.py into privlab_gen.h.
  */
 #ifndef HART_H
 #define HART_H
@@ -31,11 +31,7 @@
 #include <stdint.h>
 #include <unicorn/unicorn.h>
 
-#include "privlab_gen.h"
-
-#define PRIV_U 0
-#define PRIV_S 1
-#define PRIV_M 3
+#include "privlab_gen.h"   /* PRV_*, CSR_*, CAUSE_*, MSTATUS_*, MIP_*, ...: harness/abi */
 
 #define UNLIMITED UINT64_MAX
 

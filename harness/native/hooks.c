@@ -243,10 +243,10 @@ static void on_intr(uc_engine *uc, uint32_t intno, void *user)
     uint64_t epc = (reg(h, UC_RISCV_REG_PC) - 4) & h->xmask;
     unsigned priv = cur_priv(h);
     unsigned code = intno;
-    if (code == EXC_ECALL_U)   /* Unicorn reports every ecall as 8 */
-        code = priv == PRIV_M ? EXC_ECALL_M : priv == PRIV_S ? EXC_ECALL_S : EXC_ECALL_U;
+    if (code == CAUSE_USER_ECALL)   /* Unicorn reports every ecall as 8 */
+        code = priv == PRV_M ? CAUSE_MACHINE_ECALL : priv == PRV_S ? CAUSE_SUPERVISOR_ECALL : CAUSE_USER_ECALL;
     retire_before(h, epc);
-    if (code == EXC_ILLEGAL_INSN) {
+    if (code == CAUSE_ILLEGAL_INSTRUCTION) {
         uint32_t insn;
         if (read_insn(h, epc, &insn) && classify(insn, h->s.xlen) == INSN_CSR &&
             emulate_csr(h, insn, epc, priv))
@@ -260,7 +260,7 @@ static bool on_invalid(uc_engine *uc, void *user)
     hart *h = user;
     (void)uc;
     uint64_t pc = reg(h, UC_RISCV_REG_PC);
-    take_exception(h, EXC_BREAKPOINT, pc);
+    take_exception(h, CAUSE_BREAKPOINT, pc);
     return true;
 }
 
@@ -295,7 +295,7 @@ hart *hart_new(uc_engine *uc, unsigned xlen)
     h->last_trap_instret = UNLIMITED;
     h->icache_gen = 1;
     h->stlb_gen = 1;
-    h->priv = PRIV_M;      /* Unicorn's reset state */
+    h->priv = PRV_M;      /* Unicorn's reset state */
     h->satp_stale = true;
     update_deadline(h);
     bool ok = uc_hook_add(uc, &h->h_block, UC_HOOK_BLOCK, (void *)on_block, h, 1, 0) == UC_ERR_OK
@@ -378,9 +378,9 @@ int hart_wfi_wake(hart *h)
 /* An access to unmapped physical memory stopped Unicorn at the instruction `pc`. */
 void hart_access_fault(hart *h, uint64_t pc)
 {
-    unsigned code = h->s.unmapped_type == UC_MEM_WRITE_UNMAPPED ? EXC_STORE_ACCESS_FAULT
-                  : h->s.unmapped_type == UC_MEM_FETCH_UNMAPPED ? EXC_INSN_ACCESS_FAULT
-                  : EXC_LOAD_ACCESS_FAULT;
+    unsigned code = h->s.unmapped_type == UC_MEM_WRITE_UNMAPPED ? CAUSE_FAULT_STORE
+                  : h->s.unmapped_type == UC_MEM_FETCH_UNMAPPED ? CAUSE_FAULT_FETCH
+                  : CAUSE_FAULT_LOAD;
     take_exception(h, code, pc);
     h->s.unmapped_addr = UNLIMITED;
 }

@@ -19,7 +19,6 @@
 #include "hart.h"
 
 #define MAP_PARCELS 256
-#define PAGE_SIZE 4096u
 
 static size_t slot_of(uint64_t paddr, uint32_t size)
 {

@@ -48,8 +48,8 @@ int pending_interrupt(hart *h)
         return -1;
     unsigned priv = cur_priv(h);
     uint64_t mstatus = csr_raw(h, UC_RISCV_REG_MSTATUS);
-    bool m_enabled = priv < PRIV_M || (mstatus & MSTATUS_MIE);
-    bool s_enabled = priv < PRIV_S || (priv == PRIV_S && (mstatus & MSTATUS_SIE));
+    bool m_enabled = priv < PRV_M || (mstatus & MSTATUS_MIE);
+    bool s_enabled = priv < PRV_S || (priv == PRV_S && (mstatus & MSTATUS_SIE));
 
     uint64_t to_m = pending & ~h->mideleg;
     if (m_enabled && to_m)

@@ -89,9 +89,9 @@ int csr_ucid(unsigned csr)
 uint64_t csr_raw(hart *h, int ucid)
 {
     unsigned priv = cur_priv(h);
-    if (priv == PRIV_M)
+    if (priv == PRV_M)
         return reg(h, ucid);
-    set_priv(h, PRIV_M);
+    set_priv(h, PRV_M);
     uint64_t v = reg(h, ucid);
     set_priv(h, priv);
     return v;
@@ -100,10 +100,10 @@ uint64_t csr_raw(hart *h, int ucid)
 void set_csr_raw(hart *h, int ucid, uint64_t v)
 {
     unsigned priv = cur_priv(h);
-    if (priv != PRIV_M)
-        set_priv(h, PRIV_M);
+    if (priv != PRV_M)
+        set_priv(h, PRV_M);
     set_reg(h, ucid, v);
-    if (priv != PRIV_M)
+    if (priv != PRV_M)
         set_priv(h, priv);
 }
 

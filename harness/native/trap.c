@@ -42,11 +42,11 @@ static uint64_t set_field(uint64_t reg, uint64_t mask, uint64_t value)
 void take_trap(hart *h, bool interrupt, unsigned code, uint64_t epc, uint64_t tval)
 {
     unsigned from = cur_priv(h);
-    if (from != PRIV_M)
-        set_priv(h, PRIV_M);   /* to reach the M-level CSRs; see regs.c */
+    if (from != PRV_M)
+        set_priv(h, PRV_M);   /* to reach the M-level CSRs; see regs.c */
 
     uint64_t deleg = interrupt ? h->mideleg : reg(h, UC_RISCV_REG_MEDELEG);
-    bool to_s = from <= PRIV_S && code < h->s.xlen && ((deleg >> code) & 1);
+    bool to_s = from <= PRV_S && code < h->s.xlen && ((deleg >> code) & 1);
     uint64_t cause = (uint64_t)code | ((uint64_t)interrupt << (h->s.xlen - 1));
     uint64_t status_before = guest_mstatus(h);
     uint64_t mstatus = reg(h, UC_RISCV_REG_MSTATUS);
@@ -74,7 +74,7 @@ void take_trap(hart *h, bool interrupt, unsigned code, uint64_t epc, uint64_t tv
     uint64_t vector = (tvec & ~3ull) +
         ((interrupt && (tvec & 3) == TVEC_MODE_VECTORED) ? 4ull * code : 0);
     vector &= h->xmask;
-    unsigned to = to_s ? PRIV_S : PRIV_M;
+    unsigned to = to_s ? PRV_S : PRV_M;
 
     struct hart_event *e = event_begin(h, EV_TRAP);
     if (e) {
@@ -90,7 +90,7 @@ void take_trap(hart *h, bool interrupt, unsigned code, uint64_t epc, uint64_t tv
         e->status_after = guest_mstatus(h);
         event_commit(h);
     }
-    if (to != PRIV_M)
+    if (to != PRV_M)
         set_priv(h, to);
     watch_for_storm(h, cause, epc, tval);
     redirect(h, vector);

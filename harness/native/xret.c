@@ -38,12 +38,12 @@ static bool xret(hart *h, uint64_t pc, bool is_mret, uint64_t mstatus, uint64_t 
         mstatus = (mstatus & ~MSTATUS_MIE) | ((mstatus & MSTATUS_MPIE) ? MSTATUS_MIE : 0);
         mstatus = (mstatus | MSTATUS_MPIE) & ~MSTATUS_MPP;
     } else {
-        to = (mstatus & MSTATUS_SPP) ? PRIV_S : PRIV_U;
+        to = (mstatus & MSTATUS_SPP) ? PRV_S : PRV_U;
         mstatus = (mstatus & ~MSTATUS_SIE) | ((mstatus & MSTATUS_SPIE) ? MSTATUS_SIE : 0);
         mstatus = (mstatus | MSTATUS_SPIE) & ~MSTATUS_SPP;
     }
     if (to == 2)
-        to = PRIV_U;   /* MPP = 2 is reserved; treat it as the least privileged mode */
+        to = PRV_U;   /* MPP = 2 is reserved; treat it as the least privileged mode */
     target &= ~1ull & h->xmask;   /* xepc bit 0 is always zero */
 
     retire_before(h, pc);
@@ -65,10 +65,10 @@ static bool xret(hart *h, uint64_t pc, bool is_mret, uint64_t mstatus, uint64_t 
     h->ret_instret = h->s.instret;
     if (check_interrupts(h, target))
         return true;
-    if (to != PRIV_M && !pmp_has_active_rule(h)) {
+    if (to != PRV_M && !pmp_has_active_rule(h)) {
         /* QEMU 7.2: with no PMP entry, S and U can access nothing, so the first fetch
          * at the target faults (cause 1, epc = tval = target). */
-        take_trap(h, false, EXC_INSN_ACCESS_FAULT, target, target);
+        take_trap(h, false, CAUSE_FAULT_FETCH, target, target);
         return true;
     }
     redirect(h, target);
@@ -77,12 +77,12 @@ static bool xret(hart *h, uint64_t pc, bool is_mret, uint64_t mstatus, uint64_t 
 
 bool do_mret(hart *h, uint64_t pc)
 {
-    if (cur_priv(h) != PRIV_M)
+    if (cur_priv(h) != PRV_M)
         return false;
     uint64_t mstatus = reg(h, UC_RISCV_REG_MSTATUS);
     uint64_t mpp = (mstatus & MSTATUS_MPP) >> __builtin_ctzll(MSTATUS_MPP);
-    if (mpp != PRIV_M && !pmp_has_active_rule(h)) {
-        take_exception(h, EXC_ILLEGAL_INSN, pc);
+    if (mpp != PRV_M && !pmp_has_active_rule(h)) {
+        take_exception(h, CAUSE_ILLEGAL_INSTRUCTION, pc);
         return true;
     }
     return xret(h, pc, true, mstatus, reg(h, UC_RISCV_REG_MEPC));
@@ -91,10 +91,10 @@ bool do_mret(hart *h, uint64_t pc)
 bool do_sret(hart *h, uint64_t pc)
 {
     unsigned priv = cur_priv(h);
-    if (priv == PRIV_U)
+    if (priv == PRV_U)
         return false;
-    if (priv == PRIV_S && (h->mstatus_extra & MSTATUS_TSR)) {
-        take_exception(h, EXC_ILLEGAL_INSN, pc);   /* Unicorn's own TSR bit is never set */
+    if (priv == PRV_S && (h->mstatus_extra & MSTATUS_TSR)) {
+        take_exception(h, CAUSE_ILLEGAL_INSTRUCTION, pc);   /* Unicorn's own TSR bit is never set */
         return true;
     }
     uint64_t mstatus = csr_raw(h, UC_RISCV_REG_MSTATUS);
@@ -111,10 +111,10 @@ bool do_sret(hart *h, uint64_t pc)
 bool do_wfi(hart *h, uint64_t pc)
 {
     unsigned priv = cur_priv(h);
-    if (priv == PRIV_U)
+    if (priv == PRV_U)
         return false;
-    if (priv == PRIV_S && (h->mstatus_extra & MSTATUS_TW)) {
-        take_exception(h, EXC_ILLEGAL_INSN, pc);   /* Unicorn's own TW bit is never set */
+    if (priv == PRV_S && (h->mstatus_extra & MSTATUS_TW)) {
+        take_exception(h, CAUSE_ILLEGAL_INSTRUCTION, pc);   /* Unicorn's own TW bit is never set */
         return true;
     }
     uint64_t next = (pc + 4) & h->xmask;

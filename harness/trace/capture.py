@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from harness.csr import Priv
+from harness.abi.csr import Priv
 from harness.errors import GuestError
-from harness.kernelinfo.ctypes_model import (
+from harness.kernelinfo.dwarf_types import (
     BaseType,
     CType,
     EnumValue,

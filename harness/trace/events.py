@@ -1,6 +1,6 @@
 """Trap and xRET events: records, the in-memory log, and the JSON Lines format.
 
-The native core writes fixed-size binary records (layout in harness/native/layout.py);
+The native core writes fixed-size binary records (layout in harness/abi/native_layout.py);
 the log keeps them as bytes and decodes on demand, so recording a million traps costs
 little. The JSON fields are documented in docs/inspect/exports.md ("JSON Lines").
 """
@@ -15,9 +15,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import IO, Any
 
-from harness.csr import Priv, cause_name
+from harness.abi.csr import Priv, cause_name
+from harness.abi.native_layout import EVENT_FIELDS
 from harness.native import EventKind, EventRecord
-from harness.native.layout import EVENT_FIELDS
 
 __all__ = ["FIELD_NAMES", "RECORD", "Event", "EventLog", "TrapEvent", "XretEvent"]
 
@@ -33,7 +33,7 @@ assert _RECORD.size == ctypes.sizeof(EventRecord)
 RECORD = _RECORD
 """The binary event record, for bulk decoders (`RECORD.iter_unpack(raw)`)."""
 FIELD_NAMES: tuple[str, ...] = tuple(_NAMES)
-"""Field names of a RECORD tuple, in order (harness/native/layout.py EVENT_FIELDS)."""
+"""Field names of a RECORD tuple, in order (harness/abi/native_layout.py EVENT_FIELDS)."""
 
 
 def _priv(value: int) -> str:

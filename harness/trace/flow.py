@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Protocol
 
-from harness.csr import Exc, Priv, cause_name
+from harness.abi.csr import Exc, Priv, cause_name
 from harness.mmu.scheme import decode_satp
 from harness.trace.events import Event, EventLog, TrapEvent, XretEvent
 from harness.trace.raw import (

@@ -13,7 +13,7 @@ import html
 from collections.abc import Iterable
 from typing import IO
 
-from harness.csr import Priv
+from harness.abi.csr import Priv
 from harness.inspect.theme import PALETTE
 from harness.trace.flow import FlowRow
 

@@ -16,7 +16,7 @@ import json
 from collections.abc import Iterable
 from typing import IO, Any
 
-from harness.csr import Priv
+from harness.abi.csr import Priv
 from harness.trace.flow import FlowRow
 
 __all__ = ["TRACKS", "chrome_trace", "write_chrome_trace"]

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 
-from harness.boot.syscalls import Syscall
+from harness.abi.syscall_table import Syscall
 
 __all__ = [
     "ArgKind",

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from harness.csr import Exc
+from harness.abi.csr import Exc
 from harness.kernelinfo.mirrors import KernelInfo
 from harness.machine.machine import Machine
 from harness.machine.until import AfterTrap, AfterXret, Until

@@ -14,11 +14,11 @@ void mtrap_vector(void);                                 // mtrap.S
 
 // Exceptions the S-mode kernel handles itself (see kernel/trap.c).
 #define DELEGATED_EXCEPTIONS                                                    \
-  (BIT(CAUSE_MISALIGNED_FETCH) | BIT(CAUSE_FETCH_ACCESS) |                      \
+  (BIT(CAUSE_MISALIGNED_FETCH) | BIT(CAUSE_FAULT_FETCH) |                      \
    BIT(CAUSE_ILLEGAL_INSTRUCTION) | BIT(CAUSE_BREAKPOINT) |                     \
-   BIT(CAUSE_MISALIGNED_LOAD) | BIT(CAUSE_LOAD_ACCESS) |                        \
-   BIT(CAUSE_MISALIGNED_STORE) | BIT(CAUSE_STORE_ACCESS) |                      \
-   BIT(CAUSE_USER_ECALL) | BIT(CAUSE_FETCH_PAGE_FAULT) |                        \
+   BIT(CAUSE_MISALIGNED_LOAD) | BIT(CAUSE_FAULT_LOAD) |                        \
+   BIT(CAUSE_MISALIGNED_STORE) | BIT(CAUSE_FAULT_STORE) |                      \
+   BIT(CAUSE_USER_ECALL) | BIT(CAUSE_EXEC_PAGE_FAULT) |                        \
    BIT(CAUSE_LOAD_PAGE_FAULT) | BIT(CAUSE_STORE_PAGE_FAULT))
 #define DELEGATED_INTERRUPTS (MIP_SSIP | MIP_STIP | MIP_SEIP)
 
@@ -38,7 +38,7 @@ void fw_main(uintptr_t hartid, uintptr_t dtb) {
 
   // mret will drop to S with interrupts as the kernel sets them; M interrupts (the
   // timer) are always taken from S, whatever mstatus.MIE says.
-  w_mstatus((r_mstatus() & ~MSTATUS_MPP_MASK) | MSTATUS_MPP_S);
+  w_mstatus((r_mstatus() & ~MSTATUS_MPP) | MSTATUS_MPP_S);
   w_satp(0);
   enter_supervisor(hartid, dtb, PLATFORM_KERNEL_BASE);  // -> kernel/entry.S _entry
 }

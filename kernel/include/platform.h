@@ -2,7 +2,7 @@
 //
 // This header is the single source of truth for these addresses: the firmware, the
 // kernel and the bare-metal tests include it, and the Python harness parses its
-// `#define PLATFORM_...` lines (harness/platform.py), so nothing is hand-synced.
+// `#define PLATFORM_...` lines (harness/abi/platform.py), so nothing is hand-synced.
 // Values must stay plain integer literals so both C and the harness can read them.
 #ifndef PLATFORM_H
 #define PLATFORM_H

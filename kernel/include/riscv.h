@@ -1,19 +1,23 @@
-// riscv.h: CSR accessors and the bit fields of each CSR, named as in the RISC-V
-// privileged specification v1.12. Shared by the M-mode firmware and the S-mode kernel.
+// riscv.h: CSR accessors, named as in the RISC-V privileged specification v1.12.
+// Shared by the M-mode firmware and the S-mode kernel.
 //
-// Convention: r_<csr>() reads, w_<csr>(x) writes; each CSR's fields sit right above
-// its accessors. Everything is XLEN-clean: registers are uintptr_t, and the few
-// constants whose position depends on XLEN (the interrupt bit of xcause, satp's MODE)
-// come from XLEN below.
+// Convention: r_<csr>() reads, w_<csr>(x) writes; each CSR's accessors say which of
+// its fields we use. The numbers themselves (MSTATUS_MPP, SSTATUS_SPP, IRQ_S_TIMER,
+// MIP_STIP, CAUSE_USER_ECALL, PTE_V, SATP_MODE, PT_LEVELS, ...) come from riscv_gen.h,
+// generated per architecture from harness/abi (the one definition the harness, the
+// inspectors and the native core read too). It holds plain integers, so assembler
+// includes it as well; everything here is XLEN-clean: registers are uintptr_t.
 #ifndef RISCV_H
 #define RISCV_H
 
-#include <stdint.h>
+#include "riscv_gen.h"
 
 #define XLEN __riscv_xlen
 #define BIT(n) ((uintptr_t)1 << (n))
 
 #ifndef __ASSEMBLER__
+
+#include <stdint.h>
 
 #define CSR_READ(name) ({ uintptr_t _v; asm volatile("csrr %0, " #name : "=r"(_v)); _v; })
 #define CSR_WRITE(name, v) asm volatile("csrw " #name ", %0" : : "r"((uintptr_t)(v)))
@@ -23,13 +27,6 @@
 // ---- Machine level (firmware only) -------------------------------------------------
 
 // mstatus: MPP is the privilege mret returns to; MPIE/MIE the interrupt enables.
-#define MSTATUS_MIE       BIT(3)
-#define MSTATUS_MPIE      BIT(7)
-#define MSTATUS_MPP_SHIFT 11
-#define MSTATUS_MPP_MASK  ((uintptr_t)3 << MSTATUS_MPP_SHIFT)
-#define MSTATUS_MPP_U     ((uintptr_t)0 << MSTATUS_MPP_SHIFT)
-#define MSTATUS_MPP_S     ((uintptr_t)1 << MSTATUS_MPP_SHIFT)
-#define MSTATUS_MPP_M     ((uintptr_t)3 << MSTATUS_MPP_SHIFT)
 static inline uintptr_t r_mstatus(void) { return CSR_READ(mstatus); }
 static inline void w_mstatus(uintptr_t x) { CSR_WRITE(mstatus, x); }
 
@@ -44,40 +41,22 @@ static inline uintptr_t r_mtval(void) { return CSR_READ(mtval); }
 static inline void w_mtvec(uintptr_t x) { CSR_WRITE(mtvec, x); }
 static inline void w_mscratch(uintptr_t x) { CSR_WRITE(mscratch, x); }
 
-// medeleg: one bit per exception code (the CAUSE_* numbers below) handed to S.
+// medeleg: one bit per exception code (the CAUSE_* numbers) handed to S.
 static inline void w_medeleg(uintptr_t x) { CSR_WRITE(medeleg, x); }
-// mideleg: one bit per interrupt code (the IRQ_* numbers below) handed to S.
+// mideleg: one bit per interrupt code (the IRQ_* numbers) handed to S.
 static inline void w_mideleg(uintptr_t x) { CSR_WRITE(mideleg, x); }
 
 // mie / mip: interrupt enable and pending, bit n = interrupt code n.
-#define IRQ_S_SOFT   1
-#define IRQ_M_SOFT   3
-#define IRQ_S_TIMER  5
-#define IRQ_M_TIMER  7
-#define IRQ_S_EXT    9
-#define IRQ_M_EXT    11
-#define MIP_SSIP BIT(IRQ_S_SOFT)
-#define MIP_STIP BIT(IRQ_S_TIMER)
-#define MIP_MTIP BIT(IRQ_M_TIMER)
-#define MIP_SEIP BIT(IRQ_S_EXT)
-#define MIE_MTIE BIT(IRQ_M_TIMER)
 static inline void mie_set(uintptr_t bits) { CSR_SET(mie, bits); }
 static inline void mie_clear(uintptr_t bits) { CSR_CLEAR(mie, bits); }
 static inline void mip_set(uintptr_t bits) { CSR_SET(mip, bits); }
 static inline void mip_clear(uintptr_t bits) { CSR_CLEAR(mip, bits); }
 
 // mcounteren: which counters the next lower level may read (CY, TM, IR).
-#define COUNTEREN_CY BIT(0)
-#define COUNTEREN_TM BIT(1)
-#define COUNTEREN_IR BIT(2)
 static inline void w_mcounteren(uintptr_t x) { CSR_WRITE(mcounteren, x); }
 
 // PMP: entry 0 as Top-Of-Range over the whole address space gives S and U access to
 // everything (M-mode is not checked by an unlocked entry).
-#define PMP_R      0x01
-#define PMP_W      0x02
-#define PMP_X      0x04
-#define PMP_A_TOR  0x08
 static inline void w_pmpaddr0(uintptr_t x) { CSR_WRITE(pmpaddr0, x); }
 static inline void w_pmpcfg0(uintptr_t x) { CSR_WRITE(pmpcfg0, x); }
 
@@ -85,17 +64,10 @@ static inline void w_pmpcfg0(uintptr_t x) { CSR_WRITE(pmpcfg0, x); }
 
 // sstatus: SPP is the privilege sret returns to (0 = U), SPIE becomes SIE on sret,
 // SIE enables interrupts while in S, SUM lets S touch U pages (we never set it).
-#define SSTATUS_SIE  BIT(1)
-#define SSTATUS_SPIE BIT(5)
-#define SSTATUS_SPP  BIT(8)
-#define SSTATUS_SUM  BIT(18)
 static inline uintptr_t r_sstatus(void) { return CSR_READ(sstatus); }
 static inline void w_sstatus(uintptr_t x) { CSR_WRITE(sstatus, x); }
 
 // sie / sip: S-level interrupt enable and pending.
-#define SIE_SSIE BIT(IRQ_S_SOFT)
-#define SIE_STIE BIT(IRQ_S_TIMER)
-#define SIE_SEIE BIT(IRQ_S_EXT)
 static inline uintptr_t r_sie(void) { return CSR_READ(sie); }
 static inline void w_sie(uintptr_t x) { CSR_WRITE(sie, x); }
 static inline uintptr_t r_sip(void) { return CSR_READ(sip); }
@@ -109,57 +81,20 @@ static inline void w_stvec(uintptr_t x) { CSR_WRITE(stvec, x); }
 static inline void w_sscratch(uintptr_t x) { CSR_WRITE(sscratch, x); }
 
 // xcause: the top bit says interrupt; the rest is the code.
-#define CAUSE_INTERRUPT          BIT(XLEN - 1)
 #define CAUSE_CODE(c)            ((c) & ~CAUSE_INTERRUPT)
-#define CAUSE_MISALIGNED_FETCH   0
-#define CAUSE_FETCH_ACCESS       1
-#define CAUSE_ILLEGAL_INSTRUCTION 2
-#define CAUSE_BREAKPOINT         3
-#define CAUSE_MISALIGNED_LOAD    4
-#define CAUSE_LOAD_ACCESS        5
-#define CAUSE_MISALIGNED_STORE   6
-#define CAUSE_STORE_ACCESS       7
-#define CAUSE_USER_ECALL         8
-#define CAUSE_SUPERVISOR_ECALL   9
-#define CAUSE_MACHINE_ECALL      11
-#define CAUSE_FETCH_PAGE_FAULT   12
-#define CAUSE_LOAD_PAGE_FAULT    13
-#define CAUSE_STORE_PAGE_FAULT   15
 
 // satp: MODE selects the translation scheme, PPN the root page table's page number.
-#if XLEN == 64
-#define SATP_MODE_SV39 ((uintptr_t)8 << 60)
-#define SATP_MODE      SATP_MODE_SV39
-#else
-#define SATP_MODE_SV32 ((uintptr_t)1 << 31)
-#define SATP_MODE      SATP_MODE_SV32
-#endif
-#define MAKE_SATP(pagetable) (SATP_MODE | ((uintptr_t)(pagetable) >> 12))
+#define MAKE_SATP(pagetable) (SATP_MODE | ((uintptr_t)(pagetable) >> PAGE_SHIFT))
 static inline uintptr_t r_satp(void) { return CSR_READ(satp); }
 static inline void w_satp(uintptr_t x) { CSR_WRITE(satp, x); }
 
 // Page-table entries (Sv39 on RV64, Sv32 on RV32): PPN above bit 10, flags below.
-#define PTE_V BIT(0)  // valid
-#define PTE_R BIT(1)
-#define PTE_W BIT(2)
-#define PTE_X BIT(3)
-#define PTE_U BIT(4)  // user-accessible
-#define PTE_G BIT(5)
-#define PTE_A BIT(6)  // accessed: set up front so no hardware must fault to set it
-#define PTE_D BIT(7)  // dirty: likewise
-#define PTE_FLAGS(pte) ((pte) & 0x3FF)
+#define PTE_FLAGS(pte) ((pte) & ((1 << PTE_PPN_SHIFT) - 1))
 #define PTE_LEAF(pte)  ((pte) & (PTE_R | PTE_W | PTE_X))
-#define PA2PTE(pa)     ((((uintptr_t)(pa)) >> 12) << 10)
-#define PTE2PA(pte)    (((pte) >> 10) << 12)
-#if XLEN == 64
-#define PT_LEVELS     3   // Sv39: three levels of 9 index bits
-#define PT_INDEX_BITS 9
-#else
-#define PT_LEVELS     2   // Sv32: two levels of 10 index bits
-#define PT_INDEX_BITS 10
-#endif
+#define PA2PTE(pa)     ((((uintptr_t)(pa)) >> PAGE_SHIFT) << PTE_PPN_SHIFT)
+#define PTE2PA(pte)    (((pte) >> PTE_PPN_SHIFT) << PAGE_SHIFT)
 #define PT_ENTRIES     (1 << PT_INDEX_BITS)
-#define PXSHIFT(level) (12 + PT_INDEX_BITS * (level))
+#define PXSHIFT(level) (PAGE_SHIFT + PT_INDEX_BITS * (level))
 #define PX(level, va)  ((((uintptr_t)(va)) >> PXSHIFT(level)) & (PT_ENTRIES - 1))
 
 // Flush the whole TLB: needed after any change to a live page table.

@@ -2,6 +2,7 @@
 
 import pytest
 
+from harness.abi.csr import Exc, Priv
 from harness.grade import KernelUnderTest
 
 pytestmark = pytest.mark.points(1)
@@ -24,6 +25,6 @@ def test_base_user_faults_kill_the_process_not_the_kernel(kernel: KernelUnderTes
     run = kernel.run("usertests", "kill_kernel_read", "kill_sret", "kill_jump0", "bad_pointers")
     run.expect_output(r"^usertests: 4 passed, 0 failed$")
     run.expect_exit(0)
-    killed = [t for t in run.trace.traps(interrupt=False) if t.priv_from.letter == "U"
-              and t.code != 8]
+    killed = [t for t in run.trace.traps(interrupt=False) if t.priv_from == Priv.U
+              and t.code != Exc.ECALL_U]
     assert len(killed) >= 3, "each hostile program should have trapped into the kernel"

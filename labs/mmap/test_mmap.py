@@ -4,7 +4,7 @@ import random
 
 import pytest
 
-from harness.csr import Priv
+from harness.abi.csr import Priv
 from harness.grade import KernelUnderTest
 
 PAGE = 4096

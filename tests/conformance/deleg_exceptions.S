@@ -24,9 +24,9 @@
 //   S with medeleg = 0: 50..55: causes 1,2,3,4,5,7 to M from S; 56: supervisor_ecall to M
 #include "conformance.h"
 
-#define DELEGATED ((1 << CAUSE_FETCH_ACCESS) | (1 << CAUSE_ILLEGAL_INSTRUCTION) | \
+#define DELEGATED ((1 << CAUSE_FAULT_FETCH) | (1 << CAUSE_ILLEGAL_INSTRUCTION) | \
                    (1 << CAUSE_BREAKPOINT) | (1 << CAUSE_MISALIGNED_LOAD) | \
-                   (1 << CAUSE_LOAD_ACCESS) | (1 << CAUSE_STORE_ACCESS))
+                   (1 << CAUSE_FAULT_LOAD) | (1 << CAUSE_FAULT_STORE))
 #define SPEC_DELEGABLE 0xb3ff   // causes 0-9, 12, 13, 15
 
 // `insn` raises `cause` (tval `tval`) from `from` and must reach `level`.
@@ -41,15 +41,15 @@
 // Causes 1, 2, 3, 4, 5, 7 from `from`, each expected at `level`, checks base..base+5.
 // Needs s0 = UNMAPPED_ADDR, s1 = buf + 1 (misaligned).
 .macro SIX_EXCEPTIONS base, level, from
-    EXPECT \base, \level, \from, CAUSE_FETCH_ACCESS, UNMAPPED_ADDR, UNMAPPED_ADDR, RESUME_AT, .Lback\@
+    EXPECT \base, \level, \from, CAUSE_FAULT_FETCH, UNMAPPED_ADDR, UNMAPPED_ADDR, RESUME_AT, .Lback\@
     jalr s0
     FAIL_NO_TRAP \base
 .Lback\@:
     RAISE (\base + 1), \level, \from, CAUSE_ILLEGAL_INSTRUCTION, 0, .half 0
     RAISE (\base + 2), \level, \from, CAUSE_BREAKPOINT, 0, ebreak
     RAISE (\base + 3), \level, \from, CAUSE_MISALIGNED_LOAD, buf + 1, lr.w a0, (s1)
-    RAISE (\base + 4), \level, \from, CAUSE_LOAD_ACCESS, UNMAPPED_ADDR + 8, lw a0, 8(s0)
-    RAISE (\base + 5), \level, \from, CAUSE_STORE_ACCESS, UNMAPPED_ADDR + 4, sw a0, 4(s0)
+    RAISE (\base + 4), \level, \from, CAUSE_FAULT_LOAD, UNMAPPED_ADDR + 8, lw a0, 8(s0)
+    RAISE (\base + 5), \level, \from, CAUSE_FAULT_STORE, UNMAPPED_ADDR + 4, sw a0, 4(s0)
 .endm
 
 TEST_MAIN deleg_exceptions

@@ -22,8 +22,6 @@
 //   9: load_access from M, tval = pmp_page (entry 0 locked)
 #include "conformance.h"
 
-#define PMP_L 0x80
-
 .macro PMP0 addr, cfg
     li t0, \addr
     csrw pmpaddr0, t0
@@ -53,14 +51,14 @@ TEST_MAIN pmp
     // sret from M has no such check: S starts, and its first fetch faults.
     li t0, MSTATUS_SPP
     csrs mstatus, t0
-    EXPECT 10, PRV_M, PRV_S, CAUSE_FETCH_ACCESS, s_target, s_target, RESUME_JUMP, 1f
+    EXPECT 10, PRV_M, PRV_S, CAUSE_FAULT_FETCH, s_target, s_target, RESUME_JUMP, 1f
     SRET_TO PRV_S, s_target
-1:  EXPECT 11, PRV_M, PRV_U, CAUSE_FETCH_ACCESS, u_target, u_target, RESUME_JUMP, 1f
+1:  EXPECT 11, PRV_M, PRV_U, CAUSE_FAULT_FETCH, u_target, u_target, RESUME_JUMP, 1f
     SRET_TO PRV_U, u_target
 1:
     // Entry 0 over everything, R only: no fetch, no store.
-    PMP0 -1, PMP_NAPOT | PMP_R
-    EXPECT 3, PRV_M, PRV_S, CAUSE_FETCH_ACCESS, s_target2, s_target2, RESUME_JUMP, 1f
+    PMP0 -1, PMP_A_NAPOT | PMP_R
+    EXPECT 3, PRV_M, PRV_S, CAUSE_FAULT_FETCH, s_target2, s_target2, RESUME_JUMP, 1f
     MRET_TO PRV_S, s_target2
 1:  la a0, buf
     lw t1, 0(a0)                // M is not affected
@@ -74,7 +72,7 @@ TEST_MAIN pmp
     csrw pmpaddr0, t0
     li t0, -1
     csrw pmpaddr1, t0
-    li t0, ((PMP_NAPOT | PMP_R | PMP_W | PMP_X) << 8) | PMP_NAPOT
+    li t0, ((PMP_A_NAPOT | PMP_R | PMP_W | PMP_X) << 8) | PMP_A_NAPOT
     csrw pmpcfg0, t0
     lw t1, 8(s0)                // M still is not affected
     MRET_TO PRV_S, in_s
@@ -82,12 +80,12 @@ in_s:
     la a0, buf
     lw t1, 0(a0)                // elsewhere S may load, store and fetch
     sw t1, 0(a0)
-    EXPECT 6, PRV_M, PRV_S, CAUSE_LOAD_ACCESS, 1f, pmp_page + 8, RESUME_AT, 2f
+    EXPECT 6, PRV_M, PRV_S, CAUSE_FAULT_LOAD, 1f, pmp_page + 8, RESUME_AT, 2f
 1:  lw t1, 8(s0)
     FAIL_NO_TRAP 6
 2:  SRET_TO PRV_U, in_u
 in_u:
-    EXPECT 7, PRV_M, PRV_U, CAUSE_STORE_ACCESS, 1f, pmp_page + 16, RESUME_AT, 2f
+    EXPECT 7, PRV_M, PRV_U, CAUSE_FAULT_STORE, 1f, pmp_page + 16, RESUME_AT, 2f
 1:  sw t1, 16(s0)
     FAIL_NO_TRAP 7
 2:  ECALL_TO_M 8, PRV_U
@@ -96,7 +94,7 @@ in_u:
     csrr t0, pmpcfg0
     ori t0, t0, PMP_L
     csrw pmpcfg0, t0
-    EXPECT 9, PRV_M, PRV_M, CAUSE_LOAD_ACCESS, 1f, pmp_page, RESUME_AT, 2f
+    EXPECT 9, PRV_M, PRV_M, CAUSE_FAULT_LOAD, 1f, pmp_page, RESUME_AT, 2f
 1:  lw t1, 0(s0)
     FAIL_NO_TRAP 9
 2:

@@ -18,7 +18,7 @@
 TEST_MAIN pmp_partial
     li t0, -1
     csrw pmpaddr0, t0
-    li t0, PMP_NAPOT | PMP_R
+    li t0, PMP_A_NAPOT | PMP_R
     csrw pmpcfg0, t0
     la a0, buf
     li t0, MSTATUS_MPP
@@ -26,7 +26,7 @@ TEST_MAIN pmp_partial
     li t0, MSTATUS_MPRV | MSTATUS_MPP_S
     csrs mstatus, t0
     lw t1, 0(a0)
-    EXPECT 1, PRV_M, PRV_M, CAUSE_STORE_ACCESS, 1f, buf, RESUME_AT, 2f
+    EXPECT 1, PRV_M, PRV_M, CAUSE_FAULT_STORE, 1f, buf, RESUME_AT, 2f
 1:  sw t1, 0(a0)
     FAIL_NO_TRAP 1
 2:  li t0, MSTATUS_MPRV         // (the handler's mret left MPRV set, MPP = U)

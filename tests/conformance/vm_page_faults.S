@@ -42,7 +42,7 @@
 #define VA_UDATA (TEST_VA + 0x6000)
 #define VA_UHOLE (TEST_VA + 0x7000)
 #define VA_UCODE (TEST_VA + 0x8000)
-#define PAGE_FAULTS ((1 << CAUSE_FETCH_PAGE_FAULT) | (1 << CAUSE_LOAD_PAGE_FAULT) | \
+#define PAGE_FAULTS ((1 << CAUSE_EXEC_PAGE_FAULT) | (1 << CAUSE_LOAD_PAGE_FAULT) | \
                      (1 << CAUSE_STORE_PAGE_FAULT))
 
 // vm_map(va, physical address of `symbol` + offset, flags)
@@ -76,15 +76,15 @@ TEST_MAIN vm_page_faults
 in_s:
     // ---- Fetches ----
     li t0, VA_HOLE + 0x40
-    EXPECT 1, PRV_M, PRV_S, CAUSE_FETCH_PAGE_FAULT, VA_HOLE + 0x40, VA_HOLE + 0x40, RESUME_AT, 1f
+    EXPECT 1, PRV_M, PRV_S, CAUSE_EXEC_PAGE_FAULT, VA_HOLE + 0x40, VA_HOLE + 0x40, RESUME_AT, 1f
     jalr t0
     FAIL_NO_TRAP 1
 1:  li t0, VA_EXEC1 + 0xffe
-    EXPECT 2, PRV_M, PRV_S, CAUSE_FETCH_PAGE_FAULT, VA_EXEC1 + 0x1000, VA_EXEC1 + 0x1000, RESUME_AT, 1f
+    EXPECT 2, PRV_M, PRV_S, CAUSE_EXEC_PAGE_FAULT, VA_EXEC1 + 0x1000, VA_EXEC1 + 0x1000, RESUME_AT, 1f
     jalr t0
     FAIL_NO_TRAP 2
 1:  li t0, VA_EXEC2 + 0xffe
-    EXPECT 3, PRV_M, PRV_S, CAUSE_FETCH_PAGE_FAULT, VA_EXEC2 + 0xffe, VA_EXEC2 + 0x1000, RESUME_AT, 1f
+    EXPECT 3, PRV_M, PRV_S, CAUSE_EXEC_PAGE_FAULT, VA_EXEC2 + 0xffe, VA_EXEC2 + 0x1000, RESUME_AT, 1f
     jalr t0
     FAIL_NO_TRAP 3
 1:
@@ -131,7 +131,7 @@ in_s:
     csrw medeleg, t0
     MRET_TO PRV_S, 1f
 1:  li t0, VA_HOLE
-    EXPECT 30, PRV_S, PRV_S, CAUSE_FETCH_PAGE_FAULT, VA_HOLE, VA_HOLE, RESUME_AT, 1f
+    EXPECT 30, PRV_S, PRV_S, CAUSE_EXEC_PAGE_FAULT, VA_HOLE, VA_HOLE, RESUME_AT, 1f
     jalr t0
     FAIL_NO_TRAP 30
 1:  FAULT 31, PRV_S, PRV_S, CAUSE_LOAD_PAGE_FAULT, VA_HOLE + 0x20, lw a0, 0x20(s0)
@@ -157,7 +157,7 @@ in_s:
 u_page:
 u_entry:
     li t0, VA_UHOLE
-    EXPECT 34, PRV_S, PRV_U, CAUSE_FETCH_PAGE_FAULT, VA_UHOLE, VA_UHOLE, RESUME_AT, VA_UCODE + (1f - u_page)
+    EXPECT 34, PRV_S, PRV_U, CAUSE_EXEC_PAGE_FAULT, VA_UHOLE, VA_UHOLE, RESUME_AT, VA_UCODE + (1f - u_page)
     jalr t0
     FAIL_NO_TRAP 34
 1:  li s0, VA_UHOLE

@@ -56,7 +56,7 @@
 // A jump to `va` that must fail to fetch (epc = tval = va); resumes after the jump.
 .macro FETCH_FAULT check, from, va
     li t0, \va
-    EXPECT \check, PRV_M, \from, CAUSE_FETCH_PAGE_FAULT, \va, \va, RESUME_AT, .Lnext\@
+    EXPECT \check, PRV_M, \from, CAUSE_EXEC_PAGE_FAULT, \va, \va, RESUME_AT, .Lnext\@
     jalr t0
     FAIL_NO_TRAP \check
 .Lnext\@:
@@ -171,7 +171,7 @@ u_entry:
 1:  sw a0, 0x38(s0)
     FAIL_NO_TRAP 16
 2:  li t0, VA_XONLY
-    EXPECT 17, PRV_M, PRV_U, CAUSE_FETCH_PAGE_FAULT, VA_XONLY, VA_XONLY, RESUME_AT, VA_UCODE + (2f - u_page)
+    EXPECT 17, PRV_M, PRV_U, CAUSE_EXEC_PAGE_FAULT, VA_XONLY, VA_XONLY, RESUME_AT, VA_UCODE + (2f - u_page)
     jalr t0
     FAIL_NO_TRAP 17
 2:  li s0, VA_URO

@@ -13,8 +13,8 @@ import pytest
 from machine.asm import build_asm
 
 from gdb.helpers import GDB, GDB_TIMEOUT, Served, boot, gdb_argv
+from harness.abi.csr import Priv
 from harness.build.images import Images
-from harness.csr import Priv
 from harness.gdb.stub import Stub
 from harness.machine import Machine, Stop, load_elf
 from harness.machine.boot import boot_bare

@@ -6,7 +6,7 @@ from collections.abc import Callable
 import pytest
 
 from gdb.helpers import GDB, serve
-from harness.csr import Csr
+from harness.abi.csr import Csr
 from harness.gdb.stub import Stub
 from harness.gdb.target import CSR_BASE, PC_REGNUM, PRIV_REGNUM, TargetDescription
 from harness.machine import Machine

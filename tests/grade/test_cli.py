@@ -115,8 +115,8 @@ def test_hidden_tests_from_a_separate_directory_are_graded_after_published(
 
 def test_a_hidden_test_can_bring_its_own_user_program(tmp_path: Path) -> None:
     from harness.build.images import build_images
-    from harness.grade.build import build_submission, staging_slot
     from harness.grade.kernel import KernelUnderTest
+    from harness.grade.submission_build import build_submission, staging_slot
     from harness.paths import REPO_ROOT
 
     elf = tmp_path / "secret.elf"
@@ -275,8 +275,8 @@ def test_a_failures_rerun_command_boots_the_same_machine(
         capfd: pytest.CaptureFixture[str]) -> None:
     """The diagnosis of a failed test ends with a `privlab run` line; run as given, it
     prints what the graded machine printed."""
-    from harness.grade.build import build_submission, staging_slot
     from harness.grade.kernel import KernelUnderTest
+    from harness.grade.submission_build import build_submission, staging_slot
     from harness.paths import REPO_ROOT
 
     with staging_slot() as slot:

@@ -11,6 +11,7 @@ from xml.etree import ElementTree as ET
 
 from rich.console import Console
 
+from harness.grade.kernel_run import LimitedConsole, diagnose
 from harness.grade.model import GradeReport, TestResult, apply_groups
 from harness.grade.reports import (
     gradescope_json,
@@ -18,7 +19,6 @@ from harness.grade.reports import (
     write_gradebook,
     write_reports,
 )
-from harness.grade.run import LimitedConsole, diagnose
 from harness.grade.scoreboard import Scoreboard
 
 

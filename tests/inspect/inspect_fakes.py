@@ -3,7 +3,7 @@ tables, and event logs holding hand-built trap/xRET records."""
 
 from __future__ import annotations
 
-from harness.csr import Priv
+from harness.abi.csr import Priv
 from harness.errors import GuestError
 from harness.native import EventKind
 from harness.trace.events import FIELD_NAMES, RECORD, EventLog

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from harness.abi.csr import Csr, Exc, Priv
 from harness.api import Session, parse_point, run_to
 from harness.build.images import Images
-from harness.csr import Csr, Exc, Priv
 from harness.errors import BadInput
 from harness.machine import Stop
 from harness.machine.until import AtAddress

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
+from harness.abi.csr import Priv
 from harness.api import Session
-from harness.csr import Priv
 from harness.inspect.theme import PALETTE
 from harness.trace.flow import FlowFilter
 from harness.trace.html import render_html

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from harness.abi.syscall_table import load_syscall_table
 from harness.api import Session
-from harness.boot import load_syscall_table
 from harness.build.images import Images
 from harness.cli.main import main
 from harness.cli.tour_cmd import tour

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from inspect_fakes import FakeMemory, pte
 from rich.console import RenderableType
 
-from harness.csr import Csr, Priv
+from harness.abi.csr import Csr, Priv
 from harness.inspect import (
     CsrPanel,
     CsrSnapshot,

@@ -7,13 +7,13 @@ from __future__ import annotations
 import pytest
 from elftools.elf.elffile import ELFFile
 
+from harness.abi.csr import Csr
+from harness.abi.platform import parse_defines
 from harness.api import Session
 from harness.build.images import Images
-from harness.csr import Csr
 from harness.kernelinfo import ArrayType, DwarfTypes, KernelInfo, StructType
 from harness.kernelinfo.symbols import read_symtab
 from harness.mmu import decode_satp
-from harness.platform import parse_defines
 
 
 def test_trapframe_layout_matches_asm_offsets(images: Images) -> None:

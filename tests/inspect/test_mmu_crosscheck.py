@@ -8,9 +8,9 @@ import random
 
 import pytest
 
+from harness.abi.csr import Csr, Priv, csr_fields
 from harness.api import Session
 from harness.build.images import Images
-from harness.csr import Csr, Priv, csr_fields
 from harness.machine import Machine
 from harness.mmu import Access, FaultKind, Walk, context_from_status, read_page_table, walk
 

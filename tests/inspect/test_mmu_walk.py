@@ -9,7 +9,7 @@ import pytest
 from inspect_fakes import FakeMemory, pte
 from rich.console import RenderableType
 
-from harness.csr import Csr, Exc, Priv, csr_fields
+from harness.abi.csr import Csr, Exc, Priv, csr_fields
 from harness.inspect import WalkView
 from harness.mmu import Access, FaultKind, TranslationContext, context_from_status, walk
 

@@ -9,8 +9,8 @@ import pytest
 from inspect_fakes import A_SATP, B_SATP, USERRET_SRET, USERVEC, demo_events, log_of, record
 from rich.console import RenderableType
 
-from harness.boot import load_syscall_table
-from harness.csr import Priv
+from harness.abi.csr import Priv
+from harness.abi.syscall_table import load_syscall_table
 from harness.inspect import SyscallSummary, SyscallTable, TrapTimeline
 from harness.trace.flow import Flow, FlowFilter
 from harness.trace.sbi import load_sbi_names

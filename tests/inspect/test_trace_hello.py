@@ -10,10 +10,10 @@ import capstone
 import pytest
 from conftest import elf_code
 
+from harness.abi.csr import Exc, Priv
 from harness.api import Session
 from harness.build.images import Images
 from harness.cli.main import main
-from harness.csr import Exc, Priv
 from harness.inspect.timeline import describe
 from harness.kernelinfo.symbols import ElfSymbols
 from harness.machine import Stop

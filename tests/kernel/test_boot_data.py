@@ -8,16 +8,16 @@ from pathlib import Path
 import fdt
 import pytest
 
-from harness.boot.bootargs import make_bootargs, user_boot
-from harness.boot.dtb import build_dtb, parse_dtb_summary
-from harness.boot.initrd import initrd_load_address, pack_initrd, unpack_initrd
-from harness.boot.syscalls import (
+from harness.abi.syscall_table import (
     generate_kernel_header,
     generate_user_header,
     generate_user_stubs,
     load_syscall_table,
     parse_syscall_table,
 )
+from harness.boot.bootargs import make_bootargs, user_boot
+from harness.boot.dtb import build_dtb, parse_dtb_summary
+from harness.boot.initrd import initrd_load_address, pack_initrd, unpack_initrd
 from harness.build.images import Images
 from harness.errors import BadInput
 

@@ -10,9 +10,10 @@ from functools import cache
 
 import pytest
 
-from harness.boot import load_syscall_table, user_boot
+from harness.abi.csr import Priv
+from harness.abi.syscall_table import load_syscall_table
+from harness.boot import user_boot
 from harness.build.images import Images, build_images
-from harness.csr import Priv
 from harness.devices import Console, ScriptedInput
 from harness.machine import Machine, RunResult, Stop, load_elf
 from harness.machine.boot import boot_system

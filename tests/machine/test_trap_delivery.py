@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.csr import Csr, Priv
+from harness.abi.csr import Csr, Priv
 from harness.machine import Stop
 from harness.trace import TrapEvent, XretEvent
 from machine.asm import build_asm

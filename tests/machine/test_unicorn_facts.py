@@ -148,7 +148,7 @@ def test_fp_csrs_cannot_be_read_through_the_register_api() -> None:
     maps no FP CSR and the API calls them unavailable)."""
     from unicorn.riscv_const import UC_RISCV_REG_FCSR
 
-    from harness.csr import Csr
+    from harness.abi.csr import Csr
     from harness.machine import Machine
     uc = Uc(UC_ARCH_RISCV, UC_MODE_RISCV64)
     assert uc.reg_read(UC_RISCV_REG_FCSR) > 0xFF          # fcsr has 8 bits

@@ -2,7 +2,7 @@
 
 import pytest
 
-from harness.csr import Priv
+from harness.abi.csr import Priv
 from harness.grade import KernelUnderTest
 from harness.trace import TrapEvent, XretEvent
 

@@ -21,6 +21,7 @@
 #define CONFORMANCE_H
 
 #include "platform.h"
+#include "riscv_gen.h"   // causes, CSR fields, PTE bits: generated from harness/abi
 
 // ---- XLEN-dependent words -------------------------------------------------------
 #if __riscv_xlen == 64
@@ -28,101 +29,16 @@
 #define SREG sd
 #define REGBYTES 8
 #define XWORD .dword
-#define CAUSE_INTERRUPT 0x8000000000000000
 #elif __riscv_xlen == 32
 #define LREG lw
 #define SREG sw
 #define REGBYTES 4
 #define XWORD .word
-#define CAUSE_INTERRUPT 0x80000000
 #else
 #error "unsupported XLEN"
 #endif
 
-// ---- Privilege levels (mstatus.MPP encoding) -------------------------------------
-#define PRV_U 0
-#define PRV_S 1
-#define PRV_M 3
-
-// ---- mstatus / sstatus fields (privileged spec v1.12, 3.1.6) ---------------------
-#define MSTATUS_SIE   0x00000002
-#define MSTATUS_MIE   0x00000008
-#define MSTATUS_SPIE  0x00000020
-#define MSTATUS_MPIE  0x00000080
-#define MSTATUS_SPP   0x00000100
-#define MSTATUS_MPP   0x00001800
-#define MSTATUS_MPP_S 0x00000800
-#define MSTATUS_MPP_M 0x00001800
-#define MSTATUS_FS    0x00006000
-#define MSTATUS_MPRV  0x00020000
-#define MSTATUS_SUM   0x00040000
-#define MSTATUS_MXR   0x00080000
-#define MSTATUS_TVM   0x00100000
-#define MSTATUS_TW    0x00200000
-#define MSTATUS_TSR   0x00400000
-#define SSTATUS_SIE   MSTATUS_SIE
-#define SSTATUS_SPIE  MSTATUS_SPIE
-#define SSTATUS_SPP   MSTATUS_SPP
-#define SSTATUS_SUM   MSTATUS_SUM
-#define SSTATUS_MXR   MSTATUS_MXR
-
-// ---- mip / mie / mideleg bits: bit n is interrupt code n --------------------------
-#define MIP_SSIP 0x002
-#define MIP_MSIP 0x008
-#define MIP_STIP 0x020
-#define MIP_MTIP 0x080
-#define MIP_SEIP 0x200
-#define MIP_MEIP 0x800
-
-// ---- Exception codes (table 3.6) -------------------------------------------------
-#define CAUSE_MISALIGNED_FETCH    0
-#define CAUSE_FETCH_ACCESS        1
-#define CAUSE_ILLEGAL_INSTRUCTION 2
-#define CAUSE_BREAKPOINT          3
-#define CAUSE_MISALIGNED_LOAD     4
-#define CAUSE_LOAD_ACCESS         5
-#define CAUSE_MISALIGNED_STORE    6
-#define CAUSE_STORE_ACCESS        7
-#define CAUSE_USER_ECALL          8
-#define CAUSE_SUPERVISOR_ECALL    9
-#define CAUSE_MACHINE_ECALL       11
-#define CAUSE_FETCH_PAGE_FAULT    12
-#define CAUSE_LOAD_PAGE_FAULT     13
-#define CAUSE_STORE_PAGE_FAULT    15
-
-// ---- Interrupt codes, and the raw xcause values of interrupts --------------------
-#define IRQ_S_SOFT  1
-#define IRQ_M_SOFT  3
-#define IRQ_S_TIMER 5
-#define IRQ_M_TIMER 7
-#define IRQ_S_EXT   9
-#define IRQ_M_EXT   11
-#define CAUSE_IRQ_S_SOFT  (CAUSE_INTERRUPT | IRQ_S_SOFT)
-#define CAUSE_IRQ_M_SOFT  (CAUSE_INTERRUPT | IRQ_M_SOFT)
-#define CAUSE_IRQ_S_TIMER (CAUSE_INTERRUPT | IRQ_S_TIMER)
-#define CAUSE_IRQ_M_TIMER (CAUSE_INTERRUPT | IRQ_M_TIMER)
-
-// ---- counteren bits --------------------------------------------------------------
-#define COUNTEREN_CY 0x1
-#define COUNTEREN_TM 0x2
-#define COUNTEREN_IR 0x4
-
-// ---- PMP -------------------------------------------------------------------------
-#define PMP_R     0x01
-#define PMP_W     0x02
-#define PMP_X     0x04
-#define PMP_NAPOT 0x18
-
 // ---- Page tables: Sv39 on RV64, Sv32 on RV32 ------------------------------------
-#define PAGE_SIZE 4096
-#define PTE_V 0x001
-#define PTE_R 0x002
-#define PTE_W 0x004
-#define PTE_X 0x008
-#define PTE_U 0x010
-#define PTE_G 0x020
-#define PTE_A 0x040
-#define PTE_D 0x080
 // Test pages live here, outside the identity maps of MMIO (below 1 GiB on Sv39,
 // 4 MiB megapages on Sv32) and of RAM (from PLATFORM_RAM_BASE). See lib/runtime.c.
 #define TEST_VA 0x40000000

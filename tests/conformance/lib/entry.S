@@ -30,7 +30,7 @@ _start:
     // Without a matching PMP entry, S and U may access nothing (spec 3.7.1).
     li t0, -1
     csrw pmpaddr0, t0
-    li t0, PMP_NAPOT | PMP_R | PMP_W | PMP_X
+    li t0, PMP_A_NAPOT | PMP_R | PMP_W | PMP_X
     csrw pmpcfg0, t0
     csrw satp, zero
     csrw medeleg, zero

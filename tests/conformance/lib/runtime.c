@@ -320,18 +320,9 @@ __asm__(".text\n"
 
 // ---- Page tables: Sv39 (RV64) / Sv32 (RV32) --------------------------------------------
 
-#if __riscv_xlen == 64
-#define PT_LEVELS 3
-#define VPN_BITS 9
-#define SATP_MODE_PAGED (8UL << 60)
-#else
-#define PT_LEVELS 2
-#define VPN_BITS 10
-#define SATP_MODE_PAGED (1UL << 31)
-#endif
+// PT_LEVELS, PT_INDEX_BITS, SATP_MODE and PTE_PPN_SHIFT come from riscv_gen.h.
 #define PTES_PER_PAGE (PAGE_SIZE / sizeof(reg_t))
 #define PT_POOL_PAGES 16
-#define PTE_PPN_SHIFT 10
 
 static reg_t pt_pool[PT_POOL_PAGES][PTES_PER_PAGE] __attribute__((aligned(PAGE_SIZE)));
 static unsigned pt_used;
@@ -347,11 +338,11 @@ static reg_t *pt_alloc(void) {
 }
 
 static reg_t pte_for(reg_t pa, reg_t flags) {
-    return ((pa >> 12) << PTE_PPN_SHIFT) | flags;
+    return ((pa >> PAGE_SHIFT) << PTE_PPN_SHIFT) | flags;
 }
 
 static unsigned vpn(reg_t va, int level) {
-    return (va >> (12 + VPN_BITS * level)) & ((1u << VPN_BITS) - 1);
+    return (va >> (PAGE_SHIFT + PT_INDEX_BITS * level)) & ((1u << PT_INDEX_BITS) - 1);
 }
 
 // The PTE slot for `va` at `level` (0 = 4 KiB leaf), creating the tables above it.
@@ -361,7 +352,7 @@ static reg_t *pte_slot(reg_t va, int level) {
         reg_t *pte = &table[vpn(va, l)];
         if (!(*pte & PTE_V))
             *pte = pte_for((reg_t)pt_alloc(), PTE_V);
-        table = (reg_t *)((*pte >> PTE_PPN_SHIFT) << 12);
+        table = (reg_t *)((*pte >> PTE_PPN_SHIFT) << PAGE_SHIFT);
     }
     return &table[vpn(va, level)];
 }
@@ -384,7 +375,7 @@ reg_t vm_init(void) {
     for (reg_t off = 0; off < PLATFORM_RAM_SIZE_DEFAULT; off += 0x400000)
         *pte_slot(PLATFORM_RAM_BASE + off, 1) = pte_for(PLATFORM_RAM_BASE + off, KERNEL_RWX);
 #endif
-    return SATP_MODE_PAGED | ((reg_t)pt_root >> 12);
+    return SATP_MODE | ((reg_t)pt_root >> PAGE_SHIFT);
 }
 
 // Map the 4 KiB page at `va` to `pa` with PTE bits `flags` (V is added).
