@@ -1,5 +1,5 @@
 /*
- * hooks.c: the Unicorn callbacks and the API Python calls (harness/machine/native.py).
+ * hooks.c: the Unicorn callbacks and the API Python calls (harness/machine/hart.py).
  *
  *   on_block    every translated block, on entry: deterministic time (instret), the
  *               timer/budget deadline, stop requests, and first-sight decoding that
