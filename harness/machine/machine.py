@@ -298,9 +298,12 @@ class Machine:
             except UcError as e:
                 error = e.errno
             if error in _UNMAPPED:
-                # Unmapped physical memory: an access fault at the faulting instruction.
+                # Unmapped physical memory: an access fault at the faulting instruction
+                # (docs/unicorn.md#unmapped-memory-is-a-host-error).
                 self.hart.access_fault(self.hart.pc)
-            elif error and error != UC_ERR_EXCEPTION:  # UC_ERR_EXCEPTION: ebreak, handled
+            elif error and error != UC_ERR_EXCEPTION:
+                # Not UC_ERR_EXCEPTION: that is an ebreak the core has delivered
+                # (docs/unicorn.md#ebreak-is-an-invalid-instruction).
                 return self._result(Stop.ERROR, f"emulator error: {UcError(error)}")
             self._drain()
             reason = StopReason(s.stop_reason)
@@ -390,9 +393,10 @@ class Machine:
         s = self.hart.state
         s.record_events = 1
         if self._ran_since_step:
-            # Unicorn 2.1.4 counts a one-instruction run with a code hook that blocks
+            # Unicorn 2.1.4 counts a one-instruction run with a check that blocks
             # translated during a run do not carry: without this flush the first step
-            # after a run would execute (and not count) the rest of such a block.
+            # after a run would execute (and not count) the rest of such a block
+            # (docs/unicorn.md#counted-runs-need-fresh-translations).
             self.uc.ctl_flush_tb()
             self._ran_since_step = False
         self.hart.update()

@@ -16,6 +16,7 @@ __all__ = ["Memory"]
 
 _PROT = {"r": UC_PROT_READ, "w": UC_PROT_WRITE, "x": UC_PROT_EXEC}
 
+# No Python binding for these (docs/unicorn.md#vmem-translate-through-ctypes).
 uclib.uc_vmem_read.restype = ctypes.c_int
 uclib.uc_vmem_read.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_int,
                                ctypes.c_void_p, ctypes.c_size_t]

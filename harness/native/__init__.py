@@ -1,6 +1,6 @@
 """The native core: trap entry, interrupts, deterministic time and events, in C.
 
-See hart.h for the map of the C files; `build.load_library()` compiles and loads it.
+See README.md (and hart.h) for the map of the C files; `build.load_library()` compiles and loads it.
 """
 
 from harness.abi.native_layout import EventKind, EventRecord, SharedState, StopReason

@@ -8,15 +8,20 @@
  *   mip, sip                              the real pending bits live in the core
  *                                         (interrupt.c), not in Unicorn
  *   cycle, time, instret (+h), mcycle,    deterministic time; Unicorn returns host-clock
- *   minstret (+h)                         values or has no time source (fact 8)
- *   mcounteren, scounteren                kept 0 in Unicorn so that every S/U counter
- *                                         read traps to the core, which applies the
- *                                         guest's values
+ *   minstret (+h)                         values or has no time source
+ *                                         (docs/unicorn.md#counters-are-host-clock,
+ *                                         docs/unicorn.md#rdtime-is-illegal)
+ *   mcounteren, scounteren                Unicorn ignores them (S and U read counters
+ *                                         whatever they hold), so the core keeps the
+ *                                         guest's values and applies them when it
+ *                                         emulates a counter read
+ *                                         (docs/unicorn.md#counters-ignore-mcounteren)
  *   menvcfg(h), senvcfg, mcountinhibit,   priv 1.11/1.12 CSRs QEMU 7.2 has and Unicorn's
  *   mconfigptr                            QEMU 5.0 (priv 1.10) lacks
  *
- * Emulation happens in a code hook before the instruction runs (M/S code), or after
- * Unicorn raised illegal-instruction for it (S/U counter reads, missing CSRs). When
+ * Emulation happens in a code hook before the instruction runs, or after Unicorn
+ * raised illegal-instruction for it (rdtime, and the CSRs Unicorn lacks:
+ * docs/unicorn.md#csrs-newer-than-priv-1-10). When
  * the access is not allowed, the core declines and the instruction raises the
  * illegal-instruction exception as usual.
  */

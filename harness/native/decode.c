@@ -2,7 +2,7 @@
  * decode.c: instruction fields the core needs, and tval.
  *
  * Unicorn keeps the faulting address of a memory exception inside QEMU and never
- * exposes it (UNICORN-RISCV.md fact 3), so the core recomputes xtval the way QEMU 7.2
+ * exposes it (docs/unicorn.md#no-tval), so the core recomputes xtval the way QEMU 7.2
  * reports it (target/riscv/cpu_helper.c, riscv_cpu_do_interrupt):
  *   - load/store/AMO page faults, access faults and misaligned: the effective address,
  *     rs1 + offset, decoded from the instruction (rs1 still holds its old value: the

@@ -2,7 +2,8 @@
  * hart.h: the native core of privlab's hart.
  *
  * Unicorn executes RISC-V instructions but has no trap entry, no time source and no
- * interrupt controller (see ../shared/UNICORN-RISCV.md). This core supplies them, as the
+ * interrupt controller (docs/unicorn.md lists what it lacks, and README.md in this
+ * folder maps the core). This core supplies them, as the
  * privileged spec v1.12 and QEMU 7.2 define them, from hooks that run inside Unicorn's
  * translated code, so no Python runs on the hot path:
  *

@@ -1,5 +1,5 @@
 /*
- * hooks.c: the Unicorn callbacks and the API Python calls (harness/machine/native.py).
+ * hooks.c: the Unicorn callbacks and the API Python calls (harness/machine/hart.py).
  *
  *   on_block    every translated block, on entry: deterministic time (instret), the
  *               timer/budget deadline, stop requests, and first-sight decoding that
@@ -7,10 +7,14 @@
  *   on_code     exact-address hooks on CSR/xRET/wfi/fence instructions and debugger
  *               breakpoints; one hook per address, so their order is ours
  *   on_intr     every synchronous exception Unicorn raises (ecall, faults, illegal);
- *               PC there is the faulting instruction + 4 (UNICORN-RISCV.md fact 2)
- *   on_invalid  ebreak, which Unicorn reports as an invalid instruction (fact 4)
- *   on_unmapped accesses to physical addresses with no RAM or device (fact 5): noted
- *               here, turned into an access fault by the run loop
+ *               PC there is the faulting instruction + 4
+ *               (docs/unicorn.md#epc-is-pc-minus-4); every ecall is reported as 8
+ *               (docs/unicorn.md#ecall-is-always-8)
+ *   on_invalid  ebreak, which Unicorn reports as an invalid instruction
+ *               (docs/unicorn.md#ebreak-is-an-invalid-instruction)
+ *   on_unmapped accesses to physical addresses with no RAM or device: noted here,
+ *               turned into an access fault by the run loop
+ *               (docs/unicorn.md#unmapped-memory-is-a-host-error)
  */
 #include <stdlib.h>
 #include <string.h>
@@ -250,7 +254,7 @@ static void on_intr(uc_engine *uc, uint32_t intno, void *user)
         uint32_t insn;
         if (read_insn(h, epc, &insn) && classify(insn, h->s.xlen) == INSN_CSR &&
             emulate_csr(h, insn, epc, priv))
-            return;   /* a counter below M, or a CSR only QEMU 7.2 has */
+            return;   /* rdtime, or a CSR only QEMU 7.2 has */
     }
     take_exception(h, code, epc);
 }

@@ -2,7 +2,8 @@
  * interrupt.c: the virtual mip and the decision to take an interrupt.
  *
  * Unicorn has no devices, so its own mip never changes; if it did, QEMU would deliver
- * S-level interrupts natively, behind the core's back (UNICORN-RISCV.md fact 7). So
+ * S-level interrupts natively, behind the core's back
+ * (docs/unicorn.md#interrupts-in-unicorns-mip-bypass-the-hooks). So
  * Unicorn's mip stays 0 and the real one lives here: MTIP from the CLINT comparator
  * against deterministic time, MSIP from the CLINT, SSIP/STIP/SEIP as software wrote
  * them, MEIP/SEIP from interrupt lines.

@@ -6,10 +6,11 @@
  * little-endian host, which is the only kind Unicorn's RISC-V build supports.
  *
  * CSR reads and writes through uc_reg_* run QEMU's CSR predicates against the current
- * privilege and silently return garbage when it is too low (UNICORN-RISCV.md fact 6),
- * so csr_raw/set_csr_raw raise the hart to M around the access. Writing PRIV drops an
- * LR reservation (fact 10); the spec allows that on any trap, and the core only does it
- * while handling one or while emulating an instruction.
+ * privilege and silently return garbage when it is too low
+ * (docs/unicorn.md#csr-access-needs-m), so csr_raw/set_csr_raw raise the hart to M
+ * around the access. Writing PRIV drops an LR reservation
+ * (docs/unicorn.md#writing-priv-drops-the-reservation); the spec allows that on any
+ * trap, and the core only does it while handling one or while emulating an instruction.
  */
 #include "hart.h"
 

@@ -23,7 +23,8 @@ QEMU_CPU = {"rv64": "rv64,h=false,sstc=false", "rv32": "rv32,h=false,sstc=false"
 
 # Unicorn 2.1.4 checks PMP only when it fills a TLB entry and caches the page's full
 # permissions; QEMU 7.2 re-checks each access type (docs/conformance.md, "Known
-# divergences"). strict: a fix in Unicorn makes these tests fail, prompting cleanup.
+# divergences"; docs/unicorn.md#pmp-permissions-cached-per-page). strict: a fix in
+# Unicorn makes these tests fail, prompting cleanup.
 KNOWN_DIVERGENCES = {"pmp_partial": "Unicorn caches PMP permissions per page"}
 
 

@@ -1,31 +1,71 @@
-"""The Unicorn 2.1.4 behaviours the native core is built around (UNICORN-RISCV.md),
-reproduced on bare Unicorn with no core attached. If an upgrade changes one, the test
-names the workaround in harness/native to revisit."""
+"""The Unicorn 2.1.4 behaviours the native core is built around, reproduced on bare
+Unicorn with no core attached. Each test pins one fact of docs/unicorn.md, which says
+what privlab does about it and where: if an upgrade changes a fact, its test fails and
+the comment names the section (and so the workaround) to revisit."""
 
 from __future__ import annotations
 
+import ctypes
 from collections.abc import Callable
 
 import pytest
 from unicorn import Uc, UcError
 from unicorn.riscv_const import (
+    UC_RISCV_REG_MCAUSE,
+    UC_RISCV_REG_MCOUNTEREN,
+    UC_RISCV_REG_MEPC,
+    UC_RISCV_REG_MIDELEG,
+    UC_RISCV_REG_MIE,
+    UC_RISCV_REG_MIP,
+    UC_RISCV_REG_MSCRATCH,
     UC_RISCV_REG_MSTATUS,
+    UC_RISCV_REG_MTVAL,
     UC_RISCV_REG_PC,
     UC_RISCV_REG_PRIV,
+    UC_RISCV_REG_SATP,
+    UC_RISCV_REG_SCAUSE,
+    UC_RISCV_REG_SCOUNTEREN,
+    UC_RISCV_REG_STVAL,
+    UC_RISCV_REG_STVEC,
+    UC_RISCV_REG_X5,
+    UC_RISCV_REG_X6,
+    UC_RISCV_REG_X7,
+    UC_RISCV_REG_X10,
+    UC_RISCV_REG_X11,
 )
 from unicorn.unicorn_const import (
     UC_ARCH_RISCV,
+    UC_ERR_EXCEPTION,
+    UC_ERR_FETCH_UNMAPPED,
     UC_ERR_INSN_INVALID,
     UC_ERR_READ_UNMAPPED,
+    UC_ERR_WRITE_UNMAPPED,
+    UC_HOOK_BLOCK,
+    UC_HOOK_CODE,
     UC_HOOK_INSN_INVALID,
     UC_HOOK_INTR,
+    UC_HOOK_MEM_UNMAPPED,
+    UC_MEM_FETCH_UNMAPPED,
+    UC_MEM_READ_UNMAPPED,
+    UC_MEM_WRITE_UNMAPPED,
+    UC_MODE_RISCV32,
     UC_MODE_RISCV64,
+    UC_PROT_READ,
 )
+from unicorn.unicorn_py3.unicorn import uclib
 
 from harness.machine import load_elf
 from machine.asm import build_asm
 
 RAM = 0x80000000
+ROOT = RAM + 0x10000   # a zeroed page: an Sv39 root table with no valid entry
+SV39 = 8 << 60
+MSTATUS_SIE = 1 << 1
+MSTATUS_MPP_S = 1 << 11
+MSTATUS_VS = 3 << 9
+MSTATUS_FS = 3 << 13
+MSTATUS_MPRV = 1 << 17
+SSIP = 1 << 1
 
 
 def bare_unicorn(body: str) -> tuple[Uc, dict[str, int]]:
@@ -37,18 +77,28 @@ def bare_unicorn(body: str) -> tuple[Uc, dict[str, int]]:
     return uc, image.symbols
 
 
-def run_catching(uc: Uc, hooks: dict[int, Callable[..., object]]) -> int:
+def run_catching(uc: Uc, hooks: dict[int, Callable[..., object]], start: int = RAM) -> int:
+    """Run from `start` (the prologue, which writes mtvec, by default: start past it
+    when running below M) for at most 200 instructions; the UcError code, or 0."""
     for kind, fn in hooks.items():
         uc.hook_add(kind, fn)
     try:
-        uc.emu_start(RAM, RAM + 0x1000, count=200)
+        uc.emu_start(start, RAM + 0x1000, count=200)
     except UcError as e:
         return int(e.errno)
     return 0
 
 
+def stop_recording(seen: list[int]) -> Callable[[Uc, int, object], None]:
+    """An exception hook that records the code Unicorn reports and stops."""
+    def intr(uc: Uc, intno: int, _ud: object) -> None:
+        seen.append(intno)
+        uc.emu_stop()
+    return intr
+
+
 def test_exception_hook_sees_pc_of_faulting_instruction_plus_4_even_compressed() -> None:
-    # Fact 2: epc = pc - 4 (trap.c relies on it). c.unimp-like: 16-bit zero word.
+    # docs/unicorn.md#epc-is-pc-minus-4. The instruction is a 16-bit zero (illegal).
     uc, sym = bare_unicorn("""
     .globl at
     at:
@@ -65,21 +115,23 @@ def test_exception_hook_sees_pc_of_faulting_instruction_plus_4_even_compressed()
     assert seen == [(2, sym["at"] + 4)]
 
 
-def test_every_ecall_is_reported_as_code_8_whatever_the_privilege() -> None:
-    # Fact 1: on_intr adds the privilege to get 8/9/11.
-    uc, _sym = bare_unicorn("""
+@pytest.mark.parametrize("priv", [0, 1, 3])
+def test_every_ecall_is_reported_as_code_8_whatever_the_privilege(priv: int) -> None:
+    # docs/unicorn.md#ecall-is-always-8: on_intr adds the privilege to get 8/9/11.
+    uc, sym = bare_unicorn("""
     .globl at
     at:
         ecall
     """)
+    uc.reg_write(UC_RISCV_REG_PRIV, priv)
     seen: list[int] = []
-    run_catching(uc, {UC_HOOK_INTR: lambda uc, n, _: (seen.append(n), uc.emu_stop())})
-    assert uc.reg_read(UC_RISCV_REG_PRIV) == 3
+    run_catching(uc, {UC_HOOK_INTR: stop_recording(seen)}, start=sym["at"])
     assert seen == [8]
 
 
 def test_ebreak_goes_to_the_invalid_instruction_hook_with_pc_at_the_ebreak() -> None:
-    # Fact 4. Declining (False) stops emulation; accepting (True) without moving PC
+    # docs/unicorn.md#ebreak-is-an-invalid-instruction. Declining (False) stops
+    # emulation; accepting (True) without moving PC
     # runs the ebreak again. hooks.c on_invalid accepts and moves PC by delivering the
     # breakpoint trap, so execution continues in the trap vector.
     uc, sym = bare_unicorn("""
@@ -102,7 +154,8 @@ def test_ebreak_goes_to_the_invalid_instruction_hook_with_pc_at_the_ebreak() -> 
 
 
 def test_unmapped_load_is_a_host_error_with_pc_at_the_instruction() -> None:
-    # Fact 5: machine.py turns it into an access fault at that pc.
+    # docs/unicorn.md#unmapped-memory-is-a-host-error: machine.py turns it into an
+    # access fault at that pc.
     uc, sym = bare_unicorn("""
         li t0, 0x40000000
     .globl at
@@ -116,36 +169,53 @@ def test_unmapped_load_is_a_host_error_with_pc_at_the_instruction() -> None:
 @pytest.mark.parametrize(("bit", "kept"), [(20, True), (21, False), (22, False),
                                            (29, True), (30, True)])
 def test_unicorn_keeps_tw_and_tsr_at_bits_29_and_30(bit: int, kept: bool) -> None:
-    # csrops.c keeps TW/TSR itself (mstatus_extra) because of this.
+    # docs/unicorn.md#mstatus-tw-tsr-misplaced: csrops.c keeps TW/TSR itself
+    # (mstatus_extra). Bit 20 is TVM, which Unicorn keeps where the spec has it.
     uc = Uc(UC_ARCH_RISCV, UC_MODE_RISCV64)
     uc.reg_write(UC_RISCV_REG_MSTATUS, 1 << bit)
     assert bool(uc.reg_read(UC_RISCV_REG_MSTATUS) & (1 << bit)) is kept
 
 
 def test_rdtime_is_illegal_even_in_m_mode() -> None:
-    # Fact 8: the core emulates time from instructions retired.
+    # docs/unicorn.md#rdtime-is-illegal: the core emulates time from instructions
+    # retired.
     uc, _ = bare_unicorn("rdtime t0")
     seen: list[int] = []
     run_catching(uc, {UC_HOOK_INTR: lambda uc, n, _: (seen.append(n), uc.emu_stop())})
     assert seen == [2]
 
 
-def test_s_mode_counter_read_traps_while_unicorns_mcounteren_is_zero() -> None:
-    # The core keeps Unicorn's mcounteren at 0 (the guest's value is its own copy), so
-    # every counter read below M reaches the core, which applies the guest's value.
-    uc, _ = bare_unicorn("""
+@pytest.mark.parametrize("priv", [0, 1])
+def test_counter_reads_below_m_do_not_trap_whatever_mcounteren(priv: int) -> None:
+    # docs/unicorn.md#counters-ignore-mcounteren. QEMU 5.0 (priv 1.10 and later) lets
+    # every level read cycle/instret, so only the core's code hooks on counter reads
+    # apply the guest's mcounteren/scounteren. The M-level mcycle read after them
+    # is the first instruction that traps.
+    uc, sym = bare_unicorn("""
+    .globl at
+    at:
         rdcycle t0
-        rdcycle t1
+        rdinstret t1
+    .globl mcycle_read
+    mcycle_read:
+        csrr t2, mcycle
     """)
-    uc.reg_write(UC_RISCV_REG_PRIV, 1)
-    seen: list[int] = []
-    run_catching(uc, {UC_HOOK_INTR: lambda uc, n, _: (seen.append(n), uc.emu_stop())})
-    assert seen == [2]
+    uc.reg_write(UC_RISCV_REG_MCOUNTEREN, 0)
+    uc.reg_write(UC_RISCV_REG_SCOUNTEREN, 0)
+    uc.reg_write(UC_RISCV_REG_PRIV, priv)
+    seen: list[tuple[int, int]] = []
+
+    def intr(uc: Uc, intno: int, _ud: object) -> None:
+        seen.append((intno, uc.reg_read(UC_RISCV_REG_PC) - 4))
+        uc.emu_stop()
+
+    run_catching(uc, {UC_HOOK_INTR: intr}, start=sym["at"])
+    assert seen == [(2, sym["mcycle_read"])]
 
 
 def test_fp_csrs_cannot_be_read_through_the_register_api() -> None:
     """uc_reg_read of FCSR returns host bytes, not the CSR (so harness/native/regs.c
-    maps no FP CSR and the API calls them unavailable)."""
+    maps no FP CSR and the API calls them unavailable): docs/unicorn.md#fp-csrs-unreadable."""
     from unicorn.riscv_const import UC_RISCV_REG_FCSR
 
     from harness.abi.csr import Csr
@@ -159,3 +229,364 @@ def test_fp_csrs_cannot_be_read_through_the_register_api() -> None:
                 m.hart.csr(csr)
     finally:
         m.close()
+
+
+def test_exception_hook_runs_before_any_trap_csr_is_written() -> None:
+    # docs/unicorn.md#no-trap-entry: trap.c take_trap writes all of these itself.
+    uc, _ = bare_unicorn("""
+    .globl at
+    at:
+        .hword 0
+    """)
+    uc.reg_write(UC_RISCV_REG_MEPC, 0x100)
+    uc.reg_write(UC_RISCV_REG_MCAUSE, 9)
+    uc.reg_write(UC_RISCV_REG_MTVAL, 0x1234)
+    seen: list[tuple[int, ...]] = []
+
+    def intr(uc: Uc, intno: int, _ud: object) -> None:
+        seen.append((intno, uc.reg_read(UC_RISCV_REG_MEPC), uc.reg_read(UC_RISCV_REG_MCAUSE),
+                     uc.reg_read(UC_RISCV_REG_MTVAL), uc.reg_read(UC_RISCV_REG_PRIV)))
+        uc.emu_stop()
+
+    run_catching(uc, {UC_HOOK_INTR: intr})
+    assert seen == [(2, 0x100, 9, 0x1234, 3)]
+
+
+def test_writing_pc_in_the_exception_hook_resumes_there() -> None:
+    # docs/unicorn.md#no-trap-entry: redirect() in hooks.c delivers a trap this way.
+    uc, sym = bare_unicorn("""
+    .globl at
+    at:
+        .hword 0
+        li a0, 1
+    .globl vector
+    vector:
+        li a1, 2
+    """)
+    run_catching(uc, {UC_HOOK_INTR: lambda uc, n, _: uc.reg_write(UC_RISCV_REG_PC, sym["vector"])})
+    assert (uc.reg_read(UC_RISCV_REG_X10), uc.reg_read(UC_RISCV_REG_X11)) == (0, 2)
+
+
+def test_a_page_fault_leaves_the_faulting_address_in_no_register() -> None:
+    # docs/unicorn.md#no-tval: decode.c exception_tval recomputes it. The load is
+    # translated through an empty Sv39 table (MPRV with MPP = S), so it page-faults.
+    uc, _ = bare_unicorn("""
+        li t0, 0x40000008
+    .globl at
+    at:
+        ld t1, 0(t0)
+    """)
+    uc.reg_write(UC_RISCV_REG_SATP, SV39 | (ROOT >> 12))
+    uc.reg_write(UC_RISCV_REG_MSTATUS, MSTATUS_MPRV | MSTATUS_MPP_S)
+    uc.reg_write(UC_RISCV_REG_MTVAL, 0x1234)
+    uc.reg_write(UC_RISCV_REG_STVAL, 0x1234)
+    seen: list[tuple[int, int, int]] = []
+
+    def intr(uc: Uc, intno: int, _ud: object) -> None:
+        seen.append((intno, uc.reg_read(UC_RISCV_REG_MTVAL), uc.reg_read(UC_RISCV_REG_STVAL)))
+        uc.emu_stop()
+
+    run_catching(uc, {UC_HOOK_INTR: intr})
+    assert seen == [(13, 0x1234, 0x1234)]
+
+
+def test_an_ebreak_hook_that_moves_pc_still_ends_the_run_with_uc_err_exception() -> None:
+    # docs/unicorn.md#ebreak-is-an-invalid-instruction: on_invalid delivers the
+    # breakpoint trap and returns true; machine.py's run loop restarts at the vector.
+    uc, sym = bare_unicorn("""
+    .globl at
+    at:
+        ebreak
+    .globl vector
+    vector:
+        li a0, 1
+    """)
+
+    def take_trap(uc: Uc, _ud: object) -> bool:
+        uc.reg_write(UC_RISCV_REG_PC, sym["vector"])
+        return True
+
+    assert run_catching(uc, {UC_HOOK_INSN_INVALID: take_trap}) == UC_ERR_EXCEPTION
+    assert uc.reg_read(UC_RISCV_REG_PC) == sym["vector"]
+    assert uc.reg_read(UC_RISCV_REG_X10) == 0
+
+
+@pytest.mark.parametrize(("access", "error", "kind"), [
+    ("lw t1, 0(t0)", UC_ERR_READ_UNMAPPED, UC_MEM_READ_UNMAPPED),
+    ("sw t1, 0(t0)", UC_ERR_WRITE_UNMAPPED, UC_MEM_WRITE_UNMAPPED),
+    ("jr t0", UC_ERR_FETCH_UNMAPPED, UC_MEM_FETCH_UNMAPPED),
+])
+def test_the_unmapped_hook_sees_the_access_kind_and_address(access: str, error: int,
+                                                            kind: int) -> None:
+    # docs/unicorn.md#unmapped-memory-is-a-host-error: hooks.c on_unmapped notes both;
+    # hart_access_fault picks the cause from the kind.
+    uc, _ = bare_unicorn(f"""
+        li t0, 0x40000000
+        {access}
+    """)
+    seen: list[tuple[int, int]] = []
+
+    def unmapped(uc: Uc, kind: int, addr: int, size: int, value: int, _ud: object) -> bool:
+        seen.append((kind, addr))
+        return False
+
+    assert run_catching(uc, {UC_HOOK_MEM_UNMAPPED: unmapped}) == error
+    assert seen == [(kind, 0x40000000)]
+
+
+def test_reg_read_of_an_m_csr_below_m_does_not_return_its_value() -> None:
+    # docs/unicorn.md#csr-access-needs-m: regs.c csr_raw raises PRIV to M around it.
+    uc = Uc(UC_ARCH_RISCV, UC_MODE_RISCV64)
+    uc.reg_write(UC_RISCV_REG_MSCRATCH, 0x77)
+    uc.reg_write(UC_RISCV_REG_PRIV, 1)
+    assert uc.reg_read(UC_RISCV_REG_MSCRATCH) != 0x77
+    uc.reg_write(UC_RISCV_REG_PRIV, 3)
+    assert uc.reg_read(UC_RISCV_REG_MSCRATCH) == 0x77
+
+
+def test_reg_write_of_an_m_csr_below_m_is_dropped() -> None:
+    # docs/unicorn.md#csr-access-needs-m: regs.c set_csr_raw raises PRIV to M around it.
+    uc = Uc(UC_ARCH_RISCV, UC_MODE_RISCV64)
+    uc.reg_write(UC_RISCV_REG_MSCRATCH, 0x77)
+    uc.reg_write(UC_RISCV_REG_PRIV, 1)
+    uc.reg_write(UC_RISCV_REG_MSCRATCH, 0x99)
+    uc.reg_write(UC_RISCV_REG_PRIV, 3)
+    assert uc.reg_read(UC_RISCV_REG_MSCRATCH) == 0x77
+
+
+def test_reg_write_of_mip_keeps_no_m_level_bit() -> None:
+    # docs/unicorn.md#interrupts-in-unicorns-mip-bypass-the-hooks: MSIP/MTIP/MEIP can
+    # only come from the core (interrupt.c mip_value).
+    uc = Uc(UC_ARCH_RISCV, UC_MODE_RISCV64)
+    uc.reg_write(UC_RISCV_REG_MIP, 0xFFF)
+    assert uc.reg_read(UC_RISCV_REG_MIP) == 0x666   # SSIP/STIP/SEIP and the VS bits
+
+
+def test_an_s_interrupt_pending_in_unicorns_mip_is_taken_with_no_hook() -> None:
+    # docs/unicorn.md#interrupts-in-unicorns-mip-bypass-the-hooks: so the core keeps
+    # Unicorn's mip at 0 and enters every interrupt itself (interrupt.c).
+    uc, sym = bare_unicorn("""
+    .globl at
+    at:
+        nop
+        nop
+    .align 4
+    .globl vector
+    vector:
+        li a0, 1
+    1:  j 1b
+    """)
+    uc.reg_write(UC_RISCV_REG_STVEC, sym["vector"])
+    uc.reg_write(UC_RISCV_REG_MIDELEG, SSIP)
+    uc.reg_write(UC_RISCV_REG_MIE, SSIP)
+    uc.reg_write(UC_RISCV_REG_MSTATUS, MSTATUS_SIE)
+    uc.reg_write(UC_RISCV_REG_MIP, SSIP)
+    uc.reg_write(UC_RISCV_REG_PRIV, 1)
+    seen: list[int] = []
+    run_catching(uc, {UC_HOOK_INTR: stop_recording(seen)}, start=sym["at"])
+    assert seen == []
+    assert uc.reg_read(UC_RISCV_REG_X10) == 1
+    uc.reg_write(UC_RISCV_REG_PRIV, 3)
+    assert uc.reg_read(UC_RISCV_REG_SCAUSE) == (1 << 63) | 1
+
+
+def test_rdinstret_in_m_mode_is_not_the_instruction_count() -> None:
+    # docs/unicorn.md#counters-are-host-clock: csrops.c emulates every counter read.
+    uc, _ = bare_unicorn("""
+        rdinstret t0
+        li t2, 10000
+    1:  addi t2, t2, -1
+        bnez t2, 1b
+        rdinstret t1
+    2:  j 2b
+    """)
+    uc.emu_start(RAM, RAM + 0x1000, count=20_020)
+    retired_between = 2 + 2 * 10_000 + 1      # li (2), the loop, and the read itself
+    delta = uc.reg_read(UC_RISCV_REG_X6) - uc.reg_read(UC_RISCV_REG_X5)
+    assert abs(delta - retired_between) > 4
+
+
+def test_writing_priv_drops_an_lr_reservation() -> None:
+    # docs/unicorn.md#writing-priv-drops-the-reservation: regs.c set_priv writes PRIV
+    # only while a trap or an emulated instruction ends the reservation anyway.
+    results = []
+    for write_priv in (False, True):
+        uc, sym = bare_unicorn("""
+            li t0, 0x80001000
+            lr.d t1, (t0)
+        .globl sc
+        sc:
+            sc.d t2, t1, (t0)
+        """)
+        if write_priv:
+            uc.hook_add(UC_HOOK_CODE, lambda uc, *_: uc.reg_write(UC_RISCV_REG_PRIV, 3),
+                        begin=sym["sc"], end=sym["sc"])
+        run_catching(uc, {})
+        results.append(uc.reg_read(UC_RISCV_REG_X7))
+    assert results == [0, 1]      # sc succeeds (0), then fails (1)
+
+
+def test_vmem_translate_has_no_binding_and_walks_with_the_current_privilege() -> None:
+    # docs/unicorn.md#vmem-translate-through-ctypes: memory.py and fetch.c call it.
+    uc = Uc(UC_ARCH_RISCV, UC_MODE_RISCV64)
+    uc.mem_map(RAM, 1 << 20)
+    leaf = ((RAM >> 12) << 10) | 0xCF      # 1 GiB page at VA 0 -> RAM; V R W X A D
+    uc.mem_write(ROOT, leaf.to_bytes(8, "little"))
+    uc.reg_write(UC_RISCV_REG_SATP, SV39 | (ROOT >> 12))
+    translate = uclib.uc_vmem_translate
+    translate.restype = ctypes.c_int
+    translate.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_int,
+                          ctypes.POINTER(ctypes.c_uint64)]
+    out = ctypes.c_uint64()
+    assert not any("translate" in name for name in dir(Uc))
+    assert translate(uc._uch, 0x1234, UC_PROT_READ, ctypes.byref(out)) == 0
+    assert out.value == 0x1234                # M: bare
+    uc.reg_write(UC_RISCV_REG_PRIV, 1)
+    assert translate(uc._uch, 0x1234, UC_PROT_READ, ctypes.byref(out)) == 0
+    assert out.value == RAM + 0x1234          # S: through satp
+
+
+@pytest.mark.parametrize(("priv", "insn"), [
+    (1, "csrr t0, mscratch"), (1, "mret"), (0, "sret"), (0, "wfi"),
+])
+def test_an_instruction_above_the_current_privilege_is_illegal(priv: int, insn: str) -> None:
+    # docs/unicorn.md#privilege-checks-are-native: csrops.c and xret.c decline such
+    # instructions and let Unicorn raise the exception.
+    uc, sym = bare_unicorn(f"""
+    .globl at
+    at:
+        {insn}
+    """)
+    uc.reg_write(UC_RISCV_REG_PRIV, priv)
+    seen: list[int] = []
+    run_catching(uc, {UC_HOOK_INTR: stop_recording(seen)}, start=sym["at"])
+    assert seen == [2]
+
+
+@pytest.mark.parametrize("csr", [0x30A, 0x10A, 0x320, 0xF15])
+def test_csrs_newer_than_priv_1_10_are_illegal(csr: int) -> None:
+    # docs/unicorn.md#csrs-newer-than-priv-1-10: menvcfg, senvcfg, mcountinhibit and
+    # mconfigptr, which csrops.c emulates from on_intr's illegal-instruction path.
+    uc, _ = bare_unicorn(f"csrr t0, {csr:#x}")
+    seen: list[int] = []
+    run_catching(uc, {UC_HOOK_INTR: stop_recording(seen)})
+    assert seen == [2]
+
+
+def test_unicorn_drops_mstatus_vs() -> None:
+    # docs/unicorn.md#mstatus-vs-is-dropped: the core keeps VS in mstatus_extra.
+    uc = Uc(UC_ARCH_RISCV, UC_MODE_RISCV64)
+    uc.reg_write(UC_RISCV_REG_MSTATUS, MSTATUS_VS | MSTATUS_FS)
+    assert uc.reg_read(UC_RISCV_REG_MSTATUS) & (MSTATUS_VS | MSTATUS_FS) == MSTATUS_FS
+
+
+def test_a_new_engine_starts_in_m_mode() -> None:
+    # docs/unicorn.md#priv-register: hart_new assumes it (h->priv = PRIV_M).
+    assert Uc(UC_ARCH_RISCV, UC_MODE_RISCV64).reg_read(UC_RISCV_REG_PRIV) == 3
+
+
+def test_register_calls_read_and_write_xlen_bytes() -> None:
+    # docs/unicorn.md#register-width-is-xlen: regs.c passes a zeroed uint64_t.
+    uc = Uc(UC_ARCH_RISCV, UC_MODE_RISCV32)
+    uc.reg_write(UC_RISCV_REG_X10, 0x12345678)
+    buf = ctypes.c_uint64(0xFFFFFFFF_FFFFFFFF)
+    assert uclib.uc_reg_read(uc._uch, UC_RISCV_REG_X10, ctypes.byref(buf)) == 0
+    assert buf.value == 0xFFFFFFFF_12345678
+
+
+def test_a_code_hook_on_one_address_runs_first_and_a_pc_write_skips_the_instruction() -> None:
+    # docs/unicorn.md#exact-address-code-hooks: on_code emulates CSR, xRET and wfi.
+    uc, sym = bare_unicorn("""
+        li t0, 5
+    .globl at
+    at:
+        csrw mscratch, t0
+    .globl after
+    after:
+        li a0, 1
+    """)
+    uc.hook_add(UC_HOOK_CODE, lambda uc, *_: uc.reg_write(UC_RISCV_REG_PC, sym["after"]),
+                begin=sym["at"], end=sym["at"])
+    run_catching(uc, {})
+    assert (uc.reg_read(UC_RISCV_REG_MSCRATCH), uc.reg_read(UC_RISCV_REG_X10)) == (0, 1)
+
+
+def test_a_code_hook_added_after_translation_runs_only_once_the_block_is_retranslated() -> None:
+    # docs/unicorn.md#hooks-need-retranslation: on_block calls uc_ctl_remove_cache
+    # when icount.c planted new hooks.
+    uc, sym = bare_unicorn("""
+    .globl block
+    block:
+        addi a0, a0, 1
+    .globl mid
+    mid:
+        addi a1, a1, 1
+        j block
+    """)
+    uc.emu_start(sym["block"], RAM + 0x1000, count=3)
+    calls: list[int] = []
+    uc.hook_add(UC_HOOK_CODE, lambda uc, addr, *_: calls.append(addr),
+                begin=sym["mid"], end=sym["mid"])
+    uc.emu_start(sym["block"], RAM + 0x1000, count=3)
+    assert calls == []
+    uc.ctl_remove_cache(sym["block"], sym["block"] + 12)
+    uc.emu_start(sym["block"], RAM + 0x1000, count=3)
+    assert calls == [sym["mid"]]
+
+
+def instructions_a_step_runs_after_a_run(flush: bool) -> int:
+    """Run a loop uncounted for three blocks, then start a one-instruction run at the
+    loop's head (after flushing Unicorn's translations, or not); how many ran."""
+    uc, sym = bare_unicorn("""
+    .globl loop
+    loop:
+        addi a0, a0, 1
+        addi a1, a1, 1
+        j loop
+    """)
+    blocks = [0, 3]                  # stop after 3 blocks; later, a safety net
+
+    def on_block(uc: Uc, _addr: int, _size: int, _ud: object) -> None:
+        blocks[0] += 1
+        if blocks[0] >= blocks[1]:
+            uc.emu_stop()
+
+    uc.hook_add(UC_HOOK_BLOCK, on_block)
+    uc.emu_start(RAM, RAM + 0x1000)
+    blocks[1] = blocks[0] + 5
+    assert uc.reg_read(UC_RISCV_REG_PC) == sym["loop"]
+    before = uc.reg_read(UC_RISCV_REG_X10)
+    if flush:
+        uc.ctl_flush_tb()
+    uc.emu_start(sym["loop"], RAM + 0x1000, 0, 1)
+    return int(uc.reg_read(UC_RISCV_REG_X10) - before)
+
+
+def test_a_one_instruction_run_overruns_blocks_translated_by_an_uncounted_run() -> None:
+    # docs/unicorn.md#counted-runs-need-fresh-translations: Machine.step flushes
+    # Unicorn's translations after a run.
+    assert instructions_a_step_runs_after_a_run(flush=False) > 1
+    assert instructions_a_step_runs_after_a_run(flush=True) == 1
+
+
+def test_mmio_callbacks_get_the_offset_size_and_value() -> None:
+    # docs/unicorn.md#mmio-callbacks: Machine._map routes them to the devices.
+    uc, _ = bare_unicorn("""
+        li t0, 0x10000000
+        li t1, 0xab
+        sb t1, 3(t0)
+        lw t2, 4(t0)
+    """)
+    log: list[tuple[object, ...]] = []
+
+    def read(uc: Uc, offset: int, size: int, _ud: object) -> int:
+        log.append(("r", offset, size))
+        return 0x55
+
+    def write(uc: Uc, offset: int, size: int, value: int, _ud: object) -> None:
+        log.append(("w", offset, size, value))
+
+    uc.mmio_map(0x10000000, 0x1000, read, None, write, None)
+    run_catching(uc, {})
+    assert log == [("w", 3, 1, 0xAB), ("r", 4, 4)]
+    assert uc.reg_read(UC_RISCV_REG_X7) == 0x55
