@@ -481,7 +481,7 @@ def test_unicorn_drops_mstatus_vs() -> None:
 
 
 def test_a_new_engine_starts_in_m_mode() -> None:
-    # docs/unicorn.md#priv-register: hart_new assumes it (h->priv = PRIV_M).
+    # docs/unicorn.md#priv-register: hart_new assumes it (h->priv = PRV_M).
     assert Uc(UC_ARCH_RISCV, UC_MODE_RISCV64).reg_read(UC_RISCV_REG_PRIV) == 3
 
 
