@@ -146,8 +146,8 @@ def test_the_same_seed_gives_the_same_random_parameters(session: Session) -> Non
 import pytest
 
 @pytest.mark.points(1)
-def test_draw(rng):
-    assert False, f"drew {rng.randint(0, 10**9)}"
+def test_draw(privlab_rng):
+    assert False, f"drew {privlab_rng.randint(0, 10**9)}"
 ''')
     draws = [str(session.run("--privlab-seed", "1234")[0]["test_draw"]["output"])
              for _ in range(2)]
@@ -165,8 +165,8 @@ def test_the_seed_draws_the_same_wherever_the_tests_are_collected_from(
 import pytest
 
 @pytest.mark.points(1)
-def test_draw(rng):
-    assert False, f"drew {rng.randint(0, 10**9)}"
+def test_draw(privlab_rng):
+    assert False, f"drew {privlab_rng.randint(0, 10**9)}"
 ''')
     here = session.run("--privlab-seed", "1234")[0]["test_draw"]
     above = session.run("--privlab-seed", "1234", rootdir=session.path.parent)[0]["test_draw"]
