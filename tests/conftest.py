@@ -3,7 +3,9 @@
 They are built into build/test-images/<arch>/, not build/<arch>/, so a concurrent
 `privlab build` or `privlab run` of another process cannot rebuild them under a test
 (a fixed directory keeps the build cache warm across sessions). With listings
-(`.dis`, `.map`), which the build tests check."""
+(`.dis`, `.map`), which the build tests check.
+
+`pytester` (pytest's own tester) runs the plugin tests in tests/grade/test_plugin.py."""
 
 from __future__ import annotations
 
@@ -11,6 +13,8 @@ import pytest
 
 from harness.build.images import Images, build_images
 from harness.paths import REPO_ROOT
+
+pytest_plugins = ["pytester"]
 
 OUT = REPO_ROOT / "build" / "test-images"
 

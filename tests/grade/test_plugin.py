@@ -4,9 +4,6 @@ sharding and handouts (no kernel needed)."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,6 +11,8 @@ import pytest
 from harness.errors import BadInput
 from harness.grade.handout import strip_solutions
 from harness.grade.sharding import shard_items
+
+PLUGIN = "harness.grade.plugin"
 
 TESTS = '''
 import pytest
@@ -45,10 +44,12 @@ class TestStrict:
 
 
 class Session:
-    """A directory of test files, run with the plugin in a fresh pytest process."""
+    """A directory of test files, run in-process by pytest's own `pytester` with the
+    plugin enabled as `privlab grade` enables it (`-p harness.grade.plugin`)."""
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
+    def __init__(self, pytester: pytest.Pytester) -> None:
+        self.pytester = pytester
+        self.path = pytester.path
 
     def write(self, name: str, text: str) -> Path:
         target = self.path / name
@@ -60,21 +61,18 @@ class Session:
             ) -> tuple[dict[str, dict[str, object]], str]:
         out = self.path / "results.json"
         out.unlink(missing_ok=True)  # a run that dies must not pass with the last one's
-        (self.path / "pytest.ini").write_text("[pytest]\n")
-        proc = subprocess.run(
-            [sys.executable, "-m", "pytest", str(self.path), "-q", "-p", "harness.grade.plugin",
-             "-p", "no:cacheprovider", "-c", str(self.path / "pytest.ini"),
-             "--rootdir", str(rootdir or self.path), "--privlab-results", str(out), *args],
-            capture_output=True, text=True, check=False,
-            env={**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
+        result = self.pytester.runpytest(
+            str(self.path), "-q", "-p", PLUGIN, "-p", "no:cacheprovider",
+            "--rootdir", str(rootdir or self.path), "--privlab-results", str(out), *args)
+        stdout = result.stdout.str()
         data = json.loads(out.read_text())
-        assert data["complete"] is True, proc.stdout + proc.stderr
-        return {t["name"]: t for t in data["tests"]}, proc.stdout
+        assert data["complete"] is True, stdout + result.stderr.str()
+        return {t["name"]: t for t in data["tests"]}, stdout
 
 
 @pytest.fixture
-def session(tmp_path: Path) -> Session:
-    return Session(tmp_path / "session")
+def session(pytester: pytest.Pytester) -> Session:
+    return Session(pytester)
 
 
 def test_points_groups_and_requires_are_recorded(session: Session) -> None:
@@ -208,3 +206,4 @@ def test_a_group_childs_worth_does_not_change_with_k(session: Session) -> None:
     tests, stdout = session.run("-k", "TestGroup and test_one")
     assert sorted(tests) == ["test_one"]
     assert tests["test_one"]["max_score"] == 2 and "Points 2/2" in stdout
+
