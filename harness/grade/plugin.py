@@ -1,6 +1,12 @@
-"""The privlab pytest plugin (entry point `pytest11`, or `-p harness.grade.plugin`):
-fixtures, markers and result recording for graded kernel tests. Its fixtures are
-prefixed `privlab_`, clear of a project's own.
+"""The privlab pytest plugin: fixtures, markers and result recording for graded kernel
+tests.
+
+It is not loaded by merely installing privlab (no `pytest11` entry point): a pytest run
+elsewhere sees none of its fixtures, options or hooks. It is enabled by
+`labs/conftest.py` (`pytest_plugins = ["harness.grade.plugin"]`, so a plain
+`pytest labs/mmap` grades the repository's kernel), by `-p harness.grade.plugin` (what
+`privlab grade` passes to its test processes), or by the same `pytest_plugins` line in
+any other conftest.py. Its fixtures are prefixed `privlab_`, clear of a project's own.
 
 Fixtures
     privlab_images  (session)  the submission's built kernel, user programs and syscall

@@ -4,6 +4,7 @@ sharding and handouts (no kernel needed)."""
 from __future__ import annotations
 
 import json
+from importlib.metadata import entry_points
 from pathlib import Path
 
 import pytest
@@ -207,3 +208,109 @@ def test_a_group_childs_worth_does_not_change_with_k(session: Session) -> None:
     assert sorted(tests) == ["test_one"]
     assert tests["test_one"]["max_score"] == 2 and "Points 2/2" in stdout
 
+
+# -- the plugin is a good citizen: inert unless asked for ---------------------------------
+LABS = Path(__file__).resolve().parents[2] / "labs"
+FIXTURES = ("privlab_images", "privlab_kernel", "privlab_rng")
+
+DRAW = '''
+import pytest
+
+@pytest.mark.points(1)
+def test_draw(privlab_rng):
+    assert 0 <= privlab_rng.random() < 1
+'''
+
+OWN_FIXTURES = '''
+import pytest
+
+@pytest.fixture
+def kernel():
+    return "my kernel"
+
+@pytest.fixture
+def rng():
+    return 42
+'''
+
+USES_OWN = '''
+def test_mine(kernel, rng):
+    assert kernel == "my kernel" and rng == 42
+'''
+
+
+def test_fixtures_are_listed_with_their_docstrings_when_enabled(
+        pytester: pytest.Pytester) -> None:
+    listing = pytester.runpytest("-p", PLUGIN, "--fixtures").stdout
+    for name in FIXTURES:
+        text = listing.str().split(f"\n{name}", 1)[1].split("\n\n", 1)[0]
+        assert "no docstring available" not in text, text
+        assert len(text.splitlines()) >= 2, text  # "name -- path:line" and documentation
+    listing.fnmatch_lines(["privlab_images [[]session scope[]] -- *plugin.py:*",
+                           "    The submission's built images*",
+                           "privlab_kernel -- *plugin.py:*",
+                           "    The submission's kernel, a `harness.grade.KernelUnderTest`*",
+                           "privlab_rng -- *plugin.py:*",
+                           "    A `random.Random` for this test's parameters*"])
+
+
+def test_installing_privlab_adds_nothing_to_another_projects_pytest(
+        pytester: pytest.Pytester) -> None:
+    """No `pytest11` entry point: a pytest run elsewhere has no privlab fixtures,
+    options, markers or hooks (a `hidden/` beside a `lab.toml` is collected as usual)."""
+    assert not [e for e in entry_points(group="pytest11") if e.value.startswith("harness")]
+    pytester.makefile(".toml", lab='title = "not a lab"\n')
+    pytester.makepyfile(**{"hidden/test_hidden": '''
+def test_no_privlab_plugin(request):
+    pm = request.config.pluginmanager
+    assert pm.get_plugin("harness.grade.plugin") is None
+    assert pm.get_plugin("privlab-recorder") is None
+    assert not [p for p in pm.get_plugins() if getattr(p, "__name__", "").startswith("harness")]
+'''})
+    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)
+    listing = pytester.runpytest("--fixtures").stdout
+    assert not [line for line in listing.lines if line.startswith("privlab")], listing.str()
+    usage = pytester.runpytest("--help").stdout.str()
+    assert "--privlab-" not in usage and "privlab lab grading" not in usage
+    assert "points(" not in pytester.runpytest("--markers").stdout.str()
+
+
+def test_dash_p_enables_the_plugin(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_draw=DRAW)
+    result = pytester.runpytest("-p", PLUGIN, "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["Points 1/1"])
+    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(errors=1)  # not without
+
+
+def test_a_lab_enables_the_plugin_with_the_conftest_in_labs(pytester: pytest.Pytester) -> None:
+    """labs/conftest.py enables the plugin for every lab below it: as it does in a
+    course's own directory of labs, and in privlab's labs/."""
+    labs = pytester.mkdir("labs")
+    (labs / "conftest.py").write_text((LABS / "conftest.py").read_text())
+    (labs / "mylab").mkdir()
+    (labs / "mylab" / "lab.toml").write_text('title = "my lab"\n')
+    (labs / "mylab" / "test_mylab.py").write_text(DRAW)
+    pytester.makepyfile(test_elsewhere="def test_elsewhere(): pass\n")
+    result = pytester.runpytest("labs/mylab", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["Points 1/1"])
+    listing = pytester.runpytest("--fixtures", "labs/mylab").stdout.str()
+    assert all(name in listing for name in FIXTURES)
+    elsewhere = pytester.runpytest("--fixtures", "test_elsewhere.py").stdout
+    assert not [line for line in elsewhere.lines if line.startswith("privlab")]
+    shipped = pytester.runpytest("--fixtures", "-p", "no:cacheprovider", str(LABS / "base"))
+    assert all(name in shipped.stdout.str() for name in FIXTURES)
+
+
+def test_a_projects_own_kernel_and_rng_fixtures_are_its_own(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(OWN_FIXTURES)
+    pytester.makepyfile(test_mine=USES_OWN, test_both='''
+import random
+
+def test_both(kernel, rng, privlab_rng):
+    assert kernel == "my kernel" and rng == 42 and isinstance(privlab_rng, random.Random)
+''')
+    pytester.runpytest("test_mine.py", "-p", "no:cacheprovider").assert_outcomes(passed=1)
+    enabled = pytester.runpytest("-p", PLUGIN, "-p", "no:cacheprovider")
+    enabled.assert_outcomes(passed=2)
