@@ -6,7 +6,8 @@ elsewhere sees none of its fixtures, options or hooks. It is enabled by
 `labs/conftest.py` (`pytest_plugins = ["harness.grade.plugin"]`, so a plain
 `pytest labs/mmap` grades the repository's kernel), by `-p harness.grade.plugin` (what
 `privlab grade` passes to its test processes), or by the same `pytest_plugins` line in
-any other conftest.py. Its fixtures are prefixed `privlab_`, clear of a project's own.
+the top-level conftest.py of any other tests. Its fixtures are prefixed `privlab_`, so
+they never take the place of a project's own.
 
 Fixtures
     privlab_images  (session)  the submission's built kernel, user programs and syscall
