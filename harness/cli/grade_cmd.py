@@ -39,7 +39,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     where.add_argument("--submissions", metavar="DIR",
                        help="grade every submission directory under DIR")
     p.add_argument("--hidden", metavar="DIR", help="also run the hidden tests in DIR")
-    p.add_argument("--out", metavar="DIR", help="where reports go (default: privlab-grade/LAB)")
+    p.add_argument("--out", metavar="DIR",
+                   help="where reports go (default: privlab-grade/LAB in the current directory)")
     p.add_argument("--jobs", type=int, metavar="N",
                    help="parallel test processes (or submissions, with --submissions)")
     p.add_argument("--arch", choices=("rv64", "rv32"), default="rv64")

@@ -1,8 +1,8 @@
 """Automated grading of kernel labs: a pytest plugin (fixtures, markers, results),
 lab specs and handouts, the grading runner and its reports.
 
-Test writers use the `kernel` fixture (`KernelUnderTest`), whose `boot()` returns a
-`KernelRun`, and the markers documented in harness/grade/plugin.py.
+Test writers use the `privlab_kernel` fixture (`KernelUnderTest`), whose `boot()`
+returns a `KernelRun`, and the markers documented in harness/grade/plugin.py.
 
 The names below are imported on first use, so that a light submodule (the build child
 of harness/grade/submission_build.py) does not load the machine.

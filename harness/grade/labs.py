@@ -5,6 +5,7 @@
     labs/<name>/hidden/      hidden tests (run only with `--hidden DIR`)
     labs/<name>/README.md    the students' page
     labs/base/               base-system tests every lab with `base = true` includes
+    labs/conftest.py         enables the pytest plugin (harness/grade/plugin.py) for them
 
 lab.toml:
 

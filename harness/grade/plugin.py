@@ -1,12 +1,20 @@
-"""The privlab pytest plugin (entry point `pytest11`, or `-p harness.grade.plugin`):
-fixtures, markers and result recording for graded kernel tests.
+"""The privlab pytest plugin: fixtures, markers and result recording for graded kernel
+tests.
+
+It is not loaded by merely installing privlab (no `pytest11` entry point): a pytest run
+elsewhere sees none of its fixtures, options or hooks. It is enabled by
+`labs/conftest.py` (`pytest_plugins = ["harness.grade.plugin"]`, so a plain
+`pytest labs/mmap` grades the repository's kernel), by `-p harness.grade.plugin` (what
+`privlab grade` passes to its test processes), or by the same `pytest_plugins` line in
+the top-level conftest.py of any other tests. Its fixtures are prefixed `privlab_`, so
+they never take the place of a project's own.
 
 Fixtures
     privlab_images  (session)  the submission's built kernel, user programs and syscall
                                table; built once, shared by every test
-    kernel          (function) a `KernelUnderTest`: `kernel.boot(prog, *args)` gives a
-                               fresh machine; `kernel.token` is this test's random token
-    rng             (function) a `random.Random` seeded from the run's seed and the test
+    privlab_kernel  (function) a `KernelUnderTest`: `privlab_kernel.boot(prog, *args)`
+                               gives a fresh machine; `.token` is this test's random token
+    privlab_rng     (function) a `random.Random` seeded from the run's seed and the test
                                (the seed is shown on failure; --privlab-seed N repeats it)
 
 Markers
@@ -94,6 +102,10 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
 # -- fixtures ---------------------------------------------------------------------------
 @pytest.fixture(scope="session")
 def privlab_images(request: pytest.FixtureRequest) -> Iterator[KernelImages]:
+    """The submission's built images (kernel, firmware, user programs, syscall table),
+    built once per session: those `privlab grade` built (--privlab-images), else the
+    --privlab-submission directory's (default: this repository's kernel). A submission
+    that does not build fails every test that uses them, with the compiler's output."""
     config = request.config
     error = config.getoption("--privlab-build-error")
     if error:
@@ -111,7 +123,11 @@ def privlab_images(request: pytest.FixtureRequest) -> Iterator[KernelImages]:
 
 
 @pytest.fixture
-def kernel(privlab_images: KernelImages) -> Iterator[KernelUnderTest]:
+def privlab_kernel(privlab_images: KernelImages) -> Iterator[KernelUnderTest]:
+    """The submission's kernel, a `harness.grade.KernelUnderTest`, fresh for each test:
+    `.boot(PROG, *ARGS)` gives a new machine booted with `init=PROG ARGS` (a
+    `KernelRun`), `.run(...)` also runs it to power-off, and `.token` is this test's
+    random token (test programs print `PASS <token>`)."""
     under_test = KernelUnderTest(privlab_images)
     yield under_test
     under_test.close()
@@ -127,7 +143,10 @@ def seed_key(item: pytest.Item) -> str:
 
 
 @pytest.fixture
-def rng(request: pytest.FixtureRequest) -> random.Random:
+def privlab_rng(request: pytest.FixtureRequest) -> random.Random:
+    """A `random.Random` for this test's parameters, seeded from the run's seed and the
+    test's file and name: a failure names the seed, and `--privlab-seed N` (`privlab
+    grade --seed N`) draws the same parameters again."""
     base = request.config.stash[SEED]
     request.node.user_properties.append(("seed", base))
     return random.Random(zlib.crc32(f"{base}:{seed_key(request.node)}".encode()))

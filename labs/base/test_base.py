@@ -8,21 +8,22 @@ from harness.grade import KernelUnderTest
 pytestmark = pytest.mark.points(1)
 
 
-def test_base_runs_a_program_with_arguments(kernel: KernelUnderTest) -> None:
-    run = kernel.run("hello", kernel.token, "second")
-    run.expect_output(rf"^argv\[1\] = {kernel.token}$")
+def test_base_runs_a_program_with_arguments(privlab_kernel: KernelUnderTest) -> None:
+    run = privlab_kernel.run("hello", privlab_kernel.token, "second")
+    run.expect_output(rf"^argv\[1\] = {privlab_kernel.token}$")
     run.expect_output(r"^argv\[2\] = second$")
     run.expect_exit(0)
 
 
-def test_base_fork_exec_and_exit_status(kernel: KernelUnderTest) -> None:
-    run = kernel.run("usertests", "exec_hello", "exit_status", "fork_copies_memory")
+def test_base_fork_exec_and_exit_status(privlab_kernel: KernelUnderTest) -> None:
+    run = privlab_kernel.run("usertests", "exec_hello", "exit_status", "fork_copies_memory")
     run.expect_output(r"^usertests: 3 passed, 0 failed$")
     run.expect_exit(0)
 
 
-def test_base_user_faults_kill_the_process_not_the_kernel(kernel: KernelUnderTest) -> None:
-    run = kernel.run("usertests", "kill_kernel_read", "kill_sret", "kill_jump0", "bad_pointers")
+def test_base_user_faults_kill_the_process_not_the_kernel(privlab_kernel: KernelUnderTest) -> None:
+    run = privlab_kernel.run("usertests", "kill_kernel_read", "kill_sret", "kill_jump0",
+                             "bad_pointers")
     run.expect_output(r"^usertests: 4 passed, 0 failed$")
     run.expect_exit(0)
     killed = [t for t in run.trace.traps(interrupt=False) if t.priv_from == Priv.U

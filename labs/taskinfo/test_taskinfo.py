@@ -8,11 +8,12 @@ from harness.grade import KernelUnderTest
 
 
 @pytest.mark.points(3)
-def test_counts_exactly_the_calls_made(kernel: KernelUnderTest, rng: random.Random) -> None:
+def test_counts_exactly_the_calls_made(privlab_kernel: KernelUnderTest,
+                                       privlab_rng: random.Random) -> None:
     """getpid N times and get_time M times: the counts are exactly N, M and 1 for
     task_info itself, and 0 for everything else."""
-    n, m = rng.randint(3, 40), rng.randint(1, 20)
-    run = kernel.run("lab_taskinfo", "counts", kernel.token, n, m)
+    n, m = privlab_rng.randint(3, 40), privlab_rng.randint(1, 20)
+    run = privlab_kernel.run("lab_taskinfo", "counts", privlab_kernel.token, n, m)
     run.expect_pass()
     # The kernel's counts must match what the machine saw.
     assert run.trace.count("getpid") == n
@@ -20,8 +21,8 @@ def test_counts_exactly_the_calls_made(kernel: KernelUnderTest, rng: random.Rand
 
 
 @pytest.mark.points(2)
-def test_task_info_reports_running_status_and_returns_zero(kernel: KernelUnderTest) -> None:
-    run = kernel.run("lab_taskinfo", "counts", kernel.token, 0, 0)
+def test_task_info_reports_running_status_and_returns_zero(privlab_kernel: KernelUnderTest) -> None:
+    run = privlab_kernel.run("lab_taskinfo", "counts", privlab_kernel.token, 0, 0)
     run.expect_pass()
     calls = run.trace.syscalls("task_info")
     assert [c.result for c in calls] == [0], "task_info should return 0 exactly once"
@@ -29,20 +30,23 @@ def test_task_info_reports_running_status_and_returns_zero(kernel: KernelUnderTe
 
 @pytest.mark.points(2)
 @pytest.mark.requires("test_counts_exactly_the_calls_made")
-def test_counts_are_per_process(kernel: KernelUnderTest, rng: random.Random) -> None:
+def test_counts_are_per_process(privlab_kernel: KernelUnderTest,
+                                privlab_rng: random.Random) -> None:
     """A forked child starts counting from zero; the parent's counts are its own."""
-    run = kernel.run("lab_taskinfo", "fork", kernel.token, rng.randint(2, 30))
+    run = privlab_kernel.run("lab_taskinfo", "fork", privlab_kernel.token,
+                             privlab_rng.randint(2, 30))
     run.expect_pass()
 
 
 @pytest.mark.points(2)
-def test_time_is_milliseconds_since_first_scheduled(kernel: KernelUnderTest,
-                                                    rng: random.Random) -> None:
-    run = kernel.run("lab_taskinfo", "time", kernel.token, rng.randint(3, 9))
+def test_time_is_milliseconds_since_first_scheduled(privlab_kernel: KernelUnderTest,
+                                                    privlab_rng: random.Random) -> None:
+    run = privlab_kernel.run("lab_taskinfo", "time", privlab_kernel.token,
+                             privlab_rng.randint(3, 9))
     run.expect_pass()
 
 
 @pytest.mark.points(1)
-def test_bad_pointers_return_minus_one(kernel: KernelUnderTest) -> None:
-    run = kernel.run("lab_taskinfo", "badptr", kernel.token)
+def test_bad_pointers_return_minus_one(privlab_kernel: KernelUnderTest) -> None:
+    run = privlab_kernel.run("lab_taskinfo", "badptr", privlab_kernel.token)
     run.expect_pass()

@@ -37,22 +37,22 @@ class TestVmprint:
     """vmprint output"""
 
     @pytest.mark.points(1)
-    def test_header_names_the_root_page_table(self, kernel: KernelUnderTest,
-                                              rng: random.Random) -> None:
-        expected, got = _vmprint(kernel, rng)
+    def test_header_names_the_root_page_table(self, privlab_kernel: KernelUnderTest,
+                                              privlab_rng: random.Random) -> None:
+        expected, got = _vmprint(privlab_kernel, privlab_rng)
         assert got[:1] == expected[:1], f"expected {expected[0]!r}, got {got[:1]}"
         assert len(got) > 1, "no page-table entries were printed"
 
     @pytest.mark.points(3)
-    def test_interior_entries_point_to_the_next_level(self, kernel: KernelUnderTest,
-                                                      rng: random.Random) -> None:
-        expected, got = _vmprint(kernel, rng)
+    def test_interior_entries_point_to_the_next_level(self, privlab_kernel: KernelUnderTest,
+                                                      privlab_rng: random.Random) -> None:
+        expected, got = _vmprint(privlab_kernel, privlab_rng)
         interior = [line for line in expected if " va " not in line]
         printed = [line for line in got if " va " not in line]
         assert printed == interior, _diff(interior, printed)
 
     @pytest.mark.points(4)
-    def test_every_leaf_with_its_address_and_permissions(self, kernel: KernelUnderTest,
-                                                         rng: random.Random) -> None:
-        expected, got = _vmprint(kernel, rng)
+    def test_every_leaf_with_its_address_and_permissions(self, privlab_kernel: KernelUnderTest,
+                                                         privlab_rng: random.Random) -> None:
+        expected, got = _vmprint(privlab_kernel, privlab_rng)
         assert got == expected, _diff(expected, got)

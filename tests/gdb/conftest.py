@@ -1,5 +1,6 @@
-"""Fixtures for the GDB stub tests: the bundled system booted for a user program,
-served by a GdbServer in a thread on a free port, and the real gdb-multiarch."""
+"""Fixtures for the GDB stub tests: the bundled system (tests/conftest.py's images)
+booted for a user program, served by a GdbServer in a thread on a free port, and the
+real gdb-multiarch."""
 
 from __future__ import annotations
 
@@ -9,12 +10,7 @@ from collections.abc import Callable, Iterator, Sequence
 import pytest
 
 from gdb.helpers import GDB, GDB_TIMEOUT, JOIN_TIMEOUT, Served, boot, gdb_argv, serve
-from harness.build.images import Images, build_images
-
-
-@pytest.fixture(scope="session")
-def images() -> Images:
-    return build_images("rv64", listings=False)
+from harness.build.images import Images
 
 
 @pytest.fixture

@@ -101,9 +101,9 @@ def test_hidden_tests_from_a_separate_directory_are_graded_after_published(
     (hidden / "test_staff_only.py").write_text(
         "import pytest\n\n\n"
         "@pytest.mark.points(5)\n"
-        "def test_hello_from_staff(kernel):\n"
-        "    run = kernel.run('hello', kernel.token)\n"
-        "    run.expect_output(kernel.token)\n")
+        "def test_hello_from_staff(privlab_kernel):\n"
+        "    run = privlab_kernel.run('hello', privlab_kernel.token)\n"
+        "    run.expect_output(privlab_kernel.token)\n")
     status = main(["grade", "taskinfo", "--submission", str(_submission(tmp_path / "carol")),
                    "--hidden", str(hidden), "-k", "test_counts_exactly or staff",
                    "--out", str(tmp_path / "out")])
@@ -166,8 +166,9 @@ def test_hidden_tests_named_like_the_labs_own_are_graded_and_a_broken_one_is_one
     (hidden / "test_taskinfo.py").write_text(
         "import pytest\n\n\n"
         "@pytest.mark.points(5)\n"
-        "def test_staff_hello(kernel):\n"
-        "    kernel.run('hello', kernel.token).expect_output(kernel.token)\n")
+        "def test_staff_hello(privlab_kernel):\n"
+        "    run = privlab_kernel.run('hello', privlab_kernel.token)\n"
+        "    run.expect_output(privlab_kernel.token)\n")
     (hidden / "test_broken.py").write_text("def test_oops(:\n")
     spec = find_lab("taskinfo")
     report = grade(GradeOptions(spec, _submission(tmp_path / "dan"), hidden, jobs=2,

@@ -4,9 +4,7 @@ sharding and handouts (no kernel needed)."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
+from importlib.metadata import entry_points
 from pathlib import Path
 
 import pytest
@@ -14,6 +12,8 @@ import pytest
 from harness.errors import BadInput
 from harness.grade.handout import strip_solutions
 from harness.grade.sharding import shard_items
+
+PLUGIN = "harness.grade.plugin"
 
 TESTS = '''
 import pytest
@@ -45,10 +45,12 @@ class TestStrict:
 
 
 class Session:
-    """A directory of test files, run with the plugin in a fresh pytest process."""
+    """A directory of test files, run in-process by pytest's own `pytester` with the
+    plugin enabled as `privlab grade` enables it (`-p harness.grade.plugin`)."""
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
+    def __init__(self, pytester: pytest.Pytester) -> None:
+        self.pytester = pytester
+        self.path = pytester.path
 
     def write(self, name: str, text: str) -> Path:
         target = self.path / name
@@ -60,21 +62,18 @@ class Session:
             ) -> tuple[dict[str, dict[str, object]], str]:
         out = self.path / "results.json"
         out.unlink(missing_ok=True)  # a run that dies must not pass with the last one's
-        (self.path / "pytest.ini").write_text("[pytest]\n")
-        proc = subprocess.run(
-            [sys.executable, "-m", "pytest", str(self.path), "-q", "-p", "harness.grade.plugin",
-             "-p", "no:cacheprovider", "-c", str(self.path / "pytest.ini"),
-             "--rootdir", str(rootdir or self.path), "--privlab-results", str(out), *args],
-            capture_output=True, text=True, check=False,
-            env={**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
+        result = self.pytester.runpytest(
+            str(self.path), "-q", "-p", PLUGIN, "-p", "no:cacheprovider",
+            "--rootdir", str(rootdir or self.path), "--privlab-results", str(out), *args)
+        stdout = result.stdout.str()
         data = json.loads(out.read_text())
-        assert data["complete"] is True, proc.stdout + proc.stderr
-        return {t["name"]: t for t in data["tests"]}, proc.stdout
+        assert data["complete"] is True, stdout + result.stderr.str()
+        return {t["name"]: t for t in data["tests"]}, stdout
 
 
 @pytest.fixture
-def session(tmp_path: Path) -> Session:
-    return Session(tmp_path / "session")
+def session(pytester: pytest.Pytester) -> Session:
+    return Session(pytester)
 
 
 def test_points_groups_and_requires_are_recorded(session: Session) -> None:
@@ -146,8 +145,8 @@ def test_the_same_seed_gives_the_same_random_parameters(session: Session) -> Non
 import pytest
 
 @pytest.mark.points(1)
-def test_draw(rng):
-    assert False, f"drew {rng.randint(0, 10**9)}"
+def test_draw(privlab_rng):
+    assert False, f"drew {privlab_rng.randint(0, 10**9)}"
 ''')
     draws = [str(session.run("--privlab-seed", "1234")[0]["test_draw"]["output"])
              for _ in range(2)]
@@ -165,8 +164,8 @@ def test_the_seed_draws_the_same_wherever_the_tests_are_collected_from(
 import pytest
 
 @pytest.mark.points(1)
-def test_draw(rng):
-    assert False, f"drew {rng.randint(0, 10**9)}"
+def test_draw(privlab_rng):
+    assert False, f"drew {privlab_rng.randint(0, 10**9)}"
 ''')
     here = session.run("--privlab-seed", "1234")[0]["test_draw"]
     above = session.run("--privlab-seed", "1234", rootdir=session.path.parent)[0]["test_draw"]
@@ -208,3 +207,110 @@ def test_a_group_childs_worth_does_not_change_with_k(session: Session) -> None:
     tests, stdout = session.run("-k", "TestGroup and test_one")
     assert sorted(tests) == ["test_one"]
     assert tests["test_one"]["max_score"] == 2 and "Points 2/2" in stdout
+
+
+# -- the plugin is a good citizen: inert unless asked for ---------------------------------
+LABS = Path(__file__).resolve().parents[2] / "labs"
+FIXTURES = ("privlab_images", "privlab_kernel", "privlab_rng")
+
+DRAW = '''
+import pytest
+
+@pytest.mark.points(1)
+def test_draw(privlab_rng):
+    assert 0 <= privlab_rng.random() < 1
+'''
+
+OWN_FIXTURES = '''
+import pytest
+
+@pytest.fixture
+def kernel():
+    return "my kernel"
+
+@pytest.fixture
+def rng():
+    return 42
+'''
+
+USES_OWN = '''
+def test_mine(kernel, rng):
+    assert kernel == "my kernel" and rng == 42
+'''
+
+
+def test_fixtures_are_listed_with_their_docstrings_when_enabled(
+        pytester: pytest.Pytester) -> None:
+    listing = pytester.runpytest("-p", PLUGIN, "--fixtures").stdout
+    for name in FIXTURES:
+        text = listing.str().split(f"\n{name}", 1)[1].split("\n\n", 1)[0]
+        assert "no docstring available" not in text, text
+        assert len(text.splitlines()) >= 2, text  # "name -- path:line" and documentation
+    listing.fnmatch_lines(["privlab_images [[]session scope[]] -- *plugin.py:*",
+                           "    The submission's built images*",
+                           "privlab_kernel -- *plugin.py:*",
+                           "    The submission's kernel, a `harness.grade.KernelUnderTest`*",
+                           "privlab_rng -- *plugin.py:*",
+                           "    A `random.Random` for this test's parameters*"])
+
+
+def test_installing_privlab_adds_nothing_to_another_projects_pytest(
+        pytester: pytest.Pytester) -> None:
+    """No `pytest11` entry point: a pytest run elsewhere has no privlab fixtures,
+    options, markers or hooks (a `hidden/` beside a `lab.toml` is collected as usual)."""
+    assert not [e for e in entry_points(group="pytest11") if e.value.startswith("harness")]
+    pytester.makefile(".toml", lab='title = "not a lab"\n')
+    pytester.makepyfile(**{"hidden/test_hidden": '''
+def test_no_privlab_plugin(request):
+    pm = request.config.pluginmanager
+    assert pm.get_plugin("harness.grade.plugin") is None
+    assert pm.get_plugin("privlab-recorder") is None
+    assert not [p for p in pm.get_plugins() if getattr(p, "__name__", "").startswith("harness")]
+'''})
+    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)
+    listing = pytester.runpytest("--fixtures").stdout
+    assert not [line for line in listing.lines if line.startswith("privlab")], listing.str()
+    usage = pytester.runpytest("--help").stdout.str()
+    assert "--privlab-" not in usage and "privlab lab grading" not in usage
+    assert "points(" not in pytester.runpytest("--markers").stdout.str()
+
+
+def test_dash_p_enables_the_plugin(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_draw=DRAW)
+    result = pytester.runpytest("-p", PLUGIN, "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["Points 1/1"])
+    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(errors=1)  # not without
+
+
+def test_a_lab_enables_the_plugin_with_the_conftest_in_labs(pytester: pytest.Pytester) -> None:
+    """labs/conftest.py enables the plugin for every lab below it: as it does in a
+    course's own directory of labs, and in privlab's labs/."""
+    labs = pytester.mkdir("labs")
+    (labs / "conftest.py").write_text((LABS / "conftest.py").read_text())
+    (labs / "mylab").mkdir()
+    (labs / "mylab" / "lab.toml").write_text('title = "my lab"\n')
+    (labs / "mylab" / "test_mylab.py").write_text(DRAW)
+    pytester.makepyfile(test_elsewhere="def test_elsewhere(): pass\n")
+    result = pytester.runpytest("labs/mylab", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["Points 1/1"])
+    listing = pytester.runpytest("--fixtures", "labs/mylab").stdout.str()
+    assert all(name in listing for name in FIXTURES)
+    elsewhere = pytester.runpytest("--fixtures", "test_elsewhere.py").stdout
+    assert not [line for line in elsewhere.lines if line.startswith("privlab")]
+    shipped = pytester.runpytest("--fixtures", "-p", "no:cacheprovider", str(LABS / "base"))
+    assert all(name in shipped.stdout.str() for name in FIXTURES)
+
+
+def test_a_projects_own_kernel_and_rng_fixtures_are_its_own(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(OWN_FIXTURES)
+    pytester.makepyfile(test_mine=USES_OWN, test_both='''
+import random
+
+def test_both(kernel, rng, privlab_rng):
+    assert kernel == "my kernel" and rng == 42 and isinstance(privlab_rng, random.Random)
+''')
+    pytester.runpytest("test_mine.py", "-p", "no:cacheprovider").assert_outcomes(passed=1)
+    enabled = pytester.runpytest("-p", PLUGIN, "-p", "no:cacheprovider")
+    enabled.assert_outcomes(passed=2)

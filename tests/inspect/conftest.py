@@ -1,36 +1,19 @@
-"""Fixtures for the inspector tests: the bundled images built once per session (into
-build/test-inspect/, so a concurrent rebuild of build/<arch>/ by another run cannot
-change them under us; a fixed directory keeps the build cache warm across sessions),
-a fresh Session per test, and a renderer at the golden width."""
+"""Fixtures for the inspector tests: a fresh Session per test, and a renderer at the
+golden width (the bundled images are tests/conftest.py's, built once per session)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from io import StringIO
-from pathlib import Path
 
 import pytest
 from rich.console import Console, RenderableType
 
 from harness.api import Session
-from harness.build.images import Images, build_images
+from harness.build.images import Images
 from harness.inspect import THEME, make_console
-from harness.paths import REPO_ROOT
 
 WIDTH = 100
-
-
-OUT = REPO_ROOT / "build" / "test-inspect"
-
-
-@pytest.fixture(scope="session")
-def images() -> Images:
-    return build_images("rv64", out_dir=OUT / "rv64", listings=False)
-
-
-@pytest.fixture(scope="session")
-def images32() -> Images:
-    return build_images("rv32", out_dir=OUT / "rv32", listings=False)
 
 
 @pytest.fixture
@@ -61,13 +44,3 @@ def render_ansi() -> Callable[[RenderableType], str]:
         return out.getvalue()
     return go
 
-
-def elf_code(path: Path, addr: int, size: int) -> bytes:
-    """Bytes of an ELF image at a virtual address (from its loadable segments)."""
-    from harness.machine import load_elf
-    image = load_elf(path)
-    for seg in image.segments:
-        if seg.vaddr <= addr < seg.vaddr + len(seg.data):
-            off = addr - seg.vaddr
-            return seg.data[off:off + size]
-    raise KeyError(hex(addr))

@@ -8,7 +8,7 @@ import re
 
 import capstone
 import pytest
-from conftest import elf_code
+from elf_bytes import elf_code
 
 from harness.abi.csr import Exc, Priv
 from harness.api import Session

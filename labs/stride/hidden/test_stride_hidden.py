@@ -9,9 +9,11 @@ from harness.grade.checks import check_shares, slices_by_priority
 
 
 @pytest.mark.points(2)
-def test_four_processes_share_by_priority(kernel: KernelUnderTest, rng: random.Random) -> None:
+def test_four_processes_share_by_priority(privlab_kernel: KernelUnderTest,
+                                          privlab_rng: random.Random) -> None:
     prios = [3, 5, 8, 13]
-    rng.shuffle(prios)
-    run = kernel.run("lab_sched", "stride", kernel.token, 50, *prios, max_insns=150_000_000)
+    privlab_rng.shuffle(prios)
+    run = privlab_kernel.run("lab_sched", "stride", privlab_kernel.token, 50, *prios,
+                             max_insns=150_000_000)
     run.expect_pass()
     check_shares(slices_by_priority(run))

@@ -9,10 +9,10 @@ from harness.trace import TrapEvent, XretEvent
 
 @pytest.mark.points(2)
 def test_interrupted_code_resumes_at_the_interrupted_instruction(
-        kernel: KernelUnderTest) -> None:
+        privlab_kernel: KernelUnderTest) -> None:
     """After each timer interrupt from U, the sret back into that address space goes
     to the interrupted pc (sepc), not past it."""
-    run = kernel.run("lab_trap", "timer", kernel.token, 7, 20000)
+    run = privlab_kernel.run("lab_trap", "timer", privlab_kernel.token, 7, 20000)
     run.expect_pass()
     pending: dict[int, int] = {}
     checked = 0

@@ -9,8 +9,8 @@ from harness.grade.checks import first_user_page_table, printed_block, vmprint_l
 
 
 @pytest.mark.points(2)
-def test_vmprint_on_a_large_machine(kernel: KernelUnderTest) -> None:
-    run = kernel.boot("usertests", kernel.token, flags=("vmprint",), ram_mib=96)
+def test_vmprint_on_a_large_machine(privlab_kernel: KernelUnderTest) -> None:
+    run = privlab_kernel.boot("usertests", privlab_kernel.token, flags=("vmprint",), ram_mib=96)
     expected = vmprint_lines(run, first_user_page_table(run, 80_000_000))
     got = printed_block(run.output, "page table", re.compile(r"^ \.\."))
     assert got == expected
