@@ -16,6 +16,7 @@ from functools import cached_property
 from harness.csr import Irq, Priv
 from harness.trace import Event, TrapEvent
 from harness.trace.flow import Flow
+from harness.trace.raw import CODE, FROM, INTERRUPT, KIND, TO, TRAP, iter_records
 from harness.trace.syscalls import SyscallRecord
 
 __all__ = ["SyscallRecord", "TraceView"]
@@ -45,11 +46,18 @@ class TraceView:
 
     def traps(self, *, code: int | None = None, interrupt: bool | None = None,
               from_priv: Priv | None = None, to_priv: Priv | None = None) -> list[TrapEvent]:
-        return [e for e in self.events if isinstance(e, TrapEvent)
-                and (code is None or e.code == code)
-                and (interrupt is None or e.interrupt == interrupt)
-                and (from_priv is None or e.priv_from == from_priv)
-                and (to_priv is None or e.priv_to == to_priv)]
+        """The traps taken (those with this code, kind and privileges, if given).
+        Only the traps that match are decoded."""
+        log, out = self.flow.log, []
+        for seq, rec in iter_records(log, self.flow.start, self._stop):
+            if rec[KIND] == TRAP and (code is None or rec[CODE] == code) \
+                    and (interrupt is None or bool(rec[INTERRUPT]) == interrupt) \
+                    and (from_priv is None or rec[FROM] == from_priv) \
+                    and (to_priv is None or rec[TO] == to_priv):
+                trap = log[seq]
+                assert isinstance(trap, TrapEvent)
+                out.append(trap)
+        return out
 
     def timer_interrupts_from_user(self) -> list[TrapEvent]:
         """Supervisor timer interrupts that stopped user code: preemption points."""

@@ -12,10 +12,11 @@ import pytest
 from harness.boot import load_syscall_table
 from harness.boot.syscalls import SYSCALL_TABLE
 from harness.build.images import build_images
+from harness.csr import Priv
 from harness.grade.kernel import KernelImages, KernelUnderTest
 from harness.grade.run import KernelRun
 from harness.paths import REPO_ROOT
-from harness.trace import XretEvent
+from harness.trace import TrapEvent, XretEvent
 from harness.trace.flow import Flow
 from harness.trace.syscalls import SyscallRecord, call_specs
 
@@ -112,3 +113,19 @@ def test_the_graders_syscalls_are_the_flows(kernel: KernelUnderTest,
     assert len(graded) > 20
     assert shown(graded) == shown(_own_flow(run).syscalls)
     assert run.trace.count("fork") == len(run.trace.syscalls("fork")) > 0
+
+
+def test_traps_are_the_events_that_match(kernel: KernelUnderTest) -> None:
+    """traps() filters the raw records and decodes only the matches: the same traps,
+    in order, as filtering every decoded event."""
+    run = kernel.run("compute", 2_000_000)
+    traps = [e for e in run.trace.events if isinstance(e, TrapEvent)]
+    U, S, M = Priv.U, Priv.S, Priv.M
+    assert run.trace.traps() == traps
+    assert run.trace.traps(code=8) == [t for t in traps if t.code == 8]
+    assert run.trace.traps(interrupt=False) == [t for t in traps if not t.interrupt]
+    assert run.trace.traps(from_priv=S, to_priv=M) == \
+        [t for t in traps if (t.priv_from, t.priv_to) == (S, M)]
+    ticks = [t for t in traps if t.interrupt and t.code == 5 and
+             (t.priv_from, t.priv_to) == (U, S)]
+    assert ticks and run.trace.timer_interrupts_from_user() == ticks
