@@ -22,8 +22,8 @@ from pathlib import Path
 from harness.build.cache import cache_root, content_key
 from harness.errors import BuildError
 
-__all__ = ["ARCHES", "RV32", "RV64", "Arch", "CompileOptions", "compile_object", "compiler_identity",
-           "link", "zig_cc", "zig_home"]
+__all__ = ["ARCHES", "RV32", "RV64", "Arch", "CompileOptions", "compile_object",
+           "compiler_identity", "link", "zig_cc", "zig_home"]
 
 
 @dataclass(frozen=True)
@@ -89,7 +89,8 @@ def zig_home() -> Path:
     `lib/` (clang's own headers). Found without importing it: importing runs zig."""
     spec = importlib.util.find_spec("ziglang")
     if spec is None or not spec.submodule_search_locations:
-        raise BuildError(f"the ziglang package is not installed (pip install {_pinned_requirement()})")
+        raise BuildError("the ziglang package is not installed "
+                         f"(pip install {_pinned_requirement()})")
     return Path(next(iter(spec.submodule_search_locations))).resolve()
 
 
