@@ -24,7 +24,9 @@ __all__ = ["SyscallRecord", "TraceView"]
 
 class TraceView:
     """Read-only questions about a run's events, as far as the run has got when the
-    view is made (`KernelRun.trace` makes a fresh one each time)."""
+    view is made (`KernelRun.trace` makes a fresh one each time). The calls are the
+    flow's own records: one still pending fills in if the run goes on and a later
+    view brings the flow up to date."""
 
     def __init__(self, flow: Flow) -> None:
         flow.catch_up()
