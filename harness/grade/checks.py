@@ -32,7 +32,7 @@ def slices_by_priority(run: KernelRun) -> dict[int, int]:
     start = 0
     for call in trace.syscalls("set_priority"):
         prio_of[call.satp] = call.args[0]
-        start = max(start, call.instret)
+        start = max(start, call.entry_instret)
     counts = dict.fromkeys(prio_of.values(), 0)
     for t in trace.timer_interrupts_from_user():
         if t.instret > start and t.satp in prio_of:

@@ -22,6 +22,7 @@ from harness.grade.errors import GradeFailure
 from harness.grade.kernel_run import DEFAULT_MAX_INSNS, BootSpec, KernelRun
 from harness.machine import load_elf
 from harness.machine.loader import ElfImage
+from harness.trace.syscalls import CallSpec, call_specs
 
 __all__ = ["GRADER_RAM_MIB", "GRADER_TIMER_HZ", "KernelImages", "KernelUnderTest", "new_token"]
 
@@ -78,6 +79,11 @@ class KernelImages:
     def syscalls(self) -> dict[int, Syscall]:
         return syscall_by_number(load_syscall_table(self.syscall_table))
 
+    @cached_property
+    def call_specs(self) -> dict[int, CallSpec]:
+        """The syscall table as the trap flow decodes calls with it."""
+        return call_specs(list(self.syscalls.values()))
+
 
 @dataclass
 class KernelUnderTest:
@@ -108,7 +114,7 @@ class KernelUnderTest:
             initrd = pack_initrd({**files, program: path.read_bytes()})
         spec = BootSpec(program, tuple(str(a) for a in args), words, ram_mib, input)
         run = KernelRun(self.images.firmware, self.images.kernel, initrd, spec,
-                        self.images.syscalls, self.token)
+                        self.images.call_specs, self.token)
         self.runs.append(run)
         return run
 

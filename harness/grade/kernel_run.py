@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from harness.abi.csr import Priv
-from harness.abi.syscall_table import Syscall
 from harness.boot import make_bootargs
 from harness.devices import Console, ScriptedInput
 from harness.grade.errors import GradeFailure
@@ -25,6 +24,8 @@ from harness.machine import Machine, RunResult, Stop
 from harness.machine.boot import boot_system
 from harness.machine.until import Until
 from harness.trace import TrapEvent
+from harness.trace.flow import Flow
+from harness.trace.syscalls import CallSpec
 
 if TYPE_CHECKING:
     from harness.machine.loader import ElfImage
@@ -121,7 +122,7 @@ class KernelRun:
     """A machine booted with the kernel under test. Use `run_to_exit`, `expect_*`."""
 
     def __init__(self, firmware: ElfImage, kernel: ElfImage, initrd: bytes, spec: BootSpec,
-                 table: Mapping[int, Syscall], token: str) -> None:
+                 specs: Mapping[int, CallSpec], token: str) -> None:
         self.spec = spec
         self.token = token
         self.console = LimitedConsole()
@@ -129,9 +130,12 @@ class KernelRun:
                                uart_input=ScriptedInput(spec.input))
         self.console.on_full = self.machine.request_stop
         self.kernel_image = kernel
-        self._table = table
         self.bootargs = make_bootargs(spec.program, spec.args, flags=spec.flags)
         boot_system(self.machine, firmware, kernel, initrd, self.bootargs)
+        # The run's one trap flow: it pairs the system calls of every event, fed as the
+        # trace is read (harness/grade/trace.py).
+        self.flow = Flow(self.machine.events, dict(specs), kernel.xlen,
+                         initial=self.machine.hart.priv, start=0)
         self.result: RunResult | None = None
         self.budget: int | None = None
         self.event_flood = False
@@ -248,7 +252,7 @@ class KernelRun:
             self.fail(printable(failures[0]) if failures else
                       "the test program did not report success")
         size = len(line) + 1
-        if not any(c.args[0] == 1 and c.args[2] == size and c.result == size
+        if not any(c.args[0] == 1 and c.args[2] == size and c.ret == size
                    for c in self.trace.syscalls("write")):
             self.fail(f"{line!r} is on the console, but the test program never wrote it "
                       f"(no write(1, buf, {size}) from U-mode returned {size})")
@@ -257,23 +261,24 @@ class KernelRun:
     # -- what it trapped -----------------------------------------------------------
     @property
     def trace(self) -> TraceView:
-        return TraceView(self.machine.events, self._table, self.machine.xlen)
+        """The events and system calls so far (the run's flow, brought up to date)."""
+        return TraceView(self.flow)
 
     def expect_syscall(self, name: str, *, count: int | None = None,
                        args: tuple[int, ...] | None = None,
-                       result: int | None = None) -> list[SyscallRecord]:
+                       ret: int | None = None) -> list[SyscallRecord]:
         """The calls of `name` the machine saw; fail unless there are `count` of them
         (at least one if None) and, if given, one starts with `args` and returns
-        `result`."""
+        `ret`."""
         calls = self.trace.syscalls(name)
         shown = "\n".join(f"  {c}" for c in calls[:20]) or "  (none)"
         if (count is None and not calls) or (count is not None and len(calls) != count):
             want = "at least one" if count is None else str(count)
             self.fail(f"expected {want} {name} system call(s), saw {len(calls)}:\n{shown}")
         matching = [c for c in calls if (args is None or c.args[:len(args)] == args)
-                    and (result is None or c.result == result)]
+                    and (ret is None or c.ret == ret)]
         if not matching:
-            what = f"{name}({', '.join(hex(a) for a in args or ())}...) -> {result}"
+            what = f"{name}({', '.join(hex(a) for a in args or ())}...) -> {ret}"
             self.fail(f"expected a call {what}; saw:\n{shown}")
         return calls
 

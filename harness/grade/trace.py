@@ -1,90 +1,77 @@
 """Expectations on the event trace: which system calls a run made, with what
 arguments and results, and which traps it took.
 
-A system call is an ecall from U (a trap with code 8, number in a7); its result is a0
-at the sret that next returns to the same address space (same satp), so calls made by
-different processes interleave correctly even when one of them yields.
+The system calls are the trap flow's (harness/trace/flow.py), which the run keeps up
+to date as it goes: an ecall from U pairs with the sret that returns to the same
+address space at the ecall's pc + 4, so calls that switch processes (yield, a
+blocking waitpid) return when their process runs again; exit never returns; a
+successful exec returns into the new image; a fork returns to the parent and,
+separately, to the child (`child_seq`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from functools import cached_property
 
-from harness.abi.csr import Priv
-from harness.abi.syscall_table import Syscall
-from harness.trace import Event, TrapEvent, XretEvent
+from harness.abi.csr import Irq, Priv
+from harness.trace import Event, TrapEvent
+from harness.trace.flow import Flow
+from harness.trace.raw import CODE, FROM, INTERRUPT, KIND, TO, TRAP, iter_records
+from harness.trace.syscalls import SyscallRecord
 
 __all__ = ["SyscallRecord", "TraceView"]
 
-ECALL_FROM_U = 8
-S_TIMER = 5
-
-
-@dataclass(frozen=True)
-class SyscallRecord:
-    """One system call: number, name (if the kernel's table has it), a0..a5 at the
-    ecall, the result (None if it never returned: exit, or the run ended), the
-    address space (satp) it came from and when (instret)."""
-
-    number: int
-    name: str
-    args: tuple[int, ...]
-    result: int | None
-    satp: int
-    instret: int
-
-    def __str__(self) -> str:
-        args = ", ".join(hex(a) for a in self.args)
-        result = "no return" if self.result is None else str(self.result)
-        return f"{self.name}({args}) -> {result}"
-
-
-def _signed(value: int, xlen: int) -> int:
-    return value - (1 << xlen) if value >> (xlen - 1) & 1 else value
-
 
 class TraceView:
-    """Read-only questions about a run's events."""
+    """Read-only questions about a run's events, as far as the run has got when the
+    view is made (`KernelRun.trace` makes a fresh one each time). The calls are the
+    flow's own records: one still pending fills in if the run goes on and a later
+    view brings the flow up to date."""
 
-    def __init__(self, events: Iterable[Event], table: Mapping[int, Syscall],
-                 xlen: int) -> None:
-        self.events = list(events)
-        self._table = table
-        self._xlen = xlen
+    def __init__(self, flow: Flow) -> None:
+        flow.catch_up()
+        self.flow = flow
+        self._stop = flow.next_seq
+        self._calls = len(flow.syscalls)
+
+    @cached_property
+    def events(self) -> list[Event]:
+        """Every trap and xRET, decoded (index = seq)."""
+        start, stop = self.flow.start, self._stop
+        out: list[Event] = []
+        for e in self.flow.log:
+            if e.seq >= stop:
+                break
+            if e.seq >= start:
+                out.append(e)
+        return out
 
     def traps(self, *, code: int | None = None, interrupt: bool | None = None,
               from_priv: Priv | None = None, to_priv: Priv | None = None) -> list[TrapEvent]:
-        return [e for e in self.events if isinstance(e, TrapEvent)
-                and (code is None or e.code == code)
-                and (interrupt is None or e.interrupt == interrupt)
-                and (from_priv is None or e.priv_from == from_priv)
-                and (to_priv is None or e.priv_to == to_priv)]
+        """The traps taken (those with this code, kind and privileges, if given).
+        Only the traps that match are decoded."""
+        log, out = self.flow.log, []
+        for seq, rec in iter_records(log, self.flow.start, self._stop):
+            if rec[KIND] == TRAP and (code is None or rec[CODE] == code) \
+                    and (interrupt is None or bool(rec[INTERRUPT]) == interrupt) \
+                    and (from_priv is None or rec[FROM] == from_priv) \
+                    and (to_priv is None or rec[TO] == to_priv):
+                trap = log[seq]
+                assert isinstance(trap, TrapEvent)
+                out.append(trap)
+        return out
 
     def timer_interrupts_from_user(self) -> list[TrapEvent]:
         """Supervisor timer interrupts that stopped user code: preemption points."""
-        return self.traps(code=S_TIMER, interrupt=True, from_priv=Priv.U, to_priv=Priv.S)
+        return self.traps(code=int(Irq.S_TIMER), interrupt=True, from_priv=Priv.U,
+                          to_priv=Priv.S)
 
     def syscalls(self, name: str | None = None) -> list[SyscallRecord]:
-        out: list[SyscallRecord] = []
-        pending: dict[int, int] = {}  # satp -> index into out of its unanswered call
-        for e in self.events:
-            if isinstance(e, TrapEvent):
-                if e.interrupt or e.code != ECALL_FROM_U:
-                    continue
-                number = e.args[7]
-                call = self._table.get(number)
-                nargs = len(call.args) if call else 6
-                pending[e.satp] = len(out)
-                out.append(SyscallRecord(number, call.name if call else f"#{number}",
-                                         e.args[:nargs], None, e.satp, e.instret))
-            elif isinstance(e, XretEvent) and e.insn == "sret" and e.priv_to == Priv.U:
-                index = pending.pop(e.satp, None)
-                if index is not None:
-                    rec = out[index]
-                    out[index] = SyscallRecord(rec.number, rec.name, rec.args,
-                                               _signed(e.a0, self._xlen), rec.satp, rec.instret)
-        return [r for r in out if name is None or r.name == name]
+        """The system calls from U, in the order they were made (all, or those named
+        `name`; a call the kernel's table lacks is named `syscall_N`)."""
+        calls = self.flow.syscalls[:self._calls]
+        return calls if name is None else [c for c in calls if c.name == name]
 
     def count(self, name: str) -> int:
         return len(self.syscalls(name))
+

@@ -172,7 +172,6 @@ class Flow:
         self._entered: set[int] = set()                # satps an sret has entered
         self._last_u: SyscallRecord | None = None      # the last trap from U, if an ecall
         self._shaped = self.start                      # events _shape has seen
-        self._sign, self._wrap = 1 << (xlen - 1), 1 << xlen
 
     def __len__(self) -> int:
         return self.next_seq - self.start
@@ -310,13 +309,13 @@ class Flow:
             else:
                 fork = self._child_of(pc, satp)
                 if fork is not None:
+                    fork.child_seq = seq
                     self.notes[seq] = f"child's return from fork() #{fork.entry_seq}"
                 return None
         else:
             del self._open[satp]
             call.outcome = "returned"
-        a0 = rec[A0]
-        call.ret = a0 - self._wrap if a0 >= self._sign else a0
+        call.ret = to_signed(rec[A0], self.xlen)
         call.exit_seq, call.exit_instret = seq, rec[INSTRET]
         if call.ret < 0 and call.name == "fork":     # no child will return from it
             forks = self._forks.get(call.epc + ECALL_INSN, [])

@@ -101,6 +101,9 @@ def call_specs(table: list[Syscall]) -> dict[int, CallSpec]:
 
 
 def to_signed(value: int, bits: int) -> int:
+    """`value` (its low `bits` bits) as a two's-complement number: how a register
+    holding a return value or an `int` argument reads. The one sign conversion of
+    the harness."""
     value &= (1 << bits) - 1
     return value - (1 << bits) if value >> (bits - 1) else value
 
@@ -134,7 +137,9 @@ class Captured:
 
 @dataclass(eq=False, slots=True)
 class SyscallRecord:
-    """One system call: the ecall that made it and the sret that returned from it."""
+    """One system call: the ecall that made it and the sret that returned from it
+    (the trap flow pairs them, harness/trace/flow.py). Graded tests see these too
+    (`KernelRun.trace.syscalls()`)."""
 
     number: int
     spec: CallSpec | None
@@ -150,6 +155,7 @@ class SyscallRecord:
     exit_seq: int | None = None
     exit_instret: int | None = None
     outcome: str = "pending"        # returned | noreturn | new image | pending
+    child_seq: int | None = None    # fork: the child's return (its first sret), if seen
     inputs: dict[int, Captured] = field(default_factory=dict)
     outputs: dict[int, Captured] = field(default_factory=dict)
 
@@ -181,6 +187,10 @@ class SyscallRecord:
         once it returned) or, without `outputs`, their pointers (as at the ecall)."""
         n = len(self.spec.args) if self.spec else 6
         return f"{self.name}({', '.join(self.arg_text(i, outputs) for i in range(n))})"
+
+    def __str__(self) -> str:
+        """`write(1, 0x3fffffdd58, 14) -> 14`: the call and how it ended."""
+        return f"{self.call_text()} -> {self.ret_text()}"
 
     def ret_text(self) -> str:
         if self.outcome == "noreturn":

@@ -22,7 +22,7 @@ def test_mapped_memory_is_zeroed_writable_and_goes_away(privlab_kernel: KernelUn
     addr, length = _address(privlab_rng), privlab_rng.randint(1, 6 * PAGE)
     run = privlab_kernel.run("lab_mmap", "rw", privlab_kernel.token, addr, length)
     run.expect_pass()
-    run.expect_syscall("mmap", count=1, args=(addr, length), result=0)
+    run.expect_syscall("mmap", count=1, args=(addr, length), ret=0)
 
 
 @pytest.mark.points(2)

@@ -25,7 +25,7 @@ def test_task_info_reports_running_status_and_returns_zero(privlab_kernel: Kerne
     run = privlab_kernel.run("lab_taskinfo", "counts", privlab_kernel.token, 0, 0)
     run.expect_pass()
     calls = run.trace.syscalls("task_info")
-    assert [c.result for c in calls] == [0], "task_info should return 0 exactly once"
+    assert [c.ret for c in calls] == [0], "task_info should return 0 exactly once"
 
 
 @pytest.mark.points(2)
