@@ -8,10 +8,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 import pytest
-from harness.boot.syscalls import SYSCALL_TABLE
 
 from harness.abi.csr import Priv
-from harness.boot import load_syscall_table
+from harness.abi.syscall_table import SYSCALL_TABLE, load_syscall_table
 from harness.build.images import build_images
 from harness.grade.kernel import KernelImages, KernelUnderTest
 from harness.grade.kernel_run import KernelRun
