@@ -28,7 +28,7 @@ from harness.build.images import Images, build_images
 from harness.devices import Console
 from harness.inspect import SyscallSummary, TrapTimeline, make_console
 from harness.machine import Machine, Stop, load_elf
-from harness.machine.boot import boot_system
+from harness.machine.assemble import boot_system
 from harness.trace.flow import FlowFilter
 
 GOAL = 1.3

@@ -19,9 +19,10 @@
 #define MEMLAYOUT_H
 
 #include "param.h"
+#include "riscv_gen.h"
 
-#define PGSIZE  4096
-#define PGSHIFT 12
+#define PGSIZE  PAGE_SIZE    // xv6's names for the spec's page (riscv_gen.h)
+#define PGSHIFT PAGE_SHIFT
 #define PGROUNDUP(a)   (((a) + PGSIZE - 1) & ~(uintptr_t)(PGSIZE - 1))
 #define PGROUNDDOWN(a) ((a) & ~(uintptr_t)(PGSIZE - 1))
 

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import re
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 from harness.build.cache import cache_root, content_key
 from harness.build.toolchain import CompileOptions, _headers, _run, compiler_identity, zig_cc
 from harness.errors import BuildError
 
-__all__ = ["generate_asm_offsets", "parse_asm_offsets"]
+__all__ = ["KernelLayout", "generate_asm_offsets", "kernel_layout", "parse_asm_offsets"]
 
 _MARKER = re.compile(r"->([A-Z_][A-Z0-9_]*) #?(-?\d+)")
 
@@ -39,6 +40,42 @@ def _compile_to_assembly(source: Path, opts: CompileOptions) -> str:
                  f"compiling {source} failed")
             tmp_out.replace(out)
     return out.read_text()
+
+
+@dataclass(frozen=True)
+class KernelLayout:
+    """The kernel's virtual layout (kernel/memlayout.h), as the built kernel has it."""
+
+    trampoline: int
+    trapframe: int
+    kstack0: int        # KSTACK(0): the lowest address of process slot 0's kernel stack
+    kstack_stride: int  # KSTACK(0) - KSTACK(1): one stack and its guard page
+    kstack_size: int
+
+    def kernel_stack(self, addr: int) -> tuple[int, int] | None:
+        """[low, high) of the kernel stack `addr` lies in (its top included: a frame
+        pointer may hold it), or None below the stacks' guard pages."""
+        slot = (self.kstack0 + self.kstack_size - addr) // self.kstack_stride
+        low = self.kstack0 - slot * self.kstack_stride
+        return (low, low + self.kstack_size) if slot >= 0 and low <= addr else None
+
+
+def kernel_layout(kernel_elf: Path, xlen: int) -> KernelLayout:
+    """The layout of the kernel built as `kernel_elf`, from the asm-offsets.h its build
+    wrote beside it (harness/build/images.py: <out>/gen/asm-offsets.h)."""
+    header = kernel_elf.parent / "gen" / "asm-offsets.h"
+    try:
+        text = header.read_text()
+    except OSError as e:
+        raise BuildError(f"{header}: cannot read the kernel's layout ({e.strerror})") from e
+    found = {name: int(value) & ((1 << xlen) - 1) for name, value in
+             re.findall(r"^#define (LAYOUT_\w+) (-?\d+)$", text, re.M)}
+    try:
+        k0, k1 = found["LAYOUT_KSTACK0"], found["LAYOUT_KSTACK1"]
+        return KernelLayout(found["LAYOUT_TRAMPOLINE"], found["LAYOUT_TRAPFRAME"], k0, k0 - k1,
+                            found["LAYOUT_KSTACK_SIZE"])
+    except KeyError as e:
+        raise BuildError(f"{header}: no {e.args[0]} (kernel/asm-offsets.c defines it)") from e
 
 
 def generate_asm_offsets(source: Path, opts: CompileOptions) -> str:

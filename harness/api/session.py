@@ -24,7 +24,7 @@ from harness.abi.csr import EXCEPTION_NAMES, INTERRUPT_NAMES, Csr, Priv
 from harness.abi.registers import register_number
 from harness.abi.syscall_table import load_syscall_table
 from harness.api.memory import MemoryAccess
-from harness.boot import make_bootargs, user_boot
+from harness.boot import user_boot
 from harness.build.images import Images, build_images
 from harness.devices import Console, ScriptedInput
 from harness.errors import BadInput
@@ -34,7 +34,7 @@ from harness.kernelinfo.mirrors import ProcessTable
 from harness.kernelinfo.symbols import Location
 from harness.kernelinfo.system import SystemInfo
 from harness.machine import Machine, RunResult, Stop, load_elf
-from harness.machine.boot import boot_bare, boot_system
+from harness.machine.assemble import new_bare, new_system
 from harness.machine.until import (
     AfterSyscall,
     AfterTrap,
@@ -117,14 +117,11 @@ class Session(MemoryAccess):
         run (Stop.INPUT_ENDED); otherwise more can be fed (machine.uart.source.feed)."""
         images = images or build_images(arch, listings=False)
         fw, kern = load_elf(images.firmware), load_elf(kernel or images.kernel)
-        if program is not None:
-            ub = user_boot(images.users, program, list(args))
-            initrd, bootargs, name = ub.initrd, ub.bootargs, Path(ub.program).stem
-        else:
-            initrd, bootargs, name = images.initrd.read_bytes(), make_bootargs(), None
-        m = Machine(kern.xlen, ram_mib * MIB, console=Console(echo=echo),
-                    uart_input=ScriptedInput(console_input, final=input_ends))
-        boot_system(m, fw, kern, initrd, bootargs)
+        ub = user_boot(images.users, program, list(args))
+        name = ub.program
+        m = new_system(fw, kern, ub.initrd, ub.bootargs, ram=ram_mib * MIB,
+                       console=Console(echo=echo),
+                       uart_input=ScriptedInput(console_input, final=input_ends))
         users = dict(images.users)
         if program is not None and name not in users and Path(program).is_file():
             users[name or "program"] = Path(program)
@@ -138,9 +135,8 @@ class Session(MemoryAccess):
              capture_limit: int | None = None) -> Session:
         """Any bare-metal ELF, from M-mode at the RAM base (`privlab run --bios none`)."""
         image = load_elf(elf)
-        m = Machine(image.xlen, ram_mib * MIB, console=Console(echo=echo),
-                    uart_input=ScriptedInput(console_input, final=input_ends))
-        boot_bare(m, image)
+        m = new_bare(image, ram=ram_mib * MIB, console=Console(echo=echo),
+                     uart_input=ScriptedInput(console_input, final=input_ends))
         return cls(m, SystemInfo(image.xlen, bare=Path(elf)), capture=capture,
                    capture_limit=capture_limit)
 

@@ -46,18 +46,24 @@ def make_bootargs(program: str | None = None, args: Sequence[str] = (), *,
 
 @dataclass(frozen=True)
 class UserBoot:
-    """What to load for `privlab run --user PROG ARGS...`."""
+    """What to load for `privlab run --user PROG ARGS...` (or, program None, the shell)."""
 
     initrd: bytes
     bootargs: str
-    program: str  # its name in the initrd
+    program: str | None  # its name in the initrd; None: init starts the shell
 
 
-def user_boot(users: Mapping[str, Path], prog: str, args: Sequence[str] = (), *,
+def user_boot(users: Mapping[str, Path], prog: str | None, args: Sequence[str] = (), *,
               quiet: bool = True, flags: Sequence[str] = ()) -> UserBoot:
     """PROG is a bundled program's name (a key of `users`, e.g. Images.users) or a path
-    to a user ELF, which joins the bundled programs in the initrd under its file name."""
+    to a user ELF, which joins the bundled programs in the initrd under its file name.
+    With PROG None the initrd holds the bundled programs and init starts the shell,
+    with the boot banner (`quiet` applies only to a program run on its own)."""
     files = {name: path.read_bytes() for name, path in sorted(users.items())}
+    if prog is None:
+        if args:
+            raise BadInput(f"unexpected arguments: {' '.join(args)} (use --user PROG ARGS)")
+        return UserBoot(pack_initrd(files), make_bootargs(flags=flags), None)
     name = prog
     if prog not in users:
         path = Path(prog)

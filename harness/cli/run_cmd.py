@@ -22,7 +22,7 @@ from harness.devices import Console, ScriptedInput, StdinInput
 from harness.devices.uart import InputSource
 from harness.errors import BadInput
 from harness.machine import Machine, load_elf
-from harness.machine.boot import boot_bare, boot_system
+from harness.machine.assemble import new_bare, new_system
 from harness.machine.machine import RunResult
 
 __all__ = ["register"]
@@ -94,35 +94,22 @@ def _boot(args: argparse.Namespace, console: Console, uart_input: InputSource) -
             raise BadInput("--bios none needs --kernel ELF (the program to run from M-mode)")
         if args.user is not None:
             raise BadInput("--user needs the bundled firmware and kernel, not --bios none")
-        image = load_elf(args.kernel)
-        machine = Machine(image.xlen, ram, console=console, uart_input=uart_input)
-        boot_bare(machine, image)
-        return machine
+        return new_bare(load_elf(args.kernel), ram=ram, console=console, uart_input=uart_input)
     return _boot_system(args, ram, console, uart_input)
 
 
 def _boot_system(args: argparse.Namespace, ram: int, console: Console,
                  uart_input: InputSource) -> Machine:
-    from harness.boot import make_bootargs, user_boot
+    from harness.boot import user_boot
     from harness.build.images import build_images
 
     kernel = load_elf(args.kernel) if args.kernel else None
     arch = args.arch or (f"rv{kernel.xlen}" if kernel else "rv64")
     images = build_images(arch, listings=False)
     firmware = load_elf(args.bios) if args.bios else load_elf(images.firmware)
-    kernel = kernel or load_elf(images.kernel)
-    if firmware.xlen != kernel.xlen:
-        raise BadInput(f"firmware is {firmware.xlen}-bit but the kernel is {kernel.xlen}-bit")
-    if args.user is not None:
-        ub = user_boot(images.users, args.user, args.args, flags=args.boot_flag)
-        initrd, bootargs = ub.initrd, ub.bootargs
-    else:
-        if args.args:
-            raise BadInput(f"unexpected arguments: {' '.join(args.args)} (use --user PROG ARGS)")
-        initrd, bootargs = images.initrd.read_bytes(), make_bootargs(flags=args.boot_flag)
-    machine = Machine(kernel.xlen, ram, console=console, uart_input=uart_input)
-    boot_system(machine, firmware, kernel, initrd, bootargs)
-    return machine
+    ub = user_boot(images.users, args.user, args.args, flags=args.boot_flag)
+    return new_system(firmware, kernel or load_elf(images.kernel), ub.initrd, ub.bootargs,
+                      ram=ram, console=console, uart_input=uart_input)
 
 
 def _serve_gdb(machine: Machine, args: argparse.Namespace) -> RunResult:

@@ -10,15 +10,16 @@ import re
 import struct
 from dataclasses import dataclass
 
+from harness.abi.asm_offsets import kernel_layout
 from harness.abi.csr import Priv
+from harness.abi.paging import PAGE_SIZE
 from harness.grade.kernel_run import KernelRun
 from harness.machine.until import AtAddress, PrivilegeChange
 
 __all__ = ["FrameWalk", "backtrace_at_entry", "backtrace_in", "check_shares", "printed_backtrace",
            "slices_by_priority", "vmprint_lines", "walk_frames"]
 
-PGSIZE = 4096
-KSTACK_PAGES = 2
+
 HEX = re.compile(r"^\s*(0x[0-9a-fA-F]+)\s*$")
 
 
@@ -66,7 +67,7 @@ def _paging(xlen: int) -> _Paging:
 
 def satp_root(satp: int, xlen: int) -> int:
     ppn = satp & ((1 << 44) - 1) if xlen == 64 else satp & ((1 << 22) - 1)
-    return ppn * PGSIZE
+    return ppn * PAGE_SIZE
 
 
 def vmprint_lines(run: KernelRun, root: int) -> list[str]:
@@ -137,12 +138,8 @@ def _stack_bounds(run: KernelRun, fp: int) -> tuple[int, int]:
     low, high = image.symbol("boot_stack"), image.symbol("boot_stack_top")
     if low is not None and high is not None and low <= fp <= high:
         return low, high
-    xlen = run.machine.xlen
-    trampoline = 0x3FFFFFF000 if xlen == 64 else 0xFFFFF000
-    size = KSTACK_PAGES * PGSIZE
-    slot = (trampoline - fp) // (size + PGSIZE)
-    low = trampoline - (slot + 1) * (size + PGSIZE)
-    return low, low + size
+    stack = kernel_layout(image.path, run.machine.xlen).kernel_stack(fp)
+    return stack if stack is not None else (fp, fp)   # not a kernel stack: walk nothing
 
 
 def walk_frames(run: KernelRun, first: int, fp: int) -> FrameWalk:

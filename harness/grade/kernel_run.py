@@ -20,8 +20,8 @@ from harness.boot import make_bootargs
 from harness.devices import Console, ScriptedInput
 from harness.grade.errors import GradeFailure
 from harness.grade.trace import SyscallRecord, TraceView
-from harness.machine import Machine, RunResult, Stop
-from harness.machine.boot import boot_system
+from harness.machine import RunResult, Stop
+from harness.machine.assemble import new_system
 from harness.machine.until import Until
 from harness.trace import TrapEvent
 from harness.trace.flow import Flow
@@ -126,12 +126,12 @@ class KernelRun:
         self.spec = spec
         self.token = token
         self.console = LimitedConsole()
-        self.machine = Machine(kernel.xlen, spec.ram_mib << 20, console=self.console,
-                               uart_input=ScriptedInput(spec.input))
+        self.bootargs = make_bootargs(spec.program, spec.args, flags=spec.flags)
+        self.machine = new_system(firmware, kernel, initrd, self.bootargs,
+                                  ram=spec.ram_mib << 20, console=self.console,
+                                  uart_input=ScriptedInput(spec.input))
         self.console.on_full = self.machine.request_stop
         self.kernel_image = kernel
-        self.bootargs = make_bootargs(spec.program, spec.args, flags=spec.flags)
-        boot_system(self.machine, firmware, kernel, initrd, self.bootargs)
         # The run's one trap flow: it pairs the system calls of every event, fed as the
         # trace is read (harness/grade/trace.py).
         self.flow = Flow(self.machine.events, dict(specs), kernel.xlen,

@@ -16,7 +16,7 @@ from harness.boot import make_bootargs, pack_initrd
 from harness.build.images import Images
 from harness.gdb import Address, GdbServer
 from harness.machine import Machine, RunResult, load_elf
-from harness.machine.boot import boot_system
+from harness.machine.assemble import boot_system
 
 GDB = shutil.which("gdb-multiarch")
 GDB_TIMEOUT = 30.0

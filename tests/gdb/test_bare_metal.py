@@ -10,7 +10,7 @@ from machine.asm import build_asm
 from gdb.helpers import Served, serve
 from gdb.rsp import Client
 from harness.machine import Machine, load_elf
-from harness.machine.boot import boot_bare
+from harness.machine.assemble import boot_bare
 
 
 @pytest.fixture

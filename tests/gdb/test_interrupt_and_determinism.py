@@ -17,7 +17,7 @@ from harness.abi.csr import Priv
 from harness.build.images import Images
 from harness.gdb.stub import Stub
 from harness.machine import Machine, Stop, load_elf
-from harness.machine.boot import boot_bare
+from harness.machine.assemble import boot_bare
 from harness.trace import TrapEvent
 
 Gdb = Callable[..., str]

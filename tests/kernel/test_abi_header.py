@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.abi.asm_offsets import KernelLayout, kernel_layout
 from harness.abi.platform import parse_define_lines
 from harness.abi.spec_header import render
 from harness.build.images import Images
@@ -113,3 +114,22 @@ def test_no_c_or_assembler_source_restates_a_generated_number() -> None:
             if m and m[1] in names:
                 restated.append(f"{rel}:{n}: {m[1]}")
     assert restated == []
+
+
+def test_the_kernel_layout_is_read_from_the_built_kernel(images: Images,
+                                                         images32: Images) -> None:
+    rv64 = kernel_layout(images.kernel, 64)
+    assert (rv64.trampoline, rv64.trapframe) == (0x3FFFFFF000, 0x3FFFFFE000)
+    # KSTACK(i) = TRAMPOLINE - (i + 1) * (KSTACK_SIZE + PGSIZE), KSTACK_SIZE two pages
+    assert (rv64.kstack0, rv64.kstack_stride, rv64.kstack_size) == \
+        (0x3FFFFFF000 - 3 * 4096, 3 * 4096, 2 * 4096)
+    rv32 = kernel_layout(images32.kernel, 32)
+    assert (rv32.trampoline, rv32.kstack0) == (0xFFFFF000, 0xFFFFF000 - 3 * 4096)
+
+
+def test_a_kernel_stack_is_found_from_any_address_in_it_top_included() -> None:
+    layout = KernelLayout(0x3FFFFFF000, 0x3FFFFFE000, 0x3FFFFFC000, 0x3000, 0x2000)
+    assert layout.kernel_stack(0x3FFFFFC000) == (0x3FFFFFC000, 0x3FFFFFE000)
+    assert layout.kernel_stack(0x3FFFFFE000) == (0x3FFFFFC000, 0x3FFFFFE000)   # the top
+    assert layout.kernel_stack(0x3FFFFF9000) == (0x3FFFFF9000, 0x3FFFFFB000)   # slot 1
+    assert layout.kernel_stack(0x3FFFFFB800) is None                           # a guard page

@@ -16,7 +16,7 @@ from harness.boot import user_boot
 from harness.build.images import Images, build_images
 from harness.devices import Console, ScriptedInput
 from harness.machine import Machine, RunResult, Stop, load_elf
-from harness.machine.boot import boot_system
+from harness.machine.assemble import boot_system
 from harness.trace import TrapEvent, XretEvent
 from kernel.qemu_boot import boot_qemu, needs_qemu
 

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from harness.machine import Machine, load_elf
-from harness.machine.boot import boot_bare
+from harness.machine.assemble import boot_bare
 
 
 @pytest.fixture

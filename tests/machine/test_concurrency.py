@@ -10,7 +10,7 @@ from harness.boot import user_boot
 from harness.build.images import build_images
 from harness.devices import Console
 from harness.machine import Machine, Stop, load_elf
-from harness.machine.boot import boot_system
+from harness.machine.assemble import boot_system
 
 
 def trace(prog: str, *args: str) -> tuple[str, list[str]]:

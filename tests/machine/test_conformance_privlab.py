@@ -16,7 +16,7 @@ from conformance.programs import PROGRAMS, build_program
 from harness import qemu
 from harness.build import ARCHES
 from harness.machine import Machine, Stop, load_elf
-from harness.machine.boot import boot_bare
+from harness.machine.assemble import boot_bare
 from harness.trace import TrapEvent
 
 QEMU_CPU = {"rv64": "rv64,h=false,sstc=false", "rv32": "rv32,h=false,sstc=false"}

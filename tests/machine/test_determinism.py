@@ -10,7 +10,7 @@ from pathlib import Path
 from conformance.programs import build_program
 
 from harness.machine import Machine, Stop, load_elf
-from harness.machine.boot import boot_bare
+from harness.machine.assemble import boot_bare
 from machine.asm import build_asm
 
 

@@ -1,4 +1,11 @@
-"""Putting a system into a machine, the way QEMU's `virt` board does.
+"""Putting a system into a machine, the way QEMU's `virt` board does: the one place
+every entry point (the Python API's Session, `privlab run`, the grader's KernelRun)
+turns images into a machine ready to run.
+
+`new_bare(image, ...)` and `new_system(firmware, kernel, initrd, bootargs, ...)` make
+the machine, sized for the image's XLEN (an ELF of the other XLEN is refused by
+Machine.load); what `--user PROG ARGS` or the shell boots is harness/boot's
+`user_boot(...)`.
 
 Bare metal (`-bios none -kernel X`): X's segments at their physical addresses, the hart
 at the RAM base in M-mode with a0 = 0. A system: the firmware at the RAM base, the
@@ -13,11 +20,13 @@ from dataclasses import dataclass
 
 from harness.abi.platform import PLATFORM
 from harness.boot import build_dtb, initrd_load_address
+from harness.devices import Console
+from harness.devices.uart import InputSource
 from harness.errors import BadInput
 from harness.machine.loader import ElfImage
 from harness.machine.machine import Machine
 
-__all__ = ["BootLayout", "boot_bare", "boot_system"]
+__all__ = ["BootLayout", "boot_bare", "boot_system", "new_bare", "new_system"]
 
 FDT_ALIGN = 2 << 20
 HART_ID = 0
@@ -36,6 +45,27 @@ class BootLayout:
 def boot_bare(machine: Machine, image: ElfImage) -> None:
     machine.load(image)
     machine.reset(PLATFORM.ram_base, a0=HART_ID, a1=0)
+
+
+def new_bare(image: ElfImage, *, ram: int = PLATFORM.ram_size_default,
+             console: Console | None = None, uart_input: InputSource | None = None,
+             keep_events: bool = True) -> Machine:
+    """A machine of the image's XLEN running `image` from M-mode at the RAM base."""
+    machine = Machine(image.xlen, ram, console=console, uart_input=uart_input,
+                      keep_events=keep_events)
+    boot_bare(machine, image)
+    return machine
+
+
+def new_system(firmware: ElfImage, kernel: ElfImage, initrd: bytes, bootargs: str, *,
+               ram: int = PLATFORM.ram_size_default, console: Console | None = None,
+               uart_input: InputSource | None = None, keep_events: bool = True) -> Machine:
+    """A machine of the kernel's XLEN with firmware, kernel, initrd and device tree in
+    place (boot_system), at reset."""
+    machine = Machine(kernel.xlen, ram, console=console, uart_input=uart_input,
+                      keep_events=keep_events)
+    boot_system(machine, firmware, kernel, initrd, bootargs)
+    return machine
 
 
 def _overlaps(a: tuple[int, int], b: tuple[int, int]) -> bool:
