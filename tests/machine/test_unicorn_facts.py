@@ -54,18 +54,21 @@ from unicorn.unicorn_const import (
 )
 from unicorn.unicorn_py3.unicorn import uclib
 
+from harness.abi.platform import PLATFORM, parse_define_lines
+from harness.abi.spec_header import render
 from harness.machine import load_elf
 from machine.asm import build_asm
 
-RAM = 0x80000000
+SPEC = parse_define_lines(render(64))   # the numbers riscv_gen.h gives the C side
+RAM = PLATFORM.ram_base
 ROOT = RAM + 0x10000   # a zeroed page: an Sv39 root table with no valid entry
-SV39 = 8 << 60
-MSTATUS_SIE = 1 << 1
-MSTATUS_MPP_S = 1 << 11
-MSTATUS_VS = 3 << 9
-MSTATUS_FS = 3 << 13
-MSTATUS_MPRV = 1 << 17
-SSIP = 1 << 1
+SV39 = SPEC["SATP_MODE"]
+MSTATUS_SIE = SPEC["MSTATUS_SIE"]
+MSTATUS_MPP_S = SPEC["MSTATUS_MPP_S"]
+MSTATUS_VS = SPEC["MSTATUS_VS"]
+MSTATUS_FS = SPEC["MSTATUS_FS"]
+MSTATUS_MPRV = SPEC["MSTATUS_MPRV"]
+SSIP = SPEC["MIP_SSIP"]
 
 
 def bare_unicorn(body: str) -> tuple[Uc, dict[str, int]]:
