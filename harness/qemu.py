@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness.abi.platform import PLATFORM
 from harness.build.toolchain import Arch
 from harness.errors import ExitStatus, PrivlabError
 
@@ -42,8 +43,6 @@ __all__ = [
 TIMEOUT_EXIT_STATUS = ExitStatus.BUDGET  # as `timeout` and privlab's own budget
 """`QemuResult.exit_status` of a run killed at its timeout (as `privlab run --max-insns`)."""
 
-_FINISHER_FAIL = 0x3333
-_FINISHER_PASS = 0x5555
 
 
 class QemuNotFound(PrivlabError):
@@ -116,9 +115,9 @@ def finisher_exit_status(value: int) -> int | None:
     0x5555 -> 0, 0x3333 | code << 16 -> code; None when the write does not power off
     (0x7777 resets, anything else is ignored). The host process status is that & 0xff."""
     status, code = value & 0xFFFF, (value >> 16) & 0xFFFF
-    if status == _FINISHER_PASS:
+    if status == PLATFORM.finisher_pass:
         return 0
-    if status == _FINISHER_FAIL:
+    if status == PLATFORM.finisher_fail:
         return code
     return None
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import fdt
 
+from harness.abi.csr import Irq
 from harness.abi.platform import PLATFORM
 from harness.errors import BadInput
 
@@ -23,7 +24,6 @@ _CPU_PHANDLE = 1
 _INTC_PHANDLE = 2
 _FINISHER_PHANDLE = 3
 _UART_CLOCK_HZ = 0x384000  # QEMU's value; nothing here depends on it
-_IRQ_M_SOFT, _IRQ_M_TIMER = 3, 7
 
 
 def _reg(base: int, size: int) -> fdt.PropWords:
@@ -69,8 +69,8 @@ def _soc() -> fdt.Node:
                         _reg(p.finisher_base, p.finisher_size),
                         fdt.PropStrings("compatible", "sifive,test1", "sifive,test0", "syscon")))
     soc.append(fdt.Node(f"clint@{p.clint_base:x}",
-                        fdt.PropWords("interrupts-extended", _INTC_PHANDLE, _IRQ_M_SOFT,
-                                      _INTC_PHANDLE, _IRQ_M_TIMER),
+                        fdt.PropWords("interrupts-extended", _INTC_PHANDLE, Irq.M_SOFT,
+                                      _INTC_PHANDLE, Irq.M_TIMER),
                         _reg(p.clint_base, p.clint_size),
                         fdt.PropStrings("compatible", "sifive,clint0", "riscv,clint0")))
     return soc

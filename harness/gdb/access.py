@@ -14,13 +14,13 @@ from __future__ import annotations
 from enum import Enum
 
 from harness.abi.csr import Csr, Priv
+from harness.abi.paging import PAGE_SIZE
 from harness.errors import GuestError
 from harness.machine import Machine
 from harness.mmu import Access, TranslationContext, walk
 
 __all__ = ["DebugMemory", "MemoryMode"]
 
-PAGE = 0x1000
 DEBUG_CONTEXT = TranslationContext(Priv.S, sum=True, mxr=True)
 
 
@@ -53,7 +53,7 @@ class DebugMemory:
         done = 0
         while done < size:
             va = addr + done
-            n = min(size - done, PAGE - (va & (PAGE - 1)))
+            n = min(size - done, PAGE_SIZE - (va & (PAGE_SIZE - 1)))
             pa = self.translate(va)
             if pa is None or not self._m.memory.in_ram(pa, n):
                 raise GuestError(f"cannot access memory at {va:#x}")
@@ -70,7 +70,7 @@ class DebugMemory:
         out = b""
         while len(out) < size:
             va = addr + len(out)
-            n = min(size - len(out), PAGE - (va & (PAGE - 1)))
+            n = min(size - len(out), PAGE_SIZE - (va & (PAGE_SIZE - 1)))
             try:
                 out += self.read(va, n)
             except GuestError:

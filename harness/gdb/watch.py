@@ -26,12 +26,12 @@ from enum import IntEnum
 from unicorn.riscv_const import UC_RISCV_REG_PC
 from unicorn.unicorn_const import UC_HOOK_MEM_READ, UC_HOOK_MEM_WRITE, UC_MEM_WRITE
 
+from harness.abi.paging import PAGE_SIZE
 from harness.gdb.access import DebugMemory
 from harness.machine import Machine
 
 __all__ = ["WatchHit", "WatchKind", "Watchpoint", "Watchpoints"]
 
-PAGE = 0x1000
 MAX_ACCESS = 8          # widest load/store: an access starting this far below may overlap
 MAX_LENGTH = 1 << 16
 
@@ -139,7 +139,7 @@ class Watchpoints:
         done = 0
         while done < length:
             va = addr + done
-            n = min(length - done, PAGE - (va & (PAGE - 1)))
+            n = min(length - done, PAGE_SIZE - (va & (PAGE_SIZE - 1)))
             pa = self._mem.translate(va)
             if pa is None or not self._m.memory.in_ram(pa, n):
                 return None

@@ -27,6 +27,7 @@ from unicorn.unicorn_const import (
 )
 
 from harness.abi.csr import Priv
+from harness.abi.paging import PAGE_SIZE
 from harness.abi.platform import PLATFORM
 from harness.devices import Clint, Console, Finisher, ScriptedInput, Uart
 from harness.devices.base import Device
@@ -53,7 +54,6 @@ if TYPE_CHECKING:
 __all__ = ["Machine", "RunResult", "Stop"]
 
 _UNMAPPED = (UC_ERR_READ_UNMAPPED, UC_ERR_WRITE_UNMAPPED, UC_ERR_FETCH_UNMAPPED)
-_PAGE = 0x1000
 EXIT_GUEST_ERROR = 3
 MAX_BUDGET_STEPS = 1024      # more than a translated block holds (TCG: 512)
 EXACT_APPROACH = 2048        # run_until_instret runs at full speed to this short of it
@@ -141,7 +141,7 @@ class Machine:
                 self._fail(e)
 
         # Unicorn maps whole pages; the device rejects offsets past its own size.
-        self.uc.mmio_map(dev.base, -(-dev.size // _PAGE) * _PAGE, read, None, write, None)
+        self.uc.mmio_map(dev.base, -(-dev.size // PAGE_SIZE) * PAGE_SIZE, read, None, write, None)
 
     def reset(self, pc: int = PLATFORM.ram_base, a0: int = 0, a1: int = 0) -> None:
         """Reset state as QEMU's `virt` reset vector leaves it: M-mode at `pc`,
