@@ -21,8 +21,10 @@ from harness.errors import BadInput
 from harness.paths import KERNEL_DIR
 
 __all__ = [
+    "ABIS",
     "SYSCALL_TABLE",
     "Syscall",
+    "abi_table",
     "generate_kernel_header",
     "generate_user_header",
     "generate_user_stubs",
@@ -84,6 +86,20 @@ def parse_syscall_table(text: str, source: str = "syscall.tbl") -> list[Syscall]
     if len(set(numbers)) != len(numbers) or len(set(names)) != len(names):
         raise BadInput(f"{source}: duplicate syscall number or name")
     return sorted(calls, key=lambda c: c.number)
+
+
+ABIS: dict[str, Path] = {
+    "rcore": SYSCALL_TABLE,                            # the bundled kernel's (rCore/uCore)
+    "xv6": Path(__file__).with_name("xv6.tbl"),        # MIT's xv6-riscv
+}
+"""The system-call tables the inspectors decode with, by `--abi` name."""
+
+
+def abi_table(name: str) -> list[Syscall]:
+    """The table of the ABI called `name`; BadInput naming the choices otherwise."""
+    if name not in ABIS:
+        raise BadInput(f"unknown ABI {name!r} (choose from {', '.join(ABIS)})")
+    return load_syscall_table(ABIS[name])
 
 
 def load_syscall_table(path: Path = SYSCALL_TABLE) -> list[Syscall]:

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from harness.abi.csr import EXCEPTION_NAMES, INTERRUPT_NAMES, Csr, Priv
 from harness.abi.registers import register_number
-from harness.abi.syscall_table import load_syscall_table
+from harness.abi.syscall_table import abi_table
 from harness.api.memory import MemoryAccess
 from harness.boot import user_boot
 from harness.build.images import Images, build_images
@@ -93,13 +93,14 @@ class _AtSeqXret(AfterXret):
 
 class Session(MemoryAccess):
     def __init__(self, machine: Machine, info: SystemInfo, *, capture: bool = False,
-                 capture_limit: int | None = None) -> None:
+                 capture_limit: int | None = None, abi: str = "rcore") -> None:
         """With `capture`, the strings and buffers of system calls are read at the
         exact moment of each call (the run stops there: slower), for the first
-        `capture_limit` calls (None: all)."""
+        `capture_limit` calls (None: all). `abi` names the system-call table calls are
+        decoded with (harness.abi.syscall_table.ABIS: the bundled kernel's, or xv6's)."""
         self.machine = machine
         self.info = info
-        self.specs = call_specs(load_syscall_table())
+        self.specs = call_specs(abi_table(abi))
         self.tracer = Tracer(machine, self.specs, kernel=lambda: info.kernel_info,
                              sbi=load_sbi_names(), capture=capture,
                              capture_limit=capture_limit)
@@ -110,7 +111,7 @@ class Session(MemoryAccess):
              arch: str = "rv64", capture: bool = False, ram_mib: int = 128,
              images: Images | None = None, kernel: str | Path | None = None,
              echo: bool = False, console_input: bytes = b"", input_ends: bool = False,
-             capture_limit: int | None = None) -> Session:
+             capture_limit: int | None = None, abi: str = "rcore") -> Session:
         """The bundled firmware and kernel (or `kernel`), running `program` as the
         first process (None: the whole initrd with the shell). With `input_ends`, a
         guest that keeps polling the console once `console_input` is used up stops the
@@ -127,18 +128,18 @@ class Session(MemoryAccess):
             users[name or "program"] = Path(program)
         info = SystemInfo(kern.xlen, images.firmware, Path(kernel or images.kernel), users,
                           program=name)
-        return cls(m, info, capture=capture, capture_limit=capture_limit)
+        return cls(m, info, capture=capture, capture_limit=capture_limit, abi=abi)
 
     @classmethod
     def bare(cls, elf: str | Path, *, capture: bool = False, ram_mib: int = 128,
              echo: bool = False, console_input: bytes = b"", input_ends: bool = False,
-             capture_limit: int | None = None) -> Session:
+             capture_limit: int | None = None, abi: str = "rcore") -> Session:
         """Any bare-metal ELF, from M-mode at the RAM base (`privlab run --bios none`)."""
         image = load_elf(elf)
         m = new_bare(image, ram=ram_mib * MIB, console=Console(echo=echo),
                      uart_input=ScriptedInput(console_input, final=input_ends))
         return cls(m, SystemInfo(image.xlen, bare=Path(elf)), capture=capture,
-                   capture_limit=capture_limit)
+                   capture_limit=capture_limit, abi=abi)
 
     # -- running ---------------------------------------------------------------------
     def run(self, max_insns: int | None = None, until: Until | Sequence[Until] = ()) -> RunResult:

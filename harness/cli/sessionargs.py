@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from harness.abi.csr import Csr
+from harness.abi.syscall_table import ABIS
 from harness.api import POINT_HELP, Session, run_to
 from harness.errors import BadInput
 from harness.kernelinfo.symbols import Location
@@ -49,6 +50,9 @@ def add_target_arguments(p: argparse.ArgumentParser, default_user: str | None = 
                    help="console input (\\n for newline), for programs that read")
     g.add_argument("--max-insns", type=positive_int, metavar="N",
                    help="stop after N instructions")
+    g.add_argument("--abi", choices=tuple(ABIS), default="rcore",
+                   help="the system-call table calls are decoded with: rcore (the bundled "
+                        "kernel's, rCore/uCore numbering; default) or xv6")
 
 
 def open_session(args: Any, capture: bool = False, default_user: str | None = None,
@@ -64,12 +68,12 @@ def open_session(args: Any, capture: bool = False, default_user: str | None = No
         if args.args or args.user:
             raise BadInput("--user needs the bundled firmware and kernel, not --bios none")
         return Session.bare(args.kernel, capture=capture, ram_mib=args.ram, console_input=text,
-                            input_ends=True, capture_limit=capture_limit)
+                            input_ends=True, capture_limit=capture_limit, abi=args.abi)
     if args.args and args.user is None:
         raise BadInput(f"unexpected arguments: {' '.join(args.args)} (use --user PROG ARGS)")
     return Session.boot(args.user or default_user, args.args, arch=args.arch, capture=capture,
                         ram_mib=args.ram, kernel=args.kernel, console_input=text,
-                        input_ends=True, capture_limit=capture_limit)
+                        input_ends=True, capture_limit=capture_limit, abi=args.abi)
 
 
 def input_bytes(text: str) -> bytes:

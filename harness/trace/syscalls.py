@@ -68,14 +68,23 @@ class CallSpec:
 
 
 _UNSIGNED = ("size_t", "unsigned", "uint", "uintptr_t")
+_LENGTH_NAMES = ("len", "n", "count", "size")   # an integer after a buffer, by its name
+
+
+def _is_length(arg: tuple[str, str] | None) -> bool:
+    """Whether `arg` gives the length of the buffer before it: a size_t (the rCore
+    ABI) or an integer named like a length (xv6's `int n`)."""
+    if arg is None:
+        return False
+    name, ctype = arg
+    return "size_t" in ctype or ("*" not in ctype and name in _LENGTH_NAMES)
 
 
 def _classify(args: list[tuple[str, str]]) -> tuple[ArgSpec, ...]:
     out: list[ArgSpec] = []
     for i, (name, ctype) in enumerate(args):
         t = " ".join(ctype.split())
-        nxt = args[i + 1][1] if i + 1 < len(args) else ""
-        length = i + 1 if "size_t" in nxt else None
+        length = i + 1 if _is_length(args[i + 1] if i + 1 < len(args) else None) else None
         if t.count("*") >= 2:
             out.append(ArgSpec(name, t, ArgKind.STRV_IN))
         elif t in ("const char *", "char const *"):
