@@ -29,6 +29,8 @@ def parse_define_lines(text: str) -> dict[str, int]:
 
 @dataclass(frozen=True)
 class Platform:
+    mrom_base: int
+    mrom_size: int
     finisher_base: int
     finisher_size: int
     finisher_pass: int
@@ -53,6 +55,8 @@ class Platform:
     def from_header(cls, path: Path) -> Platform:
         d = parse_defines(path)
         return cls(
+            mrom_base=d["PLATFORM_MROM_BASE"],
+            mrom_size=d["PLATFORM_MROM_SIZE"],
             finisher_base=d["PLATFORM_FINISHER_BASE"],
             finisher_size=d["PLATFORM_FINISHER_SIZE"],
             finisher_pass=d["FINISHER_PASS"],

@@ -190,8 +190,14 @@ def compile_object(source: Path, opts: CompileOptions) -> Path:
 
 def link(objects: Sequence[Path], output: Path, arch: Arch, linker_script: Path,
          ldflags: Sequence[str] = ()) -> Path:
-    """Link objects into a static ELF at `output` with the given linker script."""
+    """Link objects into a static ELF at `output` with the given linker script. The
+    script's ENTRY(symbol) is the ELF's entry: zig's driver would otherwise set
+    `_start`, and an ELF without one (the kernel enters at `_entry`) had entry 0,
+    which OpenSBI's fw_dynamic and QEMU's -kernel hand on as the next stage."""
     linker_script = linker_script.resolve()
+    entry = re.search(r"^\s*ENTRY\(\s*(\w+)\s*\)", linker_script.read_text(), re.M)
+    if entry is not None:
+        ldflags = [f"-Wl,--entry={entry[1]}", *ldflags]
     key = content_key([compiler_identity(), arch.name, linker_script, *ldflags, *objects])
     cached = cache_root() / "elf" / key[:2] / f"{key}-{output.name}"
     if not cached.exists():

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from harness.abi.platform import PLATFORM
 from harness.boot import build_dtb, initrd_load_address
 from harness.devices import Console
+from harness.devices.mrom import FW_DYNAMIC_INFO_OFFSET, reset_rom
 from harness.devices.uart import InputSource
 from harness.errors import BadInput
 from harness.machine.loader import ElfImage
@@ -42,9 +43,16 @@ class BootLayout:
     bootargs: str
 
 
+def _reset(machine: Machine, fdt: int, next_addr: int) -> None:
+    """Fill the reset ROM as QEMU does and leave the hart where its vector jumps."""
+    machine.mrom.content = reset_rom(machine.xlen, PLATFORM.ram_base, fdt, next_addr)
+    machine.reset(PLATFORM.ram_base, a0=HART_ID, a1=fdt,
+                  a2=PLATFORM.mrom_base + FW_DYNAMIC_INFO_OFFSET)
+
+
 def boot_bare(machine: Machine, image: ElfImage) -> None:
     machine.load(image)
-    machine.reset(PLATFORM.ram_base, a0=HART_ID, a1=0)
+    _reset(machine, 0, image.entry)
 
 
 def new_bare(image: ElfImage, *, ram: int = PLATFORM.ram_size_default,
@@ -99,5 +107,5 @@ def boot_system(machine: Machine, firmware: ElfImage, kernel: ElfImage, initrd: 
             raise BadInput(f"the initrd ({len(initrd)} bytes) does not fit in RAM")
         mem.write(start, initrd)
     mem.write(dtb_addr, dtb)
-    machine.reset(PLATFORM.ram_base, a0=HART_ID, a1=dtb_addr)
+    _reset(machine, dtb_addr, kernel.entry)
     return BootLayout(start, end, dtb_addr, bootargs)

@@ -31,6 +31,7 @@ from harness.abi.paging import PAGE_SIZE
 from harness.abi.platform import PLATFORM
 from harness.devices import Clint, Console, Finisher, ScriptedInput, Uart
 from harness.devices.base import Device
+from harness.devices.mrom import Mrom
 from harness.devices.uart import IDLE_POLL_LIMIT, InputSource
 from harness.errors import BadInput, ExitStatus, GuestError
 from harness.machine.hart import Hart
@@ -113,7 +114,8 @@ class Machine:
         self.uart.on_input_ended = self._input_ended
         self._waiting_for_input = False
         self.clint = Clint(self.hart)
-        self.devices: list[Device] = [Finisher(self._halt), self.clint, self.uart]
+        self.mrom = Mrom()
+        self.devices: list[Device] = [self.mrom, Finisher(self._halt), self.clint, self.uart]
         self._halted: tuple[int, str] | None = None
         self.breakpoints: set[int] = set()   # debugger breakpoints (AtAddress adds its own)
         self.images: list[ElfImage] = []     # what load() placed, in order
@@ -143,13 +145,14 @@ class Machine:
         # Unicorn maps whole pages; the device rejects offsets past its own size.
         self.uc.mmio_map(dev.base, -(-dev.size // PAGE_SIZE) * PAGE_SIZE, read, None, write, None)
 
-    def reset(self, pc: int = PLATFORM.ram_base, a0: int = 0, a1: int = 0) -> None:
+    def reset(self, pc: int = PLATFORM.ram_base, a0: int = 0, a1: int = 0, a2: int = 0) -> None:
         """Reset state as QEMU's `virt` reset vector leaves it: M-mode at `pc`,
-        a0 = hart id, a1 = device tree address."""
+        a0 = hart id, a1 = device tree address, a2 = OpenSBI's fw_dynamic_info."""
         self.hart.priv = Priv.M
         self.hart.pc = pc
         self.hart.set_x(10, a0)
         self.hart.set_x(11, a1)
+        self.hart.set_x(12, a2)
 
     def load(self, image: ElfImage) -> None:
         """Load an ELF's segments; an ELF with a `tohost` symbol also gets HTIF."""

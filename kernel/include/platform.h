@@ -7,6 +7,11 @@
 #ifndef PLATFORM_H
 #define PLATFORM_H
 
+// MROM: QEMU's reset ROM. It holds the reset vector's words and, right after them,
+// OpenSBI's fw_dynamic_info, whose address the hart has in a2 at reset.
+#define PLATFORM_MROM_BASE       0x00001000
+#define PLATFORM_MROM_SIZE       0x0000f000
+
 // sifive_test finisher: write FINISHER_PASS to power off with status 0,
 // FINISHER_FAIL | (code << 16) to exit with `code`, FINISHER_RESET to reset.
 #define PLATFORM_FINISHER_BASE   0x00100000
