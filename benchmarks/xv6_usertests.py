@@ -1,0 +1,119 @@
+"""xv6-riscv's `usertests -q` on privlab and on QEMU 7.2, same kernel, same disk image,
+timed in the same run. Goal: privlab no slower than QEMU.
+
+    python benchmarks/xv6_usertests.py --xv6 DIR [--timeout SECONDS] [--only privlab|qemu]
+
+DIR is an xv6-riscv tree built for one hart (`make CPUS=1 kernel/kernel fs.img`, with
+Debian's gcc-riscv64-unknown-elf); xv6 cannot ship with privlab, so you build your own.
+Both machines boot `kernel/kernel` with `-bios none` and fs.img on virtio-blk (QEMU
+with `-snapshot`, privlab with `snapshot=on`, so the image is not changed), type
+`usertests -q` at the shell, and are stopped at `ALL TESTS PASSED` (or a failure, or
+the timeout). Each time is wall clock from start to that line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import selectors
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+DONE = b"ALL TESTS PASSED"
+FAILED = b"SOME TESTS FAILED"
+COMMAND = b"usertests -q\n"
+SHELL_PROMPT = b"$ "
+
+
+@dataclass
+class Timing:
+    name: str
+    seconds: float
+    passed: bool
+    tail: str
+
+
+def _qemu_command(kernel: Path, image: Path) -> list[str]:
+    return ["qemu-system-riscv64", "-machine", "virt", "-bios", "none", "-kernel", str(kernel),
+            "-m", "128M", "-smp", "1", "-nographic", "-snapshot",
+            "-global", "virtio-mmio.force-legacy=false",
+            "-drive", f"file={image},if=none,format=raw,id=x0",
+            "-device", "virtio-blk-device,drive=x0,bus=virtio-mmio-bus.0"]
+
+
+def _privlab_command(kernel: Path, image: Path) -> list[str]:
+    return [sys.executable, "-m", "harness", "run", "--bios", "none", "--kernel", str(kernel),
+            "--drive", f"{image},snapshot=on"]
+
+
+def _time(name: str, cmd: list[str], timeout: float) -> Timing:
+    """Start `cmd`, type the command at the first shell prompt, stop at the verdict."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT)
+    assert proc.stdin is not None and proc.stdout is not None
+    sel = selectors.DefaultSelector()
+    sel.register(proc.stdout, selectors.EVENT_READ)
+    out, typed, verdict = b"", False, None
+    try:
+        while verdict is None and time.perf_counter() - start < timeout:
+            if not sel.select(timeout=1.0):
+                continue
+            chunk = os.read(proc.stdout.fileno(), 65536)
+            if not chunk:
+                break
+            out += chunk
+            if not typed and SHELL_PROMPT in out:
+                proc.stdin.write(COMMAND)
+                proc.stdin.flush()
+                typed = True
+            if DONE in out:
+                verdict = True
+            elif FAILED in out:
+                verdict = False
+    finally:
+        proc.kill()
+        proc.wait()
+    tail = out[-600:].decode(errors="replace")
+    return Timing(name, time.perf_counter() - start, bool(verdict), tail)
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--xv6", type=Path, required=True, help="a built xv6-riscv tree")
+    p.add_argument("--timeout", type=float, default=1800, help="seconds per machine")
+    p.add_argument("--only", choices=("privlab", "qemu"))
+    args = p.parse_args()
+    kernel, image = args.xv6 / "kernel" / "kernel", args.xv6 / "fs.img"
+    for path in (kernel, image):
+        if not path.is_file():
+            print(f"xv6_usertests: {path}: no such file (build xv6 with "
+                  "`make CPUS=1 kernel/kernel fs.img`)", file=sys.stderr)
+            return 2
+    runs = []
+    if args.only != "qemu":
+        runs.append(("privlab", _privlab_command(kernel, image)))
+    if args.only != "privlab":
+        if shutil.which("qemu-system-riscv64") is None:
+            print("xv6_usertests: qemu-system-riscv64 is not installed", file=sys.stderr)
+            return 2
+        runs.append(("QEMU 7.2", _qemu_command(kernel, image)))
+    timings = [_time(name, cmd, args.timeout) for name, cmd in runs]
+    for t in timings:
+        verdict = "ALL TESTS PASSED" if t.passed else "NOT PASSED"
+        print(f"{t.name:>9}: {t.seconds:8.1f} s  {verdict}")
+        if not t.passed:
+            print("  last output:\n    " + t.tail.replace("\n", "\n    "))
+    if len(timings) == 2 and all(t.passed for t in timings):
+        ratio = timings[0].seconds / timings[1].seconds
+        print(f"ratio privlab / QEMU: {ratio:.2f}x (goal: at most 1.00x)")
+        return 0 if ratio <= 1.0 else 1
+    return 0 if all(t.passed for t in timings) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
