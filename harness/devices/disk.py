@@ -17,7 +17,7 @@ from pathlib import Path
 from harness.abi.platform import PLATFORM
 from harness.errors import BadInput
 
-__all__ = ["SECTOR", "Disk", "Drive", "parse_drive"]
+__all__ = ["SECTOR", "Disk", "Drive", "as_drive", "parse_drive"]
 
 SECTOR = PLATFORM.virtio["VIRTIO_BLK_SECTOR_SIZE"]
 
@@ -42,6 +42,13 @@ def parse_drive(text: str) -> Drive:
             raise BadInput(f"--drive {text!r}: unknown option {opt!r} (only snapshot=on|off)")
         snapshot = value == "on"
     return Drive(Path(path), snapshot)
+
+
+def as_drive(value: Drive | str | Path | None) -> Drive | None:
+    """A Drive from what the API accepts: a Drive, "IMAGE[,snapshot=on]", or a path."""
+    if value is None or isinstance(value, Drive):
+        return value
+    return parse_drive(value) if isinstance(value, str) else Drive(value)
 
 
 class Disk:
