@@ -20,6 +20,7 @@ that negotiates, as drivers must, works with either (docs/machine.md).
 from __future__ import annotations
 
 import struct
+from collections.abc import Callable
 
 from harness.abi.platform import PLATFORM
 from harness.devices.disk import SECTOR, Disk
@@ -101,15 +102,17 @@ class VirtioBlk:
         if kind == T_IN:
             status = self._check(sector, data_in)
             if status == BlkStatus.OK:
-                reply = self.disk.read(sector, data_in // SECTOR)
+                try:
+                    reply = self.disk.read(sector, data_in // SECTOR)
+                except OSError:       # the host failed: IOERR, as QEMU's rerror=report
+                    status = BlkStatus.IOERR
         elif kind == T_OUT:
             data = out[HEADER.size:]
             status = self._check(sector, len(data))
             if status == BlkStatus.OK:
-                self.disk.write(sector, data)
+                status = self._host(lambda: self.disk.write(sector, data))
         elif kind == T_FLUSH:
-            self.disk.flush()
-            status = BlkStatus.OK
+            status = self._host(self.disk.flush)
         elif kind == T_GET_ID:
             reply = (SERIAL + b"\0")[:min(data_in, ID_BYTES)]
             status = BlkStatus.OK
@@ -122,6 +125,15 @@ class VirtioBlk:
         except GuestError as e:
             raise VirtqueueError(f"{where}: {e}") from None
         return in_len
+
+    @staticmethod
+    def _host(op: Callable[[], None]) -> int:
+        """OK, or IOERR when the host's write or flush fails (a full disk, say)."""
+        try:
+            op()
+        except OSError:
+            return BlkStatus.IOERR
+        return BlkStatus.OK
 
     def _check(self, sector: int, length: int) -> int:
         """QEMU's virtio_blk_sect_range_ok: whole sectors, inside the disk."""

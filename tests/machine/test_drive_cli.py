@@ -97,3 +97,19 @@ def test_trace_takes_the_drive_options_too(image: Path) -> None:
                         "--kernel", str(build_asm("PASS")), "--drive", str(image) + "x"],
                        capture_output=True, text=True, timeout=120, check=False)
     assert_one_line_error(p, "disk.imgx: cannot open disk image")
+
+
+def test_session_bare_runs_the_conformance_program_on_a_snapshot(image: Path) -> None:
+    from conformance.programs import build_program
+
+    from harness.api import Session
+    from harness.machine import Stop
+
+    before = image.read_bytes()
+    s = Session.bare(build_program("virtio_blk", "rv64"), drive=f"{image},snapshot=on")
+    try:
+        result = s.run(max_insns=10_000_000)
+    finally:
+        s.close()
+    assert (result.stop, result.exit_status) == (Stop.HALT, 0)
+    assert image.read_bytes() == before
