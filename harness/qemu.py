@@ -13,6 +13,9 @@ at the target's XLEN (16 hex digits on riscv64, 8 on riscv32):
 epc:0x0000000080000042, tval:0x0000000000000000, desc=m_timer
 
 xRETs are not logged.
+
+With `drive`, a raw image becomes virtio-blk on the first virtio-mmio transport
+(0x1000_1000, where privlab's `--drive` puts it) behind a modern (version 2) transport.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ __all__ = [
     "QemuNotFound",
     "QemuResult",
     "TrapRecord",
+    "drive_args",
     "finisher_exit_status",
     "parse_int_log",
     "qemu_binary",
@@ -128,8 +132,17 @@ def qemu_binary(arch: Arch) -> Path | None:
     return Path(found) if found else None
 
 
+def drive_args(image: Path) -> list[str]:
+    """QEMU's arguments for privlab's `--drive IMAGE`: virtio-blk on virtio-mmio slot 0
+    (QEMU fills the highest slot first unless told), version 2 (QEMU 7.2 defaults to
+    legacy virtio-mmio)."""
+    return ["-global", "virtio-mmio.force-legacy=false",
+            "-drive", f"file={image},format=raw,if=none,id=x0",
+            "-device", "virtio-blk-device,drive=x0,bus=virtio-mmio-bus.0"]
+
+
 def qemu_command(elf: Path, arch: Arch, log: Path, extra_args: Sequence[str] = (),
-                 icount: bool = False) -> list[str]:
+                 icount: bool = False, drive: Path | None = None) -> list[str]:
     """The QEMU command line that runs `elf` bare-metal and logs traps to `log`."""
     binary = qemu_binary(arch)
     if binary is None:
@@ -141,15 +154,18 @@ def qemu_command(elf: Path, arch: Arch, log: Path, extra_args: Sequence[str] = (
            "-kernel", str(elf), "-d", "int", "-D", str(log)]
     if icount:
         cmd += ["-icount", "shift=0"]
+    if drive is not None:
+        cmd += drive_args(drive)
     return [*cmd, *extra_args]
 
 
 def run_qemu(elf: Path, arch: Arch, timeout_s: float, extra_args: Sequence[str] = (),
-             icount: bool = False) -> QemuResult:
-    """Run `elf` on QEMU's virt board with no firmware; kill it after `timeout_s`."""
+             icount: bool = False, drive: Path | None = None) -> QemuResult:
+    """Run `elf` on QEMU's virt board with no firmware (and `drive` as virtio-blk);
+    kill it after `timeout_s`."""
     with tempfile.TemporaryDirectory(prefix="privlab-qemu-") as tmp:
         log = Path(tmp) / "int.log"
-        cmd = qemu_command(elf, arch, log, extra_args, icount)
+        cmd = qemu_command(elf, arch, log, extra_args, icount, drive)
         timed_out = False
         try:
             proc = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True,

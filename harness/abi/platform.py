@@ -7,7 +7,7 @@ at import, so the harness, the firmware, the kernel and the tests cannot disagre
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.paths import PLATFORM_HEADER
@@ -47,9 +47,21 @@ class Platform:
     uart0_base: int
     uart0_size: int
     uart0_irq: int
+    virtio0_base: int
+    virtio_count: int
+    virtio_stride: int
+    virtio_size: int
+    virtio0_irq: int
     ram_base: int
     ram_size_default: int
     kernel_base: int
+    virtio: dict[str, int] = field(default_factory=dict, compare=False)
+    """Every `VIRTIO_*` and `VIRTQ_*` define: the virtio-mmio registers and the
+    virtio-blk protocol, by their header names."""
+
+    def virtio_base(self, slot: int) -> int:
+        """The base address of virtio-mmio transport `slot`."""
+        return self.virtio0_base + slot * self.virtio_stride
 
     @classmethod
     def from_header(cls, path: Path) -> Platform:
@@ -73,9 +85,15 @@ class Platform:
             uart0_base=d["PLATFORM_UART0_BASE"],
             uart0_size=d["PLATFORM_UART0_SIZE"],
             uart0_irq=d["PLATFORM_UART0_IRQ"],
+            virtio0_base=d["PLATFORM_VIRTIO0_BASE"],
+            virtio_count=d["PLATFORM_VIRTIO_COUNT"],
+            virtio_stride=d["PLATFORM_VIRTIO_STRIDE"],
+            virtio_size=d["PLATFORM_VIRTIO_SIZE"],
+            virtio0_irq=d["PLATFORM_VIRTIO0_IRQ"],
             ram_base=d["PLATFORM_RAM_BASE"],
             ram_size_default=d["PLATFORM_RAM_SIZE_DEFAULT"],
             kernel_base=d["PLATFORM_KERNEL_BASE"],
+            virtio={k: v for k, v in d.items() if k.startswith(("VIRTIO_", "VIRTQ_"))},
         )
 
 

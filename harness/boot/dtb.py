@@ -4,10 +4,11 @@ Modelled on what QEMU 7.2's `virt` board generates (`-machine virt,dumpdtb=virt.
 trimmed to the devices privlab emulates, with addresses from kernel/include/platform.h:
 memory, one cpu (ISA, MMU type, timebase frequency, its interrupt controller), the
 NS16550A UART, the CLINT, the sifive_test finisher (with syscon poweroff/reboot nodes),
-and `/chosen` with `bootargs`, `stdout-path` and `linux,initrd-start`/`-end`.
+the eight virtio-mmio transports, and `/chosen` with `bootargs`, `stdout-path` and
+`linux,initrd-start`/`-end`.
 
-The kernel reads it in kernel/fdt.c. The UART has no `interrupts` property until the
-PLIC exists: the kernel polls it through SBI.
+The kernel reads it in kernel/fdt.c. The UART and the virtio transports have no
+`interrupts` property until the PLIC exists: the kernel polls the UART through SBI.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ __all__ = ["build_dtb", "parse_dtb_summary"]
 _CPU_PHANDLE = 1
 _INTC_PHANDLE = 2
 _FINISHER_PHANDLE = 3
+PLIC_PHANDLE = 4           # the PLIC node's phandle, for its devices' interrupt-parent
 _UART_CLOCK_HZ = 0x384000  # QEMU's value; nothing here depends on it
 
 
@@ -73,7 +75,26 @@ def _soc() -> fdt.Node:
                                       _INTC_PHANDLE, Irq.M_TIMER),
                         _reg(p.clint_base, p.clint_size),
                         fdt.PropStrings("compatible", "sifive,clint0", "riscv,clint0")))
+    _virtio(soc)
     return soc
+
+
+def _virtio_interrupts(slot: int) -> list[fdt.Property]:
+    """PLIC: where the PLIC work adds, for QEMU 7.2's layout,
+    `interrupt-parent = <PLIC_PHANDLE>` and `interrupts = <PLATFORM.virtio0_irq + slot>`,
+    once the PLIC node (phandle PLIC_PHANDLE) is in the tree."""
+    return []
+
+
+def _virtio(soc: fdt.Node) -> None:
+    """QEMU 7.2 adds the transports 0..7 with fdt_add_subnode, which puts each new node
+    first, so its tree lists them from the highest address down; so does this one."""
+    p = PLATFORM
+    for slot in reversed(range(p.virtio_count)):
+        base = p.virtio_base(slot)
+        soc.append(fdt.Node(f"virtio_mmio@{base:x}", *_virtio_interrupts(slot),
+                            _reg(base, p.virtio_stride),
+                            fdt.PropStrings("compatible", "virtio,mmio")))
 
 
 def _syscon(name: str, value: int) -> fdt.Node:

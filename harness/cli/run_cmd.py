@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import IO
 
 from harness.cli.console import interrupt_stops, report_run, terminal_input
-from harness.cli.sessionargs import input_bytes, positive_int
+from harness.cli.sessionargs import add_drive_arguments, drive_of, input_bytes, positive_int
 from harness.devices import Console, ScriptedInput, StdinInput
 from harness.devices.uart import InputSource
 from harness.errors import BadInput
@@ -49,6 +49,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    "timer_hz=N, ...); repeat for more")
     p.add_argument("--max-insns", type=positive_int, metavar="N",
                    help="stop after N instructions (exit 124)")
+    add_drive_arguments(p)
     p.add_argument("--trace-out", metavar="FILE.jsonl", help="write every trap and xRET")
     p.add_argument("--input", metavar="TEXT",
                    help="console input as a string (\\n for newline) instead of stdin")
@@ -94,7 +95,8 @@ def _boot(args: argparse.Namespace, console: Console, uart_input: InputSource) -
             raise BadInput("--bios none needs --kernel ELF (the program to run from M-mode)")
         if args.user is not None:
             raise BadInput("--user needs the bundled firmware and kernel, not --bios none")
-        return new_bare(load_elf(args.kernel), ram=ram, console=console, uart_input=uart_input)
+        return new_bare(load_elf(args.kernel), ram=ram, console=console, uart_input=uart_input,
+                        drive=drive_of(args), virtio_legacy=args.virtio_legacy)
     return _boot_system(args, ram, console, uart_input)
 
 
@@ -109,7 +111,8 @@ def _boot_system(args: argparse.Namespace, ram: int, console: Console,
     firmware = load_elf(args.bios) if args.bios else load_elf(images.firmware)
     ub = user_boot(images.users, args.user, args.args, flags=args.boot_flag)
     return new_system(firmware, kernel or load_elf(images.kernel), ub.initrd, ub.bootargs,
-                      ram=ram, console=console, uart_input=uart_input)
+                      ram=ram, console=console, uart_input=uart_input, drive=drive_of(args),
+                      virtio_legacy=args.virtio_legacy)
 
 
 def _serve_gdb(machine: Machine, args: argparse.Namespace) -> RunResult:

@@ -14,12 +14,13 @@ from typing import Any
 from harness.abi.csr import Csr
 from harness.abi.syscall_table import ABIS
 from harness.api import POINT_HELP, Session, run_to
+from harness.devices.disk import Drive, parse_drive
 from harness.errors import BadInput
 from harness.kernelinfo.symbols import Location
 from harness.machine import RunResult
 
-__all__ = ["add_at_argument", "add_target_arguments", "input_bytes", "open_session",
-           "positive_int",
+__all__ = ["add_at_argument", "add_drive_arguments", "add_target_arguments", "drive_of",
+           "input_bytes", "open_session", "positive_int",
            "session_at", "symbolize_now"]
 
 
@@ -31,6 +32,22 @@ def positive_int(text: str) -> int:
     if value <= 0:
         raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
     return value
+
+
+def add_drive_arguments(g: argparse._ActionsContainer) -> None:
+    """--drive and --virtio-legacy, the same for run, trace, inspect and the rest."""
+    g.add_argument("--drive", metavar="IMAGE[,snapshot=on]",
+                   help="a raw disk image for virtio-blk in virtio-mmio slot 0 (QEMU: "
+                        "-drive file=IMAGE,format=raw,if=none,id=x0 -device "
+                        "virtio-blk-device,drive=x0,bus=virtio-mmio-bus.0); writes reach "
+                        "the file unless snapshot=on")
+    g.add_argument("--virtio-legacy", action="store_true",
+                   help="version 1 (legacy) virtio-mmio transports, as QEMU's "
+                        "-global virtio-mmio.force-legacy=true")
+
+
+def drive_of(args: Any) -> Drive | None:
+    return parse_drive(args.drive) if args.drive is not None else None
 
 
 def add_target_arguments(p: argparse.ArgumentParser, default_user: str | None = None) -> None:
@@ -53,6 +70,7 @@ def add_target_arguments(p: argparse.ArgumentParser, default_user: str | None = 
     g.add_argument("--abi", choices=tuple(ABIS), default="rcore",
                    help="the system-call table calls are decoded with: rcore (the bundled "
                         "kernel's, rCore/uCore numbering; default) or xv6")
+    add_drive_arguments(g)
 
 
 def open_session(args: Any, capture: bool = False, default_user: str | None = None,
@@ -68,12 +86,14 @@ def open_session(args: Any, capture: bool = False, default_user: str | None = No
         if args.args or args.user:
             raise BadInput("--user needs the bundled firmware and kernel, not --bios none")
         return Session.bare(args.kernel, capture=capture, ram_mib=args.ram, console_input=text,
-                            input_ends=True, capture_limit=capture_limit, abi=args.abi)
+                            input_ends=True, capture_limit=capture_limit,
+                            drive=drive_of(args), virtio_legacy=args.virtio_legacy, abi=args.abi)
     if args.args and args.user is None:
         raise BadInput(f"unexpected arguments: {' '.join(args.args)} (use --user PROG ARGS)")
     return Session.boot(args.user or default_user, args.args, arch=args.arch, capture=capture,
                         ram_mib=args.ram, kernel=args.kernel, console_input=text,
-                        input_ends=True, capture_limit=capture_limit, abi=args.abi)
+                        input_ends=True, capture_limit=capture_limit,
+                        drive=drive_of(args), virtio_legacy=args.virtio_legacy, abi=args.abi)
 
 
 def input_bytes(text: str) -> bytes:

@@ -2,8 +2,9 @@
 
 from harness.devices.base import Device, DeviceError
 from harness.devices.clint import Clint
+from harness.devices.disk import Drive
 from harness.devices.finisher import Finisher
 from harness.devices.uart import Console, ScriptedInput, StdinInput, Uart
 
-__all__ = ["Clint", "Console", "Device", "DeviceError", "Finisher", "ScriptedInput",
+__all__ = ["Clint", "Console", "Device", "DeviceError", "Drive", "Finisher", "ScriptedInput",
            "StdinInput", "Uart"]

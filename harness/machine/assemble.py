@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from harness.abi.platform import PLATFORM
 from harness.boot import build_dtb, initrd_load_address
 from harness.devices import Console
+from harness.devices.disk import Drive
 from harness.devices.mrom import FW_DYNAMIC_INFO_OFFSET, reset_rom
 from harness.devices.uart import InputSource
 from harness.errors import BadInput
@@ -57,21 +58,23 @@ def boot_bare(machine: Machine, image: ElfImage) -> None:
 
 def new_bare(image: ElfImage, *, ram: int = PLATFORM.ram_size_default,
              console: Console | None = None, uart_input: InputSource | None = None,
-             keep_events: bool = True) -> Machine:
+             keep_events: bool = True, drive: Drive | None = None,
+             virtio_legacy: bool = False) -> Machine:
     """A machine of the image's XLEN running `image` from M-mode at the RAM base."""
     machine = Machine(image.xlen, ram, console=console, uart_input=uart_input,
-                      keep_events=keep_events)
+                      keep_events=keep_events, drive=drive, virtio_legacy=virtio_legacy)
     boot_bare(machine, image)
     return machine
 
 
 def new_system(firmware: ElfImage, kernel: ElfImage, initrd: bytes, bootargs: str, *,
                ram: int = PLATFORM.ram_size_default, console: Console | None = None,
-               uart_input: InputSource | None = None, keep_events: bool = True) -> Machine:
+               uart_input: InputSource | None = None, keep_events: bool = True,
+               drive: Drive | None = None, virtio_legacy: bool = False) -> Machine:
     """A machine of the kernel's XLEN with firmware, kernel, initrd and device tree in
     place (boot_system), at reset."""
     machine = Machine(kernel.xlen, ram, console=console, uart_input=uart_input,
-                      keep_events=keep_events)
+                      keep_events=keep_events, drive=drive, virtio_legacy=virtio_legacy)
     boot_system(machine, firmware, kernel, initrd, bootargs)
     return machine
 

@@ -31,8 +31,11 @@ from harness.abi.paging import PAGE_SIZE
 from harness.abi.platform import PLATFORM
 from harness.devices import Clint, Console, Finisher, ScriptedInput, Uart
 from harness.devices.base import Device
+from harness.devices.disk import Disk, Drive
 from harness.devices.mrom import Mrom
 from harness.devices.uart import IDLE_POLL_LIMIT, InputSource
+from harness.devices.virtio_blk import VirtioBlk
+from harness.devices.virtio_mmio import VirtioMmio
 from harness.errors import BadInput, ExitStatus, GuestError
 from harness.machine.hart import Hart
 from harness.machine.loader import ElfImage
@@ -100,10 +103,15 @@ class Machine:
 
     def __init__(self, xlen: int = 64, ram_size: int = PLATFORM.ram_size_default, *,
                  console: Console | None = None, uart_input: InputSource | None = None,
-                 keep_events: bool = True) -> None:
+                 keep_events: bool = True, drive: Drive | None = None,
+                 virtio_legacy: bool = False) -> None:
+        """`drive`: a raw image for virtio-blk in virtio-mmio slot 0 (the other slots,
+        and slot 0 without a drive, are empty transports); `virtio_legacy`: version 1
+        transports (QEMU's virtio-mmio.force-legacy=true)."""
         if xlen not in (32, 64):
             raise BadInput(f"xlen must be 32 or 64, not {xlen}")
         self.xlen = xlen
+        self.disk = Disk(drive) if drive is not None else None   # BadInput before anything
         self.uc: UcT = Uc(UC_ARCH_RISCV, UC_MODE_RISCV64 if xlen == 64 else UC_MODE_RISCV32)
         self.memory = Memory(self.uc, PLATFORM.ram_base, ram_size)
         self.hart = Hart(self.uc, xlen)
@@ -115,7 +123,14 @@ class Machine:
         self._waiting_for_input = False
         self.clint = Clint(self.hart)
         self.mrom = Mrom()
-        self.devices: list[Device] = [self.mrom, Finisher(self._halt), self.clint, self.uart]
+        self.virtio = [
+            VirtioMmio(slot, _no_irq, self,
+                       VirtioBlk(self.disk) if slot == 0 and self.disk is not None else None,
+                       legacy=virtio_legacy)
+            for slot in range(PLATFORM.virtio_count)]
+        self.devices: list[Device] = [self.mrom, Finisher(self._halt), self.clint,
+                                      self.uart,
+                                      *self.virtio]
         self._halted: tuple[int, str] | None = None
         self.breakpoints: set[int] = set()   # debugger breakpoints (AtAddress adds its own)
         self.images: list[ElfImage] = []     # what load() placed, in order
@@ -437,6 +452,9 @@ class Machine:
         self.memory.write_virtual(vaddr, data)
         self.hart.sync()
 
+    def read_physical(self, paddr: int, size: int) -> bytes:
+        return self.memory.read(paddr, size)
+
     def write_physical(self, paddr: int, data: bytes) -> None:
         self.memory.write(paddr, data)
         self.hart.sync()
@@ -451,3 +469,11 @@ class Machine:
 
     def close(self) -> None:
         self.hart.close()
+        if self.disk is not None:
+            self.disk.close()
+
+
+def _no_irq(level: bool) -> None:
+    """A virtio transport's interrupt line, unconnected: the PLIC connects it (source
+    PLATFORM.virtio0_irq + slot)."""
+

@@ -37,8 +37,81 @@
 #define PLATFORM_UART0_SIZE      0x00000100
 #define PLATFORM_UART0_IRQ       10
 
-// virtio-mmio transports (not yet emulated).
+// virtio-mmio transports: PLATFORM_VIRTIO_COUNT slots, slot i at
+// PLATFORM_VIRTIO0_BASE + i * PLATFORM_VIRTIO_STRIDE, PLIC source PLATFORM_VIRTIO0_IRQ + i.
+// Each transport's registers fill the first PLATFORM_VIRTIO_SIZE bytes of its slot.
 #define PLATFORM_VIRTIO0_BASE    0x10001000
+#define PLATFORM_VIRTIO_COUNT    8
+#define PLATFORM_VIRTIO_STRIDE   0x00001000
+#define PLATFORM_VIRTIO_SIZE     0x00000200
+#define PLATFORM_VIRTIO0_IRQ     1
+
+// virtio-mmio register offsets (virtio 1.2, 4.2.2; "legacy" only in version 1).
+#define VIRTIO_MMIO_MAGIC_VALUE         0x000   // reads VIRTIO_MMIO_MAGIC
+#define VIRTIO_MMIO_VERSION             0x004   // 2 modern, 1 legacy
+#define VIRTIO_MMIO_DEVICE_ID           0x008   // 0: no device in this slot
+#define VIRTIO_MMIO_VENDOR_ID           0x00c
+#define VIRTIO_MMIO_DEVICE_FEATURES     0x010
+#define VIRTIO_MMIO_DEVICE_FEATURES_SEL 0x014
+#define VIRTIO_MMIO_DRIVER_FEATURES     0x020
+#define VIRTIO_MMIO_DRIVER_FEATURES_SEL 0x024
+#define VIRTIO_MMIO_GUEST_PAGE_SIZE     0x028   // legacy
+#define VIRTIO_MMIO_QUEUE_SEL           0x030
+#define VIRTIO_MMIO_QUEUE_NUM_MAX       0x034
+#define VIRTIO_MMIO_QUEUE_NUM           0x038
+#define VIRTIO_MMIO_QUEUE_ALIGN         0x03c   // legacy
+#define VIRTIO_MMIO_QUEUE_PFN           0x040   // legacy
+#define VIRTIO_MMIO_QUEUE_READY         0x044   // modern
+#define VIRTIO_MMIO_QUEUE_NOTIFY        0x050
+#define VIRTIO_MMIO_INTERRUPT_STATUS    0x060
+#define VIRTIO_MMIO_INTERRUPT_ACK       0x064
+#define VIRTIO_MMIO_STATUS              0x070
+#define VIRTIO_MMIO_QUEUE_DESC_LOW      0x080   // modern
+#define VIRTIO_MMIO_QUEUE_DESC_HIGH     0x084
+#define VIRTIO_MMIO_QUEUE_DRIVER_LOW    0x090   // the available ring
+#define VIRTIO_MMIO_QUEUE_DRIVER_HIGH   0x094
+#define VIRTIO_MMIO_QUEUE_DEVICE_LOW    0x0a0   // the used ring
+#define VIRTIO_MMIO_QUEUE_DEVICE_HIGH   0x0a4
+#define VIRTIO_MMIO_CONFIG_GENERATION   0x0fc   // modern
+#define VIRTIO_MMIO_CONFIG              0x100   // device-specific configuration space
+#define VIRTIO_MMIO_MAGIC               0x74726976   // "virt"
+#define VIRTIO_MMIO_VENDOR_QEMU         0x554d4551   // "QEMU"
+#define VIRTIO_MMIO_QUEUE_NUM_MAX_VALUE 1024         // QEMU's VIRTQUEUE_MAX_SIZE
+
+// Device status bits (Status register), interrupt bits (InterruptStatus).
+#define VIRTIO_STATUS_ACKNOWLEDGE  1
+#define VIRTIO_STATUS_DRIVER       2
+#define VIRTIO_STATUS_DRIVER_OK    4
+#define VIRTIO_STATUS_FEATURES_OK  8
+#define VIRTIO_STATUS_NEEDS_RESET  64
+#define VIRTIO_STATUS_FAILED       128
+#define VIRTIO_INT_USED_BUFFER     1
+#define VIRTIO_INT_CONFIG_CHANGE   2
+
+// Split virtqueue: descriptor flags, available-ring flags.
+#define VIRTQ_DESC_F_NEXT          1
+#define VIRTQ_DESC_F_WRITE         2
+#define VIRTQ_DESC_F_INDIRECT      4
+#define VIRTQ_AVAIL_F_NO_INTERRUPT 1
+
+// virtio-blk (device id VIRTIO_ID_BLOCK): feature bits, config offsets, requests.
+#define VIRTIO_ID_BLOCK            2
+#define VIRTIO_F_VERSION_1         32
+#define VIRTIO_BLK_F_SEG_MAX       2
+#define VIRTIO_BLK_F_BLK_SIZE      6
+#define VIRTIO_BLK_F_FLUSH         9
+#define VIRTIO_BLK_CFG_CAPACITY    0x00   // u64, in 512-byte sectors
+#define VIRTIO_BLK_CFG_SEG_MAX     0x0c   // u32
+#define VIRTIO_BLK_CFG_BLK_SIZE    0x14   // u32
+#define VIRTIO_BLK_SECTOR_SIZE     512
+#define VIRTIO_BLK_T_IN            0
+#define VIRTIO_BLK_T_OUT           1
+#define VIRTIO_BLK_T_FLUSH         4
+#define VIRTIO_BLK_T_GET_ID        8
+#define VIRTIO_BLK_ID_BYTES        20
+#define VIRTIO_BLK_S_OK            0
+#define VIRTIO_BLK_S_IOERR         1
+#define VIRTIO_BLK_S_UNSUPP        2
 
 // RAM: the firmware (or a bare-metal ELF) is entered here in M-mode.
 #define PLATFORM_RAM_BASE        0x80000000

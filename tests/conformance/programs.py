@@ -12,7 +12,12 @@ or from a shell, printing the ELF paths (all programs when none is named):
     python tests/conformance/programs.py rv64 exc_ecall xret
 
 Builds are cached by content (harness.build.cache), so calling build_program again is
-cheap; the ELF lands in `<cache>/conformance/<arch>/<name>.elf`.
+cheap; the ELF lands in `<cache>/conformance/<arch>/<name>.elf`. A program may have a C
+half, `<name>.c`, linked in too.
+
+A program in DRIVES needs a disk: `scratch_drive(name, directory)` makes its zero-filled
+raw image, which both QEMU (`run_qemu(..., drive=)`) and privlab (`Machine(drive=)`)
+get as virtio-blk in virtio-mmio slot 0. Such a device program takes no traps.
 """
 
 from __future__ import annotations
@@ -25,8 +30,10 @@ from pathlib import Path
 from harness.build.baremetal import build_baremetal
 from harness.build.cache import cache_root
 from harness.build.toolchain import ARCHES, Arch
+from harness.devices.disk import SECTOR
 
-__all__ = ["CONFORMANCE_DIR", "PROGRAMS", "build_program", "program_source"]
+__all__ = ["CONFORMANCE_DIR", "DRIVES", "PROGRAMS", "build_program", "program_source",
+           "scratch_drive"]
 
 CONFORMANCE_DIR = Path(__file__).resolve().parent
 INCLUDE_DIR = CONFORMANCE_DIR / "include"
@@ -34,6 +41,19 @@ RUNTIME_SOURCES = (CONFORMANCE_DIR / "lib" / "entry.S", CONFORMANCE_DIR / "lib" 
 
 PROGRAMS: list[str] = sorted(p.stem for p in CONFORMANCE_DIR.glob("*.S"))
 """Program names (file stems), sorted."""
+
+DRIVES: dict[str, int] = {"virtio_blk": 64 * SECTOR}
+"""The programs that need a drive, and the size of their scratch image in bytes."""
+
+
+def scratch_drive(name: str, directory: Path) -> Path | None:
+    """A fresh zero-filled image for program `name` in `directory`, or None."""
+    size = DRIVES.get(name)
+    if size is None:
+        return None
+    path = directory / f"{name}.img"
+    path.write_bytes(bytes(size))
+    return path
 
 
 def program_source(name: str) -> Path:
@@ -51,8 +71,9 @@ def build_program(name: str, arch: Arch | str) -> Path:
 @cache
 def _build(name: str, arch: Arch) -> Path:
     out = cache_root() / "conformance" / arch.name / f"{name}.elf"
-    return build_baremetal([program_source(name), *RUNTIME_SOURCES], arch, out,
-                           include_dirs=[INCLUDE_DIR])
+    c_half = CONFORMANCE_DIR / f"{name}.c"
+    sources = [program_source(name), *([c_half] if c_half.is_file() else []), *RUNTIME_SOURCES]
+    return build_baremetal(sources, arch, out, include_dirs=[INCLUDE_DIR])
 
 
 def main(argv: Sequence[str]) -> int:

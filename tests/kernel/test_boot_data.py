@@ -85,6 +85,15 @@ def test_dtb_describes_the_virt_devices() -> None:
     assert not tree.get_node("/chosen").exist_property("linux,initrd-start")
 
 
+def test_dtb_lists_eight_virtio_transports_as_qemu_7_2_does() -> None:
+    tree = fdt.parse_dtb(build_dtb(0x8000_0000, 64 << 20, "", None, 64))
+    names = [n.name for n in tree.get_node("/soc").nodes if n.name.startswith("virtio")]
+    assert names == [f"virtio_mmio@1000{i}000" for i in range(8, 0, -1)]
+    node = tree.get_node("/soc/virtio_mmio@10001000")
+    assert node.get_property("compatible").value == "virtio,mmio"
+    assert list(node.get_property("reg").data) == [0, 0x1000_1000, 0, 0x1000]
+
+
 def test_dtb_for_rv32_says_sv32() -> None:
     tree = fdt.parse_dtb(build_dtb(0x8000_0000, 64 << 20, "", None, 32))
     assert tree.get_property("mmu-type", "/cpus/cpu@0").value == "riscv,sv32"
