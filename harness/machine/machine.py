@@ -29,7 +29,7 @@ from unicorn.unicorn_const import (
 from harness.abi.csr import Priv
 from harness.abi.paging import PAGE_SIZE
 from harness.abi.platform import PLATFORM
-from harness.devices import Clint, Console, Finisher, ScriptedInput, Uart
+from harness.devices import Clint, Console, Finisher, Plic, ScriptedInput, Uart
 from harness.devices.base import Device
 from harness.devices.uart import IDLE_POLL_LIMIT, InputSource
 from harness.errors import BadInput, ExitStatus, GuestError
@@ -109,11 +109,15 @@ class Machine:
         self.hart.set_ram(self.memory.host_address, self.memory.ram_base, self.memory.ram_size)
         self.events = EventLog(keep=keep_events)
         self.console = console or Console()
+        # The PLIC drives mip.MEIP/SEIP; a device drives its source through
+        # `self.plic.line(n)` (an IrqLine) or `self.plic.set_level(n, level)`: the UART
+        # is PLATFORM.uart0_irq, virtio-mmio slot i is PLATFORM.virtio_irq + i.
+        self.plic = Plic(self.hart)
         self.uart = Uart(self.console, uart_input or ScriptedInput())
         self.uart.on_input_ended = self._input_ended
         self._waiting_for_input = False
         self.clint = Clint(self.hart)
-        self.devices: list[Device] = [Finisher(self._halt), self.clint, self.uart]
+        self.devices: list[Device] = [Finisher(self._halt), self.clint, self.plic, self.uart]
         self._halted: tuple[int, str] | None = None
         self.breakpoints: set[int] = set()   # debugger breakpoints (AtAddress adds its own)
         self.images: list[ElfImage] = []     # what load() placed, in order
