@@ -113,7 +113,8 @@ class Machine:
         # `self.plic.line(n)` (an IrqLine) or `self.plic.set_level(n, level)`: the UART
         # is PLATFORM.uart0_irq, virtio-mmio slot i is PLATFORM.virtio_irq + i.
         self.plic = Plic(self.hart)
-        self.uart = Uart(self.console, uart_input or ScriptedInput())
+        self.uart = Uart(self.console, uart_input or ScriptedInput(),
+                         irq=self.plic.line(PLATFORM.uart0_irq))
         self.uart.on_input_ended = self._input_ended
         self._waiting_for_input = False
         self.clint = Clint(self.hart)
@@ -247,6 +248,7 @@ class Machine:
         s.record_events = 1
         self._ran_since_step = True
         self._arm(conditions)
+        self.uart.update_irq()               # input fed since the last run
         self.hart.update()
         try:
             return self._loop(on_stop, conditions)

@@ -170,3 +170,11 @@ def test_context_0_drives_meip_and_context_1_seip(machine: Machine) -> None:
     assert machine.hart.mip() & (MEIP | SEIP) == SEIP
     plic.line(UART).set(False)
     assert machine.hart.mip() & (MEIP | SEIP) == 0
+
+
+def test_the_uart_is_wired_to_its_source(machine: Machine) -> None:
+    machine.plic.write(priority(UART), 4, 1)
+    machine.plic.write(enable(S), 4, 1 << UART)
+    machine.uart.write(1, 1, 0x02)                 # IER.ETBEI: THR is empty
+    assert machine.plic.read(P.plic_pending, 4) == 1 << UART
+    assert machine.hart.mip() & SEIP == SEIP
