@@ -5,7 +5,7 @@ from kernel/include/platform.h): PLIC_NUM_SOURCES sources (0 means "none"), prio
 0..PLIC_MAX_PRIORITY, and two contexts, PLIC_CONTEXT_M (drives mip.MEIP) and
 PLIC_CONTEXT_S (drives mip.SEIP). Every register is 32 bits wide.
 
-- priority (source n at PLIC_PRIORITY + 4n) and threshold are WARL: a write keeps the
+- priority (source n at PLIC_PRIORITY + 4n, n >= 1) and threshold are WARL: a write keeps the
   value modulo PLIC_MAX_PRIORITY + 1.
 - pending bits follow the device lines; software writes to them are ignored.
 - a context's output is high while some source is pending, enabled in it, not claimed
@@ -140,7 +140,7 @@ class Plic:
             raise DeviceError(f"{what} of {size} bytes at {self.base + offset:#x}: the "
                               f"{self.name} has only aligned 32-bit registers")
         rel = offset - P.plic_priority
-        if 0 <= rel < 4 * P.plic_num_sources:
+        if 4 <= rel < 4 * P.plic_num_sources:       # source 0 has none (QEMU 7.2)
             return "priority", rel // 4, 0
         rel = offset - P.plic_pending
         if 0 <= rel < 4 * WORDS:

@@ -30,7 +30,7 @@
 #define PLATFORM_PLIC_SIZE       0x00600000
 #define PLIC_NUM_SOURCES         96         // including source 0
 #define PLIC_MAX_PRIORITY        7          // priorities and thresholds are 0..7
-#define PLIC_PRIORITY            0x000000   // source n's priority: + 4 * n
+#define PLIC_PRIORITY            0x000000   // source n's priority: + 4 * n (n >= 1)
 #define PLIC_PENDING             0x001000   // pending bits, 32 sources a word (read-only)
 #define PLIC_ENABLE              0x002000   // context c's enable bits: + c * stride
 #define PLIC_ENABLE_STRIDE       0x80

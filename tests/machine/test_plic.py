@@ -152,6 +152,11 @@ def test_unknown_offsets_and_widths_fail() -> None:
         plic.read(priority(UART), 1)
 
 
+def test_source_0_has_no_priority_register() -> None:
+    with pytest.raises(DeviceError):
+        Plic().write(priority(0), 4, 5)
+
+
 def test_source_numbers_outside_the_plic_are_rejected() -> None:
     plic = Plic()
     for source in (0, P.plic_num_sources):
