@@ -50,7 +50,8 @@ EXT_BITS = (1 << Irq.M_EXT) | (1 << Irq.S_EXT)
 
 
 class IrqLine:
-    """One PLIC source as a device sees it: a level it raises and lowers."""
+    """One PLIC source as a device sees it. Call `set(level)` whenever the device's
+    interrupt state may have changed (True while it wants service)."""
 
     def __init__(self, plic: Plic, source: int) -> None:
         self.plic = plic
@@ -58,12 +59,6 @@ class IrqLine:
 
     def set(self, level: bool) -> None:
         self.plic.set_level(self.source, level)
-
-    def raise_(self) -> None:
-        self.set(True)
-
-    def lower(self) -> None:
-        self.set(False)
 
 
 class Plic:
