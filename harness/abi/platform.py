@@ -44,6 +44,19 @@ class Platform:
     timebase_hz: int
     plic_base: int
     plic_size: int
+    plic_num_sources: int
+    plic_max_priority: int
+    plic_priority: int
+    plic_pending: int
+    plic_enable: int
+    plic_enable_stride: int
+    plic_context: int
+    plic_context_stride: int
+    plic_threshold: int
+    plic_claim: int
+    plic_context_m: int
+    plic_context_s: int
+    plic_num_contexts: int
     uart0_base: int
     uart0_size: int
     uart0_irq: int
@@ -82,6 +95,19 @@ class Platform:
             timebase_hz=d["PLATFORM_TIMEBASE_HZ"],
             plic_base=d["PLATFORM_PLIC_BASE"],
             plic_size=d["PLATFORM_PLIC_SIZE"],
+            plic_num_sources=d["PLIC_NUM_SOURCES"],
+            plic_max_priority=d["PLIC_MAX_PRIORITY"],
+            plic_priority=d["PLIC_PRIORITY"],
+            plic_pending=d["PLIC_PENDING"],
+            plic_enable=d["PLIC_ENABLE"],
+            plic_enable_stride=d["PLIC_ENABLE_STRIDE"],
+            plic_context=d["PLIC_CONTEXT"],
+            plic_context_stride=d["PLIC_CONTEXT_STRIDE"],
+            plic_threshold=d["PLIC_THRESHOLD"],
+            plic_claim=d["PLIC_CLAIM"],
+            plic_context_m=d["PLIC_CONTEXT_M"],
+            plic_context_s=d["PLIC_CONTEXT_S"],
+            plic_num_contexts=d["PLIC_NUM_CONTEXTS"],
             uart0_base=d["PLATFORM_UART0_BASE"],
             uart0_size=d["PLATFORM_UART0_SIZE"],
             uart0_irq=d["PLATFORM_UART0_IRQ"],

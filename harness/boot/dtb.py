@@ -3,12 +3,13 @@
 Modelled on what QEMU 7.2's `virt` board generates (`-machine virt,dumpdtb=virt.dtb`),
 trimmed to the devices privlab emulates, with addresses from kernel/include/platform.h:
 memory, one cpu (ISA, MMU type, timebase frequency, its interrupt controller), the
-NS16550A UART, the CLINT, the sifive_test finisher (with syscon poweroff/reboot nodes),
-the eight virtio-mmio transports, and `/chosen` with `bootargs`, `stdout-path` and
-`linux,initrd-start`/`-end`.
+NS16550A UART (its interrupt on the PLIC), the CLINT, the PLIC (M and S external
+interrupts of the cpu's controller), the sifive_test finisher (with syscon
+poweroff/reboot nodes), the eight virtio-mmio transports (PLIC sources 1..8), and
+`/chosen` with `bootargs`, `stdout-path` and `linux,initrd-start`/`-end`. Phandles
+are QEMU's.
 
-The kernel reads it in kernel/fdt.c. The UART and the virtio transports have no
-`interrupts` property until the PLIC exists: the kernel polls the UART through SBI.
+The kernel reads it in kernel/fdt.c (it polls the UART through SBI).
 """
 
 from __future__ import annotations
@@ -23,8 +24,8 @@ __all__ = ["build_dtb", "parse_dtb_summary"]
 
 _CPU_PHANDLE = 1
 _INTC_PHANDLE = 2
-_FINISHER_PHANDLE = 3
-PLIC_PHANDLE = 4           # the PLIC node's phandle, for its devices' interrupt-parent
+_PLIC_PHANDLE = 3
+_FINISHER_PHANDLE = 4
 _UART_CLOCK_HZ = 0x384000  # QEMU's value; nothing here depends on it
 
 
@@ -63,6 +64,8 @@ def _soc() -> fdt.Node:
     soc = fdt.Node("soc", fdt.PropWords("#address-cells", 2), fdt.PropWords("#size-cells", 2),
                    fdt.PropStrings("compatible", "simple-bus"), fdt.Property("ranges"))
     soc.append(fdt.Node(f"serial@{p.uart0_base:x}",
+                        fdt.PropWords("interrupts", p.uart0_irq),
+                        fdt.PropWords("interrupt-parent", _PLIC_PHANDLE),
                         fdt.PropWords("clock-frequency", _UART_CLOCK_HZ),
                         _reg(p.uart0_base, p.uart0_size),
                         fdt.PropStrings("compatible", "ns16550a")))
@@ -75,15 +78,25 @@ def _soc() -> fdt.Node:
                                       _INTC_PHANDLE, Irq.M_TIMER),
                         _reg(p.clint_base, p.clint_size),
                         fdt.PropStrings("compatible", "sifive,clint0", "riscv,clint0")))
+    soc.append(fdt.Node(f"plic@{p.plic_base:x}",
+                        fdt.PropWords("phandle", _PLIC_PHANDLE),
+                        # QEMU 7.2 counts source 0 in riscv,ndev
+                        fdt.PropWords("riscv,ndev", p.plic_num_sources),
+                        _reg(p.plic_base, p.plic_size),
+                        fdt.PropWords("interrupts-extended", _INTC_PHANDLE, Irq.M_EXT,
+                                      _INTC_PHANDLE, Irq.S_EXT),
+                        fdt.Property("interrupt-controller"),
+                        fdt.PropStrings("compatible", "sifive,plic-1.0.0", "riscv,plic0"),
+                        fdt.PropWords("#address-cells", 0),
+                        fdt.PropWords("#interrupt-cells", 1)))
     _virtio(soc)
     return soc
 
 
 def _virtio_interrupts(slot: int) -> list[fdt.Property]:
-    """PLIC: where the PLIC work adds, for QEMU 7.2's layout,
-    `interrupt-parent = <PLIC_PHANDLE>` and `interrupts = <PLATFORM.virtio0_irq + slot>`,
-    once the PLIC node (phandle PLIC_PHANDLE) is in the tree."""
-    return []
+    """A transport's line: PLIC source PLATFORM.virtio0_irq + slot, as QEMU 7.2's."""
+    return [fdt.PropWords("interrupts", PLATFORM.virtio0_irq + slot),
+            fdt.PropWords("interrupt-parent", _PLIC_PHANDLE)]
 
 
 def _virtio(soc: fdt.Node) -> None:

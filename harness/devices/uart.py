@@ -1,9 +1,21 @@
-"""NS16550A UART: the console.
+"""NS16550A UART: the console, with QEMU 7.2's registers and interrupts.
 
 Transmit goes to the console sink at once; receive comes from a scripted byte string
-(deterministic: tests, graders) or from the host's stdin. Only polled operation is
-modelled (interrupts need the PLIC): LSR reports data-ready and an always-empty
-transmitter, as QEMU's does when the host keeps up.
+(deterministic: tests, graders) or from the host's stdin. LSR reports data-ready and an
+always-empty transmitter, as QEMU's does when the host keeps up, so polled operation
+needs nothing else.
+
+Interrupts follow QEMU's serial.c: IER enables received-data-available (RDI) and
+transmitter-holding-register-empty (THRI); IIR names the highest-priority one pending
+(RDI, then THRI) with bits 7:6 set while the FIFOs are enabled; the UART's line, into
+PLIC source PLATFORM_UART0_IRQ, is high while IIR names one. THRI becomes pending when
+a written byte has been sent (at once), when IER.ETBEI is turned on (THR is always
+empty) and when the transmit FIFO is reset; reading IIR while it names THRI clears it.
+RDI is pending while data is ready. Not modelled: receiver line status and modem
+status interrupts (no errors, no modem lines change), the character timeout and
+trigger levels above one byte, loopback, and the divisor's effect (there is no baud
+rate). Input that arrives from stdin while the guest runs raises RDI at the next UART
+access or the next run.
 
 A UART has no end of file: a guest reading a console whose input has ended (a pipe
 or file at its end, `--input` used up) polls forever. When the source says it has
@@ -43,9 +55,46 @@ class Lsr(IntFlag):
     TEMT = 0x40  # transmitter empty
 
 
+class Ier(IntFlag):
+    RDI = 0x01   # received data available
+    THRI = 0x02  # transmitter holding register empty (ETBEI)
+    RLSI = 0x04  # receiver line status
+    MSI = 0x08   # modem status
+
+
+class Iir(IntEnum):
+    """Interrupt identification (bits 3:0), highest priority first after RLS."""
+
+    NO_INT = 0x01
+    RLSI = 0x06
+    CTI = 0x0C
+    RDI = 0x04
+    THRI = 0x02
+    MSI = 0x00
+
+
+class Fcr(IntFlag):
+    FE = 0x01    # FIFOs enabled
+    RFR = 0x02   # reset the receive FIFO
+    XFR = 0x04   # reset the transmit FIFO
+
+
 LCR_DLAB = 0x80
-IIR_NO_INTERRUPT = 0x01
-IIR_FIFO_ENABLED = 0xC0
+IER_MASK = 0x0F
+IIR_ID_MASK = 0x0F
+IIR_FIFO_ENABLED = 0xC0     # IIR bits 7:6 while FCR.FE
+FCR_KEPT = 0xC9             # FCR bits QEMU keeps: FE, DMA mode, trigger level
+
+# QEMU 7.2's serial_reset.
+RESET_DIVISOR = 0x0C
+RESET_MCR = 0x08            # OUT2
+RESET_MSR = 0xB0            # DCD, DSR, CTS
+
+
+class Line(Protocol):
+    """An interrupt line (harness.devices.plic.IrqLine)."""
+
+    def set(self, level: bool) -> None: ...
 
 
 IDLE_POLL_LIMIT = 2_000     # polls of an ended input with no output between: waiting
@@ -135,31 +184,75 @@ class Console:
 
 
 class Uart:
+    """The NS16550A at PLATFORM_UART0_BASE; `irq` is its line into the PLIC."""
+
     name = "uart0"
 
-    def __init__(self, console: Console, source: InputSource) -> None:
+    def __init__(self, console: Console, source: InputSource, irq: Line | None = None) -> None:
         self.base = PLATFORM.uart0_base
         self.size = PLATFORM.uart0_size
         self.console = console
         self.source = source
-        self._regs = {Reg.IER_DLM: 0, Reg.LCR: 0, Reg.MCR: 0, Reg.SCR: 0}
-        self._divisor = 0
+        self.irq = irq
+        self.ier = 0
+        self.lcr = 0
+        self.mcr = RESET_MCR
+        self.scr = 0
+        self.fcr = 0
+        self._divisor = RESET_DIVISOR
+        self.thr_ipending = False     # THR-empty interrupt pending (QEMU's thr_ipending)
+        self.iir_id: int = Iir.NO_INT
+        self._level = False
         self.on_input_ended: Callable[[], None] | None = None
         self._idle_polls = 0          # polls of an ended input since the last output
 
     def _dlab(self) -> bool:
-        return bool(self._regs[Reg.LCR] & LCR_DLAB)
+        return bool(self.lcr & LCR_DLAB)
 
+    # -- interrupts ------------------------------------------------------------------
+    def _data_ready(self) -> bool:
+        return self.source.peek()
+
+    def update_irq(self) -> None:
+        """Recompute IIR and drive the line (QEMU's serial_update_irq). Receive trigger
+        levels above one byte and the character timeout are not modelled: with RDI
+        enabled, any received byte interrupts."""
+        ident: int = Iir.NO_INT
+        if self.ier & Ier.RDI and self._data_ready():
+            ident = Iir.RDI
+        elif self.ier & Ier.THRI and self.thr_ipending:
+            ident = Iir.THRI
+        self.iir_id = ident
+        level = ident != Iir.NO_INT
+        if self.irq is not None and (level or self._level):
+            self.irq.set(level)
+        self._level = level
+
+    def iir(self) -> int:
+        return (IIR_FIFO_ENABLED if self.fcr & Fcr.FE else 0) | self.iir_id
+
+    # -- MMIO ------------------------------------------------------------------------
     def read(self, offset: int, size: int) -> int:
         if offset >= len(Reg):
             raise unknown_register(self, offset, "read")
         reg = Reg(offset)
         if reg == Reg.RBR_THR_DLL:
-            return self._divisor & 0xFF if self._dlab() else self.source.take()
+            if self._dlab():
+                return self._divisor & 0xFF
+            byte = self.source.take()
+            if self.ier:
+                self.update_irq()
+            return byte
         if reg == Reg.IER_DLM:
-            return (self._divisor >> 8) if self._dlab() else self._regs[reg]
+            return (self._divisor >> 8) if self._dlab() else self.ier
         if reg == Reg.IIR_FCR:
-            return IIR_FIFO_ENABLED | IIR_NO_INTERRUPT
+            if self.ier:
+                self.update_irq()          # input may have arrived since the last look
+            value = self.iir()
+            if self.iir_id == Iir.THRI:    # reading IIR acknowledges THRE
+                self.thr_ipending = False
+                self.update_irq()
+            return value
         if reg == Reg.LSR:
             if self.source.peek():
                 return Lsr.THRE | Lsr.TEMT | Lsr.DR
@@ -168,9 +261,13 @@ class Uart:
                 if self._idle_polls == IDLE_POLL_LIMIT:
                     self.on_input_ended()
             return Lsr.THRE | Lsr.TEMT
+        if reg == Reg.LCR:
+            return self.lcr
+        if reg == Reg.MCR:
+            return self.mcr
         if reg == Reg.MSR:
-            return 0
-        return self._regs[reg]
+            return RESET_MSR
+        return self.scr
 
     def write(self, offset: int, size: int, value: int) -> None:
         if offset >= len(Reg):
@@ -180,10 +277,46 @@ class Uart:
             if self._dlab():
                 self._divisor = (self._divisor & 0xFF00) | value
             else:
-                self.console.put(value)
-                self._idle_polls = 0
-        elif reg == Reg.IER_DLM and self._dlab():
-            self._divisor = (self._divisor & 0xFF) | (value << 8)
-        elif reg in self._regs:
-            self._regs[reg] = value
-        # FCR, LSR and MSR writes have no effect in this model, as on a idle 16550.
+                self._transmit(value)
+        elif reg == Reg.IER_DLM:
+            if self._dlab():
+                self._divisor = (self._divisor & 0xFF) | (value << 8)
+            else:
+                self._write_ier(value & IER_MASK)
+        elif reg == Reg.IIR_FCR:
+            self._write_fcr(value)
+        elif reg == Reg.LCR:
+            self.lcr = value
+        elif reg == Reg.MCR:
+            self.mcr = value & 0x1F
+        elif reg == Reg.SCR:
+            self.scr = value
+        # LSR and MSR writes have no effect, as in QEMU.
+
+    def _transmit(self, byte: int) -> None:
+        self.console.put(byte)
+        self._idle_polls = 0
+        # Sent at once: THR empties again and THRE becomes pending (QEMU clears
+        # thr_ipending on the write and sets it when serial_xmit has sent the byte).
+        self.thr_ipending = True
+        if self.ier:
+            self.update_irq()
+
+    def _write_ier(self, value: int) -> None:
+        changed = self.ier ^ value
+        self.ier = value
+        if changed & Ier.THRI:
+            # Enabling ETBEI with THR empty (always, here) makes THRE pending, even if
+            # an IIR read had acknowledged it (QEMU, after Bochs and Windows).
+            self.thr_ipending = bool(value & Ier.THRI)
+        if changed:
+            self.update_irq()
+
+    def _write_fcr(self, value: int) -> None:
+        if (value ^ self.fcr) & Fcr.FE:
+            value |= Fcr.RFR | Fcr.XFR       # toggling FE flushes both FIFOs
+        if value & Fcr.XFR:
+            self.thr_ipending = True
+        # Fcr.RFR drops nothing: received bytes stay in the input source until read.
+        self.fcr = value & FCR_KEPT
+        self.update_irq()

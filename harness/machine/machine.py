@@ -29,7 +29,7 @@ from unicorn.unicorn_const import (
 from harness.abi.csr import Priv
 from harness.abi.paging import PAGE_SIZE
 from harness.abi.platform import PLATFORM
-from harness.devices import Clint, Console, Finisher, ScriptedInput, Uart
+from harness.devices import Clint, Console, Finisher, Plic, ScriptedInput, Uart
 from harness.devices.base import Device
 from harness.devices.disk import Disk, Drive
 from harness.devices.mrom import Mrom
@@ -118,18 +118,23 @@ class Machine:
         self.hart.set_ram(self.memory.host_address, self.memory.ram_base, self.memory.ram_size)
         self.events = EventLog(keep=keep_events)
         self.console = console or Console()
-        self.uart = Uart(self.console, uart_input or ScriptedInput())
+        # The PLIC drives mip.MEIP/SEIP; a device drives its source through
+        # `self.plic.line(n)` (an IrqLine) or `self.plic.set_level(n, level)`: the UART
+        # is PLATFORM.uart0_irq, virtio-mmio slot i is PLATFORM.virtio0_irq + i.
+        self.plic = Plic(self.hart)
+        self.uart = Uart(self.console, uart_input or ScriptedInput(),
+                         irq=self.plic.line(PLATFORM.uart0_irq))
         self.uart.on_input_ended = self._input_ended
         self._waiting_for_input = False
         self.clint = Clint(self.hart)
         self.mrom = Mrom()
         self.virtio = [
-            VirtioMmio(slot, _no_irq, self,
+            VirtioMmio(slot, self.plic.line(PLATFORM.virtio0_irq + slot).set, self,
                        VirtioBlk(self.disk) if slot == 0 and self.disk is not None else None,
                        legacy=virtio_legacy)
             for slot in range(PLATFORM.virtio_count)]
         self.devices: list[Device] = [self.mrom, Finisher(self._halt), self.clint,
-                                      self.uart,
+                                      self.plic, self.uart,
                                       *self.virtio]
         self._halted: tuple[int, str] | None = None
         self.breakpoints: set[int] = set()   # debugger breakpoints (AtAddress adds its own)
@@ -261,6 +266,7 @@ class Machine:
         s.record_events = 1
         self._ran_since_step = True
         self._arm(conditions)
+        self.uart.update_irq()               # input fed since the last run
         self.hart.update()
         try:
             return self._loop(on_stop, conditions)
@@ -471,9 +477,3 @@ class Machine:
         self.hart.close()
         if self.disk is not None:
             self.disk.close()
-
-
-def _no_irq(level: bool) -> None:
-    """A virtio transport's interrupt line, unconnected: the PLIC connects it (source
-    PLATFORM.virtio0_irq + slot)."""
-

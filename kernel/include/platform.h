@@ -28,9 +28,24 @@
 #define CLINT_MTIME              0xbff8   // 64-bit time, counts at PLATFORM_TIMEBASE_HZ
 #define PLATFORM_TIMEBASE_HZ     10000000
 
-// PLIC: platform-level interrupt controller (not yet emulated).
+// PLIC: platform-level interrupt controller (sifive,plic-1.0.0), QEMU 7.2's layout.
+// Sources 1..PLIC_NUM_SOURCES-1 (0 means "none"); hart 0 has context 0 (M-mode,
+// drives mip.MEIP) and context 1 (S-mode, drives mip.SEIP). Registers are 32-bit.
 #define PLATFORM_PLIC_BASE       0x0c000000
 #define PLATFORM_PLIC_SIZE       0x00600000
+#define PLIC_NUM_SOURCES         96         // including source 0
+#define PLIC_MAX_PRIORITY        7          // priorities and thresholds are 0..7
+#define PLIC_PRIORITY            0x000000   // source n's priority: + 4 * n (n >= 1)
+#define PLIC_PENDING             0x001000   // pending bits, 32 sources a word (read-only)
+#define PLIC_ENABLE              0x002000   // context c's enable bits: + c * stride
+#define PLIC_ENABLE_STRIDE       0x80
+#define PLIC_CONTEXT             0x200000   // context c's registers: + c * stride
+#define PLIC_CONTEXT_STRIDE      0x1000
+#define PLIC_THRESHOLD           0x0        // in a context: priority threshold
+#define PLIC_CLAIM               0x4        // in a context: claim (read) / complete (write)
+#define PLIC_CONTEXT_M           0          // hart 0, M-mode
+#define PLIC_CONTEXT_S           1          // hart 0, S-mode
+#define PLIC_NUM_CONTEXTS        2
 
 // UART0: NS16550A, byte registers.
 #define PLATFORM_UART0_BASE      0x10000000

@@ -3,6 +3,8 @@ the syscall table generator."""
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 from pathlib import Path
 
 import fdt
@@ -94,6 +96,37 @@ def test_dtb_lists_eight_virtio_transports_as_qemu_7_2_does() -> None:
     assert list(node.get_property("reg").data) == [0, 0x1000_1000, 0, 0x1000]
 
 
+PLIC_PROPS = ("compatible", "reg", "riscv,ndev", "interrupts-extended", "#interrupt-cells",
+              "#address-cells", "interrupt-controller", "phandle")
+
+
+def _props(node: fdt.Node, names: tuple[str, ...]) -> dict[str, object]:
+    out: dict[str, object] = {}
+    for n in names:
+        prop = node.get_property(n) if node.exist_property(n) else None
+        out[n] = None if prop is None else list(getattr(prop, "data", [True]))
+    return out
+
+
+@pytest.mark.parametrize("xlen", [64, 32])
+def test_dtb_plic_and_uart_interrupt_match_qemu(xlen: int, tmp_path: Path) -> None:
+    qemu = shutil.which(f"qemu-system-riscv{xlen}")
+    if qemu is None:
+        pytest.skip(f"qemu-system-riscv{xlen} is not installed")
+    dumped = tmp_path / "virt.dtb"
+    subprocess.run([qemu, "-machine", f"virt,dumpdtb={dumped}", "-bios", "none",
+                    "-nographic"], capture_output=True, timeout=60, check=True)
+    theirs = fdt.parse_dtb(dumped.read_bytes())
+    ours = fdt.parse_dtb(build_dtb(0x8000_0000, 128 << 20, "", None, xlen))
+    plic, serial = "/soc/plic@c000000", "/soc/serial@10000000"
+    assert _props(ours.get_node(plic), PLIC_PROPS) == _props(theirs.get_node(plic), PLIC_PROPS)
+    intc = "/cpus/cpu@0/interrupt-controller"
+    assert _props(ours.get_node(intc), ("phandle",)) == _props(theirs.get_node(intc),
+                                                              ("phandle",))
+    uart = ("interrupts", "interrupt-parent")
+    assert _props(ours.get_node(serial), uart) == _props(theirs.get_node(serial), uart)
+
+
 def test_dtb_for_rv32_says_sv32() -> None:
     tree = fdt.parse_dtb(build_dtb(0x8000_0000, 64 << 20, "", None, 32))
     assert tree.get_property("mmu-type", "/cpus/cpu@0").value == "riscv,sv32"
@@ -162,3 +195,21 @@ def test_syscall_generators_emit_numbers_dispatch_and_stubs() -> None:
 def test_syscall_table_errors_name_the_problem(text: str) -> None:
     with pytest.raises(BadInput):
         parse_syscall_table(text)
+
+
+@pytest.mark.parametrize("xlen", [64, 32])
+def test_dtb_virtio_interrupts_match_qemu(xlen: int, tmp_path: Path) -> None:
+    qemu = shutil.which(f"qemu-system-riscv{xlen}")
+    if qemu is None:
+        pytest.skip(f"qemu-system-riscv{xlen} is not installed")
+    dumped = tmp_path / "virt.dtb"
+    subprocess.run([qemu, "-machine", f"virt,dumpdtb={dumped}", "-bios", "none",
+                    "-nographic"], capture_output=True, timeout=60, check=True)
+    theirs = fdt.parse_dtb(dumped.read_bytes())
+    ours = fdt.parse_dtb(build_dtb(0x8000_0000, 128 << 20, "", None, xlen))
+    props = ("interrupts", "interrupt-parent", "reg", "compatible")
+    for i in range(8):
+        node = f"/soc/virtio_mmio@{0x1000_1000 + 0x1000 * i:x}"
+        assert _props(ours.get_node(node), props) == _props(theirs.get_node(node), props)
+    assert _props(ours.get_node("/soc/virtio_mmio@10001000"), ("interrupts",)) == \
+        {"interrupts": [1]}

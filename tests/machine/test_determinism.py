@@ -13,6 +13,7 @@ from harness.abi.platform import PLATFORM
 from harness.devices.mrom import FW_DYNAMIC_INFO_OFFSET
 from harness.machine import Machine, Stop, load_elf
 from harness.machine.assemble import boot_bare
+from harness.trace import TrapEvent
 from machine.asm import build_asm
 
 A2_AT_RESET = PLATFORM.mrom_base + FW_DYNAMIC_INFO_OFFSET   # the reset ROM's fw_dynamic_info
@@ -32,6 +33,15 @@ def test_timer_heavy_bare_metal_program_gives_identical_traces(tmp_path: Path) -
     two = trace_of(["--bios", "none", "--kernel", elf], tmp_path / "b.jsonl")
     assert one == two
     assert b'"name": "m_timer"' in one
+
+
+def test_device_interrupts_through_the_plic_give_identical_traces(tmp_path: Path) -> None:
+    # The UART's THR-empty interrupt, raised by MMIO writes, through the PLIC to S and U.
+    elf = str(build_program("irq_plic_s", "rv64"))
+    one = trace_of(["--bios", "none", "--kernel", elf], tmp_path / "a.jsonl")
+    two = trace_of(["--bios", "none", "--kernel", elf], tmp_path / "b.jsonl")
+    assert one == two
+    assert one.count(b'"name": "s_external"') == 2
 
 
 def test_preempted_kernel_processes_give_identical_traces(tmp_path: Path) -> None:
@@ -89,6 +99,49 @@ def test_a_run_that_powers_off_counts_only_the_instructions_that_ran() -> None:
         assert ran.stop is result.stop is Stop.HALT
         assert (ran.pc, ran.instret) == (result.pc, result.instret)
         assert plain.hart.x(12) == A2_AT_RESET   # `li a2, 3` never ran
+    finally:
+        plain.close()
+        stepped.close()
+
+
+def test_an_interrupt_raised_by_a_device_write_is_taken_at_the_same_pc_stepped() -> None:
+    """MEIP rises inside a block (the UART's IER write, interrupts enabled): a run takes
+    it where the block ends, and single-stepping does the same."""
+    image = load_elf(build_asm("""
+        li t0, PLATFORM_PLIC_BASE + PLIC_PRIORITY + 4 * PLATFORM_UART0_IRQ
+        li t1, 1
+        sw t1, 0(t0)
+        li t0, PLATFORM_PLIC_BASE + PLIC_ENABLE + PLIC_CONTEXT_M * PLIC_ENABLE_STRIDE
+        li t1, 1 << PLATFORM_UART0_IRQ
+        sw t1, 0(t0)
+        li t0, 1 << 11
+        csrw mie, t0
+        csrsi mstatus, 8
+        li t0, PLATFORM_UART0_BASE
+        li t1, 0x02                 // IER.ETBEI: MEIP at once
+        sb t1, 1(t0)
+        addi a0, a0, 1
+        addi a0, a0, 1
+        j 1f
+    1:  FAIL 1
+        .align 2
+    trap:
+        PASS
+    """, "rv64"))
+    plain, stepped = Machine(image.xlen), Machine(image.xlen)
+    try:
+        boot_bare(plain, image)
+        boot_bare(stepped, image)
+        ran = plain.run(max_insns=1_000)
+        for _ in range(1_000):
+            result = stepped.step()
+            if result.stop is not Stop.STEP:
+                break
+        assert ran.stop is result.stop is Stop.HALT
+        traps = [[(e.code, e.epc) for e in m.events if isinstance(e, TrapEvent)]
+                 for m in (plain, stepped)]
+        assert traps[0] == traps[1] and len(traps[0]) == 1
+        assert plain.hart.x(10) == stepped.hart.x(10) == 2
     finally:
         plain.close()
         stepped.close()

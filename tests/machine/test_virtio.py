@@ -327,3 +327,13 @@ def test_the_transport_can_stand_alone_with_its_own_irq(image: Path) -> None:
     finally:
         disk.close()
         m.close()
+
+
+def test_the_machine_wires_slot_0_to_plic_source_1(machine: Machine, legacy: bool) -> None:
+    wired = machine.virtio[0]._irq          # what the Machine connected, before Driver records
+    driver = Driver(machine, legacy)
+    driver.t._irq = wired
+    driver.request(T_IN, 0, read=SECTOR)
+    assert machine.plic.pending == 1 << PLATFORM.virtio0_irq == 1 << 1
+    driver.reg(Reg.INTERRUPT_ACK, 1)
+    assert machine.plic.pending == 0

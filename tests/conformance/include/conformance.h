@@ -48,6 +48,24 @@
 #define CLINT_MSIP_ADDR (PLATFORM_CLINT_BASE + CLINT_MSIP)
 #define CLINT_MTIMECMP_ADDR (PLATFORM_CLINT_BASE + CLINT_MTIMECMP)
 #define CLINT_MTIME_ADDR (PLATFORM_CLINT_BASE + CLINT_MTIME)
+// PLIC registers of source n and context c (c: PLIC_CONTEXT_M, PLIC_CONTEXT_S).
+#define PLIC_PRIORITY_ADDR(n) (PLATFORM_PLIC_BASE + PLIC_PRIORITY + 4 * (n))
+#define PLIC_PENDING_ADDR (PLATFORM_PLIC_BASE + PLIC_PENDING)
+#define PLIC_ENABLE_ADDR(c) (PLATFORM_PLIC_BASE + PLIC_ENABLE + (c) * PLIC_ENABLE_STRIDE)
+#define PLIC_THRESHOLD_ADDR(c) \
+    (PLATFORM_PLIC_BASE + PLIC_CONTEXT + (c) * PLIC_CONTEXT_STRIDE + PLIC_THRESHOLD)
+#define PLIC_CLAIM_ADDR(c) \
+    (PLATFORM_PLIC_BASE + PLIC_CONTEXT + (c) * PLIC_CONTEXT_STRIDE + PLIC_CLAIM)
+// The NS16550A's byte registers (DLAB = 0) and the bits the programs use.
+#define UART_RBR_THR_ADDR (PLATFORM_UART0_BASE + 0)
+#define UART_IER_ADDR (PLATFORM_UART0_BASE + 1)
+#define UART_IIR_FCR_ADDR (PLATFORM_UART0_BASE + 2)
+#define UART_LCR_ADDR (PLATFORM_UART0_BASE + 3)
+#define UART_MCR_ADDR (PLATFORM_UART0_BASE + 4)
+#define UART_LSR_ADDR (PLATFORM_UART0_BASE + 5)
+#define UART_MSR_ADDR (PLATFORM_UART0_BASE + 6)
+#define UART_SCR_ADDR (PLATFORM_UART0_BASE + 7)
+#define UART_IER_ETBEI 0x02
 // A physical address with nothing behind it: the first byte past 128 MiB of RAM.
 #define UNMAPPED_ADDR (PLATFORM_RAM_BASE + PLATFORM_RAM_SIZE_DEFAULT)
 
@@ -276,6 +294,26 @@ test_main:
 .endm
 
 // mtimecmp := all ones, so MTIP clears (M-mode; clobbers the caller-saved registers)
+// 32-bit and byte MMIO through t5/t6 (the framework's registers).
+.macro MMIO_SW addr, value
+    li t5, \addr
+    li t6, \value
+    sw t6, 0(t5)
+.endm
+.macro MMIO_LW reg, addr
+    li t5, \addr
+    lw \reg, 0(t5)
+.endm
+.macro MMIO_SB addr, value
+    li t5, \addr
+    li t6, \value
+    sb t6, 0(t5)
+.endm
+.macro MMIO_LBU reg, addr
+    li t5, \addr
+    lbu \reg, 0(t5)
+.endm
+
 .macro TIMER_OFF
     call timer_off
 .endm

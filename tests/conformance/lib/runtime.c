@@ -289,6 +289,29 @@ void hook_m_clear_stip(struct frame *f) {
     csrc(mip, MIP_STIP);
 }
 
+// ---- PLIC and UART interrupts ------------------------------------------------------
+
+reg_t plic_claimed;   // the id the last hook_plic_* claimed
+reg_t uart_iir_seen;  // IIR as that hook read it
+
+// Claim in `context`, read the UART's IIR (which acknowledges THRE), complete.
+static void plic_claim_ack_complete(unsigned context) {
+    u32 id = MMIO32(PLIC_CLAIM_ADDR(context));
+    plic_claimed = id;
+    uart_iir_seen = MMIO8(UART_IIR_FCR_ADDR);
+    MMIO32(PLIC_CLAIM_ADDR(context)) = id;
+}
+
+void hook_plic_m(struct frame *f) {
+    (void)f;
+    plic_claim_ack_complete(PLIC_CONTEXT_M);
+}
+
+void hook_plic_s(struct frame *f) {
+    (void)f;
+    plic_claim_ack_complete(PLIC_CONTEXT_S);
+}
+
 // The firmware's timer forwarding: the machine timer becomes a supervisor timer.
 void hook_m_forward_timer(struct frame *f) {
     (void)f;
