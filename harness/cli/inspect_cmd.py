@@ -166,6 +166,9 @@ def run(args: argparse.Namespace) -> int:
         if tf is not None and chosen is not None:
             frame = TrapFrameView(tf, f"pid {chosen.pid} ({chosen.name})",
                                   _frame_locations(s, tf, chosen.pid))
+    elif args.pid is not None and kernel is None:
+        raise BadInput("--pid reads the bundled kernel's process table (struct proc); "
+                       "this machine runs another kernel or a bare-metal program")
     elif args.pid is not None:
         raise BadInput(f"no process table at {args.at} (the kernel has not set one up)")
     view = MomentView(_headline(s, e, args.at), [

@@ -95,3 +95,12 @@ def test_the_rcore_buffers_keep_their_size_t_lengths() -> None:
     specs = call_specs(abi_table("rcore"))
     assert (specs[64].args[1].kind, specs[64].args[1].length_arg) == (ArgKind.BUF_IN, 2)
     assert specs[172].args == ()   # getpid
+
+
+def test_pid_on_another_kernel_says_it_reads_the_bundled_kernels_table(
+        xv6_calls: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["inspect", "--pid", "1", "--at", "trap:1", "--bios", "none",
+                 "--kernel", str(xv6_calls)]) == 2
+    assert capsys.readouterr().err == (
+        "privlab: --pid reads the bundled kernel's process table (struct proc); this "
+        "machine runs another kernel or a bare-metal program\n")
