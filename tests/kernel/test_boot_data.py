@@ -108,15 +108,20 @@ def _props(node: fdt.Node, names: tuple[str, ...]) -> dict[str, object]:
     return out
 
 
-@pytest.mark.parametrize("xlen", [64, 32])
-def test_dtb_plic_and_uart_interrupt_match_qemu(xlen: int, tmp_path: Path) -> None:
+def _qemus_dtb(xlen: int, tmp_path: Path) -> fdt.FDT:
+    """The device tree QEMU 7.2's virt board generates (`-machine virt,dumpdtb=`)."""
     qemu = shutil.which(f"qemu-system-riscv{xlen}")
     if qemu is None:
         pytest.skip(f"qemu-system-riscv{xlen} is not installed")
     dumped = tmp_path / "virt.dtb"
     subprocess.run([qemu, "-machine", f"virt,dumpdtb={dumped}", "-bios", "none",
                     "-nographic"], capture_output=True, timeout=60, check=True)
-    theirs = fdt.parse_dtb(dumped.read_bytes())
+    return fdt.parse_dtb(dumped.read_bytes())
+
+
+@pytest.mark.parametrize("xlen", [64, 32])
+def test_dtb_plic_and_uart_interrupt_match_qemu(xlen: int, tmp_path: Path) -> None:
+    theirs = _qemus_dtb(xlen, tmp_path)
     ours = fdt.parse_dtb(build_dtb(0x8000_0000, 128 << 20, "", None, xlen))
     plic, serial = "/soc/plic@c000000", "/soc/serial@10000000"
     assert _props(ours.get_node(plic), PLIC_PROPS) == _props(theirs.get_node(plic), PLIC_PROPS)
@@ -199,13 +204,7 @@ def test_syscall_table_errors_name_the_problem(text: str) -> None:
 
 @pytest.mark.parametrize("xlen", [64, 32])
 def test_dtb_virtio_interrupts_match_qemu(xlen: int, tmp_path: Path) -> None:
-    qemu = shutil.which(f"qemu-system-riscv{xlen}")
-    if qemu is None:
-        pytest.skip(f"qemu-system-riscv{xlen} is not installed")
-    dumped = tmp_path / "virt.dtb"
-    subprocess.run([qemu, "-machine", f"virt,dumpdtb={dumped}", "-bios", "none",
-                    "-nographic"], capture_output=True, timeout=60, check=True)
-    theirs = fdt.parse_dtb(dumped.read_bytes())
+    theirs = _qemus_dtb(xlen, tmp_path)
     ours = fdt.parse_dtb(build_dtb(0x8000_0000, 128 << 20, "", None, xlen))
     props = ("interrupts", "interrupt-parent", "reg", "compatible")
     for i in range(8):
