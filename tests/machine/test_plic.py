@@ -142,19 +142,27 @@ def test_enable_words_past_the_sources_read_zero() -> None:
     assert plic.read(enable(M, past), 4) == 0
 
 
-def test_unknown_offsets_and_widths_fail() -> None:
+def test_offsets_without_a_register_read_zero_and_ignore_writes_as_qemu() -> None:
     plic = Plic()
+    past_contexts = P.plic_context + P.plic_num_contexts * P.plic_context_stride
+    plic.write(past_contexts, 4, 7)
+    plic.write(P.plic_context + 8, 4, 7)
+    assert (plic.read(past_contexts, 4), plic.read(P.plic_context + 8, 4)) == (0, 0)
+    # OpenSBI sets the priority of sources 1..riscv,ndev: the last is one past them.
+    plic.write(priority(P.plic_num_sources), 4, 1)
+    assert plic.read(priority(P.plic_num_sources), 4) == 0
+    assert plic.priority == [0] * P.plic_num_sources
+
+
+def test_an_access_that_is_not_aligned_32_bits_fails() -> None:
     with pytest.raises(DeviceError):
-        plic.read(P.plic_context + P.plic_num_contexts * P.plic_context_stride, 4)
-    with pytest.raises(DeviceError):
-        plic.write(P.plic_context + 8, 4, 0)
-    with pytest.raises(DeviceError):
-        plic.read(priority(UART), 1)
+        Plic().read(priority(UART), 1)
 
 
 def test_source_0_has_no_priority_register() -> None:
-    with pytest.raises(DeviceError):
-        Plic().write(priority(0), 4, 5)
+    plic = Plic()
+    plic.write(priority(0), 4, 5)
+    assert plic.read(priority(0), 4) == 0 and plic.priority[0] == 0
 
 
 def test_source_numbers_outside_the_plic_are_rejected() -> None:
