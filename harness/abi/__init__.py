@@ -5,7 +5,8 @@ across: one module per fact, each the only place it is defined.
   their names (privileged spec v1.12).
 - `pte`: page-table entry bits and fields (Sv39, Sv32).
 - `platform`: the `virt` memory map, parsed from `kernel/include/platform.h`.
-- `syscall_table`: the system calls, parsed from `kernel/syscall.tbl`.
+- `syscall_table`: the system calls, parsed from `kernel/syscall.tbl`; `xv6.tbl` beside
+  it is xv6-riscv's, for decoding a foreign kernel's calls (`--abi xv6`).
 - `registers`: the integer registers' ABI names.
 - `spec_header`: renders `riscv_gen.h`, the assembler-safe header of csr and pte facts
   that the firmware, kernel, user programs, conformance programs and native core use.
