@@ -8,7 +8,9 @@
 The text becomes the body of `_start` (M-mode, at the RAM base) after a prologue that
 sets mtvec to `trap`; a body that does not define `trap:` gets one that powers off
 through the finisher with exit status = mcause. The `PASS` and `FAIL code` macros
-power off through the finisher. Builds are cached by content.
+power off through the finisher; `OPEN_PMP` opens all memory to S and U;
+`UART_IRQ_TO_M` routes the UART's PLIC source to M-mode (context 0). Builds are cached
+by content.
 """
 
 from __future__ import annotations
@@ -38,6 +40,14 @@ PRELUDE = """\
     li t5, FINISHER_FAIL | (\\code << 16)
     sw t5, 0(t6)
 99: j 99b
+.endm
+.macro UART_IRQ_TO_M       // PLIC: the UART's source at priority 1, enabled in context 0 (M)
+    li t0, PLATFORM_PLIC_BASE + PLIC_PRIORITY + 4 * PLATFORM_UART0_IRQ
+    li t1, 1
+    sw t1, 0(t0)
+    li t0, PLATFORM_PLIC_BASE + PLIC_ENABLE + PLIC_CONTEXT_M * PLIC_ENABLE_STRIDE
+    li t1, 1 << PLATFORM_UART0_IRQ
+    sw t1, 0(t0)
 .endm
 .macro OPEN_PMP
     li t0, PMP_ALL

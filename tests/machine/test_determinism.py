@@ -108,12 +108,7 @@ def test_an_interrupt_raised_by_a_device_write_is_taken_at_the_same_pc_stepped()
     """MEIP rises inside a block (the UART's IER write, interrupts enabled): a run takes
     it where the block ends, and single-stepping does the same."""
     image = load_elf(build_asm("""
-        li t0, PLATFORM_PLIC_BASE + PLIC_PRIORITY + 4 * PLATFORM_UART0_IRQ
-        li t1, 1
-        sw t1, 0(t0)
-        li t0, PLATFORM_PLIC_BASE + PLIC_ENABLE + PLIC_CONTEXT_M * PLIC_ENABLE_STRIDE
-        li t1, 1 << PLATFORM_UART0_IRQ
-        sw t1, 0(t0)
+        UART_IRQ_TO_M
         li t0, 1 << 11
         csrw mie, t0
         csrsi mstatus, 8

@@ -15,12 +15,7 @@ from machine.asm import build_asm
 RX_TO_M = """
 #define CLAIM_M (PLATFORM_PLIC_BASE + PLIC_CONTEXT + PLIC_CONTEXT_M * PLIC_CONTEXT_STRIDE \\
                  + PLIC_CLAIM)
-    li t0, PLATFORM_PLIC_BASE + PLIC_PRIORITY + 4 * PLATFORM_UART0_IRQ
-    li t1, 1
-    sw t1, 0(t0)
-    li t0, PLATFORM_PLIC_BASE + PLIC_ENABLE + PLIC_CONTEXT_M * PLIC_ENABLE_STRIDE
-    li t1, 1 << PLATFORM_UART0_IRQ
-    sw t1, 0(t0)
+    UART_IRQ_TO_M
     li t0, PLATFORM_UART0_BASE
     li t1, 0x01                 // IER.ERBFI
     sb t1, 1(t0)
