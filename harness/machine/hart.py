@@ -38,8 +38,20 @@ class Hart:
                                         EVENT_BUFFER)
 
     def set_ram(self, host_address: int, base: int, size: int) -> None:
-        """Tell the core where guest RAM lives in host memory."""
-        self._lib.hart_set_ram(self._h, host_address, base, size)
+        """Tell the core where guest RAM lives in host memory (and so where memory
+        is unmapped)."""
+        if not self._lib.hart_set_ram(self._h, host_address, base, size):
+            raise GuestError("cannot hook the physical memory outside RAM")
+
+    def unmapped_hook_ranges(self) -> list[tuple[int, int]]:
+        """The physical ranges [lo, hi] the core watches for accesses to unmapped
+        memory: everything outside RAM, never RAM itself
+        (docs/unicorn.md#a-memory-hook-over-ram-slows-every-store)."""
+        out, lo, hi = [], ctypes.c_uint64(), ctypes.c_uint64()
+        while self._lib.hart_unmapped_range(self._h, len(out), ctypes.byref(lo),
+                                            ctypes.byref(hi)):
+            out.append((lo.value, hi.value))
+        return out
 
     def sync(self) -> None:
         """Refresh what the core caches after the host changed privilege, satp or

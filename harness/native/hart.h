@@ -158,7 +158,10 @@ struct hart {
     bool accounted;
     uint64_t bp_skip;             /* resume over the breakpoint at this address once */
 
-    uc_hook h_block, h_intr, h_invalid, h_unmapped;
+    uc_hook h_block, h_intr, h_invalid;
+    uc_hook h_unmapped[2];        /* below RAM and above it: see hart_set_ram */
+    uint64_t unmapped_range[2][2];
+    unsigned n_unmapped;
 };
 
 typedef struct hart hart;

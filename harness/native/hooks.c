@@ -304,8 +304,7 @@ hart *hart_new(uc_engine *uc, unsigned xlen)
     update_deadline(h);
     bool ok = uc_hook_add(uc, &h->h_block, UC_HOOK_BLOCK, (void *)on_block, h, 1, 0) == UC_ERR_OK
         && uc_hook_add(uc, &h->h_intr, UC_HOOK_INTR, (void *)on_intr, h, 1, 0) == UC_ERR_OK
-        && uc_hook_add(uc, &h->h_invalid, UC_HOOK_INSN_INVALID, (void *)on_invalid, h, 1, 0) == UC_ERR_OK
-        && uc_hook_add(uc, &h->h_unmapped, UC_HOOK_MEM_UNMAPPED, (void *)on_unmapped, h, 1, 0) == UC_ERR_OK;
+        && uc_hook_add(uc, &h->h_invalid, UC_HOOK_INSN_INVALID, (void *)on_invalid, h, 1, 0) == UC_ERR_OK;
     if (!ok) {
         free(h);
         return NULL;
@@ -323,12 +322,43 @@ void hart_free(hart *h)
     free(h);
 }
 
-/* Guest RAM's host address, for reading code and page tables directly. */
-void hart_set_ram(hart *h, void *host, uint64_t base, uint64_t size)
+/* Guest RAM's host address, for reading code and page tables directly.
+ *
+ * The unmapped-memory hook is installed here, bounded to the physical addresses
+ * outside RAM, and never over RAM itself: Unicorn keeps every store to a page that any
+ * memory hook's range covers on its slow path (notdirty_write, a code-invalidation
+ * check per store; docs/unicorn.md#a-memory-hook-over-ram-slows-every-store). */
+int hart_set_ram(hart *h, void *host, uint64_t base, uint64_t size)
 {
     h->ram = host;
     h->ram_base = base;
     h->ram_size = size;
+    for (unsigned i = 0; i < h->n_unmapped; i++)
+        uc_hook_del(h->uc, h->h_unmapped[i]);
+    h->n_unmapped = 0;
+    uint64_t ranges[2][2] = {{0, base - 1}, {base + size, UNLIMITED}};
+    for (unsigned i = 0; i < 2; i++) {
+        uint64_t lo = ranges[i][0], hi = ranges[i][1];
+        if ((i == 0 && base == 0) || (i == 1 && base + size == 0))
+            continue;   /* RAM reaches that end of the address space */
+        if (uc_hook_add(h->uc, &h->h_unmapped[h->n_unmapped], UC_HOOK_MEM_UNMAPPED,
+                        (void *)on_unmapped, h, lo, hi) != UC_ERR_OK)
+            return 0;
+        h->unmapped_range[h->n_unmapped][0] = lo;
+        h->unmapped_range[h->n_unmapped][1] = hi;
+        h->n_unmapped++;
+    }
+    return 1;
+}
+
+/* The i-th physical range the unmapped-memory hook covers; 0 past the last. */
+int hart_unmapped_range(hart *h, unsigned i, uint64_t *lo, uint64_t *hi)
+{
+    if (i >= h->n_unmapped)
+        return 0;
+    *lo = h->unmapped_range[i][0];
+    *hi = h->unmapped_range[i][1];
+    return 1;
 }
 
 /* The host changed the hart's state behind the core's back (privilege, satp, memory):

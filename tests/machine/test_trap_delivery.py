@@ -119,6 +119,30 @@ def test_load_from_unmapped_physical_memory_is_an_access_fault_with_tval(bare, a
 
 
 @pytest.mark.parametrize("arch", ARCHES)
+@pytest.mark.parametrize("addr", [0x0000_0100, 0x4000_0000, 0x8800_0000])
+def test_store_outside_ram_and_devices_is_a_store_access_fault(bare, arch: str,
+                                                               addr: int) -> None:
+    # Below the ROM, in the gap below RAM, and just past 128 MiB of RAM: the core's
+    # unmapped-memory hooks cover both sides of RAM, and only those.
+    m = bare(build_asm(f"""
+        li t1, {addr:#x}
+        sw t0, 0(t1)
+        FAIL 1
+    """, arch))
+    r = m.run(max_insns=1000)
+    assert r.exit_status == 7                                # store access fault
+    (trap,) = m.events.traps()
+    assert (trap.code, trap.tval) == (7, addr)
+
+
+def test_the_unmapped_memory_hooks_leave_ram_out(bare) -> None:
+    # docs/unicorn.md#a-memory-hook-over-ram-slows-every-store
+    m = bare(build_asm("PASS"))
+    base, end = m.memory.ram_base, m.memory.ram_base + m.memory.ram_size
+    assert m.hart.unmapped_hook_ranges() == [(0, base - 1), (end, (1 << 64) - 1)]
+
+
+@pytest.mark.parametrize("arch", ARCHES)
 def test_interrupt_pending_while_masked_is_taken_right_after_the_enabling_write(
         bare, arch: str) -> None:
     m = bare(build_asm("""
