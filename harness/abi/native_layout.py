@@ -42,6 +42,7 @@ class StopReason(IntEnum):
     HALT = 7  # a device (finisher, HTIF) ended the run
     USER = 8  # the host asked to stop (Ctrl-C, a debugger interrupt)
     EVENT = 9  # an event matched the stop conditions (stop_* fields)
+    RESUME = 10  # restart Unicorn at once (it frees deleted hooks only then): guard.c
 
 
 class EventKind(IntEnum):
@@ -82,6 +83,7 @@ SHARED_FIELDS: tuple[tuple[str, str, str], ...] = (
     ("stop_on_xret", U32, "nonzero: stop after every xRET"),
     ("stop_on_priv_change", U32, "nonzero: stop after an event that changes privilege"),
     ("budget_exact", U32, "nonzero: stop before a block that would cross the budget"),
+    ("icount_shift", U32, "guest time per instruction: 2^icount_shift ns (QEMU -icount shift)"),
 )
 
 # One trap or xRET. For a trap: epc/tval/cause as the guest reads them, pc = the

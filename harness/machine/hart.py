@@ -43,11 +43,17 @@ class Hart:
         if not self._lib.hart_set_ram(self._h, host_address, base, size):
             raise GuestError("cannot hook the physical memory outside RAM")
 
+    def resume(self) -> None:
+        """The core stopped with StopReason.RESUME: it needed Unicorn restarted to
+        reset its code-page guards (harness/native/guard.c). Call before running on."""
+        self._lib.hart_resume(self._h)
+
     def unmapped_hook_ranges(self) -> list[tuple[int, int]]:
         """The physical ranges [lo, hi] the core watches for accesses to unmapped
         memory: everything outside RAM, never RAM itself
         (docs/unicorn.md#a-memory-hook-over-ram-slows-every-store)."""
-        out, lo, hi = [], ctypes.c_uint64(), ctypes.c_uint64()
+        out: list[tuple[int, int]] = []
+        lo, hi = ctypes.c_uint64(), ctypes.c_uint64()
         while self._lib.hart_unmapped_range(self._h, len(out), ctypes.byref(lo),
                                             ctypes.byref(hi)):
             out.append((lo.value, hi.value))

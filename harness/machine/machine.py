@@ -55,12 +55,20 @@ from harness.trace import Event, EventLog, TrapEvent
 if TYPE_CHECKING:
     from unicorn import Uc as UcT
 
-__all__ = ["Machine", "RunResult", "Stop"]
+__all__ = ["MAX_ICOUNT_SHIFT", "Machine", "RunResult", "Stop", "check_icount_shift"]
 
 _UNMAPPED = (UC_ERR_READ_UNMAPPED, UC_ERR_WRITE_UNMAPPED, UC_ERR_FETCH_UNMAPPED)
 EXIT_GUEST_ERROR = 3
 MAX_BUDGET_STEPS = 1024      # more than a translated block holds (TCG: 512)
 EXACT_APPROACH = 2048        # run_until_instret runs at full speed to this short of it
+MAX_ICOUNT_SHIFT = 10        # as QEMU's -icount shift=N
+
+
+def check_icount_shift(shift: int) -> None:
+    """QEMU's range for -icount shift=N: 0 (1 ns per instruction) to 10 (1.024 us)."""
+    if not 0 <= shift <= MAX_ICOUNT_SHIFT:
+        raise BadInput(f"icount shift must be 0 to {MAX_ICOUNT_SHIFT} (2^N ns of guest time "
+                       f"per instruction), not {shift}")
 
 
 class Stop(Enum):
@@ -104,17 +112,21 @@ class Machine:
     def __init__(self, xlen: int = 64, ram_size: int = PLATFORM.ram_size_default, *,
                  console: Console | None = None, uart_input: InputSource | None = None,
                  keep_events: bool = True, drive: Drive | None = None,
-                 virtio_legacy: bool = False) -> None:
+                 virtio_legacy: bool = False, icount_shift: int = 0) -> None:
         """`drive`: a raw image for virtio-blk in virtio-mmio slot 0 (the other slots,
         and slot 0 without a drive, are empty transports); `virtio_legacy`: version 1
-        transports (QEMU's virtio-mmio.force-legacy=true)."""
+        transports (QEMU's virtio-mmio.force-legacy=true); `icount_shift`: each
+        instruction takes 2^N ns of guest time (QEMU's -icount shift=N)."""
         if xlen not in (32, 64):
             raise BadInput(f"xlen must be 32 or 64, not {xlen}")
+        check_icount_shift(icount_shift)
         self.xlen = xlen
+        self.icount_shift = icount_shift
         self.disk = Disk(drive) if drive is not None else None   # BadInput before anything
         self.uc: UcT = Uc(UC_ARCH_RISCV, UC_MODE_RISCV64 if xlen == 64 else UC_MODE_RISCV32)
         self.memory = Memory(self.uc, PLATFORM.ram_base, ram_size)
         self.hart = Hart(self.uc, xlen)
+        self.hart.state.icount_shift = icount_shift
         self.hart.set_ram(self.memory.host_address, self.memory.ram_base, self.memory.ram_size)
         self.events = EventLog(keep=keep_events)
         self.console = console or Console()
@@ -392,6 +404,9 @@ class Machine:
             return self._result(Stop.BUDGET, "instruction budget exhausted")
         if reason == StopReason.USER:
             return self._result(Stop.USER)
+        if reason == StopReason.RESUME:
+            self.hart.resume()
+            return None
         if reason == StopReason.STORM:
             name = self._cause_name(s.storm_cause)
             return self._result(Stop.ERROR, (

@@ -121,7 +121,7 @@ static void write_mstatus(hart *h, uint64_t value)
 
 static uint64_t clock_cycles(const hart *h)
 {
-    return h->s.instret + h->s.idle_ns + h->cycle_offset;
+    return guest_ns(h) + h->cycle_offset;   /* QEMU 7.2 with -icount: the virtual clock */
 }
 
 static uint64_t clock_instret(const hart *h)

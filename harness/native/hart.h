@@ -13,6 +13,8 @@
  *                the instructions that need a code hook
  *   fetch.c      where code lives physically: a page-table walker over host RAM behind
  *                a small TLB, so decoded blocks are keyed by physical address
+ *   guard.c      memory hooks over the pages code runs on, so stores there always
+ *                reach Unicorn's self-modifying-code check
  *   trap.c       trap entry for exceptions and interrupts, and trap-storm detection
  *   interrupt.c  the virtual mip and the pending-and-enabled decision
  *   csrops.c     CSR instructions the core must see or emulate
@@ -73,6 +75,7 @@ struct block_info {
 #define STLB_SLOTS 256       /* power of two */
 #define HOOK_SLOTS 4096      /* power of two; open addressing by address */
 #define L0_SLOTS 256         /* power of two */
+#define GUARD_MAX 32         /* code-page guard ranges (guard.c) before they are reset */
 
 /* The last blocks seen at a virtual address, valid while no translation changed
  * (xlat_epoch): most time is spent re-entering the same few blocks of a loop. */
@@ -80,6 +83,12 @@ struct l0_entry {
     uint64_t vaddr, paddr;
     uint32_t size, epoch;
     struct block_info *b;
+};
+
+/* Physical pages [lo, hi] that hold code, covered by one memory hook (guard.c). */
+struct guard {
+    uint64_t lo, hi;
+    uc_hook handle;
 };
 
 /* A fetch translation: virtual page under a context (satp, or 0 for bare) to a
@@ -162,6 +171,13 @@ struct hart {
     uc_hook h_unmapped[2];        /* below RAM and above it: see hart_set_ram */
     uint64_t unmapped_range[2][2];
     unsigned n_unmapped;
+
+    struct guard guards[GUARD_MAX];
+    unsigned nguards;
+    unsigned guards_deleted;      /* since Unicorn last restarted */
+    struct guard guard_all;       /* all of RAM, once the guards overflowed */
+    bool guard_all_on;
+    bool resume_wanted;           /* stop with STOP_RESUME at the next block boundary */
 };
 
 typedef struct hart hart;
@@ -190,6 +206,9 @@ void retire_through(hart *h, uint64_t addr);
 void retire_before(hart *h, uint64_t addr);
 void icount_flush(hart *h);
 
+/* guard.c */
+void guard_code(hart *h, uint64_t vaddr, uint64_t paddr, uint32_t size);
+
 /* decode.c */
 unsigned insn_len(uint32_t insn);
 uint64_t exception_tval(hart *h, unsigned code, uint64_t epc);
@@ -201,6 +220,7 @@ void take_exception(hart *h, unsigned code, uint64_t epc);
 
 /* interrupt.c */
 uint64_t mip_value(hart *h);
+uint64_t guest_ns(const hart *h);
 uint64_t mtime(const hart *h);
 int pending_interrupt(hart *h);
 bool check_interrupts(hart *h, uint64_t pc);

@@ -44,6 +44,10 @@ void redirect(hart *h, uint64_t pc)
  * when execution does not continue into this block. */
 static bool deadline_reached(hart *h, uint64_t pc)
 {
+    if (h->resume_wanted && !h->s.step) {
+        request_stop(h, STOP_RESUME, pc);   /* guard.c: restart before this block */
+        return true;
+    }
     if (h->s.instret >= h->s.budget) {
         request_stop(h, STOP_BUDGET, pc);
         return true;
@@ -402,7 +406,7 @@ int hart_wfi_wake(hart *h)
     if (!(h->mie & MIP_MTIP) || h->s.mtimecmp > UNLIMITED / h->s.ns_per_tick)
         return 0;
     uint64_t wake_ns = h->s.mtimecmp * h->s.ns_per_tick;
-    uint64_t now_ns = h->s.instret + h->s.idle_ns;
+    uint64_t now_ns = guest_ns(h);
     if (wake_ns > now_ns)
         h->s.idle_ns += wake_ns - now_ns;
     update_deadline(h);

@@ -107,6 +107,7 @@ const struct block_info *block_lookup(hart *h, uint64_t vaddr, uint32_t size, bo
         }
         return b;
     }
+    guard_code(h, vaddr, paddr, size);
     const uint8_t *bytes = block_bytes(h, vaddr, paddr, size, buf);
     if (!bytes) {   /* unreadable: never expected; count conservatively, cache nothing */
         memset(&h->unreadable, 0, sizeof h->unreadable);

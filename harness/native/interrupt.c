@@ -14,11 +14,17 @@
  */
 #include "hart.h"
 
-/* Guest time: one nanosecond per instruction retired (QEMU's -icount shift=0), plus
- * the time skipped while waiting in wfi. mtime counts at the timebase frequency. */
+/* Guest time in nanoseconds: 2^icount_shift per instruction retired (QEMU's -icount
+ * shift=N; 1 ns at the default 0), plus the time skipped while waiting in wfi. */
+uint64_t guest_ns(const hart *h)
+{
+    return (h->s.instret << h->s.icount_shift) + h->s.idle_ns;
+}
+
+/* mtime counts at the timebase frequency. */
 uint64_t mtime(const hart *h)
 {
-    return (h->s.instret + h->s.idle_ns) / h->s.ns_per_tick;
+    return guest_ns(h) / h->s.ns_per_tick;
 }
 
 uint64_t mip_value(hart *h)
@@ -80,7 +86,10 @@ void update_deadline(hart *h)
     uint64_t npt = h->s.ns_per_tick;
     if (!(mip_value(h) & MIP_MTIP) && h->s.mtimecmp <= UNLIMITED / npt) {
         uint64_t ns = h->s.mtimecmp * npt;
-        uint64_t at = ns > h->s.idle_ns ? ns - h->s.idle_ns : 0;
+        uint64_t busy = ns > h->s.idle_ns ? ns - h->s.idle_ns : 0;
+        unsigned shift = h->s.icount_shift;
+        /* The first instret whose time reaches the comparator: rounded up. */
+        uint64_t at = (busy >> shift) + ((busy & ((1ull << shift) - 1)) != 0);
         if (at < deadline)
             deadline = at;
     }
@@ -88,5 +97,5 @@ void update_deadline(hart *h)
      * again where that block ends. */
     if (h->irq_from > h->s.instret && h->irq_from < deadline)
         deadline = h->irq_from;
-    h->deadline = deadline;
+    h->deadline = h->resume_wanted ? 0 : deadline;
 }

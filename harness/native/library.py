@@ -26,7 +26,7 @@ __all__ = ["library_path", "load_library"]
 
 SOURCE_DIR = Path(__file__).resolve().parent
 SOURCES = ("regs.c", "decode.c", "fetch.c", "icount.c", "interrupt.c", "trap.c", "xret.c",
-           "csrops.c", "events.c", "hooks.c")
+           "csrops.c", "events.c", "guard.c", "hooks.c")
 CFLAGS = ("-O2", "-g", "-shared", "-fPIC", "-std=c11", "-Wall", "-Wextra", "-Werror",
           "-Wno-unused-parameter", "-fvisibility=default")
 
@@ -75,6 +75,7 @@ def load_library() -> ctypes.CDLL:
         "hart_free": (None, [vp]),
         "hart_set_event_buffer": (None, [vp, vp, u32]),
         "hart_set_ram": (i32, [vp, vp, u64, u64]),
+        "hart_resume": (None, [vp]),
         "hart_unmapped_range": (i32, [vp, u32, ctypes.POINTER(u64), ctypes.POINTER(u64)]),
         "hart_sync": (None, [vp]),
         "hart_update": (None, [vp]),

@@ -45,6 +45,7 @@ from unicorn.unicorn_const import (
     UC_HOOK_CODE,
     UC_HOOK_INSN_INVALID,
     UC_HOOK_INTR,
+    UC_HOOK_MEM_FETCH_UNMAPPED,
     UC_HOOK_MEM_UNMAPPED,
     UC_MEM_FETCH_UNMAPPED,
     UC_MEM_READ_UNMAPPED,
@@ -636,3 +637,48 @@ def test_a_memory_hook_whose_range_covers_ram_keeps_every_store_there_slow() -> 
     outside = seconds_storing((0, RAM - 1))
     over = seconds_storing((0, (1 << 64) - 1))
     assert over > 3 * outside, (over, outside)
+
+
+@pytest.mark.parametrize("guarded", [False, True])
+def test_a_store_through_a_dirty_alias_leaves_the_old_translation_running(
+        guarded: bool) -> None:
+    # docs/unicorn.md#a-dirty-alias-hides-rewritten-code: guard.c covers every page
+    # code has run on with a memory hook. `func` returns 1; the caller rewrites its first
+    # instruction to return 2 through a second, read-write, mapping of the same physical
+    # page whose TLB entry a store made dirty before func was translated.
+    uc, sym = bare_unicorn("""
+    .globl caller
+    caller:
+        li t1, 0xC0000000
+        la t0, func
+        li t3, 0x80000000
+        sub t0, t0, t3
+        add t1, t1, t0              // func's physical page, through the data mapping
+        sw zero, 64(t1)             // that mapping's TLB entry: dirty
+        call func                   // func translated: a0 = 1
+        mv a1, a0
+        li t2, 0x4509               // c.li a0, 2 (func's first instruction is c.li a0, 1)
+        sh t2, 0(t1)                // rewrite func through the dirty alias
+        call func
+    .globl caller_done
+    caller_done:
+        nop
+        .balign 4096
+    .globl func
+    func:
+        li a0, 1
+        ret
+    """)
+    alias = ((RAM >> 12) << 10) | 0xC7                 # 1 GiB at VA 0xC0000000 -> RAM: RW
+    code = ((RAM >> 12) << 10) | 0x4B                  # 1 GiB at VA = PA = RAM: RX
+    uc.mem_write(ROOT + 8 * (RAM >> 30), code.to_bytes(8, "little"))
+    uc.mem_write(ROOT + 8 * 3, alias.to_bytes(8, "little"))
+    uc.reg_write(UC_RISCV_REG_SATP, SV39 | (ROOT >> 12))
+    uc.reg_write(UC_RISCV_REG_PRIV, 1)
+    if guarded:
+        page = sym["func"] & ~0xFFF
+        uc.hook_add(UC_HOOK_MEM_FETCH_UNMAPPED, lambda *_: False, None, page, page + 0xFFF)
+    uc.emu_start(sym["caller"], sym["caller_done"])
+    first, second = uc.reg_read(UC_RISCV_REG_X11), uc.reg_read(UC_RISCV_REG_X10)
+    assert uc.mem_read(sym["func"], 2) == (0x4509).to_bytes(2, "little")
+    assert (first, second) == ((1, 2) if guarded else (1, 1))

@@ -1,0 +1,121 @@
+"""Code rewritten through a second mapping is seen: the core guards each physical page
+code runs on (harness/native/guard.c), so a store through another virtual address of
+that page still reaches Unicorn's self-modifying-code check
+(docs/unicorn.md#a-dirty-alias-hides-rewritten-code). A kernel does exactly this when
+exec writes a new program, through its direct map of RAM, into pages an old program ran
+from."""
+
+from __future__ import annotations
+
+from harness.machine import Stop
+from machine.asm import build_asm
+
+# S-mode with Sv39: VA = PA for RAM (read, execute) and the same RAM again at
+# 0xC0000000 (read, write). `func` returns 1; the program makes the alias's TLB entry
+# dirty, runs func, rewrites its first instruction to return 2 through the alias, and
+# runs it again. M-mode powers off with code 10 * first + second.
+ALIAS_REWRITE = """
+    OPEN_PMP
+    la t0, root
+    srli t0, t0, 12
+    li t1, 8 << 60                  // Sv39
+    or t0, t0, t1
+    csrw satp, t0
+    la t0, supervisor
+    csrw mepc, t0
+    li t0, 0x1800
+    csrc mstatus, t0
+    li t0, 0x0800                   // MPP = S
+    csrs mstatus, t0
+    mret
+supervisor:
+    li t1, 0xC0000000
+    la t0, func
+    li t3, 0x80000000
+    sub t0, t0, t3
+    add t1, t1, t0
+    sw zero, 64(t1)                 // the alias's TLB entry: dirty
+    call func
+    mv s1, a0
+    li t2, 0x4509                   // c.li a0, 2
+    sh t2, 0(t1)
+    call func
+    li t0, 10
+    mul s1, s1, t0
+    add s1, s1, a0
+    slli s1, s1, 16
+    ecall                           // to M, which powers off with the result
+    .align 2
+trap:
+    li t6, PLATFORM_FINISHER_BASE
+    li t5, FINISHER_FAIL
+    or t5, t5, s1
+    sw t5, 0(t6)
+99: j 99b
+    .balign 4096
+func:
+    c.li a0, 1
+    ret
+    .data
+    .balign 4096
+root:
+    .dword 0, 0
+    .dword ((0x80000000 >> 12) << 10) | 0x4B   // VA 0x80000000: V R X A
+    .dword ((0x80000000 >> 12) << 10) | 0xC7   // VA 0xC0000000: V R W A D
+    .fill 508, 8, 0
+"""
+
+
+def test_code_rewritten_through_a_dirty_alias_runs_as_rewritten(bare) -> None:
+    m = bare(build_asm(ALIAS_REWRITE))
+    r = m.run(max_insns=100_000)
+    assert (r.stop, r.exit_status) == (Stop.HALT, 12), m.console.text()
+
+
+# The same, after code on more separate pages than the core keeps guards for
+# (GUARD_MAX, 32): func runs, 40 stubs on pages two apart run, and only then is func's
+# page made dirty and rewritten through the alias, before func runs again. The guards
+# were reset on the way, so this checks that no translation outlives its guard.
+OVERFLOW_REWRITE = ALIAS_REWRITE.replace("""
+    sw zero, 64(t1)                 // the alias's TLB entry: dirty
+    call func
+    mv s1, a0
+    li t2, 0x4509                   // c.li a0, 2
+    sh t2, 0(t1)
+    call func
+""", """
+    call func
+    mv s1, a0
+    la s2, stubs
+    li s3, 40
+1:  jalr s2
+    li t0, 8192
+    add s2, s2, t0
+    addi s3, s3, -1
+    bnez s3, 1b
+    sw zero, 64(t1)                 // the alias's TLB entry: dirty
+    li t2, 0x4509                   // c.li a0, 2
+    sh t2, 0(t1)
+    call func
+""").replace("""
+func:
+    c.li a0, 1
+    ret
+""", """
+func:
+    c.li a0, 1
+    ret
+    .balign 8192
+stubs:
+    .rept 40
+    ret
+    .balign 8192
+    .endr
+""")
+
+
+def test_code_rewritten_after_the_guards_overflowed_runs_as_rewritten(bare) -> None:
+    assert OVERFLOW_REWRITE != ALIAS_REWRITE
+    m = bare(build_asm(OVERFLOW_REWRITE))
+    r = m.run(max_insns=100_000)
+    assert (r.stop, r.exit_status) == (Stop.HALT, 12), m.console.text()
