@@ -132,18 +132,20 @@ def qemu_binary(arch: Arch) -> Path | None:
     return Path(found) if found else None
 
 
-def drive_args(image: Path) -> list[str]:
+def drive_args(image: Path, legacy: bool = False) -> list[str]:
     """QEMU's arguments for privlab's `--drive IMAGE`: virtio-blk on virtio-mmio slot 0
     (QEMU fills the highest slot first unless told), version 2 (QEMU 7.2 defaults to
-    legacy virtio-mmio)."""
-    return ["-global", "virtio-mmio.force-legacy=false",
+    legacy virtio-mmio), or version 1 with `legacy` (privlab's `--virtio-legacy`)."""
+    return ["-global", f"virtio-mmio.force-legacy={'true' if legacy else 'false'}",
             "-drive", f"file={image},format=raw,if=none,id=x0",
             "-device", "virtio-blk-device,drive=x0,bus=virtio-mmio-bus.0"]
 
 
 def qemu_command(elf: Path, arch: Arch, log: Path, extra_args: Sequence[str] = (),
-                 icount: bool = False, drive: Path | None = None) -> list[str]:
-    """The QEMU command line that runs `elf` bare-metal and logs traps to `log`."""
+                 icount: bool = False, drive: Path | None = None,
+                 icount_shift: int = 0, virtio_legacy: bool = False) -> list[str]:
+    """The QEMU command line that runs `elf` bare-metal and logs traps to `log`; with
+    `icount`, time follows the instruction count (2^icount_shift ns each)."""
     binary = qemu_binary(arch)
     if binary is None:
         raise QemuNotFound(
@@ -153,19 +155,21 @@ def qemu_command(elf: Path, arch: Arch, log: Path, extra_args: Sequence[str] = (
     cmd = [str(binary), "-machine", "virt", "-bios", "none", "-nographic",
            "-kernel", str(elf), "-d", "int", "-D", str(log)]
     if icount:
-        cmd += ["-icount", "shift=0"]
+        cmd += ["-icount", f"shift={icount_shift}"]
     if drive is not None:
-        cmd += drive_args(drive)
+        cmd += drive_args(drive, virtio_legacy)
     return [*cmd, *extra_args]
 
 
 def run_qemu(elf: Path, arch: Arch, timeout_s: float, extra_args: Sequence[str] = (),
-             icount: bool = False, drive: Path | None = None) -> QemuResult:
+             icount: bool = False, drive: Path | None = None,
+             icount_shift: int = 0, virtio_legacy: bool = False) -> QemuResult:
     """Run `elf` on QEMU's virt board with no firmware (and `drive` as virtio-blk);
     kill it after `timeout_s`."""
     with tempfile.TemporaryDirectory(prefix="privlab-qemu-") as tmp:
         log = Path(tmp) / "int.log"
-        cmd = qemu_command(elf, arch, log, extra_args, icount, drive)
+        cmd = qemu_command(elf, arch, log, extra_args, icount, drive, icount_shift,
+                           virtio_legacy)
         timed_out = False
         try:
             proc = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True,

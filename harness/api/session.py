@@ -113,14 +113,15 @@ class Session(MemoryAccess):
              images: Images | None = None, kernel: str | Path | None = None,
              echo: bool = False, console_input: bytes = b"", input_ends: bool = False,
              capture_limit: int | None = None, drive: Drive | str | Path | None = None,
-             virtio_legacy: bool = False,
+             virtio_legacy: bool = False, icount_shift: int = 0,
              abi: str = "rcore") -> Session:
         """The bundled firmware and kernel (or `kernel`), running `program` as the
         first process (None: the whole initrd with the shell). With `input_ends`, a
         guest that keeps polling the console once `console_input` is used up stops the
         run (Stop.INPUT_ENDED); otherwise more can be fed (machine.uart.source.feed).
         `drive` is a raw image for virtio-blk (`privlab run --drive`: a Drive, a path,
-        or "IMAGE,snapshot=on"), `virtio_legacy` selects version 1 transports."""
+        or "IMAGE,snapshot=on"), `virtio_legacy` selects version 1 transports, and
+        `icount_shift` N makes each instruction 2^N ns of guest time (`--icount-shift`)."""
         images = images or build_images(arch, listings=False)
         fw, kern = load_elf(images.firmware), load_elf(kernel or images.kernel)
         ub = user_boot(images.users, program, list(args))
@@ -128,7 +129,8 @@ class Session(MemoryAccess):
         m = new_system(fw, kern, ub.initrd, ub.bootargs, ram=ram_mib * MIB,
                        console=Console(echo=echo),
                        uart_input=ScriptedInput(console_input, final=input_ends),
-                       drive=as_drive(drive), virtio_legacy=virtio_legacy)
+                       drive=as_drive(drive), virtio_legacy=virtio_legacy,
+                       icount_shift=icount_shift)
         users = dict(images.users)
         if program is not None and name not in users and Path(program).is_file():
             users[name or "program"] = Path(program)
@@ -140,13 +142,14 @@ class Session(MemoryAccess):
     def bare(cls, elf: str | Path, *, capture: bool = False, ram_mib: int = 128,
              echo: bool = False, console_input: bytes = b"", input_ends: bool = False,
              capture_limit: int | None = None, drive: Drive | str | Path | None = None,
-             virtio_legacy: bool = False,
+             virtio_legacy: bool = False, icount_shift: int = 0,
              abi: str = "rcore") -> Session:
         """Any bare-metal ELF, from M-mode at the RAM base (`privlab run --bios none`)."""
         image = load_elf(elf)
         m = new_bare(image, ram=ram_mib * MIB, console=Console(echo=echo),
                      uart_input=ScriptedInput(console_input, final=input_ends),
-                     drive=as_drive(drive), virtio_legacy=virtio_legacy)
+                     drive=as_drive(drive), virtio_legacy=virtio_legacy,
+                     icount_shift=icount_shift)
         return cls(m, SystemInfo(image.xlen, bare=Path(elf)), capture=capture,
                    capture_limit=capture_limit, abi=abi)
 

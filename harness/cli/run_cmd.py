@@ -96,7 +96,8 @@ def _boot(args: argparse.Namespace, console: Console, uart_input: InputSource) -
         if args.user is not None:
             raise BadInput("--user needs the bundled firmware and kernel, not --bios none")
         return new_bare(load_elf(args.kernel), ram=ram, console=console, uart_input=uart_input,
-                        drive=drive_of(args), virtio_legacy=args.virtio_legacy)
+                        drive=drive_of(args), virtio_legacy=args.virtio_legacy,
+                        icount_shift=args.icount_shift)
     return _boot_system(args, ram, console, uart_input)
 
 
@@ -112,7 +113,7 @@ def _boot_system(args: argparse.Namespace, ram: int, console: Console,
     ub = user_boot(images.users, args.user, args.args, flags=args.boot_flag)
     return new_system(firmware, kernel or load_elf(images.kernel), ub.initrd, ub.bootargs,
                       ram=ram, console=console, uart_input=uart_input, drive=drive_of(args),
-                      virtio_legacy=args.virtio_legacy)
+                      virtio_legacy=args.virtio_legacy, icount_shift=args.icount_shift)
 
 
 def _serve_gdb(machine: Machine, args: argparse.Namespace) -> RunResult:

@@ -18,6 +18,7 @@ from harness.devices.disk import Drive, parse_drive
 from harness.errors import BadInput
 from harness.kernelinfo.symbols import Location
 from harness.machine import RunResult
+from harness.machine.machine import MAX_ICOUNT_SHIFT
 
 __all__ = ["add_at_argument", "add_drive_arguments", "add_target_arguments", "drive_of",
            "input_bytes", "open_session", "positive_int",
@@ -34,8 +35,19 @@ def positive_int(text: str) -> int:
     return value
 
 
+def icount_shift(text: str) -> int:
+    try:
+        value = int(text, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if not 0 <= value <= MAX_ICOUNT_SHIFT:
+        raise argparse.ArgumentTypeError(f"must be 0 to {MAX_ICOUNT_SHIFT}: {text!r}")
+    return value
+
+
 def add_drive_arguments(g: argparse._ActionsContainer) -> None:
-    """--drive and --virtio-legacy, the same for run, trace, inspect and the rest."""
+    """--drive, --virtio-legacy and --icount-shift: the board, the same for run, trace,
+    inspect and the rest."""
     g.add_argument("--drive", metavar="IMAGE[,snapshot=on]",
                    help="a raw disk image for virtio-blk in virtio-mmio slot 0 (QEMU: "
                         "-drive file=IMAGE,format=raw,if=none,id=x0 -device "
@@ -44,6 +56,10 @@ def add_drive_arguments(g: argparse._ActionsContainer) -> None:
     g.add_argument("--virtio-legacy", action="store_true",
                    help="version 1 (legacy) virtio-mmio transports, as QEMU's "
                         "-global virtio-mmio.force-legacy=true")
+    g.add_argument("--icount-shift", type=icount_shift, metavar="N", default=0,
+                   help="guest time per instruction: 2^N ns, 0 to 10 (default 0: 1 ns), "
+                        "as QEMU's -icount shift=N; a larger N makes timer-paced guests "
+                        "(sleeps, time slices) reach their deadlines in fewer instructions")
 
 
 def drive_of(args: Any) -> Drive | None:
@@ -87,13 +103,15 @@ def open_session(args: Any, capture: bool = False, default_user: str | None = No
             raise BadInput("--user needs the bundled firmware and kernel, not --bios none")
         return Session.bare(args.kernel, capture=capture, ram_mib=args.ram, console_input=text,
                             input_ends=True, capture_limit=capture_limit,
-                            drive=drive_of(args), virtio_legacy=args.virtio_legacy, abi=args.abi)
+                            drive=drive_of(args), virtio_legacy=args.virtio_legacy,
+                            icount_shift=args.icount_shift, abi=args.abi)
     if args.args and args.user is None:
         raise BadInput(f"unexpected arguments: {' '.join(args.args)} (use --user PROG ARGS)")
     return Session.boot(args.user or default_user, args.args, arch=args.arch, capture=capture,
                         ram_mib=args.ram, kernel=args.kernel, console_input=text,
                         input_ends=True, capture_limit=capture_limit,
-                        drive=drive_of(args), virtio_legacy=args.virtio_legacy, abi=args.abi)
+                        drive=drive_of(args), virtio_legacy=args.virtio_legacy,
+                        icount_shift=args.icount_shift, abi=args.abi)
 
 
 def input_bytes(text: str) -> bytes:

@@ -92,15 +92,18 @@ class KernelUnderTest:
     images: KernelImages
     token: str = field(default_factory=new_token)
     runs: list[KernelRun] = field(default_factory=list)
+    icount_shift: int = 0     # the lab's clock (lab.toml icount_shift) for every boot
 
     def boot(self, program: str, *args: str | int, flags: tuple[str, ...] = (),
              timer_hz: int | None = GRADER_TIMER_HZ, ram_mib: int = GRADER_RAM_MIB,
-             input: bytes = b"", quiet: bool = True) -> KernelRun:
+             input: bytes = b"", quiet: bool = True,
+             icount_shift: int | None = None) -> KernelRun:
         """A fresh machine running `program ARGS...` as the first process (as
         `privlab run --user`); nothing has run yet. `program` is a user program of the
         grader's userland, or a path to a user ELF (a hidden test's own program), which
         joins the initrd under its file name. Integers in args become decimal.
-        `token` (the attribute) is usually one of the arguments."""
+        `token` (the attribute) is usually one of the arguments. `icount_shift`
+        (default: the lab's) makes each instruction 2^N ns of guest time."""
         words = (("quiet",) if quiet else ()) + tuple(flags)
         if timer_hz is not None:
             words += (f"timer_hz={timer_hz}",)
@@ -112,7 +115,8 @@ class KernelUnderTest:
             program = path.name.removesuffix(".elf")
             files = {name: p.read_bytes() for name, p in self.images.users.items()}
             initrd = pack_initrd({**files, program: path.read_bytes()})
-        spec = BootSpec(program, tuple(str(a) for a in args), words, ram_mib, input)
+        shift = self.icount_shift if icount_shift is None else icount_shift
+        spec = BootSpec(program, tuple(str(a) for a in args), words, ram_mib, input, shift)
         run = KernelRun(self.images.firmware, self.images.kernel, initrd, spec,
                         self.images.call_specs, self.token)
         self.runs.append(run)

@@ -109,13 +109,14 @@ def diagnose(result: RunResult | None, console: LimitedConsole, budget: int | No
 @dataclass(frozen=True)
 class BootSpec:
     """What to boot: the program that runs as the first process, its arguments,
-    extra kernel flags and the RAM size."""
+    extra kernel flags, the RAM size, console input and the clock."""
 
     program: str
     args: tuple[str, ...] = ()
     flags: tuple[str, ...] = ("quiet",)
     ram_mib: int = 32
     input: bytes = b""
+    icount_shift: int = 0
 
 
 class KernelRun:
@@ -129,7 +130,8 @@ class KernelRun:
         self.bootargs = make_bootargs(spec.program, spec.args, flags=spec.flags)
         self.machine = new_system(firmware, kernel, initrd, self.bootargs,
                                   ram=spec.ram_mib << 20, console=self.console,
-                                  uart_input=ScriptedInput(spec.input))
+                                  uart_input=ScriptedInput(spec.input),
+                                  icount_shift=spec.icount_shift)
         self.console.on_full = self.machine.request_stop
         self.kernel_image = kernel
         # The run's one trap flow: it pairs the system calls of every event, fed as the
@@ -186,6 +188,8 @@ class KernelRun:
     def rerun_command(self) -> str:
         """The `privlab run` command line that boots this machine the same way."""
         words = ["privlab", "run", "--ram", str(self.spec.ram_mib)]
+        if self.spec.icount_shift:
+            words += ["--icount-shift", str(self.spec.icount_shift)]
         if self.machine.xlen == 32:
             words += ["--arch", "rv32"]
         for flag in self.spec.flags:

@@ -13,6 +13,7 @@ lab.toml:
     number = 1
     solution_files = ["kernel/taskinfo.c"]
     base = true
+    icount_shift = 0        # optional: guest ns per instruction is 2^N (--icount-shift)
 """
 
 from __future__ import annotations
@@ -22,9 +23,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.errors import BadInput
+from harness.machine.machine import MAX_ICOUNT_SHIFT
 from harness.paths import REPO_ROOT
 
-__all__ = ["BASE_DIR", "LABS_DIR", "Lab", "all_labs", "find_lab"]
+__all__ = ["BASE_DIR", "LABS_DIR", "Lab", "all_labs", "find_lab", "load_lab"]
 
 LABS_DIR = REPO_ROOT / "labs"
 BASE_DIR = LABS_DIR / "base"
@@ -38,6 +40,7 @@ class Lab:
     directory: Path
     solution_files: tuple[str, ...]
     base: bool
+    icount_shift: int = 0
 
     @property
     def hidden_dir(self) -> Path:
@@ -57,20 +60,24 @@ class Lab:
         return paths
 
 
-def _load(directory: Path) -> Lab:
+def load_lab(directory: Path) -> Lab:
     spec = directory / "lab.toml"
     try:
         data = tomllib.loads(spec.read_text())
     except (OSError, tomllib.TOMLDecodeError) as e:
         raise BadInput(f"{spec}: {e}") from e
+    shift = data.get("icount_shift", 0)
+    if not isinstance(shift, int) or not 0 <= shift <= MAX_ICOUNT_SHIFT:
+        raise BadInput(f"{spec}: icount_shift must be an integer from 0 to "
+                       f"{MAX_ICOUNT_SHIFT}, not {shift!r}")
     return Lab(name=directory.name, title=str(data.get("title", directory.name)),
                number=int(data.get("number", 0)), directory=directory,
                solution_files=tuple(data.get("solution_files", ())),
-               base=bool(data.get("base", True)))
+               base=bool(data.get("base", True)), icount_shift=shift)
 
 
 def all_labs(root: Path = LABS_DIR) -> list[Lab]:
-    labs = [_load(d) for d in sorted(root.iterdir()) if (d / "lab.toml").is_file()]
+    labs = [load_lab(d) for d in sorted(root.iterdir()) if (d / "lab.toml").is_file()]
     return sorted(labs, key=lambda lab: (lab.number, lab.name))
 
 
@@ -78,7 +85,7 @@ def find_lab(name: str, root: Path = LABS_DIR) -> Lab:
     """A lab by directory name or number; a path to a lab directory also works."""
     path = Path(name)
     if (path / "lab.toml").is_file():
-        return _load(path.resolve())
+        return load_lab(path.resolve())
     labs = all_labs(root)
     for lab in labs:
         if name in (lab.name, str(lab.number)):

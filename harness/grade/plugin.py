@@ -25,7 +25,8 @@ Markers
 
 Options (set by `privlab grade`; a plain `pytest labs/mmap` builds the repository's
 kernel): --privlab-submission DIR, --privlab-images FILE, --privlab-build-error FILE,
---privlab-results FILE, --privlab-shard I/N, --privlab-hidden DIR, --privlab-seed N.
+--privlab-results FILE, --privlab-shard I/N, --privlab-hidden DIR, --privlab-seed N,
+--privlab-icount-shift N (default: the `icount_shift` of the lab.toml above the test).
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ import pytest
 
 from harness.grade.errors import BuildFailed, GradeFailure
 from harness.grade.kernel import KernelImages, KernelUnderTest
+from harness.grade.labs import load_lab
 from harness.grade.model import FAILED, PASSED, TestResult, apply_groups, format_points
 from harness.grade.sharding import shard_items
 from harness.grade.submission_build import build_submission, staging_slot
@@ -72,6 +74,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="run only the I-th of N parts of the tests")
     group.addoption("--privlab-hidden", action="append", default=[], metavar="DIR",
                     help="tests under DIR are hidden tests")
+    group.addoption("--privlab-icount-shift", type=int, metavar="N",
+                    help="guest time per instruction in every boot: 2^N ns (default: "
+                         "the icount_shift of the lab.toml above the test file, or 0)")
     group.addoption("--privlab-seed", type=int, metavar="N",
                     help="derive each test's random parameters from N (to reproduce a run)")
 
@@ -123,14 +128,25 @@ def privlab_images(request: pytest.FixtureRequest) -> Iterator[KernelImages]:
 
 
 @pytest.fixture
-def privlab_kernel(privlab_images: KernelImages) -> Iterator[KernelUnderTest]:
+def privlab_kernel(privlab_images: KernelImages,
+                   request: pytest.FixtureRequest) -> Iterator[KernelUnderTest]:
     """The submission's kernel, a `harness.grade.KernelUnderTest`, fresh for each test:
     `.boot(PROG, *ARGS)` gives a new machine booted with `init=PROG ARGS` (a
     `KernelRun`), `.run(...)` also runs it to power-off, and `.token` is this test's
     random token (test programs print `PASS <token>`)."""
-    under_test = KernelUnderTest(privlab_images)
+    shift = request.config.getoption("--privlab-icount-shift")
+    under_test = KernelUnderTest(privlab_images, icount_shift=lab_icount_shift(
+        Path(str(request.path))) if shift is None else shift)
     yield under_test
     under_test.close()
+
+
+def lab_icount_shift(test_file: Path) -> int:
+    """The icount_shift of the nearest lab.toml above a test file (0 without one)."""
+    for directory in test_file.parents:
+        if (directory / "lab.toml").is_file():
+            return load_lab(directory).icount_shift
+    return 0
 
 
 def seed_key(item: pytest.Item) -> str:

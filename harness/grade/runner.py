@@ -76,6 +76,8 @@ def _shard_command(options: GradeOptions, slot: Path, index: int, count: int,
     if options.keyword:
         cmd += ["-k", options.keyword]
     cmd += ["--privlab-seed", str(seed)]
+    if options.lab.icount_shift:
+        cmd += ["--privlab-icount-shift", str(options.lab.icount_shift)]
     return cmd
 
 

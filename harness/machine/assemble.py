@@ -59,10 +59,11 @@ def boot_bare(machine: Machine, image: ElfImage) -> None:
 def new_bare(image: ElfImage, *, ram: int = PLATFORM.ram_size_default,
              console: Console | None = None, uart_input: InputSource | None = None,
              keep_events: bool = True, drive: Drive | None = None,
-             virtio_legacy: bool = False) -> Machine:
+             virtio_legacy: bool = False, icount_shift: int = 0) -> Machine:
     """A machine of the image's XLEN running `image` from M-mode at the RAM base."""
     machine = Machine(image.xlen, ram, console=console, uart_input=uart_input,
-                      keep_events=keep_events, drive=drive, virtio_legacy=virtio_legacy)
+                      keep_events=keep_events, drive=drive, virtio_legacy=virtio_legacy,
+                      icount_shift=icount_shift)
     boot_bare(machine, image)
     return machine
 
@@ -70,11 +71,13 @@ def new_bare(image: ElfImage, *, ram: int = PLATFORM.ram_size_default,
 def new_system(firmware: ElfImage, kernel: ElfImage, initrd: bytes, bootargs: str, *,
                ram: int = PLATFORM.ram_size_default, console: Console | None = None,
                uart_input: InputSource | None = None, keep_events: bool = True,
-               drive: Drive | None = None, virtio_legacy: bool = False) -> Machine:
+               drive: Drive | None = None, virtio_legacy: bool = False,
+               icount_shift: int = 0) -> Machine:
     """A machine of the kernel's XLEN with firmware, kernel, initrd and device tree in
     place (boot_system), at reset."""
     machine = Machine(kernel.xlen, ram, console=console, uart_input=uart_input,
-                      keep_events=keep_events, drive=drive, virtio_legacy=virtio_legacy)
+                      keep_events=keep_events, drive=drive, virtio_legacy=virtio_legacy,
+                      icount_shift=icount_shift)
     boot_system(machine, firmware, kernel, initrd, bootargs)
     return machine
 

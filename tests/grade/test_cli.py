@@ -294,3 +294,31 @@ def test_a_failures_rerun_command_boots_the_same_machine(
     capfd.readouterr()
     assert main(shlex.split(command)[1:]) == 0
     assert capfd.readouterr().out == run.output
+
+
+def test_the_labs_clock_reaches_each_boot_and_the_rerun_command(
+        capfd: pytest.CaptureFixture[str]) -> None:
+    """KernelUnderTest(icount_shift=N) (a lab.toml's icount_shift) boots every machine
+    at 2^N ns per instruction: a program that waits 20 ms of guest time by get_time and
+    yield retires many times fewer instructions at N = 4, and the rerun command says so."""
+    from harness.grade.kernel import KernelUnderTest
+    from harness.grade.submission_build import build_submission, staging_slot
+    from harness.paths import REPO_ROOT
+
+    with staging_slot() as slot:
+        built = build_submission(REPO_ROOT, slot)
+        assert built.images is not None
+        normal, coarse = KernelUnderTest(built.images), KernelUnderTest(built.images,
+                                                                        icount_shift=4)
+        slow, fast = (k.run("sleep", "20", input=b"\n") for k in (normal, coarse))
+        ratio = slow.machine.hart.state.instret / fast.machine.hart.state.instret
+        command = fast.rerun_command()
+        normal.close()
+        coarse.close()
+    assert fast.machine.icount_shift == 4 and slow.machine.icount_shift == 0
+    assert 8 < ratio < 16        # 16x for the waiting, less for boot and printing
+    assert command.startswith("privlab run --ram 32 --icount-shift 4 ")
+    assert "--icount-shift" not in slow.rerun_command()
+    capfd.readouterr()
+    assert main(shlex.split(command)[1:]) == 0
+    assert capfd.readouterr().out == fast.output == "sleep: 20 ms\n"

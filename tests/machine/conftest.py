@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -10,13 +11,13 @@ from harness.machine.assemble import boot_bare
 
 
 @pytest.fixture
-def bare() -> Callable[[Path], Machine]:
+def bare() -> Callable[..., Machine]:
     """A fresh machine with a bare-metal ELF loaded, as `privlab run --bios none`."""
     machines: list[Machine] = []
 
-    def make(elf: Path) -> Machine:
+    def make(elf: Path, **board: Any) -> Machine:
         image = load_elf(elf)
-        m = Machine(image.xlen)
+        m = Machine(image.xlen, **board)
         boot_bare(m, image)
         machines.append(m)
         return m

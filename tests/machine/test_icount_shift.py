@@ -1,0 +1,120 @@
+"""The coarser deterministic clock, `--icount-shift N`: each instruction retired is 2^N
+ns of guest time, as QEMU's `-icount shift=N`. Instruction counts do not change; the
+time, cycle and timer deadlines scale, and QEMU 7.2 measures the same time."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from harness import qemu
+from harness.build import ARCHES
+from harness.errors import BadInput
+from harness.machine import Machine, Stop
+from machine.asm import build_asm
+
+ITERATIONS = 50_150   # two instructions each: about 100,300 instructions timed
+
+# mtime before and after a counted loop; powers off with code = elapsed ticks / 100.
+TIMED_LOOP = f"""
+    li t0, PLATFORM_CLINT_BASE + CLINT_MTIME
+    lw t1, 0(t0)
+    li t2, {ITERATIONS}
+1:  addi t2, t2, -1
+    bnez t2, 1b
+    lw t3, 0(t0)
+    sub t3, t3, t1
+    li t4, 100
+    divu t3, t3, t4
+    slli t3, t3, 16
+    li t6, PLATFORM_FINISHER_BASE
+    li t5, FINISHER_FAIL
+    or t5, t5, t3
+    sw t5, 0(t6)
+99: j 99b
+"""
+
+
+@pytest.mark.parametrize("shift", [0, 3, 6])
+def test_cycle_and_time_advance_2_to_the_shift_ns_per_instruction(bare, shift: int) -> None:
+    m = bare(build_asm("""
+        rdinstret a0
+        nop
+        nop
+        rdinstret a1
+        rdcycle a2
+        rdtime a3
+        ebreak
+        .align 2
+    trap:
+        PASS
+    """), icount_shift=shift)
+    r = m.run(max_insns=1000)
+    assert r.exit_status == 0
+    a0, a1, a2, a3 = (m.hart.x(n) for n in (10, 11, 12, 13))
+    assert a1 - a0 == 3                                  # instructions: unchanged
+    assert a2 == (a1 + 1) << shift                       # cycle: guest ns
+    assert a3 == a2 // 100 or a3 == (a2 + (1 << shift)) // 100   # 10 MHz: 100 ns a tick
+
+
+@pytest.mark.parametrize(("shift", "instret"), [(0, 5000), (4, 313), (7, 40)])
+def test_the_timer_fires_once_2_to_the_shift_ns_per_instruction_reach_mtimecmp(
+        bare, shift: int, instret: int) -> None:
+    # mtimecmp = 50 ticks (5,000 ns): the first instruction count whose time reaches
+    # it is ceil(5000 / 2^shift); the interrupt is taken at the next block boundary.
+    m = bare(build_asm("""
+        li t0, PLATFORM_CLINT_BASE + CLINT_MTIMECMP
+        li t1, 50
+        sw t1, 0(t0)
+        sw zero, 4(t0)
+        li t0, 1 << 7
+        csrw mie, t0
+        csrsi mstatus, 8
+    1:  j 1b
+        .align 2
+    trap:
+        PASS
+    """), icount_shift=shift)
+    r = m.run(max_insns=100_000)
+    assert (r.stop, r.exit_status) == (Stop.HALT, 0)
+    (trap,) = m.events.traps()
+    assert (trap.interrupt, trap.code) == (True, 7)
+    assert instret <= trap.instret <= instret + 2        # the loop's block is one jump
+    assert m.hart.mtime() >= 50
+
+
+def timed_loop_code(shift: int) -> int:
+    """What TIMED_LOOP exits with at 2^shift ns per instruction."""
+    return (2 * ITERATIONS << shift) // 100 // 100
+
+
+@pytest.mark.parametrize("shift", [0, 2, 4])
+def test_a_timed_loop_measures_2_to_the_shift_ns_per_instruction(bare, shift: int) -> None:
+    m = bare(build_asm(TIMED_LOOP), icount_shift=shift)
+    r = m.run(max_insns=1_000_000)
+    assert (r.stop, r.exit_status) == (Stop.HALT, timed_loop_code(shift))
+
+
+@pytest.mark.skipif(qemu.qemu_binary(ARCHES["rv64"]) is None, reason="QEMU 7.2 not installed")
+@pytest.mark.parametrize("shift", [0, 2, 4])
+def test_qemu_with_the_same_shift_measures_the_same_time(shift: int) -> None:
+    reference = qemu.run_qemu(build_asm(TIMED_LOOP), ARCHES["rv64"], timeout_s=30,
+                              icount=True, icount_shift=shift)
+    assert reference.exit_status == timed_loop_code(shift), reference.stderr
+
+
+@pytest.mark.parametrize("shift", [-1, 11])
+def test_a_shift_outside_qemus_range_is_refused(shift: int) -> None:
+    with pytest.raises(BadInput, match="icount shift must be 0 to 10"):
+        Machine(64, icount_shift=shift)
+
+
+def test_privlab_run_refuses_a_bad_shift_in_one_line() -> None:
+    proc = subprocess.run([sys.executable, "-m", "harness", "run", "--icount-shift", "11",
+                           "--user", "hello"], capture_output=True, text=True, check=False)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines()[-1].endswith(
+        "argument --icount-shift: must be 0 to 10: '11'")
+    assert "Traceback" not in proc.stderr
