@@ -17,7 +17,9 @@ half, `<name>.c`, linked in too.
 
 A program in DRIVES needs a disk: `scratch_drive(name, directory)` makes its zero-filled
 raw image, which both QEMU (`run_qemu(..., drive=)`) and privlab (`Machine(drive=)`)
-get as virtio-blk in virtio-mmio slot 0. Such a device program takes no traps.
+get as virtio-blk in virtio-mmio slot 0, through the transport version LEGACY says.
+Such a device program takes no traps unless it asks for the device's interrupt
+(virtio_blk_irq).
 """
 
 from __future__ import annotations
@@ -32,8 +34,8 @@ from harness.build.cache import cache_root
 from harness.build.toolchain import ARCHES, Arch
 from harness.devices.disk import SECTOR
 
-__all__ = ["CONFORMANCE_DIR", "DRIVES", "PROGRAMS", "build_program", "program_source",
-           "scratch_drive"]
+__all__ = ["CONFORMANCE_DIR", "DRIVES", "LEGACY", "PROGRAMS", "build_program",
+           "program_source", "scratch_drive"]
 
 CONFORMANCE_DIR = Path(__file__).resolve().parent
 INCLUDE_DIR = CONFORMANCE_DIR / "include"
@@ -42,8 +44,13 @@ RUNTIME_SOURCES = (CONFORMANCE_DIR / "lib" / "entry.S", CONFORMANCE_DIR / "lib" 
 PROGRAMS: list[str] = sorted(p.stem for p in CONFORMANCE_DIR.glob("*.S"))
 """Program names (file stems), sorted."""
 
-DRIVES: dict[str, int] = {"virtio_blk": 64 * SECTOR}
+DRIVES: dict[str, int] = {name: 64 * SECTOR
+                          for name in ("virtio_blk", "virtio_blk_irq", "virtio_blk_legacy")}
 """The programs that need a drive, and the size of their scratch image in bytes."""
+
+LEGACY: frozenset[str] = frozenset({"virtio_blk_legacy"})
+"""The programs that run with the legacy (version 1) virtio-mmio transport: QEMU's
+`-global virtio-mmio.force-legacy=true`, privlab's `Machine(virtio_legacy=True)`."""
 
 
 def scratch_drive(name: str, directory: Path) -> Path | None:

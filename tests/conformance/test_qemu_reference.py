@@ -30,7 +30,15 @@ from harness.qemu import (
     run_qemu,
 )
 
-from .programs import DRIVES, INCLUDE_DIR, PROGRAMS, RUNTIME_SOURCES, build_program, scratch_drive
+from .programs import (
+    DRIVES,
+    INCLUDE_DIR,
+    LEGACY,
+    PROGRAMS,
+    RUNTIME_SOURCES,
+    build_program,
+    scratch_drive,
+)
 
 # A program runs in well under a second; a hang is killed long before pytest would be.
 QEMU_TIMEOUT_S = 10.0
@@ -71,7 +79,8 @@ def test_program_passes_on_qemu_with_a_deterministic_trap_list(name: str, arch: 
                                                                tmp_path: Path) -> None:
     elf = _build(name, arch)
     drive = scratch_drive(name, tmp_path)
-    first = run_qemu(elf, ARCHES[arch], QEMU_TIMEOUT_S, drive=drive)
+    first = run_qemu(elf, ARCHES[arch], QEMU_TIMEOUT_S, drive=drive,
+                     virtio_legacy=name in LEGACY)
     assert first.exit_status == 0, _explain(first)
     passed = _PASS_LINE.search(first.console)
     assert passed is not None, _explain(first)
@@ -83,7 +92,7 @@ def test_program_passes_on_qemu_with_a_deterministic_trap_list(name: str, arch: 
     # Timing-independent: with time following the instruction count instead of the
     # host clock (-icount shift=0), the program traps in exactly the same way.
     second = run_qemu(elf, ARCHES[arch], QEMU_TIMEOUT_S, icount=True,
-                      drive=scratch_drive(name, tmp_path))
+                      drive=scratch_drive(name, tmp_path), virtio_legacy=name in LEGACY)
     assert second.exit_status == 0, _explain(second)
     assert second.traps == first.traps
 

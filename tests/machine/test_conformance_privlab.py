@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conformance.programs import DRIVES, PROGRAMS, build_program, scratch_drive
+from conformance.programs import DRIVES, LEGACY, PROGRAMS, build_program, scratch_drive
 
 from harness import qemu
 from harness.build import ARCHES
@@ -46,7 +46,8 @@ def run_privlab(name: str, arch: str, tmp: Path) -> tuple[Machine,
                                                          list[tuple[bool, int, int, int]]]:
     image = load_elf(build_program(name, arch))
     drive = scratch_drive(name, tmp)
-    m = Machine(image.xlen, drive=Drive(drive) if drive else None)
+    m = Machine(image.xlen, drive=Drive(drive) if drive else None,
+                virtio_legacy=name in LEGACY)
     boot_bare(m, image)
     result = m.run(max_insns=50_000_000)
     assert result.stop is Stop.HALT, f"{name}: {result.stop} {result.message}"
@@ -70,7 +71,8 @@ def test_trap_sequence_equals_qemu(name: str, arch: str, tmp_path: Path) -> None
     (tmp_path / "privlab").mkdir()
     qemu_drive = scratch_drive(name, tmp_path / "qemu")
     reference = qemu.run_qemu(build_program(name, arch), ARCHES[arch], timeout_s=30,
-                              extra_args=("-cpu", QEMU_CPU[arch]), drive=qemu_drive)
+                              extra_args=("-cpu", QEMU_CPU[arch]), drive=qemu_drive,
+                              virtio_legacy=name in LEGACY)
     assert reference.exit_status == 0, f"QEMU itself fails {name}"
     expected = [(t.interrupt, t.code, t.epc, t.tval) for t in reference.traps]
     m, traps = run_privlab(name, arch, tmp_path / "privlab")
