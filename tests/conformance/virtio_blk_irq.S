@@ -18,31 +18,29 @@
 //  7: m_external from M, epc = after `csrsi mstatus, MIE`
 #include "conformance.h"
 
+// One request by interrupt: post it (C function `post`), wait for MEIP while masked,
+// check MEIP (check `c`), expect the trap (check `c`+1), unmask, and run the C check
+// `done` (check `c`+2 reports what it returned).
+.macro REQUEST_BY_INTERRUPT c, post, done
+    call \post
+    WAIT_MIP MIP_MEIP
+    CHECK_CSR_BITS \c, mip, MIP_MEIP, MIP_MEIP
+    EXPECT (\c + 1), PRV_M, PRV_M, CAUSE_IRQ_M_EXT, .Ltaken\@, 0, RESUME_EPC, 0, hook_virtio_m
+    csrsi mstatus, MSTATUS_MIE
+.Ltaken\@:
+    csrci mstatus, MSTATUS_MIE
+    call \done
+    CHECK_REG (\c + 2), a0, 0
+.endm
+
 TEST_MAIN virtio_blk_irq
     call virtio_irq_setup
     CHECK_REG 1, a0, 0
     li t0, MIP_MEIP
     csrw mie, t0
     CHECK_CSR_BITS 2, mip, MIP_MEIP, 0
-
-    call virtio_irq_post_write
-    WAIT_MIP MIP_MEIP
-    CHECK_CSR_BITS 3, mip, MIP_MEIP, MIP_MEIP
-    EXPECT 4, PRV_M, PRV_M, CAUSE_IRQ_M_EXT, 1f, 0, RESUME_EPC, 0, hook_virtio_m
-    csrsi mstatus, MSTATUS_MIE
-1:  csrci mstatus, MSTATUS_MIE
-    call virtio_irq_check_write
-    CHECK_REG 5, a0, 0
-
-    call virtio_irq_post_read
-    WAIT_MIP MIP_MEIP
-    CHECK_CSR_BITS 6, mip, MIP_MEIP, MIP_MEIP
-    EXPECT 7, PRV_M, PRV_M, CAUSE_IRQ_M_EXT, 1f, 0, RESUME_EPC, 0, hook_virtio_m
-    csrsi mstatus, MSTATUS_MIE
-1:  csrci mstatus, MSTATUS_MIE
-    call virtio_irq_check_read
-    CHECK_REG 8, a0, 0
+    REQUEST_BY_INTERRUPT 3, virtio_irq_post_write, virtio_irq_check_write
+    REQUEST_BY_INTERRUPT 6, virtio_irq_post_read, virtio_irq_check_read
     CHECK_CSR_BITS 9, mip, MIP_MEIP, 0
-
     csrw mie, zero
     TEST_PASS

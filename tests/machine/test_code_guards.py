@@ -11,10 +11,11 @@ from harness.machine import Stop
 from machine.asm import build_asm
 
 # S-mode with Sv39: VA = PA for RAM (read, execute) and the same RAM again at
-# 0xC0000000 (read, write). `func` returns 1; the program makes the alias's TLB entry
-# dirty, runs func, rewrites its first instruction to return 2 through the alias, and
-# runs it again. M-mode powers off with code 10 * first + second.
-ALIAS_REWRITE = """
+# 0xC0000000 (read, write); t1 = func's address through that alias. `func` returns 1;
+# the body (between PROLOGUE and EPILOGUE) calls it, leaves that in s1, rewrites it
+# through the alias to return 2 and calls it again. M-mode powers off with code
+# 10 * first + second.
+PROLOGUE = """
     OPEN_PMP
     la t0, root
     srli t0, t0, 12
@@ -34,12 +35,12 @@ supervisor:
     li t3, 0x80000000
     sub t0, t0, t3
     add t1, t1, t0
-    sw zero, 64(t1)                 // the alias's TLB entry: dirty
-    call func
-    mv s1, a0
+"""
+REWRITE = """
     li t2, 0x4509                   // c.li a0, 2
     sh t2, 0(t1)
-    call func
+"""
+EPILOGUE = """
     li t0, 10
     mul s1, s1, t0
     add s1, s1, a0
@@ -56,6 +57,12 @@ trap:
 func:
     c.li a0, 1
     ret
+    .balign 8192
+stubs:                              // 40 functions on pages two apart
+    .rept 40
+    ret
+    .balign 8192
+    .endr
     .data
     .balign 4096
 root:
@@ -65,25 +72,20 @@ root:
     .fill 508, 8, 0
 """
 
-
-def test_code_rewritten_through_a_dirty_alias_runs_as_rewritten(bare) -> None:
-    m = bare(build_asm(ALIAS_REWRITE))
-    r = m.run(max_insns=100_000)
-    assert (r.stop, r.exit_status) == (Stop.HALT, 12), m.console.text()
-
-
-# The same, after code on more separate pages than the core keeps guards for
-# (GUARD_MAX, 32): func runs, 40 stubs on pages two apart run, and only then is func's
-# page made dirty and rewritten through the alias, before func runs again. The guards
-# were reset on the way, so this checks that no translation outlives its guard.
-OVERFLOW_REWRITE = ALIAS_REWRITE.replace("""
+# The alias's TLB entry is made dirty before func is first translated.
+ALIAS_REWRITE = PROLOGUE + """
     sw zero, 64(t1)                 // the alias's TLB entry: dirty
     call func
     mv s1, a0
-    li t2, 0x4509                   // c.li a0, 2
-    sh t2, 0(t1)
+""" + REWRITE + """
     call func
-""", """
+""" + EPILOGUE
+
+# After code on more separate pages than the core keeps guards for (GUARD_MAX, 32):
+# func runs, the 40 stubs run, and only then is func's page made dirty and rewritten
+# through the alias, before func runs again. The guards were reset on the way, so this
+# checks that no translation outlives its guard.
+OVERFLOW_REWRITE = PROLOGUE + """
     call func
     mv s1, a0
     la s2, stubs
@@ -94,28 +96,18 @@ OVERFLOW_REWRITE = ALIAS_REWRITE.replace("""
     addi s3, s3, -1
     bnez s3, 1b
     sw zero, 64(t1)                 // the alias's TLB entry: dirty
-    li t2, 0x4509                   // c.li a0, 2
-    sh t2, 0(t1)
+""" + REWRITE + """
     call func
-""").replace("""
-func:
-    c.li a0, 1
-    ret
-""", """
-func:
-    c.li a0, 1
-    ret
-    .balign 8192
-stubs:
-    .rept 40
-    ret
-    .balign 8192
-    .endr
-""")
+""" + EPILOGUE
+
+
+def test_code_rewritten_through_a_dirty_alias_runs_as_rewritten(bare) -> None:
+    m = bare(build_asm(ALIAS_REWRITE))
+    r = m.run(max_insns=100_000)
+    assert (r.stop, r.exit_status) == (Stop.HALT, 12), m.console.text()
 
 
 def test_code_rewritten_after_the_guards_overflowed_runs_as_rewritten(bare) -> None:
-    assert OVERFLOW_REWRITE != ALIAS_REWRITE
     m = bare(build_asm(OVERFLOW_REWRITE))
     r = m.run(max_insns=100_000)
     assert (r.stop, r.exit_status) == (Stop.HALT, 12), m.console.text()

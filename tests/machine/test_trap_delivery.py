@@ -169,7 +169,10 @@ def test_interrupt_pending_while_masked_is_taken_right_after_the_enabling_write(
 
 
 @pytest.mark.parametrize("arch", ARCHES)
-def test_machine_timer_interrupt_fires_when_mtime_reaches_mtimecmp(bare, arch: str) -> None:
+@pytest.mark.parametrize("shift", [0, 4, 7])
+def test_machine_timer_interrupt_fires_when_mtime_reaches_mtimecmp(bare, arch: str,
+                                                                  shift: int) -> None:
+    # --icount-shift N: 2^N ns per instruction (tests/machine/test_icount_shift.py).
     m = bare(build_asm("""
         li t0, PLATFORM_CLINT_BASE + CLINT_MTIME
         lw t1, 0(t0)
@@ -184,13 +187,15 @@ def test_machine_timer_interrupt_fires_when_mtime_reaches_mtimecmp(bare, arch: s
         .align 2
     trap:
         PASS
-    """, arch))
+    """, arch), icount_shift=shift)
     r = m.run(max_insns=100_000)
     assert (r.stop, r.exit_status) == (Stop.HALT, 0)
     (trap,) = m.events.traps()
     assert (trap.interrupt, trap.code) == (True, 7)
-    # The comparator fires at a block boundary once 50 ticks have passed.
-    assert 5000 <= trap.instret <= 5000 + 100
+    # The comparator fires at a block boundary once 50 ticks (5,000 ns) have passed:
+    # the first instruction whose time reaches it, rounded up.
+    due = -(-5000 >> shift)
+    assert due <= trap.instret <= due + 100
 
 
 @pytest.mark.parametrize("arch", ARCHES)
@@ -257,7 +262,8 @@ def test_budget_stops_at_exactly_that_many_instructions_at_a_block_boundary(
 
 
 @pytest.mark.parametrize("arch", ARCHES)
-def test_counters_read_deterministic_instret_and_time(bare, arch: str) -> None:
+@pytest.mark.parametrize("shift", [0, 3, 6])
+def test_counters_read_deterministic_instret_and_time(bare, arch: str, shift: int) -> None:
     m = bare(build_asm("""
         rdinstret a0
         nop
@@ -269,13 +275,13 @@ def test_counters_read_deterministic_instret_and_time(bare, arch: str) -> None:
         .align 2
     trap:
         PASS
-    """, arch))
+    """, arch), icount_shift=shift)
     r = m.run(max_insns=1000)
     assert r.exit_status == 0
     a0, a1, a2, a3 = (m.hart.x(n) for n in (10, 11, 12, 13))
-    assert a1 - a0 == 3
-    assert a2 == a1 + 1                                      # cycle = instret + idle time
-    assert a3 == a2 // 100 or a3 == (a2 + 1) // 100          # 10 MHz: 100 ns per tick
+    assert a1 - a0 == 3                                      # instructions, at any shift
+    assert a2 == (a1 + 1) << shift                           # cycle = guest ns
+    assert a3 == a2 // 100 or a3 == (a2 + (1 << shift)) // 100   # 10 MHz: 100 ns a tick
 
 
 @pytest.mark.parametrize("arch", ARCHES)
