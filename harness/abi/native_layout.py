@@ -43,6 +43,7 @@ class StopReason(IntEnum):
     USER = 8  # the host asked to stop (Ctrl-C, a debugger interrupt)
     EVENT = 9  # an event matched the stop conditions (stop_* fields)
     RESUME = 10  # restart Unicorn at once (it frees deleted hooks only then): guard.c
+    POLL = 11  # instret reached poll_at: the run loop looks at live console input
 
 
 class EventKind(IntEnum):
@@ -84,6 +85,7 @@ SHARED_FIELDS: tuple[tuple[str, str, str], ...] = (
     ("stop_on_priv_change", U32, "nonzero: stop after an event that changes privilege"),
     ("budget_exact", U32, "nonzero: stop before a block that would cross the budget"),
     ("icount_shift", U32, "guest time per instruction: 2^icount_shift ns (QEMU -icount shift)"),
+    ("poll_at", U64, "stop (StopReason.POLL) when instret reaches this (UINT64_MAX: never)"),
 )
 
 # One trap or xRET. For a trap: epc/tval/cause as the guest reads them, pc = the

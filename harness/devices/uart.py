@@ -98,9 +98,14 @@ class Line(Protocol):
 
 
 IDLE_POLL_LIMIT = 2_000     # polls of an ended input with no output between: waiting
+# Live input (a terminal, a pipe) is looked for this often while the guest runs: about
+# every 1-10 ms of host time, and never within a block.
+INPUT_POLL_INSNS = 1 << 20
 
 
 class InputSource(Protocol):
+    live: bool   # input may arrive while the guest runs (StdinInput), not only between
+
     def peek(self) -> bool: ...
 
     def take(self) -> int: ...
@@ -112,7 +117,9 @@ class InputSource(Protocol):
 
 class ScriptedInput:
     """Bytes the guest will read, in order; then nothing. With `final`, the input
-    has ended once they are read; otherwise more may be fed later."""
+    has ended once they are read; otherwise more may be fed later (between runs)."""
+
+    live = False
 
     def __init__(self, data: bytes = b"", final: bool = False) -> None:
         self._data = bytearray(data)
@@ -132,7 +139,11 @@ class ScriptedInput:
 
 
 class StdinInput:
-    """The host's stdin, read without blocking the guest."""
+    """The host's stdin, read without blocking the guest. Input can arrive while the
+    guest runs (`live`): the run loop looks for it every INPUT_POLL_INSNS instructions,
+    so a guest that waits for a receive interrupt without touching the UART sees it."""
+
+    live = True
 
     def __init__(self, fd: int | None = None) -> None:
         self._fd = sys.stdin.fileno() if fd is None else fd

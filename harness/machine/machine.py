@@ -33,7 +33,7 @@ from harness.devices import Clint, Console, Finisher, Plic, ScriptedInput, Uart
 from harness.devices.base import Device
 from harness.devices.disk import Disk, Drive
 from harness.devices.mrom import Mrom
-from harness.devices.uart import IDLE_POLL_LIMIT, InputSource
+from harness.devices.uart import IDLE_POLL_LIMIT, INPUT_POLL_INSNS, InputSource
 from harness.devices.virtio_blk import VirtioBlk
 from harness.devices.virtio_mmio import VirtioMmio
 from harness.errors import BadInput, ExitStatus, GuestError
@@ -278,16 +278,24 @@ class Machine:
         s.record_events = 1
         self._ran_since_step = True
         self._arm(conditions)
+        self._schedule_input_poll()
         self.uart.update_irq()               # input fed since the last run
         self.hart.update()
         try:
             return self._loop(on_stop, conditions)
         finally:
             s.budget = (1 << 64) - 1
+            s.poll_at = (1 << 64) - 1
             s.budget_exact = 0
             self._disarm(conditions)
             self._drain()
             self.console.flush()
+
+    def _schedule_input_poll(self) -> None:
+        """Live console input is looked for every INPUT_POLL_INSNS instructions: a
+        guest waiting for the receive interrupt never reads the UART by itself."""
+        if getattr(self.uart.source, "live", False):
+            self.hart.state.poll_at = self.hart.state.instret + INPUT_POLL_INSNS
 
     def _arm(self, conditions: list[Until]) -> None:
         s = self.hart.state
@@ -406,6 +414,11 @@ class Machine:
             return self._result(Stop.USER)
         if reason == StopReason.RESUME:
             self.hart.resume()
+            return None
+        if reason == StopReason.POLL:
+            self._schedule_input_poll()
+            self.uart.update_irq()
+            self.hart.update()
             return None
         if reason == StopReason.STORM:
             name = self._cause_name(s.storm_cause)

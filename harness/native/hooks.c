@@ -52,6 +52,11 @@ static bool deadline_reached(hart *h, uint64_t pc)
         request_stop(h, STOP_BUDGET, pc);
         return true;
     }
+    if (h->s.instret >= h->s.poll_at && !h->s.step) {
+        h->s.poll_at = UNLIMITED;
+        request_stop(h, STOP_POLL, pc);
+        return true;
+    }
     bool taken = h->s.instret >= h->irq_from && check_interrupts(h, pc);
     update_deadline(h);
     return taken;
@@ -294,6 +299,7 @@ hart *hart_new(uc_engine *uc, unsigned xlen)
     h->s.xlen = xlen;
     h->xmask = xlen == 32 ? 0xffffffffull : UNLIMITED;
     h->s.budget = UNLIMITED;
+    h->s.poll_at = UNLIMITED;
     h->s.mtimecmp = UNLIMITED;
     h->s.ns_per_tick = 100;
     h->s.storm_limit = 1000;

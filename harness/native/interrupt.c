@@ -77,12 +77,12 @@ bool check_interrupts(hart *h, uint64_t pc)
     return true;
 }
 
-/* The instret at which the block hook must next look: the budget, the moment the
- * timer comparator fires if it has not already, or the end of a block an interrupt
- * was held back in. */
+/* The instret at which the block hook must next look: the budget, the next look at
+ * live console input, the moment the timer comparator fires if it has not already, or
+ * the end of a block an interrupt was held back in. */
 void update_deadline(hart *h)
 {
-    uint64_t deadline = h->s.budget;
+    uint64_t deadline = h->s.budget < h->s.poll_at ? h->s.budget : h->s.poll_at;
     uint64_t npt = h->s.ns_per_tick;
     if (!(mip_value(h) & MIP_MTIP) && h->s.mtimecmp <= UNLIMITED / npt) {
         uint64_t ns = h->s.mtimecmp * npt;

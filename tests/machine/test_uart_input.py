@@ -1,11 +1,16 @@
-"""The UART's view of console input that has ended (harness/devices/uart.py)."""
+"""The UART's view of console input: input that has ended (harness/devices/uart.py),
+and live input that arrives while the guest runs (harness/machine/machine.py)."""
 
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
+import time
 
 from harness.devices import Console, ScriptedInput, StdinInput
 from harness.devices.uart import IDLE_POLL_LIMIT, Lsr, Reg, Uart
+from machine.asm import build_asm
 
 
 def _uart(source: ScriptedInput | StdinInput) -> tuple[Uart, list[int]]:
@@ -57,3 +62,47 @@ def test_stdin_ends_at_end_of_file() -> None:
         assert source.ended() and calls == [1]
     finally:
         os.close(r)
+
+
+# Waits for the receive interrupt in a loop that never touches the UART (as xv6's idle
+# scheduler does), then powers off with the byte's value - 'a' as the status.
+IDLE_UNTIL_RECEIVED = """
+    UART_IRQ_TO_M
+    li t0, PLATFORM_UART0_BASE
+    li t1, 0x01                     // IER.ERBFI
+    sb t1, 1(t0)
+    li t0, 1 << 11
+    csrw mie, t0
+    csrsi mstatus, 8
+1:  addi a0, a0, 1
+    j 1b
+    .align 2
+trap:
+    li t0, PLATFORM_UART0_BASE
+    lbu t1, 0(t0)                   // RBR
+    addi t1, t1, -'a'
+    slli t1, t1, 16
+    li t6, PLATFORM_FINISHER_BASE
+    li t5, FINISHER_FAIL
+    or t5, t5, t1
+    beqz t1, 2f
+    sw t5, 0(t6)
+2:  PASS
+"""
+
+
+def test_stdin_that_arrives_while_the_guest_idles_raises_the_receive_interrupt() -> None:
+    elf = build_asm(IDLE_UNTIL_RECEIVED)
+    proc = subprocess.Popen([sys.executable, "-m", "harness", "run", "--bios", "none",
+                             "--kernel", str(elf)], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdin is not None
+    try:
+        time.sleep(1.0)                      # the guest is spinning by now
+        assert proc.poll() is None
+        proc.stdin.write(b"f")
+        proc.stdin.flush()
+        _, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 5, err.decode()   # "f" - "a": the byte reached the guest
