@@ -56,6 +56,17 @@ def test_fuzzer_survives_and_the_kernel_keeps_scheduling() -> None:
     assert "panic" not in m.console.text()
 
 
+def test_getpid_benchmark_program_makes_exactly_n_calls() -> None:
+    # benchmarks/syscall_roundtrip.py times `getpid N`: N U-mode ecalls of getpid.
+    m, r = run_user("rv64", "getpid", "1000")
+    assert (r.stop, r.exit_status) == (Stop.HALT, 0), m.console.text()[-500:]
+    assert m.console.text().endswith("getpid: 1000 calls, pid 1\n")
+    getpid = syscall_number("getpid")
+    calls = [e for e in m.events if isinstance(e, TrapEvent) and e.code == 8
+             and e.args[7] == getpid]
+    assert len(calls) == 1000
+
+
 def syscall_number(name: str) -> int:
     return next(s.number for s in load_syscall_table() if s.name == name)
 
