@@ -123,7 +123,7 @@ def main() -> int:
         print(f"{t.name:>28}: {t.seconds:8.1f} s  {verdict}")
         if not t.passed:
             print("  last output:\n    " + t.tail.replace("\n", "\n    "))
-    if len(timings) >= 2 and all(t.passed for t in timings):
+    if args.only is None and len(timings) >= 2 and all(t.passed for t in timings):
         for other in timings[1:]:
             ratio = timings[0].seconds / other.seconds
             print(f"ratio privlab / {other.name}: {ratio:.2f}x")
