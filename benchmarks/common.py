@@ -11,14 +11,18 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.boot import user_boot
 from harness.build import RV64, Arch
 from harness.build.baremetal import build_baremetal
 from harness.build.cache import cache_root
+from harness.build.images import Images
+from harness.devices import Console
 from harness.machine import Machine, Stop, load_elf
+from harness.machine.assemble import boot_system
 
 PROGRAMS = Path(__file__).resolve().parent / "programs"
 QEMU_CPU = {64: "rv64,h=false,sstc=false", 32: "rv32,h=false,sstc=false"}
@@ -45,6 +49,31 @@ def time_privlab(elf: Path, *, trace: bool = True) -> tuple[float, Machine]:
     return elapsed, m
 
 
+def run_user_program(images: Images, program: str, args: Sequence[str],
+                     clock: Callable[[], float] = time.perf_counter) -> float:
+    """The bundled firmware and kernel running `program ARGS` as the first process, as
+    `privlab run --quiet --user` does (events not kept): the `clock` time of
+    Machine.run, boot included, construction and loading excluded."""
+    ub = user_boot(images.users, program, list(args))
+    m = Machine(images.arch.xlen, console=Console(), keep_events=False)
+    boot_system(m, load_elf(images.firmware), load_elf(images.kernel), ub.initrd, ub.bootargs)
+    start = clock()
+    result = m.run()
+    took = clock() - start
+    m.close()
+    if result.stop is not Stop.HALT or result.status != 0:
+        sys.exit(f"{program} {' '.join(args)} did not finish: {result.stop} {result.message}")
+    return took
+
+
+def time_command(cmd: list[str]) -> tuple[float, subprocess.CompletedProcess[bytes]]:
+    """Wall time of a command (QEMU) run to its end, with what it printed."""
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, timeout=600,
+                          check=False)
+    return time.perf_counter() - start, proc
+
+
 def time_qemu(elf: Path, xlen: int = 64, icount: bool = False) -> float | None:
     binary = shutil.which(f"qemu-system-riscv{xlen}")
     if binary is None:
@@ -53,10 +82,7 @@ def time_qemu(elf: Path, xlen: int = 64, icount: bool = False) -> float | None:
            "-kernel", str(elf), "-nographic", "-monitor", "none", "-serial", "none"]
     if icount:
         cmd += ["-icount", "shift=0"]
-    start = time.perf_counter()
-    proc = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, timeout=600,
-                          check=False)
-    elapsed = time.perf_counter() - start
+    elapsed, proc = time_command(cmd)
     if proc.returncode != 0:
         sys.exit(f"qemu failed ({proc.returncode}): {proc.stderr.decode(errors='replace')}")
     return elapsed

@@ -13,35 +13,21 @@ clock) and with its default clock; the goal is against the first.
 from __future__ import annotations
 
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-from common import best_of
+from common import best_of, run_user_program, time_command
 
 from harness.boot import user_boot
 from harness.build.images import Images, build_images
-from harness.devices import Console
-from harness.machine import Machine, Stop, load_elf
-from harness.machine.assemble import boot_system
 
 GOAL = 0.3
 REPEAT = 3
 
 
 def privlab(images: Images, n: int) -> float:
-    ub = user_boot(images.users, "getpid", [str(n)])
-    m = Machine(64, console=Console(), keep_events=False)
-    boot_system(m, load_elf(images.firmware), load_elf(images.kernel), ub.initrd, ub.bootargs)
-    start = time.perf_counter()
-    result = m.run()
-    took = time.perf_counter() - start
-    m.close()
-    if result.stop is not Stop.HALT or result.status != 0:
-        sys.exit(f"getpid {n} did not finish on privlab: {result.stop} {result.message}")
-    return took
+    return run_user_program(images, "getpid", [str(n)])
 
 
 def qemu(images: Images, n: int, icount: bool, scratch: Path) -> float:
@@ -53,10 +39,7 @@ def qemu(images: Images, n: int, icount: bool, scratch: Path) -> float:
            "-initrd", str(initrd), "-append", ub.bootargs]
     if icount:
         cmd += ["-icount", "shift=0"]
-    start = time.perf_counter()
-    proc = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, timeout=600,
-                          check=False)
-    took = time.perf_counter() - start
+    took, proc = time_command(cmd)
     if b"getpid: " not in proc.stdout:
         sys.exit(f"getpid {n} did not finish on QEMU ({proc.returncode}): "
                  f"{proc.stdout[-300:].decode(errors='replace')}")

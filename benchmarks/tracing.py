@@ -22,13 +22,12 @@ import time
 from collections.abc import Callable
 from io import StringIO
 
+from common import run_user_program
+
 from harness.api import Session
-from harness.boot import user_boot
 from harness.build.images import Images, build_images
-from harness.devices import Console
 from harness.inspect import SyscallSummary, TrapTimeline, make_console
-from harness.machine import Machine, Stop, load_elf
-from harness.machine.assemble import boot_system
+from harness.machine import Stop
 from harness.trace.flow import FlowFilter
 
 GOAL = 1.3
@@ -36,16 +35,7 @@ REPEAT = 5
 
 
 def off(images: Images, ms: str) -> float:
-    ub = user_boot(images.users, "sleep", [ms])
-    m = Machine(64, console=Console(), keep_events=False)
-    boot_system(m, load_elf(images.firmware), load_elf(images.kernel), ub.initrd, ub.bootargs)
-    start = time.process_time()
-    result = m.run()
-    took = time.process_time() - start
-    m.close()
-    if result.stop is not Stop.HALT or result.status != 0:
-        sys.exit(f"sleep did not finish: {result.stop} {result.message}")
-    return took
+    return run_user_program(images, "sleep", [ms], clock=time.process_time)
 
 
 def on(images: Images, ms: str, capture: bool = False) -> tuple[float, int, int]:
