@@ -9,7 +9,8 @@ The text becomes the body of `_start` (M-mode, at the RAM base) after a prologue
 sets mtvec to `trap`; a body that does not define `trap:` gets one that powers off
 through the finisher with exit status = mcause. The `PASS` and `FAIL code` macros
 power off through the finisher; `OPEN_PMP` opens all memory to S and U;
-`UART_IRQ_TO_M` routes the UART's PLIC source to M-mode (context 0). Builds are cached
+`UART_IRQ_TO_M` routes the UART's PLIC source to M-mode (context 0), and
+`UART_RX_INTERRUPTS_TO_M` also turns on its received-data interrupt, MEIE and MIE. Builds are cached
 by content.
 """
 
@@ -48,6 +49,15 @@ PRELUDE = """\
     li t0, PLATFORM_PLIC_BASE + PLIC_ENABLE + PLIC_CONTEXT_M * PLIC_ENABLE_STRIDE
     li t1, 1 << PLATFORM_UART0_IRQ
     sw t1, 0(t0)
+.endm
+.macro UART_RX_INTERRUPTS_TO_M   // received data interrupts the hart in M: IER.ERBFI, MEIE, MIE
+    UART_IRQ_TO_M
+    li t0, PLATFORM_UART0_BASE
+    li t1, 0x01
+    sb t1, 1(t0)
+    li t0, 1 << 11
+    csrw mie, t0
+    csrsi mstatus, 8
 .endm
 .macro OPEN_PMP
     li t0, PMP_ALL

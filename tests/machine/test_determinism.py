@@ -61,13 +61,7 @@ def test_disk_interrupts_give_identical_traces(tmp_path: Path) -> None:
 # Console input by interrupt: the UART's received-data interrupt through the PLIC to M;
 # the handler claims, reads every byte ready, completes; three bytes and it passes.
 UART_RX_BY_INTERRUPT = """
-    UART_IRQ_TO_M
-    li t0, PLATFORM_UART0_BASE
-    li t1, 0x01                     // IER.ERBFI
-    sb t1, 1(t0)
-    li t0, 1 << 11
-    csrw mie, t0
-    csrsi mstatus, 8
+    UART_RX_INTERRUPTS_TO_M
     li s1, 0
 1:  wfi
     j 1b

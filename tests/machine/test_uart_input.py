@@ -67,13 +67,7 @@ def test_stdin_ends_at_end_of_file() -> None:
 # Waits for the receive interrupt in a loop that never touches the UART (as xv6's idle
 # scheduler does), then powers off with the byte's value - 'a' as the status.
 IDLE_UNTIL_RECEIVED = """
-    UART_IRQ_TO_M
-    li t0, PLATFORM_UART0_BASE
-    li t1, 0x01                     // IER.ERBFI
-    sb t1, 1(t0)
-    li t0, 1 << 11
-    csrw mie, t0
-    csrsi mstatus, 8
+    UART_RX_INTERRUPTS_TO_M
 1:  addi a0, a0, 1
     j 1b
     .align 2
