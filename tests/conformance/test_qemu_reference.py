@@ -169,7 +169,8 @@ def test_qemu_command_puts_a_drive_on_the_first_modern_transport(tmp_path: Path)
         pytest.skip("qemu-system-riscv64 is not installed")
     cmd = qemu_command(Path("x.elf"), RV64, tmp_path / "int.log", drive=Path("d.img"))
     assert " ".join(cmd).endswith(
-        "-global virtio-mmio.force-legacy=false -drive file=d.img,format=raw,if=none,id=x0,cache=unsafe "
+        "-global virtio-mmio.force-legacy=false "
+        "-drive file=d.img,format=raw,if=none,id=x0,cache=unsafe "
         "-device virtio-blk-device,drive=x0,bus=virtio-mmio-bus.0")
 
 
