@@ -12,6 +12,8 @@ across: one module per fact, each the only place it is defined.
   that the firmware, kernel, user programs, conformance programs and native core use.
 - `asm_offsets`: struct offsets for assembler, computed by the compiler from C.
 - `native_layout`: the native core's shared state and event record, for C and ctypes.
+- `fs_layout`: the file system's on-disk structures, for the kernel (`fs_gen.h`) and
+  the harness's mkfs, reader and fsck.
 
 `generate(gen_dir, kernel_dir, arch)` writes every generated source a guest build
 needs into `gen_dir`.
@@ -30,12 +32,12 @@ __all__ = ["generate"]
 
 
 def generate(gen_dir: Path, kernel_dir: Path, arch: Arch) -> None:
-    """Write riscv_gen.h, syscall_gen.h, usys.S, syscalls.h and asm-offsets.h into
+    """Write riscv_gen.h, syscall_gen.h, usys.S, syscalls.h, fs_gen.h and asm-offsets.h into
     `gen_dir` for a build of `kernel_dir` (each file rewritten only when its text
     changes). asm-offsets.h is compiled from the kernel's own headers, which include
     riscv_gen.h, so it comes last."""
     # Imported here: the fact modules stay importable without the build machinery.
-    from harness.abi import asm_offsets, spec_header, syscall_table
+    from harness.abi import asm_offsets, fs_layout, spec_header, syscall_table
     from harness.build.cache import write_if_changed
     from harness.build.toolchain import CompileOptions
 
@@ -44,6 +46,7 @@ def generate(gen_dir: Path, kernel_dir: Path, arch: Arch) -> None:
     write_if_changed(gen_dir / "syscall_gen.h", syscall_table.generate_kernel_header(table))
     write_if_changed(gen_dir / "usys.S", syscall_table.generate_user_stubs(table))
     write_if_changed(gen_dir / "syscalls.h", syscall_table.generate_user_header(table))
+    write_if_changed(gen_dir / "fs_gen.h", fs_layout.render_header())
     opts = CompileOptions(arch, include_dirs=(kernel_dir / "include", kernel_dir, gen_dir))
     write_if_changed(gen_dir / "asm-offsets.h",
                      asm_offsets.generate_asm_offsets(kernel_dir / "asm-offsets.c", opts))
