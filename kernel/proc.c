@@ -135,36 +135,52 @@ void exit(int status) {
     sbi_shutdown(status);
   }
   for (struct proc *c = proc; c < &proc[NPROC]; c++)
-    if (c->parent == p)
+    if (c->parent == p) {
       c->parent = initproc;
+      if (c->state == ZOMBIE)
+        wakeup(initproc);  // init may be waiting and can reap it now
+    }
   proc_freepagetable(p->pagetable);  // we run on the kernel page table
   p->pagetable = 0;
   p->xstatus = status;
   p->state = ZOMBIE;
+  wakeup(p->parent);  // a parent sleeping in waitpid() sleeps on itself
   sched();
   panic("zombie %d ran again", p->pid);
 }
 
-// rCore semantics: reap an exited child (pid -1: any child) and store its status at
-// status_addr (if not 0). Returns its pid, -2 if such children exist but none has
-// exited, -1 if there is no such child or status_addr is bad. Never waits.
+// Reap an exited child (pid -1: any child) and store its status at status_addr (if
+// not 0). Waits until such a child has exited; returns its pid, or -1 if there is
+// no such child. A bad status_addr gives -1 too and leaves the child to be reaped by
+// a later call: the status must not be lost. (rCore's user library loops while it
+// sees -2, the old non-blocking answer; it never sees it now and works unchanged.)
 int waitpid(int pid, uintptr_t status_addr) {
   struct proc *p = myproc();
-  int found = 0;
-  for (struct proc *c = proc; c < &proc[NPROC]; c++) {
-    if (c->parent != p || c->state == UNUSED || (pid != -1 && c->pid != pid))
-      continue;
-    found = 1;
-    if (c->state != ZOMBIE)
-      continue;
-    if (status_addr != 0 &&
-        copyout(p->pagetable, status_addr, &c->xstatus, sizeof(c->xstatus)) < 0)
+  for (;;) {
+    int found = 0;
+    for (struct proc *c = proc; c < &proc[NPROC]; c++) {
+      if (c->parent != p || c->state == UNUSED || (pid != -1 && c->pid != pid))
+        continue;
+      found = 1;
+      if (c->state != ZOMBIE)
+        continue;
+      if (status_addr != 0 &&
+          copyout(p->pagetable, status_addr, &c->xstatus, sizeof(c->xstatus)) < 0)
+        return WAIT_NO_CHILD;
+      int cpid = c->pid;
+      freeproc(c);
+      return cpid;
+    }
+    if (!found)
       return WAIT_NO_CHILD;
-    int cpid = c->pid;
-    freeproc(c);
-    return cpid;
+    sleep(p);  // exit() wakes the parent
   }
-  return found ? WAIT_STILL_RUNS : WAIT_NO_CHILD;
+}
+
+// The parent's pid; 0 for the first process (and, as on Linux, orphans get init's).
+int getppid(void) {
+  struct proc *p = myproc();
+  return p->parent ? p->parent->pid : 0;
 }
 
 // Move the heap's end by n bytes (sbrk). Returns the old end, or -1 if the new end
@@ -188,13 +204,30 @@ long growproc(long n) {
   return (long)old;
 }
 
+// Is any process waiting in sleep()? If none is RUNNABLE either, nothing can ever
+// run again.
+static int anyone_sleeps(void) {
+  for (struct proc *p = proc; p < &proc[NPROC]; p++)
+    if (p->state == SLEEPING)
+      return 1;
+  return 0;
+}
+
 // Run forever: pick a RUNNABLE process (sched.c), switch to it (switch.S), and come
 // back here when it calls sched(). Runs on the boot stack, called last by main().
+// With every process asleep, wait for an interrupt (a disk completion, the timer)
+// with interrupts on: the only place the kernel takes them (see kerneltrap()).
 void scheduler(void) {
   for (;;) {
     struct proc *p = sched_pick();
-    if (p == 0)
-      panic("scheduler: no process to run");
+    if (p == 0) {
+      if (!anyone_sleeps())
+        panic("scheduler: no process to run");
+      intr_on();
+      wfi();
+      intr_off();
+      continue;
+    }
     taskinfo_start(p);
     p->state = RUNNING;
     cpu.proc = p;
@@ -215,6 +248,25 @@ void sched(void) {
 void yield(void) {
   myproc()->state = RUNNABLE;
   sched();
+}
+
+// Wait until wakeup(chan). The kernel runs with interrupts off and on one hart, so
+// nothing can call wakeup() between the caller's check of its condition and this
+// sleep: no lock is needed, and callers still re-check their condition in a loop
+// (a wakeup may be for another waiter on the same chan).
+void sleep(void *chan) {
+  struct proc *p = myproc();
+  p->chan = chan;
+  p->state = SLEEPING;
+  sched();
+  p->chan = 0;
+}
+
+// Make every process sleeping on chan RUNNABLE.
+void wakeup(void *chan) {
+  for (struct proc *p = proc; p < &proc[NPROC]; p++)
+    if (p->state == SLEEPING && p->chan == chan)
+      p->state = RUNNABLE;
 }
 
 // A new process's first run: scheduler() swtch()ed here (allocproc set context.ra);

@@ -20,17 +20,16 @@ struct cpu {
   struct context context;   // swtch() here to enter scheduler()
 };
 
-// No SLEEPING state: a process that must wait (read with no input, or a user-level
-// wait loop around waitpid) yields and tries again.
-enum procstate { UNUSED, USED, RUNNABLE, RUNNING, ZOMBIE };
-
-
+// SLEEPING: waiting in sleep() on chan until someone calls wakeup(chan) (a child's
+// exit, a disk request's completion, a pipe's reader or writer).
+enum procstate { UNUSED, USED, SLEEPING, RUNNABLE, RUNNING, ZOMBIE };
 
 struct proc {
   enum procstate state;
   int pid;
   struct proc *parent;
   int xstatus;                  // exit status, for the parent's waitpid()
+  void *chan;                   // SLEEPING: what it waits for (sleep/wakeup)
   char name[PROC_NAME];         // program name, for messages
 
   uintptr_t kstack;             // bottom of the kernel stack (KSTACK(slot))

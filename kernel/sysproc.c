@@ -14,6 +14,8 @@ long sys_yield(void) {
 
 long sys_getpid(void) { return myproc()->pid; }
 
+long sys_getppid(void) { return getppid(); }
+
 long sys_fork(void) { return fork(); }
 
 long sys_waitpid(int pid, uintptr_t status) { return waitpid(pid, status); }

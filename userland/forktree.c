@@ -15,7 +15,7 @@ static int grow(int depth) {
   }
   for (int i = 0; i < 2; i++) {
     int status = 0;
-    if (kids[i] < 0 || waitpid_blocking(kids[i], &status) != kids[i])
+    if (kids[i] < 0 || waitpid(kids[i], &status) != kids[i])
       return -1000;
     total += status;
   }

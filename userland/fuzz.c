@@ -55,7 +55,7 @@ static int fuzz(uint64_t seed, int count) {
     if ((n == SYS_fork || n == SYS_spawn) && r == 0)
       exit(0);  // the fork child (spawn never returns 0 to us)
     if (n == SYS_fork && r > 0)
-      waitpid_blocking((int)r, NULL);
+      waitpid((int)r, NULL);
   }
   while (wait(NULL) > 0)  // spawned children
     ;
@@ -68,7 +68,7 @@ int main(int argc, char **argv) {
   int pid = fork(), status = -100;
   if (pid == 0)
     exit(fuzz(seed, count));
-  waitpid_blocking(pid, &status);
+  waitpid(pid, &status);
   printf("fuzz: seed %lu, %d calls, fuzzer exited with %d\n", (unsigned long)seed, count, status);
   char *argv2[] = {"hello", "after", "fuzzing", NULL};
   int child = fork();
@@ -77,7 +77,7 @@ int main(int argc, char **argv) {
     exit(99);
   }
   int st = -1;
-  waitpid_blocking(child, &st);
+  waitpid(child, &st);
   printf("fuzz: kernel %s\n", st == 0 ? "survived" : "is broken");
   return st == 0 ? 0 : 1;
 }

@@ -21,7 +21,7 @@ static int spawned(const char *token, const char *code) {
   int status = -1, pid = spawn("lab_sched", argv);
   if (pid <= 0 || pid == getpid())
     return fail("spawn did not return a child's pid");
-  if (waitpid_blocking(pid, &status) != pid)
+  if (waitpid(pid, &status) != pid)
     return fail("waitpid did not find the spawned child");
   if (status != atoi(code))
     return fail("the child's exit status did not come back");
@@ -32,7 +32,7 @@ static int fresh(const char *token) {
   marker = 1;
   char *argv[] = {"lab_sched", "marker", (char *)token, NULL};
   int status = -1, pid = spawn("lab_sched", argv);
-  if (pid <= 0 || waitpid_blocking(pid, &status) != pid)
+  if (pid <= 0 || waitpid(pid, &status) != pid)
     return fail("spawn or waitpid failed");
   return status == 0 ? 0 : fail("the spawned child saw the parent's memory");
 }
@@ -49,7 +49,7 @@ static int errors(void) {
   if (bad)
     return fail("a bad spawn did not return -1");
   int status = -1, pid = spawn("hello", argv);
-  if (pid <= 0 || waitpid_blocking(pid, &status) != pid || status != 0)
+  if (pid <= 0 || waitpid(pid, &status) != pid || status != 0)
     return fail("spawn failed after the bad calls");
   return 0;
 }

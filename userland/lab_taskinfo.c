@@ -51,7 +51,7 @@ static int forked(int n) {
     int want[] = {SYS_getpid, n, SYS_task_info, 1};
     exit(task_info(&ti) == 0 && counts_are(want, 4) ? 0 : 1);
   }
-  if (pid < 0 || waitpid_blocking(pid, &status) != pid)
+  if (pid < 0 || waitpid(pid, &status) != pid)
     return fail("fork or waitpid failed");
   if (status != 0)
     return fail("the child's counts were wrong");

@@ -67,7 +67,7 @@ static void run(char **words) {
     exit(127);
   }
   int status = 0;
-  waitpid_blocking(pid, &status);
+  waitpid(pid, &status);
   if (status != 0)
     printf("sh: %s exited with status %d\n", words[0], status);
 }

@@ -14,7 +14,7 @@ static int run_child(char **argv) {
     exec(argv[0], argv);
     exit(99);
   }
-  if (pid < 0 || waitpid_blocking(pid, &status) != pid)
+  if (pid < 0 || waitpid(pid, &status) != pid)
     return -101;
   return status;
 }
@@ -33,7 +33,7 @@ static int exit_status(void) {
   int pid = fork(), status = 0;
   if (pid == 0)
     exit(42);
-  return waitpid_blocking(pid, &status) == pid && status == 42 ? 0 : 1;
+  return waitpid(pid, &status) == pid && status == 42 ? 0 : 1;
 }
 
 static int fork_copies_memory(void) {
@@ -41,7 +41,15 @@ static int fork_copies_memory(void) {
   int parent = getpid(), pid = fork(), status = 0;
   if (pid == 0)
     exit(getpid() != parent && shared == 1 ? (shared = 2, 0) : 1);
-  return waitpid_blocking(pid, &status) == pid && status == 0 && shared == 1 ? 0 : 1;
+  return waitpid(pid, &status) == pid && status == 0 && shared == 1 ? 0 : 1;
+}
+
+// Does a child see ppid as its parent's pid? 0 if so.
+static int fork_ppid_is(int parent) {
+  int pid = fork(), status = -1;
+  if (pid == 0)
+    exit(getppid() == parent ? 0 : 1);
+  return pid < 0 || waitpid(pid, &status) != pid ? -1 : status;
 }
 
 static int waitpid_semantics(void) {
@@ -52,11 +60,17 @@ static int waitpid_semantics(void) {
     sleep_ms(20);
     exit(5);
   }
-  if (waitpid(pid, &status) != WAIT_STILL_RUNS)
+  // Blocks until the child has exited (it sleeps 20 ms first).
+  if (waitpid(pid, &status) != pid || status != 5)
     return 2;
-  while (waitpid(pid, (int *)KERNEL_ADDR) == WAIT_STILL_RUNS)  // bad pointer: -1, not reaped
-    yield();
-  return waitpid(pid, &status) == pid && status == 5 ? 0 : 3;
+  // A bad status pointer gives -1 and leaves the child to be reaped.
+  if ((pid = fork()) == 0)
+    exit(6);
+  if (waitpid(pid, (int *)KERNEL_ADDR) != WAIT_NO_CHILD)
+    return 3;
+  if (fork_ppid_is(getpid()) != 0)
+    return 4;
+  return waitpid(pid, &status) == pid && status == 6 ? 0 : 5;
 }
 
 static int fork_until_full(void) {
@@ -124,7 +138,7 @@ static int mmap_basic(void) {
   int pid = fork(), status = 0;
   if (pid == 0)
     exit(((volatile char *)MMAP_AT)[8191] == 7 ? 0 : 1);  // fork copies the mapping
-  if (waitpid_blocking(pid, &status) != pid || status != 0)
+  if (waitpid(pid, &status) != pid || status != 0)
     return 2;
   return munmap((void *)MMAP_AT, 8192) == 0 ? 0 : 3;
 }
@@ -147,7 +161,7 @@ static int mmap_errors(void) {
 static int spawn_hello(void) {
   char *argv[] = {"hello", "spawned", NULL};
   int status = -1, pid = spawn("hello", argv);
-  if (pid <= 0 || waitpid_blocking(pid, &status) != pid || status != 0)
+  if (pid <= 0 || waitpid(pid, &status) != pid || status != 0)
     return 1;
   return spawn("no-such-program", NULL) == -1 ? 0 : 2;
 }
@@ -223,7 +237,7 @@ static int run(const struct test *t) {
     exec("hostile", argv);
     exit(98);
   }
-  if (pid < 0 || waitpid_blocking(pid, &status) != pid)
+  if (pid < 0 || waitpid(pid, &status) != pid)
     return 0;
   return t->fn ? status == 0 : status == EXIT_KILLED;
 }

@@ -19,9 +19,8 @@ struct timeval {
 #define PROT_EXEC  4
 #define PROT_MASK  (PROT_READ | PROT_WRITE | PROT_EXEC)
 
-// waitpid(pid, &status): results besides a pid.
+// waitpid(pid, &status) waits for the child to exit; the result besides a pid:
 #define WAIT_NO_CHILD   -1  // no such child (or a bad status pointer)
-#define WAIT_STILL_RUNS -2  // the child exists but has not exited yet
 
 // task_info(&info) (a lab: taskinfo.c).
 #define MAX_SYSCALL_NUM 500

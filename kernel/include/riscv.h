@@ -66,6 +66,11 @@ static inline void w_pmpcfg0(uintptr_t x) { CSR_WRITE(pmpcfg0, x); }
 // SIE enables interrupts while in S, SUM lets S touch U pages (we never set it).
 static inline uintptr_t r_sstatus(void) { return CSR_READ(sstatus); }
 static inline void w_sstatus(uintptr_t x) { CSR_WRITE(sstatus, x); }
+static inline void intr_on(void) { CSR_SET(sstatus, SSTATUS_SIE); }
+static inline void intr_off(void) { CSR_CLEAR(sstatus, SSTATUS_SIE); }
+
+// Wait for an interrupt. Returns when one is pending, even if SIE masks it.
+static inline void wfi(void) { asm volatile("wfi"); }
 
 // sie / sip: S-level interrupt enable and pending.
 static inline uintptr_t r_sie(void) { return CSR_READ(sie); }

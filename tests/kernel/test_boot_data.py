@@ -168,8 +168,8 @@ def test_user_boot_adds_an_outside_elf_to_the_initrd(images: Images, tmp_path: P
 
 
 ABI = {"read": 63, "write": 64, "exit": 93, "yield": 124, "set_priority": 140,
-       "get_time": 169, "getpid": 172, "sbrk": 214, "munmap": 215, "fork": 220, "exec": 221,
-       "mmap": 222, "waitpid": 260, "spawn": 400, "task_info": 410}
+       "get_time": 169, "getpid": 172, "getppid": 173, "sbrk": 214, "munmap": 215,
+       "fork": 220, "exec": 221, "mmap": 222, "waitpid": 260, "spawn": 400, "task_info": 410}
 
 
 def test_syscall_table_has_the_abi_numbers() -> None:

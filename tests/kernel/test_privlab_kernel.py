@@ -50,6 +50,22 @@ def test_usertests_all_pass_on_privlab(arch: str) -> None:
     assert total and int(total.group(1)) >= 28
 
 
+@pytest.mark.parametrize("arch", ["rv64", "rv32"])
+def test_waitpid_blocks_until_the_named_child_exits_and_getppid_names_the_parent(
+        arch: str) -> None:
+    # Children 2, 3, 4 sleep 10, 20, 30 ms and exit 10, 11, 12 (99 if getppid() is not
+    # the parent's pid); the parent waits for them youngest first, so each waitpid
+    # must block. The first process's parent is 0.
+    m, r = run_user(arch, "waitpid")
+    assert (r.stop, r.exit_status) == (Stop.HALT, 0), m.console.text()
+    assert m.console.text().splitlines()[-5:] == [
+        "waitpid: pid 1, parent 0",
+        "waitpid: child 4 exited with 12",
+        "waitpid: child 3 exited with 11",
+        "waitpid: child 2 exited with 10",
+        "waitpid: ok"]
+
+
 def test_fuzzer_survives_and_the_kernel_keeps_scheduling() -> None:
     m, r = run_user("rv64", "fuzz")
     assert (r.stop, r.exit_status) == (Stop.HALT, 0), m.console.text()[-2000:]

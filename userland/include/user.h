@@ -42,8 +42,7 @@ long atol(const char *s);
 int atoi(const char *s);
 
 // lib/ulib.c
-int wait(int *status);                   // any child; waits (yield loop)
-int waitpid_blocking(int pid, int *status);
+int wait(int *status);                   // any child: waitpid(-1, status)
 int getchar(void);                       // one byte from the console
 char *gets(char *buf, int max);          // a line, with the newline
 uint64_t time_ms(void);                  // milliseconds since boot

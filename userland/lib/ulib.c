@@ -1,17 +1,8 @@
 // ulib.c: small helpers built on the system calls.
 #include "user.h"
 
-// waitpid() never blocks (it returns -2 while the child runs): yield and ask again.
-int waitpid_blocking(int pid, int *status) {
-  for (;;) {
-    int r = waitpid(pid, status);
-    if (r != WAIT_STILL_RUNS)
-      return r;
-    yield();
-  }
-}
-
-int wait(int *status) { return waitpid_blocking(-1, status); }
+// Any child: waitpid() blocks until one has exited.
+int wait(int *status) { return waitpid(-1, status); }
 
 int getchar(void) {
   char c;
