@@ -9,6 +9,12 @@ struct proc;
 struct context;
 struct trapframe;
 struct args;
+struct buf;
+struct file;
+struct inode;
+struct pipe;
+struct stat;
+struct superblock;
 
 // main.c: what the boot protocol told us (filled by fdt.c)
 struct bootinfo {
@@ -46,6 +52,69 @@ void sbi_system_failure(void) __attribute__((noreturn));
 void console_write(const char *buf, size_t n);
 int console_getc(void);
 
+// plic.c
+void plic_enable(int src);
+int plic_claim(void);
+void plic_complete(int src);
+
+// virtio_disk.c
+int virtio_disk_init(void);
+uint32_t virtio_disk_blocks(void);
+void virtio_disk_rw(struct buf *b, int write);
+void virtio_disk_intr(void);
+
+// bio.c
+void binit(void);
+struct buf *bread(uint32_t blockno);
+void bwrite(struct buf *b);
+void brelse(struct buf *b);
+void bpin(struct buf *b);
+void bunpin(struct buf *b);
+
+// log.c
+void log_init(const struct superblock *sb);
+void begin_op(void);
+void end_op(void);
+void log_write(struct buf *b);
+
+// fs.c
+int fsinit(void);
+int fs_mounted(void);
+struct inode *fs_root(void);
+struct inode *ialloc(int16_t type);
+struct inode *iget(uint32_t inum);
+struct inode *idup(struct inode *ip);
+void iupdate(struct inode *ip);
+void ilock(struct inode *ip);
+void iunlock(struct inode *ip);
+void iput(struct inode *ip);
+void iunlockput(struct inode *ip);
+void itruncate(struct inode *ip);
+uint32_t max_file_blocks(void);
+long readi(struct inode *ip, int user, uintptr_t dst, uint32_t off, uint32_t n);
+long writei(struct inode *ip, int user, uintptr_t src, uint32_t off, uint32_t n);
+void stati(struct inode *ip, struct stat *st);
+struct inode *dirlookup(struct inode *dp, const char *name, uint32_t *poff);
+int dirlink(struct inode *dp, const char *name, uint32_t inum);
+int dir_is_empty(struct inode *dp);
+struct inode *namei(const char *path);
+struct inode *nameiparent(const char *path, char *name);
+
+// file.c
+struct file *filealloc(void);
+struct file *filedup(struct file *f);
+void fileclose(struct file *f);
+int filestat(struct file *f, struct stat *st);
+long fileread(struct file *f, uintptr_t dst, size_t n);
+long filewrite(struct file *f, uintptr_t src, size_t n);
+int console_files(struct proc *p);
+
+// pipe.c
+int pipealloc(struct file **r, struct file **w);
+void pipeclose(struct pipe *pi, int writable);
+long pipewrite(struct pipe *pi, uintptr_t src, size_t n);
+long piperead(struct pipe *pi, uintptr_t dst, size_t n);
+
 // printf.c
 void printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void panic(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
@@ -62,6 +131,7 @@ size_t strlen(const char *s);
 int strcmp(const char *a, const char *b);
 int strncmp(const char *a, const char *b, size_t n);
 char *safestrcpy(char *dst, const char *src, size_t n);
+void strncpy_pad(char *dst, const char *src, size_t n);
 
 // kalloc.c
 void kinit(void);

@@ -19,7 +19,10 @@ void main(uintptr_t hartid, uintptr_t dtb) {
   kvminithart();               // turn on paging
   procinit();                  // process table, kernel stacks
   trapinit();                  // stvec = kernelvec
-  initrd_init(boot.initrd_start, boot.initrd_end);  // the user programs
+  initrd_init(boot.initrd_start, boot.initrd_end);  // the user programs, without a disk
+  binit();                     // buffer cache
+  if (virtio_disk_init() == 0) // the disk, if the board has one
+    fsinit();                  // its file system: superblock, log recovery
   if (bootargs_flag("backtrace"))
     backtrace();
   timerinit();                 // first timer interrupt in 10 ms

@@ -13,4 +13,15 @@
 #define PROC_NAME    16
 #define EXIT_NOT_FOUND 127 // power-off status when init= names no program (as a shell's)
 
+// Files (fs.c, log.c, bio.c, file.c, pipe.c).
+#define NOFILE       16    // open files per process
+#define NFILE        100   // open files in the system
+#define NINODE       50    // inodes in memory at once
+#define NBUF         30    // blocks in the buffer cache (more than a transaction needs)
+#define MAXOPBLOCKS  10    // most blocks one file-system operation writes
+#define WRITE_CHUNK  (3 * BSIZE) // bytes of a write() per operation: 3 data blocks,
+                                 // inode, up to 3 indirect and 2 bitmap blocks <= 10
+#define PIPESIZE     512   // bytes a pipe buffers
+#define ROOTDEV      1     // device number fstat reports for the disk
+
 #endif // PARAM_H

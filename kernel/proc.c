@@ -1,8 +1,9 @@
 // proc.c: processes: creation, fork, exit, waitpid, the heap, and the scheduler loop.
 //
-// One hart, and the kernel never takes an interrupt (sstatus.SIE stays 0 in S-mode:
-// the timer is only taken from U), so kernel code runs without locks: a process loses
-// the CPU only where it calls yield() or sched() itself.
+// One hart, and the kernel takes interrupts only while it waits for one (sstatus.SIE
+// is 0 in S-mode except around the wfi in scheduler() and sleep()), so kernel code
+// runs without locks: a process loses the CPU only where it calls yield(), sleep()
+// or sched() itself.
 #include "defs.h"
 #include "memlayout.h"
 #include "proc.h"
@@ -94,10 +95,14 @@ void userinit(void) {
   if (a == 0 || p == 0)
     panic("userinit: out of memory");
   if (exec_load(p, args_argv0(a), a) < 0) {
-    printf("[kernel] cannot run %s: not a program in the initrd\n", args_argv0(a));
+    printf("[kernel] cannot run %s: not a program %s\n", args_argv0(a),
+           fs_mounted() ? "on the disk" : "in the initrd");
     sbi_shutdown(EXIT_NOT_FOUND);
   }
   args_free(a);
+  if (console_files(p) < 0)
+    panic("userinit: no file for the console");
+  p->cwd = fs_mounted() ? fs_root() : 0;
   if (bootargs_flag("vmprint"))
     vmprint(p->pagetable);
   initproc = p;
@@ -119,10 +124,29 @@ int fork(void) {
   np->heap_bottom = p->heap_bottom;
   np->brk = p->brk;
   np->priority = p->priority;
+  for (int fd = 0; fd < NOFILE; fd++)
+    if (p->ofile[fd])
+      np->ofile[fd] = filedup(p->ofile[fd]);
+  np->cwd = p->cwd ? idup(p->cwd) : 0;
   safestrcpy(np->name, p->name, sizeof(np->name));
   np->parent = p;
   np->state = RUNNABLE;
   return np->pid;
+}
+
+// Close every descriptor of p and let go of its current directory.
+static void close_files(struct proc *p) {
+  for (int fd = 0; fd < NOFILE; fd++)
+    if (p->ofile[fd]) {
+      fileclose(p->ofile[fd]);
+      p->ofile[fd] = 0;
+    }
+  if (p->cwd) {
+    begin_op();  // dropping a directory reference may free an unlinked one
+    iput(p->cwd);
+    end_op();
+    p->cwd = 0;
+  }
 }
 
 // End the calling process. Its memory goes at once; the slot stays a ZOMBIE until
@@ -134,6 +158,7 @@ void exit(int status) {
       printf("[kernel] init exited with status %d: powering off\n", status);
     sbi_shutdown(status);
   }
+  close_files(p);
   for (struct proc *c = proc; c < &proc[NPROC]; c++)
     if (c->parent == p) {
       c->parent = initproc;
@@ -204,6 +229,16 @@ long growproc(long n) {
   return (long)old;
 }
 
+// Wait for an interrupt and take it. wfi comes first, with sstatus.SIE still 0: it
+// returns once an interrupt enabled in sie is pending, whatever SIE says. Turning SIE
+// on before the wfi would let the interrupt be taken just before it, and the wfi
+// would then wait for another one that may never come.
+static void wait_for_interrupt(void) {
+  wfi();
+  intr_on();   // the pending interrupt is taken here (kerneltrap)
+  intr_off();
+}
+
 // Is any process waiting in sleep()? If none is RUNNABLE either, nothing can ever
 // run again.
 static int anyone_sleeps(void) {
@@ -223,9 +258,7 @@ void scheduler(void) {
     if (p == 0) {
       if (!anyone_sleeps())
         panic("scheduler: no process to run");
-      intr_on();
-      wfi();
-      intr_off();
+      wait_for_interrupt();
       continue;
     }
     taskinfo_start(p);
@@ -254,8 +287,16 @@ void yield(void) {
 // nothing can call wakeup() between the caller's check of its condition and this
 // sleep: no lock is needed, and callers still re-check their condition in a loop
 // (a wakeup may be for another waiter on the same chan).
+//
+// Before the first process runs (main() reading the disk), there is nobody to switch
+// away from: wait for the next interrupt instead, which is a correct, if spurious,
+// wakeup for callers that loop.
 void sleep(void *chan) {
   struct proc *p = myproc();
+  if (p == 0) {
+    wait_for_interrupt();
+    return;
+  }
   p->chan = chan;
   p->state = SLEEPING;
   sched();

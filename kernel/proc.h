@@ -37,6 +37,8 @@ struct proc {
   struct trapframe *trapframe;  // kernel address of the page mapped at TRAPFRAME
   struct context context;       // swtch() here to run this process
   uintptr_t heap_bottom;        // end of the program image: sbrk() never goes below
+  struct file *ofile[NOFILE];   // open files, by descriptor
+  struct inode *cwd;            // current directory (0 without a file system)
   uintptr_t brk;                // current end of the heap
 
   // Stride scheduling (sched.c).

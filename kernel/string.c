@@ -73,3 +73,13 @@ char *safestrcpy(char *dst, const char *src, size_t n) {
   dst[i] = 0;
   return dst;
 }
+
+// Copy at most n bytes of src into dst and fill the rest of the n with zeros: a
+// fixed-size name field (a directory entry's), not terminated when src fills it.
+void strncpy_pad(char *dst, const char *src, size_t n) {
+  size_t i = 0;
+  for (; i < n && src[i]; i++)
+    dst[i] = src[i];
+  for (; i < n; i++)
+    dst[i] = 0;
+}

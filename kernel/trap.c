@@ -8,6 +8,7 @@
 #include "abi.h"
 #include "defs.h"
 #include "memlayout.h"
+#include "platform.h"
 #include "proc.h"
 #include "riscv.h"
 #include "trapframe.h"
@@ -50,6 +51,18 @@ static void kill_for_fault(struct proc *p, uintptr_t scause) {
   exit(EXIT_KILLED);
 }
 
+// A supervisor external interrupt: ask the PLIC which device, service it, and tell
+// the PLIC we are done so the device may interrupt again.
+static void device_interrupt(void) {
+  int src = plic_claim();
+  if (src == PLATFORM_VIRTIO0_IRQ)
+    virtio_disk_intr();
+  else if (src != 0)
+    printf("[kernel] unexpected interrupt from PLIC source %d\n", src);
+  if (src != 0)
+    plic_complete(src);
+}
+
 // Entered from uservec (trampoline.S) on the process's kernel stack, with the kernel
 // page table and the user registers saved in p->trapframe.
 void usertrap(void) {
@@ -68,6 +81,8 @@ void usertrap(void) {
     timer_next();            // also clears the pending interrupt
     yield();
     // END SOLUTION
+  } else if (scause == (CAUSE_INTERRUPT | IRQ_S_EXT)) {
+    device_interrupt();
   } else if (scause & CAUSE_INTERRUPT) {
     w_sie(r_sie() & ~BIT(CAUSE_CODE(scause)));  // no device of ours: mask it
   } else {
@@ -99,12 +114,17 @@ void usertrapret(void) {
   __builtin_unreachable();
 }
 
-// Entered from kernelvec (kernelvec.S). With interrupts off in the kernel, this is
-// a kernel bug: say where, and stop.
+// Entered from kernelvec (kernelvec.S). The kernel takes interrupts only while it
+// waits in wfi (scheduler(), sleep()); any exception is a kernel bug: say where, and
+// stop.
 void kerneltrap(void) {
   uintptr_t scause = r_scause();
   if (scause == (CAUSE_INTERRUPT | IRQ_S_TIMER)) {
     timer_next();
+    return;
+  }
+  if (scause == (CAUSE_INTERRUPT | IRQ_S_EXT)) {
+    device_interrupt();
     return;
   }
   panic("kernel trap: %s scause=%p sepc=%p stval=%p",

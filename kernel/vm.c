@@ -7,6 +7,7 @@
 // exit (uvmfree) handle the image, heap, stack and mmap regions alike.
 #include "defs.h"
 #include "memlayout.h"
+#include "platform.h"
 #include "riscv.h"
 
 extern char _entry[];      // start of kernel text; entry.S
@@ -39,6 +40,9 @@ void kvminit(void) {
   kvmmap(text, text, (uintptr_t)etext - text, PTE_R | PTE_X);
   kvmmap((uintptr_t)etext, (uintptr_t)etext, top - (uintptr_t)etext, PTE_R | PTE_W);
   kvmmap(TRAMPOLINE, (uintptr_t)trampoline, PGSIZE, PTE_R | PTE_X);
+  // The devices the kernel drives, at their physical addresses (platform.h).
+  kvmmap(PLATFORM_PLIC_BASE, PLATFORM_PLIC_BASE, PLATFORM_PLIC_SIZE, PTE_R | PTE_W);
+  kvmmap(PLATFORM_VIRTIO0_BASE, PLATFORM_VIRTIO0_BASE, PGSIZE, PTE_R | PTE_W);
 }
 
 // Map a process slot's kernel stack at va (procinit in proc.c).

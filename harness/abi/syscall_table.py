@@ -152,8 +152,10 @@ def generate_user_stubs(table: list[Syscall]) -> str:
 
 def generate_user_header(table: list[Syscall]) -> str:
     """User-side prototypes of the stubs in usys.S."""
+    structs = sorted({m for c in table for _, t in c.args
+                      for m in re.findall(r"struct (\w+)", t)})
     out = [_HEADER, "#ifndef SYSCALLS_H", "#define SYSCALLS_H", "",
-           "struct timeval;", "struct task_info;", ""]
+           *(f"struct {s};" for s in structs), ""]
     out += [f"#define SYS_{c.name:<14} {c.number}" for c in table]
     out.append("")
     for c in table:

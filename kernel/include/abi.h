@@ -34,4 +34,48 @@ struct task_info {
 // Exit status of a process the kernel killed for a fault (trap.c).
 #define EXIT_KILLED -1
 
+// openat(path, flags, mode) flags, as rCore-Tutorial's OpenFlags (not Linux's values).
+// O_APPEND is ours (rCore has none); it takes the next free bit.
+#define O_RDONLY  0x000
+#define O_WRONLY  0x001
+#define O_RDWR    0x002
+#define O_ACCMODE 0x003
+#define O_CREATE  0x200
+#define O_TRUNC   0x400
+#define O_APPEND  0x800
+
+// The directory fd meaning "relative to the current directory", for the Linux forms of
+// openat/linkat/unlinkat/mkdirat (the only dirfd accepted).
+#define AT_FDCWD -100
+
+// fstat(fd, &st): rCore-Tutorial's Stat (dev, ino, mode, nlink, then 7 words of
+// padding), with the file's size in the first padding word.
+#define S_IFMT  0170000
+#define S_IFDIR 0040000
+#define S_IFREG 0100000
+#define S_IFCHR 0020000
+#define S_IFIFO 0010000
+struct stat {
+  uint64_t dev;
+  uint64_t ino;
+  uint32_t mode;   // S_IFDIR, S_IFREG, S_IFCHR (the console), S_IFIFO (a pipe)
+  uint32_t nlink;
+  uint64_t size;   // bytes (rCore's pad[0])
+  uint64_t pad[6];
+};
+
+// getdents64(fd, buf, len) fills buf with these records, each d_reclen bytes (a
+// multiple of 8), the name NUL-terminated at DIRENT64_NAME_OFFSET (Linux's layout).
+#define DT_CHR 2
+#define DT_DIR 4
+#define DT_REG 8
+struct linux_dirent64 {
+  uint64_t d_ino;
+  int64_t d_off;     // offset of the next entry in the directory
+  uint16_t d_reclen;
+  uint8_t d_type;
+  char d_name[];
+};
+#define DIRENT64_NAME_OFFSET 19
+
 #endif // ABI_H
