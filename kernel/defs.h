@@ -48,6 +48,9 @@ void sbi_set_timer(uint64_t when);
 void sbi_shutdown(int status) __attribute__((noreturn));
 void sbi_system_failure(void) __attribute__((noreturn));
 
+// clock.c
+uint64_t clock_us(uint64_t ticks);
+
 // console.c
 void console_write(const char *buf, size_t n);
 int console_getc(void);

@@ -3,7 +3,8 @@
 // mmap(start, len, prot) maps fresh zeroed pages over [start, start+len), len
 // rounded up to pages. It fails (-1) if start is not page-aligned, prot has bits
 // other than PROT_READ|PROT_WRITE|PROT_EXEC or none of them, any page in the range
-// is already mapped, or the range leaves [PGSIZE, USER_MMAP_TOP). munmap(start, len)
+// is already mapped, or the range leaves [PGSIZE, USER_MMAP_TOP). The pages get
+// exactly the permissions in prot (PTE_R, PTE_W, PTE_X) and PTE_U. munmap(start, len)
 // unmaps and frees such a range; -1 if any page of it is not mapped.
 #include "abi.h"
 #include "defs.h"
@@ -28,8 +29,10 @@ long sys_mmap(uintptr_t start, size_t len, int prot) {
     return -1;
   if (!uvm_range_unmapped(pt, start, npages))
     return -1;
-  // W without R is a reserved PTE encoding, so writable pages are readable too.
-  int perm = (prot & (PROT_READ | PROT_WRITE) ? PTE_R : 0) | (prot & PROT_WRITE ? PTE_W : 0) |
+  // Exactly what was asked, as rCore's reference does. PROT_WRITE alone gives W
+  // without R, an encoding the spec reserves: the hart page-faults on every access
+  // to such a page, and walkaddr() (vm.c) keeps system calls off it too.
+  int perm = (prot & PROT_READ ? PTE_R : 0) | (prot & PROT_WRITE ? PTE_W : 0) |
              (prot & PROT_EXEC ? PTE_X : 0);
   return npages == 0 ? 0 : uvmmap_zeroed(pt, start, npages * PGSIZE, perm);
   // HANDOUT: return -1;

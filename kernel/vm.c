@@ -77,12 +77,18 @@ pte_t *walk(pagetable_t pt, uintptr_t va, int alloc) {
   return &pt[PX(0, va)];
 }
 
-// The physical address behind user address va if it is mapped with PTE_U and all
-// of `perm`, else 0.
-uintptr_t walkaddr(pagetable_t pt, uintptr_t va, int perm) {
+// The leaf PTE of user page va (valid, with PTE_U), or 0.
+static pte_t *walkuser(pagetable_t pt, uintptr_t va) {
   pte_t *pte = walk(pt, va, 0);
-  uintptr_t need = PTE_V | PTE_U | perm;
-  if (pte == 0 || (*pte & need) != need)
+  return pte && (*pte & (PTE_V | PTE_U)) == (PTE_V | PTE_U) ? pte : 0;
+}
+
+// The physical address behind user address va if the user could access it with all
+// of `perm` itself, else 0. A W-without-R page has PTE_W but the hart faults on every
+// access to it, so the kernel must not read or write it on the user's behalf either.
+uintptr_t walkaddr(pagetable_t pt, uintptr_t va, int perm) {
+  pte_t *pte = walkuser(pt, va);
+  if (pte == 0 || (*pte & perm) != perm || PTE_W_WITHOUT_R(*pte))
     return 0;
   return PTE2PA(*pte) + (va % PGSIZE);
 }
@@ -142,10 +148,11 @@ int uvm_range_unmapped(pagetable_t pt, uintptr_t va, size_t npages) {
   return 1;
 }
 
-// 1 if all of the npages pages from va are mapped user pages.
+// 1 if all of the npages pages from va are mapped user pages, whatever their
+// permissions (munmap must be able to remove a W-without-R page too).
 int uvm_range_mapped(pagetable_t pt, uintptr_t va, size_t npages) {
   for (size_t i = 0; i < npages; i++)
-    if (walkaddr(pt, va + i * PGSIZE, 0) == 0)
+    if (walkuser(pt, va + i * PGSIZE) == 0)
       return 0;
   return 1;
 }
@@ -207,7 +214,8 @@ void uvmfree(pagetable_t pt) {
 }
 
 // Copy len bytes from the kernel to user address dstva. Every page touched must be
-// a mapped, writable user page: otherwise -1 and nothing more is written.
+// a mapped user page the user could store to (walkaddr): otherwise -1 and nothing
+// more is written.
 int copyout(pagetable_t pt, uintptr_t dstva, const void *src, size_t len) {
   while (len > 0) {
     uintptr_t pa = walkaddr(pt, dstva, PTE_W);
@@ -222,7 +230,7 @@ int copyout(pagetable_t pt, uintptr_t dstva, const void *src, size_t len) {
 }
 
 // Copy len bytes from user address srcva into the kernel; -1 if any page is not a
-// mapped, readable user page.
+// mapped user page the user could load from (walkaddr).
 int copyin(pagetable_t pt, void *dst, uintptr_t srcva, size_t len) {
   while (len > 0) {
     uintptr_t pa = walkaddr(pt, srcva, PTE_R);

@@ -2,6 +2,8 @@
 // Prints "PASS TOKEN" only if every check of MODE held (labs/mmap/).
 //   rw TOKEN ADDR LEN      map LEN bytes read/write at ADDR: zeroed, writable, unmapped
 //   readonly TOKEN ADDR    a PROT_READ page reads as zero; a child writing it is killed
+//   writeonly TOKEN ADDR   a PROT_WRITE page (W without R, a reserved encoding): system
+//                          calls refuse it, and a child storing to or loading from it dies
 //   errors TOKEN ADDR      bad requests give -1 and change nothing
 //   unmap TOKEN ADDR       unmapping the middle page of three: a child touching it dies
 //   reuse TOKEN MIB ROUNDS map, touch and unmap MIB MiB ROUNDS times (frames come back)
@@ -55,10 +57,26 @@ static int readonly(char *addr) {
     return fail("a PROT_READ page is not readable");
   if (child_status(store, addr) != EXIT_KILLED)
     return fail("writing a PROT_READ page did not kill the child");
-  if (mmap(addr + PAGE, PAGE, PROT_WRITE) != 0)
-    return fail("mmap with PROT_WRITE did not return 0");
-  addr[PAGE] = 5;
-  return addr[PAGE] == 5 && munmap(addr, 2 * PAGE) == 0 ? 0 : fail("PROT_WRITE page broken");
+  return munmap(addr, PAGE) == 0 ? 0 : fail("munmap failed");
+}
+
+// PROT_WRITE alone is mapped as asked, W without R: the hart faults on every access
+// to such a page, so the kernel must not read or write it for us either.
+static int writeonly(char *addr) {
+  struct timeval *tv = (struct timeval *)addr;
+  if (mmap(addr, PAGE, PROT_WRITE) != 0)
+    return fail("mmap(ADDR, 4096, PROT_WRITE) did not return 0");
+  if (write(STDOUT, addr, 16) != -1)
+    return fail("write() from a PROT_WRITE page did not return -1");
+  if (get_time(tv, 0) != -1)
+    return fail("get_time() into a PROT_WRITE page did not return -1");
+  if (read(STDIN, addr, 1) != -1)
+    return fail("read() into a PROT_WRITE page did not return -1");
+  if (child_status(store, addr) != EXIT_KILLED)
+    return fail("storing to a PROT_WRITE page did not kill the child");
+  if (child_status(load, addr) != EXIT_KILLED)
+    return fail("loading from a PROT_WRITE page did not kill the child");
+  return munmap(addr, PAGE) == 0 ? 0 : fail("munmap of a PROT_WRITE page did not return 0");
 }
 
 static int errors(char *addr) {
@@ -140,6 +158,8 @@ int main(int argc, char **argv) {
     r = rw(addr, b);
   else if (strcmp(mode, "readonly") == 0)
     r = readonly(addr);
+  else if (strcmp(mode, "writeonly") == 0)
+    r = writeonly(addr);
   else if (strcmp(mode, "errors") == 0)
     r = errors(addr);
   else if (strcmp(mode, "unmap") == 0)

@@ -4,6 +4,9 @@
 //   counts TOKEN N M   N getpid and M get_time calls, then task_info: exact counts
 //   fork TOKEN N       a child's counts start at zero and are its own
 //   time TOKEN MS      after spinning MS ms, time is MS-1..MS+10
+//   clock TOKEN ROUNDS in each of ROUNDS fresh processes, get_time at once (t1), spin
+//                      past 1..3 millisecond boundaries (t2), then task_info: time is
+//                      at least t2 - t1 (one clock, kernel/clock.c)
 //   badptr TOKEN       bad pointers give -1, a good one 0
 #include "user.h"
 
@@ -72,6 +75,50 @@ static int timed(int ms) {
   return ti.time + 1 >= (uintptr_t)ms && ti.time <= (uintptr_t)ms + 10 ? 0 : fail("time is off");
 }
 
+// A get_time reading in whole milliseconds (as time_ms() gives it) and in microseconds.
+static uint64_t ms_of(const struct timeval *tv) {
+  return (uint64_t)tv->sec * 1000 + tv->usec / 1000;
+}
+static uint64_t us_of(const struct timeval *tv) { return (uint64_t)tv->sec * 1000000 + tv->usec; }
+
+// In a process scheduled for the first time just now: read t1, spin until `crossings`
+// millisecond boundaries have passed (t2), then task_info. Whatever the phase of t1
+// within its millisecond, time (ms since first scheduled) must cover t2 - t1 as
+// get_time shows it, in whole milliseconds and in microseconds rounded down.
+static int one_clock(int round, uint64_t crossings) {
+  struct timeval a, b;
+  if (get_time(&a, 0) != 0)
+    return fail("get_time returned non-zero");
+  do {
+    asm volatile(".rept 100\n nop\n .endr");  // work, between few system calls
+    get_time(&b, 0);
+  } while (ms_of(&b) < ms_of(&a) + crossings);
+  if (task_info(&ti) != 0)
+    return fail("task_info returned non-zero");
+  uint64_t ms = ms_of(&b) - ms_of(&a), us = us_of(&b) - us_of(&a);
+  if (ti.time >= ms && ti.time >= us / 1000)
+    return 0;
+  printf("FAIL: round %d: t2 - t1 = %lu ms (%lu us) by get_time, but task_info time = %lu\n",
+         round, (unsigned long)ms, (unsigned long)us, (unsigned long)ti.time);
+  return 1;
+}
+
+static int clock(int rounds) {
+  int failed = 0;
+  for (int r = 0; r < rounds; r++) {
+    int pid = fork(), status = -1;
+    if (pid == 0)
+      exit(one_clock(r, (uint64_t)(r % 3 + 1)));
+    if (pid < 0 || waitpid_blocking(pid, &status) != pid)
+      return fail("fork or waitpid failed");
+    failed += status != 0;
+  }
+  if (failed)
+    return 1;
+  printf("clock: %d rounds, time >= t2 - t1 in each\n", rounds);
+  return 0;
+}
+
 static int badptr(void) {
   int bad = 0;
   bad += task_info(0) != -1;
@@ -95,6 +142,8 @@ int main(int argc, char **argv) {
     r = forked((int)a);
   else if (strcmp(mode, "time") == 0)
     r = timed((int)a);
+  else if (strcmp(mode, "clock") == 0)
+    r = clock((int)a);
   else if (strcmp(mode, "badptr") == 0)
     r = badptr();
   else

@@ -4,7 +4,8 @@
     WalkView(walk(memory, satp, va, Access.READ, context, xlen))
 
 The tree shows each table page and each valid entry, with runs of leaves that map
-consecutive virtual pages with the same flags folded into one line. The walk shows
+consecutive virtual pages with the same flags folded into one line; a leaf with W but
+not R is marked reserved (the hart faults on every access through it). The walk shows
 VPN[i], the PTE's address and value, and its flags at every level, and names the
 exact check that stopped a walk that faults.
 """
@@ -36,6 +37,11 @@ _OFFENDING: dict[FaultKind, str] = {
     FaultKind.NOT_WRITABLE: "W", FaultKind.NOT_EXECUTABLE: "X",
     FaultKind.WRITE_WITHOUT_READ: "W",
 }
+
+
+def _reserved(pte: Pte) -> bool:
+    """W without R: an encoding spec 4.3.1 reserves; the walk faults on any access."""
+    return bool(pte.raw & PteFlag.W) and not pte.raw & PteFlag.R
 
 
 def _size(n: int) -> str:
@@ -130,7 +136,7 @@ class PageTableTree:
     def _leaf(self, g: _Group) -> Text:
         m = g.mapping
         t = self._range(g)
-        t.append_text(flags_text(m.pte))
+        t.append_text(flags_text(m.pte, "W" if _reserved(m.pte) else None))
         t.append(f"  {_size(m.size):>8}  ", "muted")
         if m.frames == "identity":
             t.append("identity", "muted")
@@ -144,6 +150,8 @@ class PageTableTree:
         if g.tables:
             t.append(f"  ({g.tables} level-{m.level} table{'s' if g.tables > 1 else ''})",
                      "muted")
+        if _reserved(m.pte):
+            t.append("  reserved", "fault")
         if self.symbolize is not None:
             loc = self.symbolize(int(m.va))
             if loc.symbol is not None:
@@ -188,6 +196,9 @@ class PageTableTree:
                     f"range{'' if len(ms) == 1 else 's'} map "
                     f"{_size(sum(m.size for m in ms))}; flags r w x u g a d, - = clear",
                     "muted")
+        if any(_reserved(m.pte) for m in ms):
+            foot.append("\nreserved: W without R, an encoding the spec reserves; any access "
+                        "through it page-faults", "fault")
         if self.table.truncated:
             foot.append("  (truncated: too many entries)", "fault")
         yield foot

@@ -14,6 +14,8 @@ struct timeval {
 };
 
 // mmap(start, len, prot): prot bits; others must be 0 and at least one must be set.
+// The pages get exactly these permissions: PROT_WRITE alone is W without R, an
+// encoding the spec reserves, so every access to such a page faults.
 #define PROT_READ  1
 #define PROT_WRITE 2
 #define PROT_EXEC  4
@@ -28,7 +30,8 @@ enum task_status { TASK_UNINIT, TASK_READY, TASK_RUNNING, TASK_EXITED };
 struct task_info {
   uint32_t status;                          // enum task_status: TASK_RUNNING for the caller
   uint32_t syscall_times[MAX_SYSCALL_NUM];  // calls made so far, by number
-  uintptr_t time;                           // ms since the task was first scheduled
+  uintptr_t time;                           // ms since the task was first scheduled,
+                                            // on get_time's clock (kernel/clock.c)
 };
 
 // Exit status of a process the kernel killed for a fault (trap.c).

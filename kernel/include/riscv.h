@@ -96,6 +96,9 @@ static inline void w_satp(uintptr_t x) { CSR_WRITE(satp, x); }
 // Page-table entries (Sv39 on RV64, Sv32 on RV32): PPN above bit 10, flags below.
 #define PTE_FLAGS(pte) ((pte) & ((1 << PTE_PPN_SHIFT) - 1))
 #define PTE_LEAF(pte)  ((pte) & (PTE_R | PTE_W | PTE_X))
+// W without R is reserved (spec 4.3.1): the hart raises a page fault on any access
+// through such a leaf, load, store or fetch alike.
+#define PTE_W_WITHOUT_R(pte) (((pte) & (PTE_R | PTE_W)) == PTE_W)
 #define PA2PTE(pa)     ((((uintptr_t)(pa)) >> PAGE_SHIFT) << PTE_PPN_SHIFT)
 #define PTE2PA(pte)    (((pte) >> PTE_PPN_SHIFT) << PAGE_SHIFT)
 #define PT_ENTRIES     (1 << PT_INDEX_BITS)

@@ -36,6 +36,22 @@ def test_read_only_mapping_faults_on_write(privlab_kernel: KernelUnderTest,
 
 
 @pytest.mark.points(2)
+@pytest.mark.requires("test_mapped_memory_is_zeroed_writable_and_goes_away")
+def test_write_only_mapping_is_refused_by_syscalls_and_faults_on_every_access(
+        privlab_kernel: KernelUnderTest, privlab_rng: random.Random) -> None:
+    """PROT_WRITE alone is mapped as W without R, the encoding the spec reserves: the
+    hart faults on a store and on a load, and write/get_time/read given the page
+    return -1 (the kernel must not touch what the user cannot)."""
+    addr = _address(privlab_rng)
+    run = privlab_kernel.run("lab_mmap", "writeonly", privlab_kernel.token, addr)
+    run.expect_pass()
+    run.expect_syscall("write", args=(1, addr), ret=-1)
+    run.expect_syscall("get_time", args=(addr,), ret=-1)
+    run.expect_trap(STORE_PAGE_FAULT, tval=addr, from_priv=Priv.U)  # the first child
+    run.expect_trap(LOAD_PAGE_FAULT, tval=addr, from_priv=Priv.U)   # the second
+
+
+@pytest.mark.points(2)
 def test_bad_requests_return_minus_one(privlab_kernel: KernelUnderTest,
                                        privlab_rng: random.Random) -> None:
     run = privlab_kernel.run("lab_mmap", "errors", privlab_kernel.token,

@@ -46,6 +46,19 @@ def test_time_is_milliseconds_since_first_scheduled(privlab_kernel: KernelUnderT
     run.expect_pass()
 
 
+@pytest.mark.points(2)
+def test_time_is_read_on_the_get_time_clock(privlab_kernel: KernelUnderTest,
+                                            privlab_rng: random.Random) -> None:
+    """Fresh processes each read get_time (t1), spin past 1..3 millisecond boundaries
+    (t2) and call task_info: time must be at least t2 - t1, however close to a
+    boundary t1 fell. Rounding the ticks since the first run down to milliseconds
+    gives one less; two readings of get_time's millisecond clock do not."""
+    rounds = privlab_rng.randint(4, 8)
+    run = privlab_kernel.run("lab_taskinfo", "clock", privlab_kernel.token, rounds)
+    run.expect_pass()
+    assert [c.ret for c in run.trace.syscalls("task_info")] == [0] * rounds
+
+
 @pytest.mark.points(1)
 def test_bad_pointers_return_minus_one(privlab_kernel: KernelUnderTest) -> None:
     run = privlab_kernel.run("lab_taskinfo", "badptr", privlab_kernel.token)

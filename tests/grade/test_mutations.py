@@ -68,7 +68,7 @@ def test_kernel_that_echoes_pass_and_the_token_scores_nothing(tmp_path: Path) ->
     report = grade_lab("taskinfo", variant(tmp_path, edit), keyword="not base")
     assert report.built, report.build_output
     graded = [t for t in report.tests if t.max_score]
-    assert len(graded) == 5 and report.score == 0
+    assert len(graded) == 6 and report.score == 0
     by_name = report.by_name()
     assert "never wrote it" in by_name["test_bad_pointers_return_minus_one"].output
 
@@ -107,4 +107,4 @@ def test_kernel_string_c_never_runs_inside_the_test_programs(tmp_path: Path) -> 
     report = grade_lab("taskinfo", sub, keyword="time or bad_pointers")
     assert report.built, report.build_output
     graded = [t for t in report.tests if t.max_score]
-    assert len(graded) == 2 and report.score == 0, [(t.name, t.score) for t in graded]
+    assert len(graded) == 3 and report.score == 0, [(t.name, t.score) for t in graded]

@@ -45,7 +45,8 @@ int atoi(const char *s);
 int wait(int *status);                   // any child: waitpid(-1, status)
 int getchar(void);                       // one byte from the console
 char *gets(char *buf, int max);          // a line, with the newline
-uint64_t time_ms(void);                  // milliseconds since boot
+uint64_t time_ms(void);                  // ms since boot: get_time's clock, which
+                                         // task_info's time counts too (kernel/clock.c)
 void sleep_ms(uint64_t ms);              // yield until that much time has passed
 void srand(uint64_t seed);
 uint64_t rand64(void);                   // xorshift64*: same seed, same sequence
