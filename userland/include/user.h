@@ -38,6 +38,8 @@ int strcmp(const char *a, const char *b);
 int strncmp(const char *a, const char *b, size_t n);
 char *strcpy(char *dst, const char *src);
 char *strchr(const char *s, int c);
+char *strrchr(const char *s, int c);      // the last c in s, or NULL
+char *strstr(const char *hay, const char *needle);  // first occurrence, or NULL
 long atol(const char *s);
 int atoi(const char *s);
 
@@ -51,6 +53,26 @@ void sleep_ms(uint64_t ms);              // yield until that much time has passe
 void srand(uint64_t seed);
 uint64_t rand64(void);                   // xorshift64*: same seed, same sequence
 long syscall(long n, long a0, long a1, long a2, long a3, long a4, long a5);
+
+// lib/files.c: the classic forms of the file-system calls. Each returns -1 on error.
+int open(const char *path, int flags);   // openat(path, flags, 0)
+int mkdir(const char *path);
+int unlink(const char *path);            // a file's name, or an empty directory
+int link(const char *oldpath, const char *newpath);
+int pipe(int fds[2]);                    // fds[0] reads what fds[1] writes
+int stat(const char *path, struct stat *st);  // open + fstat + close
+int open_for_reading(const char *prog, const char *path);  // not a directory; says
+                                                           // "prog: path: ..." on failure
+
+// lib/linereader.c: a file descriptor read a buffer at a time, handed out by lines.
+struct linereader {
+  int fd;
+  int pos, len;    // buf[pos..len) not handed out yet
+  int error;       // a read() failed (lr_getline then reports end of input)
+  char buf[512];
+};
+void lr_init(struct linereader *lr, int fd);
+int lr_getline(struct linereader *lr, char *line, int max);  // length; 0 at the end
 
 // Addresses a user program can never touch (kernel/memlayout.h), for hostile tests.
 #define KERNEL_ADDR ((uintptr_t)PLATFORM_KERNEL_BASE)

@@ -27,3 +27,20 @@ long atol(const char *s) {
 }
 
 int atoi(const char *s) { return (int)atol(s); }
+
+char *strrchr(const char *s, int c) {
+  const char *last = NULL;
+  do
+    if (*s == (char)c)
+      last = s;
+  while (*s++);
+  return (char *)last;
+}
+
+char *strstr(const char *hay, const char *needle) {
+  size_t n = strlen(needle);
+  for (; *hay; hay++)
+    if (strncmp(hay, needle, n) == 0)
+      return (char *)hay;
+  return n == 0 ? (char *)hay : NULL;
+}
