@@ -1,15 +1,29 @@
-// sh: the shell. Reads a line, splits it into words, and runs the program named by
-// the first word (from the initrd) with the rest as arguments, in a child process
-// (fork + exec), then reports a non-zero exit status. Built-ins: `exit [status]`.
-// The console does not echo input, so the shell echoes what it reads. Ctrl-D on an
-// empty line exits.
+// sh: the shell. Reads a line and runs it: a pipeline of one or more commands
+// separated by `|`, each a program name and its arguments, with redirections
+// `< FILE`, `> FILE` (create or truncate) and `>> FILE` (append) that override the
+// pipe for that command. Every command runs in its own child (fork, then exec); the
+// shell waits for all of them and reports each non-zero exit status. A name without
+// a `/` is a program in `/`, so programs are found whatever the current directory.
+// Built-ins: `cd [DIR]` (to `/` without DIR) and `exit [status]`. The console does
+// not echo input, so the shell echoes what it reads. Ctrl-D on an empty line exits.
 #include "user.h"
 
-#define MAXLINE 128
-#define MAXWORDS 16
+#define MAXLINE 256
+#define MAXARGS 16    // words of one command
+#define MAXSTAGES 16  // commands in one pipeline
+#define MAXPATH 64    // kernel/param.h: the longest path exec accepts
 #define CTRL_D 4
 #define BACKSPACE 8
 #define DELETE 127
+
+// One command of a pipeline, as parsed.
+struct cmd {
+  char *argv[MAXARGS + 1];
+  int argc;
+  char *in;    // < FILE, or NULL
+  char *out;   // > FILE or >> FILE, or NULL
+  int append;  // out was given with >>
+};
 
 // Read one line with echo and simple editing. Returns -1 on Ctrl-D at line start.
 static int read_line(char *buf, int max) {
@@ -39,52 +53,205 @@ static int read_line(char *buf, int max) {
   }
 }
 
-// Split line into words in place; returns the count.
-static int split(char *line, char **words) {
+static int is_blank(char c) { return c == ' ' || c == '\t'; }
+static int is_special(char c) { return c == '|' || c == '<' || c == '>'; }
+
+// Split line into tokens in place: words, and the operators "|", "<", ">", ">>" even
+// when no blank separates them from a word (`echo hi>f`). A word is not terminated
+// where it ends: the blank or operator after it is zeroed on the next round, once
+// it has been read. Each operator becomes a pointer to one of the string constants
+// below, so the parser can tell it from a word spelled the same. Returns the count,
+// or -1 if there are more than max.
+static const char OP_PIPE[] = "|", OP_IN[] = "<", OP_OUT[] = ">", OP_APPEND[] = ">>";
+
+static int tokenize(char *line, char **tok, int max) {
   int n = 0;
-  for (char *s = line; *s && n < MAXWORDS;) {
-    while (*s == ' ' || *s == '\t')
+  for (char *s = line; *s;) {
+    if (is_blank(*s)) {
       *s++ = 0;
-    if (*s == 0)
-      break;
-    words[n++] = s;
-    while (*s && *s != ' ' && *s != '\t')
-      s++;
+      continue;
+    }
+    if (n == max)
+      return -1;
+    if (*s == '>' && s[1] == '>') {
+      tok[n++] = (char *)OP_APPEND;
+      *s++ = 0, *s++ = 0;
+    } else if (is_special(*s)) {
+      tok[n++] = (char *)(*s == '|' ? OP_PIPE : *s == '<' ? OP_IN : OP_OUT);
+      *s++ = 0;
+    } else {
+      tok[n++] = s;
+      while (*s && !is_blank(*s) && !is_special(*s))
+        s++;
+    }
   }
-  words[n] = NULL;
   return n;
 }
 
-static void run(char **words) {
-  int pid = fork();
-  if (pid < 0) {
-    printf("sh: fork failed\n");
+static int is_operator(const char *t) {
+  return t == OP_PIPE || t == OP_IN || t == OP_OUT || t == OP_APPEND;
+}
+
+static int syntax_error(const char *why) {
+  fprintf(STDERR, "sh: syntax error: %s\n", why);
+  return -1;
+}
+
+// Group the tokens into the commands of a pipeline, filling cmds: how many, or -1
+// after a message (an empty command, a redirection without its file, too many
+// words or commands).
+static int parse(char **tok, int ntok, struct cmd *cmds) {
+  int n = 0;
+  struct cmd *c = &cmds[0];
+  memset(c, 0, sizeof(*c));
+  for (int i = 0; i < ntok; i++) {
+    char *t = tok[i];
+    if (t == OP_PIPE) {
+      if (c->argc == 0)
+        return syntax_error("empty command before |");
+      if (++n == MAXSTAGES)
+        return syntax_error("too many commands");
+      c = &cmds[n];
+      memset(c, 0, sizeof(*c));
+    } else if (is_operator(t)) {
+      if (i + 1 == ntok || is_operator(tok[i + 1]))
+        return syntax_error("no file after a redirection");
+      char *file = tok[++i];
+      if (t == OP_IN)
+        c->in = file;
+      else
+        c->out = file, c->append = t == OP_APPEND;
+    } else {
+      if (c->argc == MAXARGS)
+        return syntax_error("too many arguments");
+      c->argv[c->argc++] = t;
+    }
+  }
+  if (c->argc == 0)
+    return syntax_error(n > 0 ? "empty command after |" : "no command");
+  return n + 1;
+}
+
+// In a child: make descriptor from into descriptor to, and close from. Closing to
+// first makes it the lowest free descriptor, which is the one dup() hands out: 0, 1
+// and 2 are always open in the shell, so every lower one is taken.
+static void move_fd(int from, int to) {
+  if (from == to)
     return;
+  close(to);
+  if (dup(from) != to) {
+    fprintf(STDERR, "sh: cannot set up descriptor %d\n", to);
+    exit(1);
   }
-  if (pid == 0) {
-    exec(words[0], words);
-    printf("sh: %s: not found\n", words[0]);
-    exit(127);
+  close(from);
+}
+
+// In a child: the command's redirections, over what the pipeline gave it.
+static void redirect(const struct cmd *c) {
+  if (c->in) {
+    int fd = open(c->in, O_RDONLY);
+    if (fd < 0) {
+      fprintf(STDERR, "sh: %s: cannot open\n", c->in);
+      exit(1);
+    }
+    move_fd(fd, STDIN);
   }
-  int status = 0;
-  waitpid(pid, &status);
-  if (status != 0)
-    printf("sh: %s exited with status %d\n", words[0], status);
+  if (c->out) {
+    int fd = open(c->out, O_WRONLY | O_CREATE | (c->append ? O_APPEND : O_TRUNC));
+    if (fd < 0) {
+      fprintf(STDERR, "sh: %s: cannot create\n", c->out);
+      exit(1);
+    }
+    move_fd(fd, STDOUT);
+  }
+}
+
+// In a child: become the command's program. A name without a '/' is looked up in
+// the root directory, where the programs are (without a disk, exec finds "/NAME" in
+// the initrd as NAME).
+static void exec_cmd(struct cmd *c) {
+  char path[MAXPATH];
+  const char *prog = c->argv[0];
+  if (strchr(prog, '/') == NULL && snprintf(path, sizeof(path), "/%s", prog) < MAXPATH)
+    prog = path;
+  exec(prog, c->argv);
+  fprintf(STDERR, "sh: %s: not found\n", c->argv[0]);
+  exit(127);
+}
+
+// Start the n commands, each reading the pipe from the one before and writing a pipe
+// to the one after, then wait for every one. The shell closes its copy of each pipe
+// end once the children have theirs: a reader sees end of file only when every
+// write end is closed, the shell's included.
+static void run(struct cmd *cmds, int n) {
+  int pids[MAXSTAGES], started = 0;
+  int in = -1;  // the read end of the pipe from the previous command
+  for (int i = 0; i < n; i++) {
+    int p[2] = {-1, -1};
+    if (i + 1 < n && pipe(p) < 0) {
+      fprintf(STDERR, "sh: cannot make a pipe\n");
+      break;
+    }
+    int pid = fork();
+    if (pid == 0) {
+      if (in >= 0)
+        move_fd(in, STDIN);
+      if (p[1] >= 0) {
+        close(p[0]);
+        move_fd(p[1], STDOUT);
+      }
+      redirect(&cmds[i]);
+      exec_cmd(&cmds[i]);
+    }
+    if (in >= 0)
+      close(in);
+    if (p[1] >= 0)
+      close(p[1]);
+    in = p[0];
+    if (pid < 0) {
+      printf("sh: fork failed\n");
+      break;
+    }
+    pids[started++] = pid;
+  }
+  if (in >= 0)
+    close(in);  // a pipeline cut short: its last reader is not coming
+  for (int i = 0; i < started; i++) {
+    int status = 0;
+    waitpid(pids[i], &status);
+    if (status != 0)
+      printf("sh: %s exited with status %d\n", cmds[i].argv[0], status);
+  }
+}
+
+static void cd(struct cmd *c) {
+  const char *dir = c->argc > 1 ? c->argv[1] : "/";
+  if (chdir(dir) < 0)
+    fprintf(STDERR, "sh: cd: %s: no such directory\n", dir);
 }
 
 int main(void) {
-  char line[MAXLINE];
-  char *words[MAXWORDS + 1];
+  static char line[MAXLINE];
+  static char *tok[MAXLINE];  // a token takes at least one byte of the line
+  static struct cmd cmds[MAXSTAGES];
   for (;;) {
     printf("$ ");
     if (read_line(line, sizeof(line)) < 0) {
       printf("\n");
       return 0;
     }
-    if (split(line, words) == 0)
+    int ntok = tokenize(line, tok, MAXLINE), n;
+    if (ntok < 0)
+      syntax_error("too many words");
+    if (ntok <= 0 || (n = parse(tok, ntok, cmds)) < 0)
       continue;
-    if (strcmp(words[0], "exit") == 0)
-      return words[1] ? atoi(words[1]) : 0;
-    run(words);
+    // Built-ins change the shell itself, so they run here, and only on their own.
+    if (n == 1 && strcmp(cmds[0].argv[0], "exit") == 0)
+      return cmds[0].argv[1] ? atoi(cmds[0].argv[1]) : 0;
+    if (n == 1 && strcmp(cmds[0].argv[0], "cd") == 0) {
+      cd(&cmds[0]);
+      continue;
+    }
+    run(cmds, n);
   }
 }
