@@ -36,7 +36,6 @@ corruption gives one finding where it can.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
 from dataclasses import dataclass
 
 from harness.abi.fs_layout import BSIZE, DIRENT_SIZE, MAXFILE, ROOTINO
@@ -44,6 +43,7 @@ from harness.fs.image import DiskImage, FileBlocks
 from harness.fs.log import header_problems, replay_log
 from harness.fs.mkfs import blocks_for
 from harness.fs.records import TYPE_NAMES, DirEntry, Inode
+from harness.fs.runs import format_runs
 
 __all__ = ["Finding", "check", "replay_log"]
 
@@ -61,25 +61,14 @@ class Finding:
         return self.message
 
 
-def _ranges(blocks: Iterable[int]) -> str:
-    """"70-72, 80": sorted blocks as runs, the first RANGES_SHOWN of them."""
-    runs: list[list[int]] = []
-    for b in sorted(blocks):
-        if runs and b == runs[-1][1] + 1:
-            runs[-1][1] = b
-        else:
-            runs.append([b, b])
-    text = ", ".join(f"{a}" if a == z else f"{a}-{z}" for a, z in runs[:RANGES_SHOWN])
-    return text + (f" and {len(runs) - RANGES_SHOWN} more runs" if len(runs) > RANGES_SHOWN
-                   else "")
-
-
 def _count(n: int, what: str) -> str:
     return f"{n} {what}" if n == 1 else f"{n} {what}s"
 
 
 def _blocks(blocks: list[int]) -> str:
-    return f"block {blocks[0]}" if len(blocks) == 1 else f"blocks {_ranges(blocks)}"
+    if len(blocks) == 1:
+        return f"block {blocks[0]}"
+    return f"blocks {format_runs(blocks, RANGES_SHOWN)}"
 
 
 class _Checker:
