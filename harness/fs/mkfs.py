@@ -46,7 +46,7 @@ from harness.fs.records import DirEntry, Inode, encode_name
 from harness.fs.superblock import SUPERBLOCK_BLOCK, Superblock, bitmap_blocks, inode_blocks, plan
 
 __all__ = ["DEFAULT_NINODES", "DEFAULT_NLOG", "DEFAULT_SIZE_BLOCKS", "MIN_FREE_BLOCKS",
-           "make_image"]
+           "blocks_for", "make_image"]
 
 MIB_BLOCKS = (1 << 20) // BSIZE
 DEFAULT_SIZE_BLOCKS = 8 * MIB_BLOCKS
