@@ -216,12 +216,15 @@ static void run(struct cmd *cmds, int n) {
   }
   if (in >= 0)
     close(in);  // a pipeline cut short: its last reader is not coming
+  // Reported once all have exited, so the reports follow everything they printed.
+  int status[MAXSTAGES];
   for (int i = 0; i < started; i++) {
-    int status = 0;
-    waitpid(pids[i], &status);
-    if (status != 0)
-      printf("sh: %s exited with status %d\n", cmds[i].argv[0], status);
+    status[i] = 0;
+    waitpid(pids[i], &status[i]);
   }
+  for (int i = 0; i < started; i++)
+    if (status[i] != 0)
+      printf("sh: %s exited with status %d\n", cmds[i].argv[0], status[i]);
 }
 
 static void cd(struct cmd *c) {
