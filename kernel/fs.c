@@ -379,9 +379,13 @@ struct inode *dirlookup(struct inode *dp, const char *name, uint32_t *poff) {
   return 0;
 }
 
-// Add the entry (name, inum) to directory dp (locked): 0, or -1 if the name exists
-// or the directory cannot grow.
+// Add the entry (name, inum) to directory dp (locked): 0, or -1 if the name exists,
+// the directory cannot grow, or it has been removed (nlink 0; a process may still
+// have it as its cwd): its blocks go when its last reference does, and a name added
+// now would leave that file allocated with no directory naming it.
 int dirlink(struct inode *dp, const char *name, uint32_t inum) {
+  if (dp->nlink == 0)
+    return -1;
   struct inode *ip = dirlookup(dp, name, 0);
   if (ip) {
     iput(ip);
