@@ -349,6 +349,20 @@ static int mkdir_chdir(void) {
   return open("mcd", O_RDONLY) == -1 ? 0 : 9;
 }
 
+// A removed directory that is still the cwd takes no new names (else the names'
+// files would outlive it, allocated with no directory naming them); ".." still works.
+static int create_in_removed_dir(void) {
+  unlink("rmcwd");
+  if (mkdir("rmcwd") != 0 || chdir("rmcwd") != 0 || unlink("../rmcwd") != 0)
+    return 1;
+  if (open("f", O_CREATE | O_RDWR) != -1 || mkdir("sub") != -1 || link("/hello", "h") != -1)
+    return 2;
+  struct stat st;
+  if (stat(".", &st) != 0 || st.nlink != 0 || stat("f", &st) != -1)
+    return 3;
+  return chdir("..") == 0 && stat("rmcwd", &st) == -1 ? 0 : 4;
+}
+
 // ".." of the root is the root; "/" works from anywhere.
 static int chdir_dotdot_root(void) {
   struct stat a, b;
@@ -909,6 +923,7 @@ static const struct test tests[] = {
     {"link_errors", link_errors},
     {"unlink_open_file", unlink_open_file},
     {"mkdir_chdir", mkdir_chdir},
+    {"create_in_removed_dir", create_in_removed_dir},
     {"chdir_dotdot_root", chdir_dotdot_root},
     {"getdents_lists", getdents_lists},
     {"rmdir_nonempty", rmdir_nonempty},

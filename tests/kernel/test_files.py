@@ -61,11 +61,11 @@ FSTESTS = [
     "create_write_read", "create_existing", "o_trunc", "o_append", "append_concurrent",
     "read_at_eof", "offset_shared_fork", "offset_separate_opens", "dup_shares_offset",
     "dup_lowest_fd", "link_nlink", "link_errors", "unlink_open_file", "mkdir_chdir",
-    "chdir_dotdot_root", "getdents_lists", "rmdir_nonempty", "big_directory",
-    "concurrent_create", "pipe_data", "pipe_eof", "pipe_no_reader", "pipe_reader_gone",
-    "fstat_types", "exec_path", "exec_errors", "large_file", "bad_fd", "bad_buffer",
-    "bad_path_pointer", "path_too_long", "name_too_long", "open_dir_for_writing",
-    "access_modes", "too_many_files", "disk_full",
+    "create_in_removed_dir", "chdir_dotdot_root", "getdents_lists", "rmdir_nonempty",
+    "big_directory", "concurrent_create", "pipe_data", "pipe_eof", "pipe_no_reader",
+    "pipe_reader_gone", "fstat_types", "exec_path", "exec_errors", "large_file", "bad_fd",
+    "bad_buffer", "bad_path_pointer", "path_too_long", "name_too_long",
+    "open_dir_for_writing", "access_modes", "too_many_files", "disk_full",
 ]
 FSTESTS_PROGRAMS = ["echo", "fstests", "hello"]   # exec_path runs /hello and /echo
 
