@@ -114,11 +114,16 @@ struct inode *ialloc(int16_t type) {
     struct buf *bp = bread(IBLOCK(inum));
     struct dinode *dip = (struct dinode *)bp->data + inum % INODES_PER_BLOCK;
     if (dip->type == 0) {
-      memset(dip, 0, sizeof(*dip));
-      dip->type = type;
-      log_write(bp);  // claimed on disk, in this transaction
+      // The in-memory slot first: claimed on disk without one, the inode would stay
+      // allocated with no name and no reference, lost for good.
+      struct inode *ip = iget(inum);
+      if (ip != 0) {
+        memset(dip, 0, sizeof(*dip));
+        dip->type = type;
+        log_write(bp);  // claimed on disk, in this transaction
+      }
       brelse(bp);
-      return iget(inum);
+      return ip;
     }
     brelse(bp);
   }
