@@ -10,6 +10,7 @@
 #define NDIRECT 11
 #define NINDIRECT (BSIZE / 4)
 #define NOFILE 16             // kernel/param.h: open files per process
+#define NINODE 50             // kernel/param.h: inodes in memory at once
 #define PIPESIZE 512          // kernel/param.h
 #define ROOTINO 1
 #define PAGE 4096
@@ -861,6 +862,66 @@ static int too_many_files(void) {
   return 0;
 }
 
+// Five children hold 11 files open each (with 0, 1, 2 and two pipe ends, all their
+// NOFILE), more distinct inodes than the kernel keeps in memory: the opens past that fail, and so does a create (-1, not a panic); once they
+// have exited everything works again. (That the create left no inode allocated on the
+// disk is for fsck to see afterwards: tests/kernel/test_files.py.)
+#define HOLDERS 5
+#define HELD (NOFILE - 5)
+_Static_assert(HOLDERS * HELD > NINODE, "the holders must fill the inode table");
+
+static void held_name(char *name, int child, int i) {
+  snprintf(name, 16, "itf%d", child * HELD + i);
+}
+
+static int inode_table_full(void) {
+  char name[16];
+  for (int i = 0; i < HOLDERS * HELD; i++) {
+    held_name(name, 0, i);
+    if (put(name, "") < 0)
+      return 1;
+  }
+  int ready[2], done[2], pids[HOLDERS];
+  if (pipe(ready) != 0 || pipe(done) != 0)
+    return 2;
+  for (int c = 0; c < HOLDERS; c++) {
+    if ((pids[c] = fork()) == 0) {
+      close(ready[0]);
+      close(done[1]);
+      for (int i = 0; i < HELD; i++) {
+        held_name(name, c, i);
+        open(name, O_RDONLY);  // past the table's end: -1
+      }
+      char byte = 'r';
+      write(ready[1], &byte, 1);
+      read(done[0], &byte, 1);  // end of file once the parent closes its write end
+      exit(0);
+    }
+  }
+  close(ready[1]);
+  close(done[0]);
+  char byte;
+  for (int i = 0; i < HOLDERS; i++)
+    if (read(ready[0], &byte, 1) != 1)
+      return 3;
+  int full = open("itf-new", O_CREATE | O_RDWR) == -1 && mkdir("itf-dir") == -1;
+  close(done[1]);
+  int status;
+  for (int i = 0; i < HOLDERS; i++)
+    waitpid(pids[i], &status);
+  if (!full)
+    return 4;
+  int fd = open("itf-new", O_CREATE | O_RDWR);
+  if (fd < 0 || close(fd) != 0 || unlink("itf-new") != 0)
+    return 5;
+  for (int i = 0; i < HOLDERS * HELD; i++) {
+    held_name(name, 0, i);
+    if (unlink(name) != 0)
+      return 6;
+  }
+  return 0;
+}
+
 // Write until the disk is full: the write comes back short (or -1), not a panic, and
 // then -1; after the file is removed its blocks are free again: the same amount fits.
 static long fill(const char *name) {
@@ -945,6 +1006,7 @@ static const struct test tests[] = {
     {"open_dir_for_writing", open_dir_for_writing},
     {"access_modes", access_modes},
     {"too_many_files", too_many_files},
+    {"inode_table_full", inode_table_full},
     {"disk_full", disk_full},
 };
 

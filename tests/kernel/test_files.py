@@ -65,7 +65,8 @@ FSTESTS = [
     "big_directory", "concurrent_create", "pipe_data", "pipe_eof", "pipe_no_reader",
     "pipe_reader_gone", "fstat_types", "exec_path", "exec_errors", "large_file", "bad_fd",
     "bad_buffer", "bad_path_pointer", "path_too_long", "name_too_long",
-    "open_dir_for_writing", "access_modes", "too_many_files", "disk_full",
+    "open_dir_for_writing", "access_modes", "too_many_files", "inode_table_full",
+    "disk_full",
 ]
 FSTESTS_PROGRAMS = ["echo", "fstests", "hello"]   # exec_path runs /hello and /echo
 
