@@ -132,15 +132,17 @@ def qemu_binary(arch: Arch) -> Path | None:
     return Path(found) if found else None
 
 
-def drive_args(image: Path, legacy: bool = False) -> list[str]:
+def drive_args(image: Path, legacy: bool = False, snapshot: bool = False) -> list[str]:
     """QEMU's arguments for privlab's `--drive IMAGE`: virtio-blk on virtio-mmio slot 0
     (QEMU fills the highest slot first unless told), version 2 (QEMU 7.2 defaults to
-    legacy virtio-mmio), or version 1 with `legacy` (privlab's `--virtio-legacy`).
-    cache=unsafe: a guest's FLUSH does not wait for the host's disk (an fdatasync on a
-    busy host outlasted a conformance program's bounded wait); what the guest sees is
-    the same."""
+    legacy virtio-mmio), or version 1 with `legacy` (privlab's `--virtio-legacy`);
+    `snapshot` keeps the guest's writes out of the file (`--drive IMAGE,snapshot=on`,
+    and the bundled system's default disk). cache=unsafe: a guest's FLUSH does not
+    wait for the host's disk (an fdatasync on a busy host outlasted a conformance
+    program's bounded wait); what the guest sees is the same."""
     return ["-global", f"virtio-mmio.force-legacy={'true' if legacy else 'false'}",
-            "-drive", f"file={image},format=raw,if=none,id=x0,cache=unsafe",
+            "-drive", f"file={image},format=raw,if=none,id=x0,cache=unsafe"
+            + (",snapshot=on" if snapshot else ""),
             "-device", "virtio-blk-device,drive=x0,bus=virtio-mmio-bus.0"]
 
 

@@ -35,6 +35,7 @@ __all__ = [
     "DIRENT_SIZE",
     "DIRSIZ",
     "FSMAGIC",
+    "INDIRECT",
     "INODES_PER_BLOCK",
     "LOGBLOCKS",
     "LOG_HEADER",
@@ -160,6 +161,13 @@ LOG_HEADER = Layout("logheader", "The log's first block: a committed transaction
 
 INODES_PER_BLOCK = BSIZE // DINODE.size
 DIRENT_SIZE = DIRENT.size
+
+# Not a C struct (the kernel reads an indirect block as uint32_t[NINDIRECT]), so not in
+# fs_gen.h; the harness packs and unpacks indirect blocks through it.
+INDIRECT = Layout("indirect", "An indirect block: NINDIRECT block numbers.", (
+    ("u32", "addrs", NINDIRECT),
+))
+assert INDIRECT.size == BSIZE
 
 _LAYOUTS = (SUPERBLOCK, DINODE, DIRENT, LOG_HEADER)
 

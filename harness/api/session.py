@@ -24,7 +24,7 @@ from harness.abi.csr import EXCEPTION_NAMES, INTERRUPT_NAMES, Csr, Priv
 from harness.abi.registers import register_number
 from harness.abi.syscall_table import abi_table
 from harness.api.memory import MemoryAccess
-from harness.boot import user_boot
+from harness.boot import boot_drive, user_boot
 from harness.build.images import Images, build_images
 from harness.devices import Console, ScriptedInput
 from harness.devices.disk import Drive, as_drive
@@ -101,6 +101,7 @@ class Session(MemoryAccess):
         decoded with (harness.abi.syscall_table.ABIS: the bundled kernel's, or xv6's)."""
         self.machine = machine
         self.info = info
+        self.notes: tuple[str, ...] = ()   # what the boot wants said (an --add replacing)
         self.specs = call_specs(abi_table(abi))
         self.tracer = Tracer(machine, self.specs, kernel=lambda: info.kernel_info,
                              sbi=load_sbi_names(), capture=capture,
@@ -114,29 +115,33 @@ class Session(MemoryAccess):
              echo: bool = False, console_input: bytes = b"", input_ends: bool = False,
              capture_limit: int | None = None, drive: Drive | str | Path | None = None,
              virtio_legacy: bool = False, icount_shift: int = 0,
-             abi: str = "rcore") -> Session:
+             abi: str = "rcore", add: Sequence[str | Path] = (),
+             bundled_disk: bool = True) -> Session:
         """The bundled firmware and kernel (or `kernel`), running `program` as the
         first process (None: the whole initrd with the shell). With `input_ends`, a
         guest that keeps polling the console once `console_input` is used up stops the
         run (Stop.INPUT_ENDED); otherwise more can be fed (machine.uart.source.feed).
-        `drive` is a raw image for virtio-blk (`privlab run --drive`: a Drive, a path,
-        or "IMAGE,snapshot=on"), `virtio_legacy` selects version 1 transports, and
-        `icount_shift` N makes each instruction 2^N ns of guest time (`--icount-shift`)."""
+        `add` lists user ELFs or directories of them that join the bundled programs
+        (`privlab run --add`); `program` may name one. `drive` is a raw image for
+        virtio-blk (`privlab run --drive`: a Drive, a path, or "IMAGE,snapshot=on");
+        without one the build's fs.img is attached as a snapshot (an image of every
+        program when `add` or a path as `program` brings more), unless `bundled_disk`
+        is False. `virtio_legacy` selects version 1 transports, and `icount_shift` N
+        makes each instruction 2^N ns of guest time (`--icount-shift`)."""
         images = images or build_images(arch, listings=False)
         fw, kern = load_elf(images.firmware), load_elf(kernel or images.kernel)
-        ub = user_boot(images.users, program, list(args))
-        name = ub.program
+        ub = user_boot(images.users, program, list(args), add=add)
+        disk = boot_drive(images.disk, ub.programs, as_drive(drive), attach=bundled_disk)
         m = new_system(fw, kern, ub.initrd, ub.bootargs, ram=ram_mib * MIB,
                        console=Console(echo=echo),
                        uart_input=ScriptedInput(console_input, final=input_ends),
-                       drive=as_drive(drive), virtio_legacy=virtio_legacy,
+                       drive=disk, virtio_legacy=virtio_legacy,
                        icount_shift=icount_shift)
-        users = dict(images.users)
-        if program is not None and name not in users and Path(program).is_file():
-            users[name or "program"] = Path(program)
-        info = SystemInfo(kern.xlen, images.firmware, Path(kernel or images.kernel), users,
-                          program=name)
-        return cls(m, info, capture=capture, capture_limit=capture_limit, abi=abi)
+        info = SystemInfo(kern.xlen, images.firmware, Path(kernel or images.kernel),
+                          dict(ub.programs.paths), program=ub.program)
+        session = cls(m, info, capture=capture, capture_limit=capture_limit, abi=abi)
+        session.notes = ub.programs.notes
+        return session
 
     @classmethod
     def bare(cls, elf: str | Path, *, capture: bool = False, ram_mib: int = 128,

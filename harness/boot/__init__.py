@@ -1,19 +1,27 @@
-"""What a machine hands the teaching kernel at boot: the device tree, the initrd and
-the kernel command line. (The system-call table is in harness/abi/syscall_table.py.)
+"""What a machine hands the teaching kernel at boot: the device tree, the initrd, the
+kernel command line and the disk. (The system-call table is in
+harness/abi/syscall_table.py.)
 
 For the machine: ``build_dtb(ram_base, ram_size, bootargs, initrd_range, xlen)``,
 ``initrd_load_address(ram_base, ram_size, kernel_base)``, ``user_boot(users, prog,
-args)`` and ``make_bootargs(...)``.
+args, add=...)`` (the programs: ``gather_programs``), ``boot_drive(images.disk,
+ub.programs, drive)`` and ``make_bootargs(...)``.
 """
 
 from harness.boot.bootargs import UserBoot, make_bootargs, user_boot
+from harness.boot.bootdisk import RUN_IMAGE_NAME, boot_drive
 from harness.boot.dtb import build_dtb, parse_dtb_summary
 from harness.boot.initrd import InitrdEntry, initrd_load_address, pack_initrd, unpack_initrd
+from harness.boot.programs import Programs, gather_programs
 
 __all__ = [
+    "RUN_IMAGE_NAME",
     "InitrdEntry",
+    "Programs",
     "UserBoot",
+    "boot_drive",
     "build_dtb",
+    "gather_programs",
     "initrd_load_address",
     "make_bootargs",
     "pack_initrd",

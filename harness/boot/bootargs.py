@@ -17,6 +17,7 @@ from pathlib import Path
 
 from harness.abi.platform import parse_defines
 from harness.boot.initrd import pack_initrd
+from harness.boot.programs import ELF_MAGIC, Programs, gather_programs, program_name
 from harness.errors import BadInput
 from harness.paths import KERNEL_DIR
 
@@ -46,34 +47,40 @@ def make_bootargs(program: str | None = None, args: Sequence[str] = (), *,
 
 @dataclass(frozen=True)
 class UserBoot:
-    """What to load for `privlab run --user PROG ARGS...` (or, program None, the shell)."""
+    """What to load for `privlab run --user PROG ARGS...` (or, program None, the shell):
+    the initrd and kernel command line, and the programs in the initrd (which the
+    disk image holds too, harness/boot/bootdisk.py)."""
 
     initrd: bytes
     bootargs: str
     program: str | None  # its name in the initrd; None: init starts the shell
+    programs: Programs
 
 
 def user_boot(users: Mapping[str, Path], prog: str | None, args: Sequence[str] = (), *,
-              quiet: bool = True, flags: Sequence[str] = ()) -> UserBoot:
-    """PROG is a bundled program's name (a key of `users`, e.g. Images.users) or a path
-    to a user ELF, which joins the bundled programs in the initrd under its file name.
-    With PROG None the initrd holds the bundled programs and init starts the shell,
-    with the boot banner (`quiet` applies only to a program run on its own)."""
-    files = {name: path.read_bytes() for name, path in sorted(users.items())}
+              quiet: bool = True, flags: Sequence[str] = (),
+              add: Sequence[str | Path] = ()) -> UserBoot:
+    """PROG is a program's name (a key of `users`, e.g. Images.users, or of a program
+    `add` brings, harness/boot/programs.py) or a path to a user ELF, which joins the
+    others in the initrd under its file name. With PROG None the initrd holds the
+    programs and init starts the shell, with the boot banner (`quiet` applies only to
+    a program run on its own)."""
+    programs = gather_programs(users, add)
     if prog is None:
         if args:
             raise BadInput(f"unexpected arguments: {' '.join(args)} (use --user PROG ARGS)")
-        return UserBoot(pack_initrd(files), make_bootargs(flags=flags), None)
+        return UserBoot(pack_initrd(programs.files), make_bootargs(flags=flags), None, programs)
     name = prog
-    if prog not in users:
+    if prog not in programs.files:
         path = Path(prog)
         if not path.is_file():
             raise BadInput(f"{prog}: not a bundled program ({', '.join(sorted(users))}) "
                            "nor a file")
         data = path.read_bytes()
-        if data[:4] != b"\x7fELF":
+        if data[:len(ELF_MAGIC)] != ELF_MAGIC:
             raise BadInput(f"{prog}: not an ELF file")
-        name = path.name.removesuffix(".elf")
-        files[name] = data
+        name = program_name(path)
+        programs = programs.with_program(name, path, data)
     words = (["quiet"] if quiet else []) + [f for f in flags if not (quiet and f == "quiet")]
-    return UserBoot(pack_initrd(files), make_bootargs(name, args, flags=words), name)
+    return UserBoot(pack_initrd(programs.files), make_bootargs(name, args, flags=words), name,
+                    programs)

@@ -42,14 +42,17 @@ def content_key(parts: Iterable[str | bytes | Path]) -> str:
     return h.hexdigest()[:24]
 
 
-def write_if_changed(path: Path, text: str) -> Path:
-    """Write `text` to `path` unless it already holds exactly that, so a generated
-    source that did not change keeps its timestamp and nothing downstream rebuilds."""
+def write_if_changed(path: Path, content: str | bytes) -> Path:
+    """Write `content` (text or bytes) to `path` unless it already holds exactly that,
+    so an output that did not change keeps its timestamp and nothing downstream
+    rebuilds."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    if not path.exists() or path.read_text() != text:
+    data = content.encode() if isinstance(content, str) else content
+    if not path.exists() or path.read_bytes() != data:
         # Write beside and rename: a build running at the same time (the grader's
-        # shards) sees the old text or the new, never half of it.
+        # shards), or a run reading the old file, sees the old bytes or the new, never
+        # half of them.
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        tmp.write_text(text)
+        tmp.write_bytes(data)
         tmp.replace(path)
     return path

@@ -9,6 +9,8 @@ Outputs go to `<repo>/build/<arch>/`:
     kernel.elf     S-mode kernel (kernel/), at PLATFORM_KERNEL_BASE
     user/NAME.elf  each user program (userland/NAME.c), at USER_BASE
     initrd.cpio    every user program, by NAME (cpio newc, harness/boot/initrd.py)
+    fs.img         a file-system disk image with every user program as /NAME
+                   (harness/fs/mkfs.py); the bundled system boots with it attached
     gen/           generated sources (harness/abi): riscv_gen.h, syscall_gen.h, usys.S,
                    syscalls.h, asm-offsets.h
 """
@@ -27,6 +29,7 @@ from harness.build.cache import write_if_changed
 from harness.build.listing import write_listings
 from harness.build.toolchain import ARCHES, RV64, Arch, CompileOptions, compile_object, link
 from harness.errors import BadInput, BuildError
+from harness.fs.mkfs import make_image
 from harness.paths import KERNEL_DIR, REPO_ROOT, USERLAND_DIR
 
 __all__ = ["Images", "build_dir", "build_images"]
@@ -44,6 +47,7 @@ class Images:
     users: dict[str, Path]
     initrd: Path
     out_dir: Path
+    disk: Path           # fs.img
 
 
 def build_dir(arch: Arch) -> Path:
@@ -134,7 +138,7 @@ def build_images(arch: Arch | str = RV64, *, kernel_dir: Path = KERNEL_DIR,
                  userland_dir: Path = USERLAND_DIR, out_dir: Path | None = None,
                  listings: bool = True,
                  progress: Callable[[str], None] | None = None) -> Images:
-    """Build firmware, kernel, user programs and initrd; return their paths.
+    """Build firmware, kernel, user programs, initrd and disk image; return their paths.
 
     Raises BuildError (with the compiler's output in `.output`) if anything fails to
     compile or link. `kernel_dir`/`userland_dir` default to the repository's own; a
@@ -156,13 +160,12 @@ def build_images(arch: Arch | str = RV64, *, kernel_dir: Path = KERNEL_DIR,
     kernel = _build_kernel(kernel_dir, gen, out, arch, where)
     say("userland")
     users = _build_users(kernel_dir, userland_dir, gen, out, arch, where)
-    initrd = out / "initrd.cpio"
-    data = pack_initrd({name: path.read_bytes() for name, path in sorted(users.items())})
-    if not initrd.exists() or initrd.read_bytes() != data:
-        initrd.write_bytes(data)
+    programs = {name: path.read_bytes() for name, path in sorted(users.items())}
+    initrd = write_if_changed(out / "initrd.cpio", pack_initrd(programs))
+    disk = write_if_changed(out / "fs.img", make_image(programs))
     if listings:
         say("listings")
         elves = [firmware, kernel, *users.values()]
         with ThreadPoolExecutor(_WORKERS) as pool:
             list(pool.map(write_listings, elves))
-    return Images(arch, firmware, kernel, users, initrd, out)
+    return Images(arch, firmware, kernel, users, initrd, out, disk)

@@ -20,7 +20,7 @@ __all__ = ["register"]
 
 def register(subparsers: Any) -> None:
     p: argparse.ArgumentParser = subparsers.add_parser(
-        "build", help="build firmware, kernel, user programs and initrd",
+        "build", help="build firmware, kernel, user programs, initrd and disk image",
         description="Build kernel/ and userland/ into build/<arch>/, with a disassembly "
                     "(.dis) and symbol map (.map) beside each ELF.")
     p.add_argument("--arch", choices=[*ARCHES, "all"], default="rv64",
@@ -46,6 +46,6 @@ def run(args: argparse.Namespace) -> int:
             took = time.perf_counter() - start
             print(f"{arch}: {images.out_dir} ({len(images.users)} user programs, "
                   f"{took:.2f} s)")
-            for path in (images.firmware, images.kernel, images.initrd):
+            for path in (images.firmware, images.kernel, images.initrd, images.disk):
                 print(f"  {path.relative_to(images.out_dir)}")
     return 0

@@ -17,7 +17,15 @@ from pathlib import Path
 from typing import IO
 
 from harness.cli.console import interrupt_stops, report_run, terminal_input
-from harness.cli.sessionargs import add_drive_arguments, drive_of, input_bytes, positive_int
+from harness.cli.sessionargs import (
+    add_drive_arguments,
+    add_programs_argument,
+    drive_of,
+    input_bytes,
+    positive_int,
+    refuse_bare,
+    say_notes,
+)
 from harness.devices import Console, ScriptedInput, StdinInput
 from harness.devices.uart import InputSource
 from harness.errors import BadInput
@@ -41,6 +49,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="run PROG (a bundled program or a user ELF) as the first process "
                         "and exit with its status; arguments follow it")
     p.add_argument("args", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+    add_programs_argument(p)
     p.add_argument("--arch", choices=("rv64", "rv32"), default=None,
                    help="build architecture for the bundled system (default rv64)")
     p.add_argument("--ram", type=positive_int, metavar="MiB", default=128, help="RAM size")
@@ -93,8 +102,7 @@ def _boot(args: argparse.Namespace, console: Console, uart_input: InputSource) -
     if args.bios == "none":
         if args.kernel is None:
             raise BadInput("--bios none needs --kernel ELF (the program to run from M-mode)")
-        if args.user is not None:
-            raise BadInput("--user needs the bundled firmware and kernel, not --bios none")
+        refuse_bare(args)
         return new_bare(load_elf(args.kernel), ram=ram, console=console, uart_input=uart_input,
                         drive=drive_of(args), virtio_legacy=args.virtio_legacy,
                         icount_shift=args.icount_shift)
@@ -103,16 +111,18 @@ def _boot(args: argparse.Namespace, console: Console, uart_input: InputSource) -
 
 def _boot_system(args: argparse.Namespace, ram: int, console: Console,
                  uart_input: InputSource) -> Machine:
-    from harness.boot import user_boot
+    from harness.boot import boot_drive, user_boot
     from harness.build.images import build_images
 
     kernel = load_elf(args.kernel) if args.kernel else None
     arch = args.arch or (f"rv{kernel.xlen}" if kernel else "rv64")
     images = build_images(arch, listings=False)
     firmware = load_elf(args.bios) if args.bios else load_elf(images.firmware)
-    ub = user_boot(images.users, args.user, args.args, flags=args.boot_flag)
+    ub = user_boot(images.users, args.user, args.args, flags=args.boot_flag, add=args.add)
+    say_notes(ub.programs.notes)
+    drive = boot_drive(images.disk, ub.programs, drive_of(args), attach=not args.no_drive)
     return new_system(firmware, kernel or load_elf(images.kernel), ub.initrd, ub.bootargs,
-                      ram=ram, console=console, uart_input=uart_input, drive=drive_of(args),
+                      ram=ram, console=console, uart_input=uart_input, drive=drive,
                       virtio_legacy=args.virtio_legacy, icount_shift=args.icount_shift)
 
 

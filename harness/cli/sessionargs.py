@@ -1,14 +1,17 @@
 """What to boot, for the inspection commands (trace, pagetable, translate, inspect).
 
 The same choices as `privlab run`: the bundled system with `--user PROG [ARGS...]`
-as its first process, another S-mode kernel on the bundled firmware (`--kernel`), or
-a bare-metal ELF (`--bios none --kernel X.elf`).
+as its first process (and `--add PATH` programs beside the bundled ones), another
+S-mode kernel on the bundled firmware (`--kernel`), or a bare-metal ELF (`--bios none
+--kernel X.elf`). The bundled firmware boots with the build's disk image unless
+`--drive` gives another or `--no-drive` none (harness/boot/bootdisk.py).
 """
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from harness.abi.csr import Csr
@@ -20,9 +23,9 @@ from harness.kernelinfo.symbols import Location
 from harness.machine import RunResult
 from harness.machine.machine import MAX_ICOUNT_SHIFT
 
-__all__ = ["add_at_argument", "add_drive_arguments", "add_target_arguments", "drive_of",
-           "input_bytes", "open_session", "positive_int",
-           "session_at", "symbolize_now"]
+__all__ = ["add_at_argument", "add_drive_arguments", "add_programs_argument",
+           "add_target_arguments", "drive_of", "input_bytes", "open_session", "positive_int",
+           "refuse_bare", "say_notes", "session_at", "symbolize_now"]
 
 
 def positive_int(text: str) -> int:
@@ -46,13 +49,18 @@ def icount_shift(text: str) -> int:
 
 
 def add_drive_arguments(g: argparse._ActionsContainer) -> None:
-    """--drive, --virtio-legacy and --icount-shift: the board, the same for run, trace,
-    inspect and the rest."""
-    g.add_argument("--drive", metavar="IMAGE[,snapshot=on]",
-                   help="a raw disk image for virtio-blk in virtio-mmio slot 0 (QEMU: "
-                        "-drive file=IMAGE,format=raw,if=none,id=x0 -device "
-                        "virtio-blk-device,drive=x0,bus=virtio-mmio-bus.0); writes reach "
-                        "the file unless snapshot=on")
+    """--drive (or --no-drive), --virtio-legacy and --icount-shift: the board, the same
+    for run, trace, inspect and the rest."""
+    which = g.add_mutually_exclusive_group()
+    which.add_argument("--drive", metavar="IMAGE[,snapshot=on]",
+                       help="a raw disk image for virtio-blk in virtio-mmio slot 0 (QEMU: "
+                            "-drive file=IMAGE,format=raw,if=none,id=x0 -device "
+                            "virtio-blk-device,drive=x0,bus=virtio-mmio-bus.0); writes reach "
+                            "the file unless snapshot=on. Default with the bundled firmware: "
+                            "the build's fs.img (with any --add programs), writes kept in "
+                            "memory")
+    which.add_argument("--no-drive", action="store_true",
+                       help="no disk, not even the build's fs.img")
     g.add_argument("--virtio-legacy", action="store_true",
                    help="version 1 (legacy) virtio-mmio transports, as QEMU's "
                         "-global virtio-mmio.force-legacy=true")
@@ -66,6 +74,24 @@ def drive_of(args: Any) -> Drive | None:
     return parse_drive(args.drive) if args.drive is not None else None
 
 
+def add_programs_argument(g: argparse._ActionsContainer) -> None:
+    g.add_argument("--add", action="append", default=[], metavar="PATH",
+                   help="a user ELF, or a directory of them, to join the bundled programs "
+                        "(in the initrd and the disk) under its file name; repeat for more")
+
+
+def refuse_bare(args: Any) -> None:
+    """--user and --add need the bundled firmware and kernel (with --bios none)."""
+    for flag, given in (("--user", args.user is not None), ("--add", bool(args.add))):
+        if given:
+            raise BadInput(f"{flag} needs the bundled firmware and kernel, not --bios none")
+
+
+def say_notes(notes: Sequence[str]) -> None:
+    for note in notes:
+        print(f"privlab: note: {note}", file=sys.stderr)
+
+
 def add_target_arguments(p: argparse.ArgumentParser, default_user: str | None = None) -> None:
     g = p.add_argument_group("what to run")
     g.add_argument("--user", metavar="PROG",
@@ -73,6 +99,7 @@ def add_target_arguments(p: argparse.ArgumentParser, default_user: str | None = 
                         "its arguments follow" + (f" (default: {default_user})"
                                                   if default_user else ""))
     g.add_argument("args", nargs="*", metavar="ARG", help=argparse.SUPPRESS)
+    add_programs_argument(g)
     g.add_argument("--kernel", metavar="ELF", help="S-mode kernel (default: the bundled one)")
     g.add_argument("--bios", metavar="none",
                    help="'none': run --kernel as a bare-metal program from M-mode")
@@ -90,28 +117,34 @@ def add_target_arguments(p: argparse.ArgumentParser, default_user: str | None = 
 
 
 def open_session(args: Any, capture: bool = False, default_user: str | None = None,
-                 capture_limit: int | None = None) -> Session:
+                 capture_limit: int | None = None, notes: bool = True) -> Session:
     """Boot what the arguments ask for; `default_user` runs when --user is not given
-    (with the bundled firmware and kernel only)."""
+    (with the bundled firmware and kernel only). With `notes`, the boot's notes (an
+    --add that replaces a bundled program) go to stderr."""
     if args.bios not in (None, "none"):
         raise BadInput("--bios takes only 'none' here (the bundled firmware is the default)")
     text = input_bytes(args.input) if args.input is not None else b""
     if args.bios == "none":
         if args.kernel is None:
             raise BadInput("--bios none needs --kernel ELF (the program to run from M-mode)")
-        if args.args or args.user:
+        if args.args:
             raise BadInput("--user needs the bundled firmware and kernel, not --bios none")
+        refuse_bare(args)
         return Session.bare(args.kernel, capture=capture, ram_mib=args.ram, console_input=text,
                             input_ends=True, capture_limit=capture_limit,
                             drive=drive_of(args), virtio_legacy=args.virtio_legacy,
                             icount_shift=args.icount_shift, abi=args.abi)
     if args.args and args.user is None:
         raise BadInput(f"unexpected arguments: {' '.join(args.args)} (use --user PROG ARGS)")
-    return Session.boot(args.user or default_user, args.args, arch=args.arch, capture=capture,
-                        ram_mib=args.ram, kernel=args.kernel, console_input=text,
-                        input_ends=True, capture_limit=capture_limit,
-                        drive=drive_of(args), virtio_legacy=args.virtio_legacy,
-                        icount_shift=args.icount_shift, abi=args.abi)
+    s = Session.boot(args.user or default_user, args.args, arch=args.arch, capture=capture,
+                     ram_mib=args.ram, kernel=args.kernel, console_input=text,
+                     input_ends=True, capture_limit=capture_limit,
+                     drive=drive_of(args), virtio_legacy=args.virtio_legacy,
+                     icount_shift=args.icount_shift, abi=args.abi, add=args.add,
+                     bundled_disk=not args.no_drive)
+    if notes:
+        say_notes(s.notes)
+    return s
 
 
 def input_bytes(text: str) -> bytes:

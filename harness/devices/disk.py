@@ -5,13 +5,16 @@ Writes reach the file (QEMU's default, writeback through the host); with
 at the end of the run. Opening checks what QEMU would refuse, as one-line BadInput: a
 missing or unreadable file, a directory, a size that is not whole 512-byte sectors,
 and a read-only file without snapshot=on (QEMU will not open it read-write).
+
+`Drive.in_memory(content, name)` is an image held in memory, not a file (the disk
+harness/boot/bootdisk.py gives the bundled system): always a snapshot.
 """
 
 from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.abi.platform import PLATFORM
@@ -24,10 +27,16 @@ SECTOR = PLATFORM.virtio["VIRTIO_BLK_SECTOR_SIZE"]
 
 @dataclass(frozen=True)
 class Drive:
-    """What `--drive IMAGE[,snapshot=on]` asks for."""
+    """What `--drive IMAGE[,snapshot=on]` asks for. With `content`, the image is those
+    bytes and `path` only names it in messages."""
 
     path: Path
     snapshot: bool = False
+    content: bytes | None = field(default=None, repr=False, compare=False)
+
+    @classmethod
+    def in_memory(cls, content: bytes, name: str) -> Drive:
+        return cls(Path(name), snapshot=True, content=content)
 
 
 def parse_drive(text: str) -> Drive:
@@ -55,6 +64,17 @@ class Disk:
     """The sectors of an opened image. Offsets and lengths are whole sectors."""
 
     def __init__(self, drive: Drive) -> None:
+        self.path = drive.path
+        self._overlay: dict[int, bytes] = {}
+        self._fd = -1
+        self._content = drive.content
+        if drive.content is not None:
+            if len(drive.content) % SECTOR:
+                raise BadInput(f"{drive.path}: size {len(drive.content)} is not a multiple "
+                               f"of {SECTOR} (a raw image is whole sectors)")
+            self.snapshot = True
+            self.size = len(drive.content)
+            return
         path = drive.path
         try:
             st = path.stat()
@@ -76,10 +96,8 @@ class Disk:
             self._fd = os.open(path, os.O_RDONLY if drive.snapshot else os.O_RDWR)
         except OSError as e:
             raise BadInput(f"{path}: cannot open disk image: {e.strerror}") from None
-        self.path = path
         self.snapshot = drive.snapshot
         self.size = st.st_size
-        self._overlay: dict[int, bytes] = {}
 
     @property
     def sectors(self) -> int:
@@ -89,7 +107,10 @@ class Disk:
         parts = []
         for s in range(sector, sector + count):
             data = self._overlay.get(s)
-            parts.append(data if data is not None else os.pread(self._fd, SECTOR, s * SECTOR))
+            if data is None:
+                data = (os.pread(self._fd, SECTOR, s * SECTOR) if self._content is None
+                        else self._content[s * SECTOR:(s + 1) * SECTOR])
+            parts.append(data)
         return b"".join(parts)
 
     def write(self, sector: int, data: bytes) -> None:

@@ -18,6 +18,9 @@ from typing import Any
 
 from harness.abi.syscall_table import Syscall, load_syscall_table, syscall_by_number
 from harness.boot.initrd import pack_initrd
+from harness.devices.disk import Drive
+from harness.errors import BadInput
+from harness.fs.mkfs import make_image
 from harness.grade.errors import GradeFailure
 from harness.grade.kernel_run import DEFAULT_MAX_INSNS, BootSpec, KernelRun
 from harness.machine import load_elf
@@ -76,6 +79,12 @@ class KernelImages:
         return pack_initrd({name: path.read_bytes() for name, path in self.users.items()})
 
     @cached_property
+    def disk(self) -> bytes:
+        """The disk a graded boot gets (as `privlab run`'s default): every user program
+        as /NAME."""
+        return make_image({name: path.read_bytes() for name, path in self.users.items()})
+
+    @cached_property
     def syscalls(self) -> dict[int, Syscall]:
         return syscall_by_number(load_syscall_table(self.syscall_table))
 
@@ -101,24 +110,32 @@ class KernelUnderTest:
         """A fresh machine running `program ARGS...` as the first process (as
         `privlab run --user`); nothing has run yet. `program` is a user program of the
         grader's userland, or a path to a user ELF (a hidden test's own program), which
-        joins the initrd under its file name. Integers in args become decimal.
+        joins the initrd (and the disk) under its file name. Integers in args become
+        decimal. The disk, a snapshot in memory, holds every program, as with
+        `privlab run`.
         `token` (the attribute) is usually one of the arguments. `icount_shift`
         (default: the lab's) makes each instruction 2^N ns of guest time."""
         words = (("quiet",) if quiet else ()) + tuple(flags)
         if timer_hz is not None:
             words += (f"timer_hz={timer_hz}",)
-        initrd = self.images.initrd
+        initrd, disk = self.images.initrd, self.images.disk
         if program not in self.images.users:
             path = Path(program)
             if not path.is_file():
                 raise GradeFailure(f"grader error: no user program {program!r}")
             program = path.name.removesuffix(".elf")
             files = {name: p.read_bytes() for name, p in self.images.users.items()}
-            initrd = pack_initrd({**files, program: path.read_bytes()})
+            files[program] = path.read_bytes()
+            initrd = pack_initrd(files)
+            try:
+                disk = make_image(files)
+            except BadInput as e:       # a name longer than a directory entry holds
+                raise GradeFailure(f"grader error: {e}") from None
         shift = self.icount_shift if icount_shift is None else icount_shift
         spec = BootSpec(program, tuple(str(a) for a in args), words, ram_mib, input, shift)
         run = KernelRun(self.images.firmware, self.images.kernel, initrd, spec,
-                        self.images.call_specs, self.token)
+                        self.images.call_specs, self.token,
+                        drive=Drive.in_memory(disk, "fs.img"))
         self.runs.append(run)
         return run
 

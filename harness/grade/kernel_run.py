@@ -28,6 +28,7 @@ from harness.trace.flow import Flow
 from harness.trace.syscalls import CallSpec
 
 if TYPE_CHECKING:
+    from harness.devices.disk import Drive
     from harness.machine.loader import ElfImage
 
 __all__ = ["DEFAULT_MAX_INSNS", "OUTPUT_LIMIT", "KernelRun", "LimitedConsole", "diagnose"]
@@ -123,7 +124,7 @@ class KernelRun:
     """A machine booted with the kernel under test. Use `run_to_exit`, `expect_*`."""
 
     def __init__(self, firmware: ElfImage, kernel: ElfImage, initrd: bytes, spec: BootSpec,
-                 specs: Mapping[int, CallSpec], token: str) -> None:
+                 specs: Mapping[int, CallSpec], token: str, drive: Drive | None = None) -> None:
         self.spec = spec
         self.token = token
         self.console = LimitedConsole()
@@ -131,7 +132,7 @@ class KernelRun:
         self.machine = new_system(firmware, kernel, initrd, self.bootargs,
                                   ram=spec.ram_mib << 20, console=self.console,
                                   uart_input=ScriptedInput(spec.input),
-                                  icount_shift=spec.icount_shift)
+                                  icount_shift=spec.icount_shift, drive=drive)
         self.console.on_full = self.machine.request_stop
         self.kernel_image = kernel
         # The run's one trap flow: it pairs the system calls of every event, fed as the

@@ -11,11 +11,15 @@
     TrapFrameView     a process's struct trapframe (DWARF mirror)
     RegisterView      x0..x31 by ABI name
     Disassembly       instructions around a pc (capstone)
+    DiskSummary       a file-system image's regions (harness/fs)
+    DiskTree          its files, ls -lR-like
+    InodeView         one inode's fields and blocks
 """
 
 from harness.inspect.calltable import SyscallSummary, SyscallTable
 from harness.inspect.csrs import CsrPanel
 from harness.inspect.disasm import Disassembly, Instruction, disassemble_around
+from harness.inspect.disk import DiskSummary, DiskTree, InodeView
 from harness.inspect.pagetable import PageTableTree, WalkView
 from harness.inspect.procs import OpenFilesView, ProcessTableView, TrapFrameView
 from harness.inspect.registers import RegisterView
@@ -31,6 +35,9 @@ __all__ = [
     "CsrSnapshot",
     "CsrValue",
     "Disassembly",
+    "DiskSummary",
+    "DiskTree",
+    "InodeView",
     "Instruction",
     "OpenFilesView",
     "PageTableTree",

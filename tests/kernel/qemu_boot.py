@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from harness.build.images import Images
+from harness.qemu import drive_args
 
 QEMU = "qemu-system-riscv64"
 QEMU32 = "qemu-system-riscv32"
@@ -24,10 +25,11 @@ class Boot:
 
 def boot_qemu(images: Images, *, bios: str | Path | None = None, bootargs: str | None = None,
               stdin: str = "", dtb: Path | None = None, timeout: float = 60,
-              icount: bool = False) -> Boot:
+              icount: bool = False, disk: bool = True) -> Boot:
     """Boot kernel + initrd on QEMU's virt board; `bios` defaults to our firmware
-    ("default" is QEMU's OpenSBI). With `icount`, time follows instructions (1 ns
-    each) rather than the host clock, so timer interrupts land where they would
+    ("default" is QEMU's OpenSBI). With `disk`, the build's fs.img is attached as a
+    snapshot, as `privlab run` attaches it. With `icount`, time follows instructions
+    (1 ns each) rather than the host clock, so timer interrupts land where they would
     on any host. Returns the console output and QEMU's exit status."""
     qemu = QEMU if images.arch.xlen == 64 else QEMU32
     cmd = [qemu, "-machine", "virt", "-nographic", "-monitor", "none", "-serial", "stdio",
@@ -39,6 +41,8 @@ def boot_qemu(images: Images, *, bios: str | Path | None = None, bootargs: str |
         cmd += ["-dtb", str(dtb)]
     if icount:
         cmd += ["-icount", "shift=0"]
+    if disk:
+        cmd += drive_args(images.disk, snapshot=True)
     proc = subprocess.run(cmd, input=stdin.encode(), capture_output=True, timeout=timeout,
                           check=False)
     return Boot(proc.stdout.decode(errors="replace").replace("\r\n", "\n"), proc.returncode)

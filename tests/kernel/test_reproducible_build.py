@@ -123,8 +123,8 @@ def test_both_installs_build_every_output(two_installs: tuple[Install, Install])
         names = set(_outputs(inst))
         for arch in ("rv64", "rv32"):
             assert {f"{arch}/firmware.elf", f"{arch}/kernel.elf", f"{arch}/initrd.cpio",
-                    f"{arch}/user/hello.elf", f"{arch}/kernel.dis", f"{arch}/kernel.map",
-                    f"{arch}/gen/asm-offsets.h"} <= names
+                    f"{arch}/fs.img", f"{arch}/user/hello.elf", f"{arch}/kernel.dis",
+                    f"{arch}/kernel.map", f"{arch}/gen/asm-offsets.h"} <= names
 
 
 def test_every_output_is_the_same_bytes_in_both_installs(

@@ -1,0 +1,62 @@
+"""The disk a boot of the bundled system gets in virtio-mmio slot 0.
+
+- `--drive IMAGE`: that image, as given (writes reach the file unless snapshot=on);
+- otherwise the build's `fs.img` (every bundled program as /NAME, harness/build/
+  images.py), as a snapshot: the guest's writes stay in memory and the file never
+  changes, so every run starts from the same disk and stays deterministic;
+- when `--add` (or `--user PATH`) brings programs the build's image lacks, an image of
+  all the boot's programs, made for this run (harness/fs/mkfs.py), in memory;
+- `--no-drive` (`attach=False`): none.
+
+The default disk is read into memory rather than opened: a rebuild that replaces
+fs.img cannot change a running guest's disk, and sessions that are never closed hold
+no file descriptor. Runs of one build share the bytes (`_built`).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from harness.boot.programs import Programs
+from harness.devices.disk import Drive
+from harness.errors import BadInput
+from harness.fs.mkfs import make_image
+
+__all__ = ["RUN_IMAGE_NAME", "boot_drive"]
+
+RUN_IMAGE_NAME = "fs.img (made for this run)"
+_CACHED_IMAGES = 4
+
+
+@lru_cache(maxsize=_CACHED_IMAGES)
+def _read(path: Path, mtime_ns: int, size: int) -> bytes:
+    del mtime_ns, size         # the cache key: a rebuilt file is read again
+    return path.read_bytes()
+
+
+def _built(path: Path) -> bytes:
+    try:
+        st = path.stat()
+        return _read(path, st.st_mtime_ns, st.st_size)
+    except OSError as e:
+        raise BadInput(f"{path}: cannot read the built disk image: {e.strerror} "
+                       "(privlab build makes it)") from None
+
+
+def boot_drive(built: Path, programs: Programs, drive: Drive | None = None, *,
+               attach: bool = True) -> Drive | None:
+    """The Drive for a boot whose initrd holds `programs` (UserBoot.programs); `built`
+    is the build's fs.img (Images.disk). `drive` (from --drive) wins over the rest."""
+    if drive is not None:
+        return drive
+    if not attach:
+        return None
+    if not programs.added:
+        return Drive.in_memory(_built(built), str(built))
+    try:
+        image = make_image(programs.files)
+    except BadInput as e:
+        raise BadInput(f"cannot make this run's disk image: {e} (--no-drive boots "
+                       "without one)") from None
+    return Drive.in_memory(image, RUN_IMAGE_NAME)
