@@ -62,7 +62,7 @@ void log_init(const struct superblock *sb) {
   read_head();
   if (log.lh.n > LOGBLOCKS)
     panic("log_init: header lists %u blocks", log.lh.n);
-  if (log.lh.n > 0 && !bootargs_flag("quiet"))
+  if (log.lh.n > 0)  // even when quiet: the disk was not left clean
     printf("[kernel] log: recovering a committed transaction of %u blocks\n", log.lh.n);
   install(1);
   log.lh.n = 0;

@@ -77,12 +77,17 @@ long sys_dup(int fd) {
   return nfd;
 }
 
+// Lab (hard links, rCore-Tutorial chapter 6): fstat, linkat and unlinkat.
 long sys_fstat(int fd, uintptr_t st) {
+  // BEGIN SOLUTION
   struct file *f = fd_file(fd);
   struct stat s;
   if (f == 0 || filestat(f, &s) < 0)
     return -1;
   return copyout(myproc()->pagetable, st, &s, sizeof(s));
+  // HANDOUT: (void)fd, (void)st;
+  // HANDOUT: return -1;
+  // END SOLUTION
 }
 
 // pipe2(fds, flags): fds[0] the read end, fds[1] the write end. As rCore's user
@@ -117,8 +122,9 @@ static uintptr_t arg(int n) {
   return (intptr_t)a[0] == AT_FDCWD ? a[n + 1] : a[n];
 }
 
-// For linkat: its Linux form is (AT_FDCWD, old, AT_FDCWD, new, flags).
-static uintptr_t arg_linkat(int n) {
+// For linkat: its Linux form is (AT_FDCWD, old, AT_FDCWD, new, flags). (Unused in
+// the hard-links lab's handout, until the student's linkat calls it.)
+__attribute__((unused)) static uintptr_t arg_linkat(int n) {
   struct trapframe *tf = myproc()->trapframe;
   if ((intptr_t)tf->a0 == AT_FDCWD)
     return n == 0 ? tf->a1 : tf->a3;
@@ -253,6 +259,7 @@ long sys_chdir(uintptr_t upath) {
 // linkat(old, new): a second name for the file old (not a directory). 0 or -1 (new
 // exists, old does not, or old is a directory).
 long sys_linkat(uintptr_t uold, uintptr_t unew) {
+  // BEGIN SOLUTION
   char old[MAXPATH], new[MAXPATH], name[DIRSIZ + 1];
   uold = arg_linkat(0), unew = arg_linkat(1);
   if (fetchpath(uold, old) < 0 || fetchpath(unew, new) < 0 || !fs_mounted())
@@ -290,6 +297,9 @@ bad:
   iunlockput(ip);
   end_op();
   return -1;
+  // HANDOUT: (void)uold, (void)unew;
+  // HANDOUT: return -1;
+  // END SOLUTION
 }
 
 // unlinkat(path, flags): remove a name; the file goes when its last name and last
@@ -297,6 +307,7 @@ bad:
 // rCore does); "." and ".." cannot be. 0 or -1.
 long sys_unlinkat(uintptr_t upath, int flags) {
   (void)flags;
+  // BEGIN SOLUTION
   char path[MAXPATH], name[DIRSIZ + 1];
   upath = arg(0);
   if (fetchpath(upath, path) < 0 || !fs_mounted())
@@ -331,6 +342,9 @@ bad:
   iunlockput(dp);
   end_op();
   return -1;
+  // HANDOUT: (void)upath;
+  // HANDOUT: return -1;
+  // END SOLUTION
 }
 
 // getdents64(fd, buf, len): the next entries of the directory open at fd, as Linux's

@@ -157,7 +157,9 @@ def generate_user_header(table: list[Syscall]) -> str:
     out = [_HEADER, "#ifndef SYSCALLS_H", "#define SYSCALLS_H", "",
            *(f"struct {s};" for s in structs), ""]
     out += [f"#define SYS_{c.name:<14} {c.number}" for c in table]
-    out.append("")
+    out += ["// Every number above, as an array initialiser (the fuzzer's list).",
+            "#define SYSCALL_NUMBERS_INIT { " + ", ".join(str(c.number) for c in table) + " }",
+            ""]
     for c in table:
         params = ", ".join(f"{t}{'' if t.endswith('*') else ' '}{n}" for n, t in c.args)
         attr = "__attribute__((noreturn)) " if c.noreturn else ""

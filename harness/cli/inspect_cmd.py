@@ -7,7 +7,8 @@
 Shows the event, the registers, every field of the trap CSRs (fields the event
 changed are highlighted: the run is replayed to the instruction before it), the code
 where it trapped and where the hart is now, and the kernel's process table and the
-current process's trap frame (--pid N: that process's), decoded from the kernel's DWARF.
+current process's trap frame and open files (--pid N: that process's), decoded from the
+kernel's DWARF.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from harness.inspect import (
     CsrPanel,
     CsrSnapshot,
     Disassembly,
+    OpenFilesView,
     ProcessTableView,
     RegisterSnapshot,
     RegisterView,
@@ -144,7 +146,7 @@ def run(args: argparse.Namespace) -> int:
     now = CsrSnapshot.take(s.machine.hart)
     satp = s.machine.hart.csr(Csr.SATP)
     kernel = s.info.kernel_info
-    procs = frame = None
+    procs = frame = files = None
     table = None
     if kernel is not None:
         try:
@@ -166,6 +168,13 @@ def run(args: argparse.Namespace) -> int:
         if tf is not None and chosen is not None:
             frame = TrapFrameView(tf, f"pid {chosen.pid} ({chosen.name})",
                                   _frame_locations(s, tf, chosen.pid))
+        if chosen is not None:
+            try:
+                open_files = kernel.open_files(s.machine.memory, chosen)
+            except (GuestError, KeyError, TypeError):   # a student's struct file
+                open_files = None
+            if open_files is not None:
+                files = (f"Open files (pid {chosen.pid})", OpenFilesView(open_files))
     elif args.pid is not None and kernel is None:
         raise BadInput("--pid reads the bundled kernel's process table (struct proc); "
                        "this machine runs another kernel or a bare-metal program")
@@ -181,6 +190,7 @@ def run(args: argparse.Namespace) -> int:
         ("Processes (proc[])", procs),
         ("Trap frame (not yet written by uservec at a trap from U)"
          if isinstance(e, TrapEvent) and e.priv_from.letter == "U" else "Trap frame", frame),
+        *([files] if files is not None else []),
     ])
     make_console().print(view)
     return 0

@@ -7,6 +7,7 @@
     PageTableTree     a whole Sv39/Sv32 table with ranges merged
     WalkView          one translation, level by level, and why it faults
     ProcessTableView  the kernel's proc[] (DWARF mirror)
+    OpenFilesView     a process's open descriptors (DWARF mirror of struct file)
     TrapFrameView     a process's struct trapframe (DWARF mirror)
     RegisterView      x0..x31 by ABI name
     Disassembly       instructions around a pc (capstone)
@@ -20,7 +21,7 @@ from harness.inspect.csrs import CsrPanel
 from harness.inspect.disasm import Disassembly, Instruction, disassemble_around
 from harness.inspect.disk import DiskSummary, DiskTree, InodeView
 from harness.inspect.pagetable import PageTableTree, WalkView
-from harness.inspect.procs import ProcessTableView, TrapFrameView
+from harness.inspect.procs import OpenFilesView, ProcessTableView, TrapFrameView
 from harness.inspect.registers import RegisterView
 from harness.inspect.state import CsrSnapshot, CsrValue, RegisterSnapshot
 from harness.inspect.theme import PALETTE, STYLES, THEME, make_console
@@ -38,6 +39,7 @@ __all__ = [
     "DiskTree",
     "InodeView",
     "Instruction",
+    "OpenFilesView",
     "PageTableTree",
     "ProcessTableView",
     "RegisterSnapshot",

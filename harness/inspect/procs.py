@@ -13,12 +13,13 @@ from rich.console import Console, ConsoleOptions, RenderResult
 from rich.table import Table
 from rich.text import Text
 
+from harness.abi.fs_layout import T_DEVICE, T_DIR, T_FILE
 from harness.kernelinfo.dwarf_types import StructValue
-from harness.kernelinfo.mirrors import ProcessTable
+from harness.kernelinfo.mirrors import OpenFile, ProcessTable
 from harness.kernelinfo.symbols import Location
 from harness.trace.capture import format_value
 
-__all__ = ["ProcessTableView", "TrapFrameView"]
+__all__ = ["OpenFilesView", "ProcessTableView", "TrapFrameView"]
 
 _SHOWN = ("pagetable", "trapframe", "kstack", "brk", "xstatus")
 
@@ -51,6 +52,37 @@ class ProcessTableView:
         if not procs:
             yield Text("(no processes yet)", "muted")
             return
+        yield table
+
+
+_INODE_TYPES = {T_DIR: "dir", T_FILE: "file", T_DEVICE: "device"}
+
+
+class OpenFilesView:
+    """A process's descriptors (struct file, kernel/file.c): what each refers to."""
+
+    def __init__(self, files: list[OpenFile]) -> None:
+        self.files = files
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        if not self.files:
+            yield Text("(no open files)", "muted")
+            return
+        table = Table(box=None, padding=(0, 1), header_style="muted")
+        for col in ("fd", "kind", "mode", "ref", "what"):
+            table.add_column(col, no_wrap=True, justify="right" if col in ("fd", "ref")
+                             else "left")
+        for f in self.files:
+            mode = ("r" if f.readable else "") + ("w" if f.writable else "") + \
+                ("a" if f.append else "")
+            if f.kind == "INODE":
+                what = (f"inode {f.inum} ({_INODE_TYPES.get(f.inode_type or 0, '?')}, "
+                        f"{f.size} bytes), offset {f.offset}")
+            elif f.kind == "PIPE":
+                what = f"{f.buffered} bytes unread"
+            else:
+                what = ""
+            table.add_row(str(f.fd), f.kind.lower(), mode, str(f.ref), what)
         yield table
 
 

@@ -24,7 +24,7 @@ from harness.kernelinfo.dwarf_types import (
 )
 from harness.mmu.walk import PhysicalMemory
 
-__all__ = ["KernelInfo", "Process", "ProcessTable"]
+__all__ = ["KernelInfo", "OpenFile", "Process", "ProcessTable"]
 
 UNUSED = "UNUSED"
 
@@ -65,6 +65,24 @@ class Process:
     @property
     def trapframe_addr(self) -> int:
         return self.value.get_int("trapframe") if self.value.type.has("trapframe") else 0
+
+
+@dataclass(frozen=True)
+class OpenFile:
+    """One descriptor of a process: `struct file` (kernel/fs.h) and what it refers to."""
+
+    fd: int
+    kind: str                  # enum filetype without FD_: CONSOLE, PIPE, INODE
+    ref: int
+    readable: bool
+    writable: bool
+    append: bool = False
+    offset: int | None = None  # an inode's read/write offset
+    inum: int | None = None
+    inode_type: int | None = None   # T_DIR, T_FILE, T_DEVICE (fs_layout)
+    size: int | None = None
+    buffered: int | None = None     # a pipe's unread bytes
+    address: int = 0
 
 
 @dataclass(frozen=True)
@@ -156,6 +174,36 @@ class KernelInfo:
                 t.member("parent").type, PointerType) else 0
             procs.append(Process(i, v, pid_at.get(parent) if isinstance(parent, int) else None))
         return ProcessTable(tuple(procs), self.current_slot(memory))
+
+    def open_files(self, memory: PhysicalMemory, process: Process) -> list[OpenFile] | None:
+        """The process's open descriptors, lowest first; None when the kernel's
+        struct proc has no `ofile` (a kernel without files)."""
+        t = process.value.type
+        if not t.has("ofile"):
+            return None
+        slots = process.value["ofile"]
+        if not isinstance(slots, list):
+            return None
+        file_t = self.types.struct("file")
+        out = []
+        for fd, ptr in enumerate(slots):
+            if not isinstance(ptr, int) or ptr == 0:
+                continue
+            f = self.read_struct(memory, file_t, ptr)
+            kind = str(f["type"]).removeprefix("FD_")
+            extra: dict[str, int] = {}
+            if kind == "INODE" and f.get_int("ip"):
+                ip = self.read_struct(memory, self.types.struct("inode"), f.get_int("ip"))
+                extra = {"offset": f.get_int("off"), "inum": ip.get_int("inum"),
+                         "inode_type": ip.get_int("type"), "size": ip.get_int("size")}
+            elif kind == "PIPE" and f.get_int("pipe"):
+                pi = self.read_struct(memory, self.types.struct("pipe"), f.get_int("pipe"))
+                extra = {"buffered": (pi.get_int("nwrite") - pi.get_int("nread")) & 0xffffffff}
+            out.append(OpenFile(fd, kind, f.get_int("ref"), bool(f.get_int("readable")),
+                                bool(f.get_int("writable")),
+                                bool(f.get_int("append")) if file_t.has("append") else False,
+                                address=ptr, **extra))
+        return out
 
     def trapframe(self, memory: PhysicalMemory, process: Process) -> StructValue | None:
         """The process's saved user registers, or None if it has no trap frame yet."""

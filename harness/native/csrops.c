@@ -289,12 +289,11 @@ bool emulate_csr(hart *h, uint32_t insn, uint64_t pc, unsigned priv)
     uint64_t old;
     csr_read_virtual(h, csr, &old);
     if (writes) {
-        /* csrrs/csrrc of mip: SEIP takes part in the read-modify-write as software
-         * wrote it, not ORed with the PLIC's line (priv spec 3.1.9; QEMU 7.2 writes
-         * only the bits in rs1). Else the firmware's `csrs mip, STIP` while a disk
-         * interrupt is pending latches SEIP into the software bit, where no claim
-         * can clear it: an endless supervisor external interrupt. */
-        uint64_t base = csr == CSR_MIP ? (old & ~MIP_SEIP) | (h->s.mip_sw & MIP_SEIP) : old;
+        /* mip.SEIP reads as the OR of its software bit and the PLIC's line, but only
+         * the software bit takes part in a csrrs/csrrc (privileged spec 3.1.9; QEMU
+         * 7.2 changes only the bits set in the mask): else setting STIP while the
+         * line is high would latch SEIP on for good. */
+        uint64_t base = (csr == CSR_MIP || csr == CSR_SIP) ? h->s.mip_sw : old;
         uint64_t v = op == FUNCT3_CSRRW ? src : op == FUNCT3_CSRRS ? (base | src) : (base & ~src);
         csr_write_virtual(h, csr, v & h->xmask);
     }

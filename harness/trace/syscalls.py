@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
+from functools import cache
 
 from harness.abi.syscall_table import Syscall
 
@@ -24,6 +25,7 @@ __all__ = [
     "SyscallRecord",
     "call_specs",
     "escape_bytes",
+    "open_flags_text",
     "to_signed",
 ]
 
@@ -39,6 +41,7 @@ class ArgKind(Enum):
     STRV_IN = "strv_in"    # char *const *argv: NULL-terminated array of strings
     BUF_OUT = "buf_out"    # char *buf with a length: filled by the kernel, ret bytes
     OUT = "out"            # T *: filled by the kernel (struct, int)
+    OPEN_FLAGS = "oflags"  # openat's flags: O_RDONLY | O_CREATE ... (abi.h)
 
     @property
     def is_input(self) -> bool:
@@ -103,10 +106,44 @@ def _classify(args: list[tuple[str, str]]) -> tuple[ArgSpec, ...]:
     return tuple(out)
 
 
+# Arguments shown as named flags, by (call, argument): the bundled ABI's openat.
+_FLAG_ARGS = {("openat", "flags"): ArgKind.OPEN_FLAGS}
+
+
+def _with_flags(name: str, specs: tuple[ArgSpec, ...]) -> tuple[ArgSpec, ...]:
+    return tuple(ArgSpec(a.name, a.ctype, _FLAG_ARGS[(name, a.name)])
+                 if (name, a.name) in _FLAG_ARGS else a for a in specs)
+
+
 def call_specs(table: list[Syscall]) -> dict[int, CallSpec]:
     """The syscall table with each argument classified, by number."""
-    return {c.number: CallSpec(c.number, c.name, _classify(c.args), c.returns, c.noreturn)
+    return {c.number: CallSpec(c.number, c.name, _with_flags(c.name, _classify(c.args)),
+                               c.returns, c.noreturn)
             for c in table}
+
+
+@cache
+def _open_flags() -> dict[str, int]:
+    from harness.abi.platform import parse_defines
+    from harness.paths import ABI_HEADER
+    return {k: v for k, v in parse_defines(ABI_HEADER).items() if k.startswith("O_")}
+
+
+def open_flags_text(value: int) -> str:
+    """openat's flags by name, from abi.h: "O_WRONLY|O_CREATE"; unknown bits in hex."""
+    flags = _open_flags()
+    mask = flags["O_ACCMODE"]
+    modes = {v: k for k, v in flags.items() if k in ("O_RDONLY", "O_WRONLY", "O_RDWR")}
+    parts = [modes.get(value & mask, f"{value & mask:#x}")]
+    rest = value & ~mask
+    for name, bit in flags.items():
+        if name in ("O_ACCMODE", "O_RDONLY", "O_WRONLY", "O_RDWR") or not rest & bit:
+            continue
+        parts.append(name)
+        rest &= ~bit
+    if rest:
+        parts.append(f"{rest:#x}")
+    return "|".join(parts)
 
 
 def to_signed(value: int, bits: int) -> int:
@@ -189,6 +226,8 @@ class SyscallRecord:
             return str(to_signed(value, self.xlen)) if spec else f"{value:#x}"
         if spec.kind == ArgKind.UINT:
             return str(value)
+        if spec.kind == ArgKind.OPEN_FLAGS:
+            return open_flags_text(value & ((1 << 32) - 1))
         return f"{value:#x}" if value else "NULL"
 
     def call_text(self, outputs: bool = True) -> str:

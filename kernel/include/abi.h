@@ -53,11 +53,11 @@ struct task_info {
 
 // fstat(fd, &st): rCore-Tutorial's Stat (dev, ino, mode, nlink, then 7 words of
 // padding), with the file's size in the first padding word.
-#define S_IFMT  0170000
-#define S_IFDIR 0040000
-#define S_IFREG 0100000
-#define S_IFCHR 0020000
-#define S_IFIFO 0010000
+#define S_IFMT  0xf000   // Unix's octal 0170000, as are the others
+#define S_IFDIR 0x4000
+#define S_IFREG 0x8000
+#define S_IFCHR 0x2000
+#define S_IFIFO 0x1000
 struct stat {
   uint64_t dev;
   uint64_t ino;

@@ -137,3 +137,17 @@ def test_the_tours_next_commands_run_on_the_tours_own_machine(
     monkeypatch.chdir(tmp_path)           # the html export writes hello.html here
     for cmd in nexts:
         assert main(cmd.split()[1:]) == 0, cmd
+
+
+def test_inspect_shows_the_processs_open_files(capsys: pytest.CaptureFixture[str]) -> None:
+    """fscrash's first write is to d0/f0, just created: fd 3, write-only, 0 bytes yet;
+    0, 1 and 2 are the console (1 and 2 one shared file, ref 2)."""
+    assert main(["inspect", "--at", "syscall:write", "--user", "fscrash", "1"]) == 0
+    out = capsys.readouterr().out
+    section = out[out.index("Open files (pid 1)"):].splitlines()[1:6]
+    rows = [line.split() for line in section]
+    assert rows[0] == ["fd", "kind", "mode", "ref", "what"]
+    assert rows[1:4] == [["0", "console", "r", "1"], ["1", "console", "w", "2"],
+                         ["2", "console", "w", "2"]]
+    assert re.fullmatch(r"3 inode w 1 inode \d+ \(file, 0 bytes\), offset 0", " ".join(rows[4]))
+
