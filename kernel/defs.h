@@ -176,6 +176,7 @@ int fork(void);
 void exit(int status) __attribute__((noreturn));
 int waitpid(int pid, uintptr_t status_addr);
 int getppid(void);
+void inherit_files(struct proc *np, struct proc *p);
 void sleep(void *chan);
 void wakeup(void *chan);
 long growproc(long n);

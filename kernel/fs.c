@@ -228,12 +228,12 @@ static uint32_t bmap(struct inode *ip, uint32_t bn, int alloc) {
   // Lab (large files, MIT 6.1810's "bigfile"): a doubly-indirect block, whose
   // NINDIRECT entries are indirect blocks, takes files past NDIRECT + NINDIRECT blocks.
   // BEGIN SOLUTION
-  if (bn < NINDIRECT * NINDIRECT) {
-    uint32_t mid = indirect(&ip->addrs[NDIRECT + 1], bn / NINDIRECT, alloc);
-    return mid == 0 ? 0 : indirect(&mid, bn % NINDIRECT, alloc);
-  }
+  if (bn >= NINDIRECT * NINDIRECT)
+    return 0;
+  uint32_t mid = indirect(&ip->addrs[NDIRECT + 1], bn / NINDIRECT, alloc);
+  return mid == 0 ? 0 : indirect(&mid, bn % NINDIRECT, alloc);
+  // HANDOUT: return 0;
   // END SOLUTION
-  return 0;
 }
 
 // Largest file, in blocks, that bmap() can map.

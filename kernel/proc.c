@@ -109,6 +109,15 @@ void userinit(void) {
   p->state = RUNNABLE;
 }
 
+// np starts with p's open files (shared, as after dup) and current directory: fork,
+// and spawn too, so a spawned program writes to its parent's console or pipe.
+void inherit_files(struct proc *np, struct proc *p) {
+  for (int fd = 0; fd < NOFILE; fd++)
+    if (p->ofile[fd])
+      np->ofile[fd] = filedup(p->ofile[fd]);
+  np->cwd = p->cwd ? idup(p->cwd) : 0;
+}
+
 // Copy the calling process: its memory (every user page), registers and heap. The
 // child returns 0 from fork, the parent the child's pid; -1 if out of slots or memory.
 int fork(void) {
@@ -124,10 +133,7 @@ int fork(void) {
   np->heap_bottom = p->heap_bottom;
   np->brk = p->brk;
   np->priority = p->priority;
-  for (int fd = 0; fd < NOFILE; fd++)
-    if (p->ofile[fd])
-      np->ofile[fd] = filedup(p->ofile[fd]);
-  np->cwd = p->cwd ? idup(p->cwd) : 0;
+  inherit_files(np, p);
   safestrcpy(np->name, p->name, sizeof(np->name));
   np->parent = p;
   np->state = RUNNABLE;

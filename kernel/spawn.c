@@ -19,6 +19,7 @@ long sys_spawn(uintptr_t upath, uintptr_t uargv) {
     return -1;
   }
   args_free(a);
+  inherit_files(np, myproc());
   np->parent = myproc();
   np->state = RUNNABLE;
   return np->pid;

@@ -137,7 +137,8 @@ def test_lab_test_files_import_only_the_public_grading_api() -> None:
         for line in path.read_text().splitlines():
             if line.startswith(("import ", "from ")) and "harness" in line:
                 assert line.startswith(("from harness.grade", "from harness.abi.csr",
-                                        "from harness.trace")), f"{path}: {line}"
+                                         "from harness.abi.fs_layout", "from harness.fs",
+                                         "from harness.trace")), f"{path}: {line}"
 
 
 def test_the_same_seed_gives_the_same_random_parameters(session: Session) -> None:

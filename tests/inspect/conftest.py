@@ -18,8 +18,10 @@ WIDTH = 100
 
 @pytest.fixture
 def hello(images: Images) -> Iterator[Session]:
-    """hello booted on the bundled firmware and kernel, capturing syscall memory."""
-    s = Session.boot("hello", images=images, capture=True)
+    """hello booted on the bundled firmware and kernel, capturing syscall memory,
+    without a disk: the kernel runs it from the initrd, so the events these tests
+    count are the program's and the firmware's, not the disk's."""
+    s = Session.boot("hello", images=images, capture=True, bundled_disk=False)
     yield s
     s.close()
 

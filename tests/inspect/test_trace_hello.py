@@ -74,8 +74,8 @@ def test_cli_jsonl_lines_follow_the_architecture_format(
 
 
 def test_cli_cause_and_range_filters(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["trace", "--cause", "supervisor_ecall", "--range", "5:", "--user",
-                 "hello"]) == 0
+    assert main(["trace", "--no-drive", "--cause", "supervisor_ecall", "--range", "5:",
+                 "--user", "hello"]) == 0
     out = capsys.readouterr().out.splitlines()
     body = [line for line in out[1:] if "supervisor_ecall" in line or "mret" in line]
     assert body and all("U▸S▸M" in line or "mret" in line for line in body)
@@ -174,11 +174,11 @@ def test_each_fork_child_is_linked_to_its_own_fork(images: Images, capture: bool
 
 def test_cli_summary_counts_only_the_calls_in_the_rows_shown(
         capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["trace", "--user", "sleep", "0"]) == 0
+    assert main(["trace", "--no-drive", "--user", "sleep", "0"]) == 0
     whole = capsys.readouterr().out.splitlines()
     assert whole[-3].split() == ["get_time", "4", "0"]
     # rows 6..9: the first two get_time calls and their returns
-    assert main(["trace", "--range", "6:10", "--user", "sleep", "0"]) == 0
+    assert main(["trace", "--no-drive", "--range", "6:10", "--user", "sleep", "0"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert len(out) == 1 + 4 + 2 and out[-1].split() == ["get_time", "2", "0"]
 
