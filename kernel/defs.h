@@ -178,6 +178,7 @@ int waitpid(int pid, uintptr_t status_addr);
 int getppid(void);
 void inherit_files(struct proc *np, struct proc *p);
 void sleep(void *chan);
+int sleep_intr(void *chan);
 void wakeup(void *chan);
 long growproc(long n);
 void sched(void);
@@ -188,6 +189,14 @@ void scheduler(void) __attribute__((noreturn));
 struct proc *sched_pick(void);
 void sched_charge(struct proc *p);
 void sched_newproc(struct proc *p);
+
+// signal.c
+int kill(int pid, int sig);
+int signal_interrupts(struct proc *p);
+void signal_deliver(void);
+int signal_return(struct proc *p);
+void signal_fork(struct proc *child, struct proc *parent);
+void signal_exec(struct proc *p);
 
 // taskinfo.c
 void taskinfo_count(struct proc *p, uintptr_t num);

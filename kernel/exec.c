@@ -214,6 +214,7 @@ int exec_load(struct proc *p, const char *path, struct args *a) {
   p->pagetable = pt;
   p->heap_bottom = p->brk = PGROUNDUP(image_end);
   safestrcpy(p->name, name, sizeof(p->name));
+  signal_exec(p);  // handlers were addresses in the old image
   struct trapframe *tf = p->trapframe;
   memset(&tf->ra, 0, sizeof(*tf) - offsetof(struct trapframe, ra));  // fresh registers
   tf->epc = entry;

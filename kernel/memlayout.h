@@ -35,6 +35,10 @@
 #endif
 #define TRAPFRAME  (TRAMPOLINE - PGSIZE)
 
+// The return address a signal handler starts with (signal.c): the trampoline, which U
+// may not execute, so a handler that returns traps at exactly this pc (usertrap()).
+#define SIGRETURN_PC TRAMPOLINE
+
 // Kernel stack of process slot i, with a guard page below each.
 #define KSTACK_SIZE (KSTACK_PAGES * PGSIZE)
 #define KSTACK(i)   (TRAMPOLINE - ((i) + 1) * (KSTACK_SIZE + PGSIZE))

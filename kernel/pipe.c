@@ -53,7 +53,8 @@ long pipewrite(struct pipe *pi, uintptr_t src, size_t n) {
       return done > 0 ? (long)done : -1;
     if (pi->nwrite == pi->nread + PIPESIZE) {
       wakeup(&pi->nread);
-      sleep(&pi->nwrite);
+      if (sleep_intr(&pi->nwrite) < 0)  // a signal came (signal.c)
+        return done > 0 ? (long)done : -1;
       continue;
     }
     char ch;
@@ -72,7 +73,8 @@ long pipewrite(struct pipe *pi, uintptr_t src, size_t n) {
 long piperead(struct pipe *pi, uintptr_t dst, size_t n) {
   // BEGIN SOLUTION
   while (pi->nread == pi->nwrite && pi->writeopen)
-    sleep(&pi->nread);
+    if (sleep_intr(&pi->nread) < 0)  // a signal came (signal.c)
+      return -1;
   size_t done = 0;
   while (done < n && pi->nread != pi->nwrite) {
     char ch = pi->data[pi->nread % PIPESIZE];

@@ -133,6 +133,7 @@ int fork(void) {
   np->heap_bottom = p->heap_bottom;
   np->brk = p->brk;
   np->priority = p->priority;
+  signal_fork(np, p);
   inherit_files(np, p);
   safestrcpy(np->name, p->name, sizeof(np->name));
   np->parent = p;
@@ -182,7 +183,7 @@ void exit(int status) {
 
 // Reap an exited child (pid -1: any child) and store its status at status_addr (if
 // not 0). Waits until such a child has exited; returns its pid, or -1 if there is
-// no such child. A bad status_addr gives -1 too and leaves the child to be reaped by
+// no such child or a signal ended the wait (sleep_intr()). A bad status_addr gives -1 too and leaves the child to be reaped by
 // a later call: the status must not be lost. (rCore's user library loops while it
 // sees -2, the old non-blocking answer; it never sees it now and works unchanged.)
 int waitpid(int pid, uintptr_t status_addr) {
@@ -202,9 +203,8 @@ int waitpid(int pid, uintptr_t status_addr) {
       freeproc(c);
       return cpid;
     }
-    if (!found)
+    if (!found || sleep_intr(p) < 0)  // exit() wakes the parent; kill() may too
       return WAIT_NO_CHILD;
-    sleep(p);  // exit() wakes the parent
   }
 }
 
@@ -307,6 +307,21 @@ void sleep(void *chan) {
   p->state = SLEEPING;
   sched();
   p->chan = 0;
+}
+
+// sleep(), for a wait that a signal may cut short (a pipe, waitpid, the console):
+// -1, without sleeping or once woken, if a signal is pending that will end the
+// process or run a handler (signal.c), so the caller gives up and returns -1 from its
+// system call, and the signal is acted on as the process leaves the kernel (Linux's
+// EINTR, without restarting the call). kill() wakes a process sleeping here. Only
+// for waits that hold nothing: a disk request or a file-system operation in progress
+// must finish, so those use sleep().
+int sleep_intr(void *chan) {
+  struct proc *p = myproc();
+  if (signal_interrupts(p))
+    return -1;
+  sleep(chan);
+  return signal_interrupts(p) ? -1 : 0;
 }
 
 // Make every process sleeping on chan RUNNABLE.

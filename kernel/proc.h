@@ -4,6 +4,7 @@
 
 #include "abi.h"
 #include "param.h"
+#include "trapframe.h"
 #include "types.h"
 
 // Registers swtch() (switch.S) saves and restores: the callee-saved ones, since a
@@ -18,6 +19,18 @@ struct context {
 struct cpu {
   struct proc *proc;        // running process, or 0 while in scheduler()
   struct context context;   // swtch() here to enter scheduler()
+};
+
+// A process's signals (signal.c). Sets of signals are masks of SIGBIT(signum) (abi.h).
+struct sigstate {
+  uint32_t pending;                  // sent by kill(), not yet acted on
+  uint32_t blocked;                  // held back: sigprocmask(), and while a handler runs
+  struct sigaction action[NSIG];     // what to do with each: SIG_DFL, SIG_IGN or a handler
+  int stopped;                       // by SIGSTOP (and the like) until SIGCONT
+  int handling;                      // the signal whose handler runs, 0 if none
+  uint32_t saved_blocked;            // `blocked` before the handler began
+  struct trapframe saved;            // the interrupted user registers, restored exactly
+                                     // by sigreturn: kept here, out of the user's reach
 };
 
 // SLEEPING: waiting in sleep() on chan until someone calls wakeup(chan) (a child's
@@ -40,6 +53,7 @@ struct proc {
   struct file *ofile[NOFILE];   // open files, by descriptor
   struct inode *cwd;            // current directory (0 without a file system)
   uintptr_t brk;                // current end of the heap
+  struct sigstate sig;          // signals (signal.c)
 
   // Stride scheduling (sched.c).
   long priority;

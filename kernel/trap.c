@@ -3,8 +3,9 @@
 //
 // Path of a trap from U: the hardware jumps to stvec = uservec (trampoline.S), which
 // saves the user registers in the trapframe and jumps here to usertrap(). Going back,
-// usertrapret() prepares the trapframe and sstatus and calls userret (trampoline.S),
-// which restores the registers and executes sret.
+// usertrapret() acts on pending signals (signal.c), prepares the trapframe and
+// sstatus and calls userret (trampoline.S), which restores the registers and
+// executes sret.
 #include "abi.h"
 #include "defs.h"
 #include "memlayout.h"
@@ -85,16 +86,22 @@ void usertrap(void) {
     device_interrupt();
   } else if (scause & CAUSE_INTERRUPT) {
     w_sie(r_sie() & ~BIT(CAUSE_CODE(scause)));  // no device of ours: mask it
+  } else if (scause == CAUSE_EXEC_PAGE_FAULT && r_sepc() == SIGRETURN_PC &&
+             signal_return(p) == 0) {
+    // A signal handler returned: start_handler() (signal.c) set its ra to an address
+    // U may not execute, so the return traps here. Done: it is sigreturn().
   } else {
     kill_for_fault(p, scause);
   }
   usertrapret();
 }
 
-// Return to user space: set up what uservec will need on the next trap, make sret go
-// to U at the saved pc with interrupts on, and jump to userret on the trampoline.
+// Return to user space: act on pending signals, set up what uservec will need on the
+// next trap, make sret go to U at the saved pc with interrupts on, and jump to
+// userret on the trampoline.
 void usertrapret(void) {
   struct proc *p = myproc();
+  signal_deliver();  // signal.c: may rewrite the trapframe for a handler, stop, or exit
   w_stvec(TRAMPOLINE + (uservec - trampoline));  // traps from U now go to uservec
 
   p->trapframe->kernel_satp = kernel_satp();

@@ -6,8 +6,12 @@
 // tamed: exit is skipped; the fuzzing child closes its console descriptors first
 // (a read would wait for input, a write would print garbage); read and write skip
 // pipes (with both ends ours, an empty or full pipe would wait forever); munmap and
-// negative sbrk leave our own image alone; and a forked child exits at once. Files it
-// creates land on the run's disk, which `privlab run` keeps in memory.
+// negative sbrk leave our own image alone; and a forked child exits at once. Signals
+// stay inside the fuzzing child: kill's pid, unless 0, becomes the child's own, and
+// SIGKILL and SIGSTOP are never sent; every other signal is caught (by a handler that
+// just returns) or ignored, since sigaction only ever gets one of those two actions,
+// so no signal ends or stops the child. Files it creates land on the run's disk, which
+// `privlab run` keeps in memory.
 #include "user.h"
 
 static uint8_t scratch[4096] __attribute__((aligned(4096)));
@@ -51,17 +55,48 @@ static long random_number(void) {
   return (long)((r >> 1) % 600) - 50;
 }
 
+// The one handler the fuzzer installs: returning is as good as sigreturn.
+static void on_signal(int signum) { (void)signum; }
+
+// The actions sigaction may install, for any signal: catch or ignore, any mask.
+static struct sigaction tame_action;
+
+static long tame_sigaction(long action) {
+  if (action == 0)
+    return 0;  // a query: harmless
+  uint64_t r = rand64();
+  tame_action.handler = r % 2 ? (uintptr_t)on_signal : SIG_IGN;
+  tame_action.mask = (uint32_t)(r >> 8);
+  return (long)(uintptr_t)&tame_action;
+}
+
 static int fuzz(uint64_t seed, int count) {
   srand(seed);
   long image_end = sbrk(0);
   for (int fd = 0; fd < 3; fd++)
     close(fd);
+  struct sigaction catch = {.handler = (uintptr_t)on_signal};
+  for (int sig = 1; sig < NSIG; sig++)
+    sigaction(sig, &catch, NULL);  // -1 for SIGKILL and SIGSTOP, which we never send
   for (int i = 0; i < count; i++) {
     long n = random_number(), a[6];
     for (int j = 0; j < 6; j++)
       a[j] = random_arg();
     if (n == SYS_exit || ((n == SYS_read || n == SYS_write) && is_pipe(a[0])))
       continue;
+    if (n == SYS_kill) {
+      if (rand64() % 2)
+        a[1] = (long)(rand64() % NSIG);  // a signal number, half the time
+      if ((int)a[1] == SIGKILL || (int)a[1] == SIGSTOP)
+        continue;
+      if (a[0] != 0)
+        a[0] = getpid();  // no other process: ourselves, with the signal drawn
+    }
+    if (n == SYS_sigaction) {
+      if (rand64() % 2)
+        a[0] = (long)(rand64() % NSIG);
+      a[1] = tame_sigaction(a[1]);
+    }
     if (n == SYS_munmap && a[0] < 0x10000000)
       continue;
     if (n == SYS_sbrk && a[0] < 0 && sbrk(0) + a[0] < image_end + 4096)

@@ -8,8 +8,14 @@
 //   ebreak illegal breakpoint; an all-zero instruction word
 //   jump0          jump to address 0
 //   stack          recurse until the user stack's guard page
+//   sighandler     a signal handler at a kernel address: entering it faults
+//   sigjump        jump to SIGRETURN_PC (the trampoline) with no handler running:
+//                  that is how a returning handler ends (kernel/signal.c), but only
+//                  from inside one; anywhere else it is a plain fault
 //   badptr         bad pointers to write, read, waitpid, exec, get_time
 #include "user.h"
+
+#define SIGRETURN_ADDR (TRAPFRAME_ADDR + 4096)  // SIGRETURN_PC = TRAMPOLINE (memlayout.h)
 
 typedef void (*fn_t)(void);
 static volatile fn_t zero = 0;  // volatile: the compiler may not reason about the call
@@ -72,11 +78,17 @@ int main(int argc, char **argv) {
     zero();
   else if (strcmp(mode, "stack") == 0)
     return recurse(0);
+  else if (strcmp(mode, "sighandler") == 0) {
+    struct sigaction act = {.handler = KERNEL_ADDR};
+    sigaction(SIGUSR1, &act, NULL);
+    kill(getpid(), SIGUSR1);
+  } else if (strcmp(mode, "sigjump") == 0)
+    ((fn_t)SIGRETURN_ADDR)();
   else if (strcmp(mode, "badptr") == 0)
     return bad_pointers();
   else {
     printf("usage: hostile kread|kwrite|trapframe|textwrite|sret|csrw|csrr|ebreak|illegal|"
-           "jump0|stack|badptr\n");
+           "jump0|stack|sighandler|sigjump|badptr\n");
     return 2;
   }
   printf("hostile %s: survived, which it must not\n", mode);

@@ -212,6 +212,8 @@ static const struct test tests[] = {
     {"kill_illegal", 0, "illegal"},
     {"kill_jump0", 0, "jump0"},
     {"kill_stack_overflow", 0, "stack"},
+    {"kill_signal_handler_in_kernel", 0, "sighandler"},
+    {"kill_sigreturn_jump_outside_handler", 0, "sigjump"},
     {"lab_mmap_basic", mmap_basic, 0},
     {"lab_mmap_errors", mmap_errors, 0},
     {"lab_spawn", spawn_hello, 0},

@@ -54,6 +54,7 @@ STYLES: dict[str, str] = {
     "muted": "dim",
     "heading": "bold",
     "note": "italic",
+    "signal": f"bold {PALETTE['syscall']}",
 }
 
 THEME = Theme(STYLES)

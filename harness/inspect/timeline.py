@@ -7,6 +7,8 @@ A trap is an arrow from the level it left to the level it entered, an xRET an ar
 back; `path` is the nesting after the event (U▸S▸M while the firmware serves an SBI
 call made during a system call). System calls show their decoded arguments at the
 ecall and their result at the sret; SBI calls show their extension and function.
+An sret into a signal handler reads `→ handler for SIGUSR1`, the one that ends it
+`back from SIGUSR1 handler` (with the result of the call it interrupted).
 """
 
 from __future__ import annotations
@@ -81,8 +83,12 @@ def describe(row: FlowRow, xlen: int) -> Text:
             t.append(f"  address {row.tval:#x}", "fault")
         elif not row.interrupt and row.code == Exc.ILLEGAL_INSN:
             t.append(f"  instruction {row.tval:#x}", "fault")
+        if row.signal:          # the fault of a signal handler that returned
+            t.append(f"  {row.signal}", "signal")
         return t
     t.append(row.name, "xret")
+    if row.signal:              # into a signal handler, or back from one
+        t.append(f"  {row.signal}", "signal")
     call = row.syscall
     if call is not None and call.exit_seq == row.seq:
         t.append("  → ")

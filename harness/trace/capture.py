@@ -33,6 +33,7 @@ from harness.trace.syscalls import (
     Captured,
     SyscallRecord,
     escape_bytes,
+    struct_text,
 )
 
 __all__ = ["LiveCapture", "UserMemory", "format_value", "is_live"]
@@ -155,6 +156,13 @@ class LiveCapture:
         if spec.kind == ArgKind.STR_IN:
             data = mem.string(ptr)
             return Captured(escape_bytes(data), data) if data is not None else bad
+        if spec.kind == ArgKind.STRUCT_IN:
+            if ptr == 0:
+                return Captured("NULL")
+            if self._type(spec.target or "") is None:
+                return Captured(f"{ptr:#x}")   # no kernel types to decode it with
+            got = self._struct(mem, spec, ptr)
+            return got if got is not None else bad
         items: list[str] = []
         for k in range(MAX_ARGV):
             p = mem.word(ptr + k * self.m.xlen // 8)
@@ -172,13 +180,19 @@ class LiveCapture:
         if spec.kind == ArgKind.BUF_OUT:
             data = mem.read(ptr, min(ret, MAX_SHOWN + 1)) if ret > 0 else b""
             return Captured(escape_bytes(data), data) if data is not None else None
+        return self._struct(mem, spec, ptr)
+
+    def _struct(self, mem: UserMemory, spec: ArgSpec, ptr: int) -> Captured | None:
+        """What ptr points to, as spec's target type (the kernel's DWARF has it)."""
         t = self._type(spec.target or "")
         if t is None:
             return None
         data = mem.read(ptr, t.size)
         if data is None:
             return None
-        return Captured(format_value(decode_value(t, data)), data)
+        v = decode_value(t, data)
+        text = struct_text(v) if isinstance(v, StructValue) else None
+        return Captured(text if text is not None else format_value(v), data)
 
     def _type(self, name: str) -> CType | None:
         if name.startswith("struct "):

@@ -11,6 +11,12 @@ System calls pair an ecall from U with the sret that returns to the same address
 space at the ecall's pc + 4. A call that switches processes (yield, a blocking
 waitpid) returns later, when its process is scheduled again; exit never returns; a
 successful exec returns into a new address space.
+
+Signals (kernel/signal.c) show as an sret that leaves a trap from U somewhere else in
+the same address space, with a0 = a signal number some kill() sent: the kernel has
+entered that signal's handler. The handler ends (sigreturn, or a return that traps)
+with an sret to where the first trap would have returned, which is also where the
+interrupted system call, if it was one, returns its value.
 """
 
 from __future__ import annotations
@@ -47,7 +53,7 @@ from harness.trace.raw import (
     iter_records,
 )
 from harness.trace.sbi import SbiNames
-from harness.trace.syscalls import CallSpec, SyscallRecord, to_signed
+from harness.trace.syscalls import CallSpec, SyscallRecord, signal_names, to_signed
 
 __all__ = ["Flow", "FlowFilter", "FlowRow", "LiveMemory"]
 
@@ -81,6 +87,16 @@ class LiveMemory(Protocol):
 
 
 @dataclass(slots=True)
+class _Handler:
+    """A signal handler the kernel entered and the flow has not seen end yet."""
+
+    signum: int
+    name: str
+    resume: int                  # the interrupted pc: where its end returns to
+    call: SyscallRecord | None   # the system call it interrupted, to return then
+
+
+@dataclass(slots=True)
 class FlowRow:
     seq: int
     instret: int
@@ -103,6 +119,7 @@ class FlowRow:
     note: str
     status_before: int = 0    # mstatus before and after the event
     status_after: int = 0
+    signal: str = ""          # a signal handler entered, ended or left here
 
     def event(self) -> Event:
         """The event this row shows, as the EventLog holds it."""
@@ -172,6 +189,18 @@ class Flow:
         self._entered: set[int] = set()                # satps an sret has entered
         self._last_u: SyscallRecord | None = None      # the last trap from U, if an ecall
         self._shaped = self.start                      # events _shape has seen
+        # Signals: satp -> (pc the last trap from U returns to, NONE after a fault;
+        # its seq), the handlers running per satp, the kills not yet seen delivered
+        # (by signal number), and the annotations, by seq.
+        self._resume: dict[int, tuple[int, int]] = {}
+        self._handlers: dict[int, list[_Handler]] = {}
+        self._sent: dict[int, int] = {}
+        self.signal_notes: dict[int, str] = {}
+        self._kills = frozenset(n for n, c in specs.items() if c.name == "kill" and
+                                any(a.name == "signum" for a in c.args))
+        names = signal_names()
+        self._catchable = {n: name for n, name in names.items()
+                           if name not in ("SIGKILL", "SIGSTOP")}
 
     def __len__(self) -> int:
         return self.next_seq - self.start
@@ -200,6 +229,7 @@ class Flow:
                 if rec[CODE] == _ECALL_U and not rec[INTERRUPT]:
                     return self._ecall(seq, rec, live)
                 self._last_u = None
+                self._resume[rec[SATP]] = (rec[EPC] if rec[INTERRUPT] else NONE, seq)
             elif frm == _S and rec[TO] == _M and rec[CODE] == _ECALL_S and not rec[INTERRUPT]:
                 self.notes[seq] = "sbi " + self.sbi.name(rec[A7], rec[A7 - 1])
         elif rec[TO] == _U and frm == _S and rec[CODE]:
@@ -275,11 +305,17 @@ class Flow:
             call.pid, call.process = self.pids[rec[SATP]]
         self.syscalls.append(call)
         self._last_u = call
+        if number in self._kills:
+            signum = to_signed(rec[A0 + 1], 32)
+            self._sent[signum] = self._sent.get(signum, 0) + 1
         if spec is not None and spec.noreturn:
             call.outcome = "noreturn"
             self._open.pop(rec[SATP], None)
             self.pids.pop(rec[SATP], None)   # the page table is freed and may be reused
+            self._resume.pop(rec[SATP], None)
+            self._handlers.pop(rec[SATP], None)
             return call
+        self._resume[rec[SATP]] = (rec[EPC] + ECALL_INSN, seq)
         self._open[rec[SATP]] = call
         if spec is not None and spec.name == "fork":
             self._forks.setdefault(rec[EPC] + ECALL_INSN, []).append(call)
@@ -304,6 +340,8 @@ class Flow:
                 call = opener            # exec succeeded: back in a new address space
                 call.outcome = "new image"
                 self._open.pop(opener.satp, None)
+                self._resume.pop(opener.satp, None)
+                self._handlers.pop(opener.satp, None)
                 if opener.satp in self.pids:
                     self._own(satp, self.pids.pop(opener.satp))
             else:
@@ -311,7 +349,8 @@ class Flow:
                 if fork is not None:
                     fork.child_seq = seq
                     self.notes[seq] = f"child's return from fork() #{fork.entry_seq}"
-                return None
+                    return None
+                return self._signal_sret(seq, rec, live)
         else:
             del self._open[satp]
             call.outcome = "returned"
@@ -324,6 +363,68 @@ class Flow:
         if live is not None:
             live.capture_outputs(call)
         return call
+
+    def _signal_sret(self, seq: int, rec: Record,
+                     live: LiveMemory | None) -> SyscallRecord | None:
+        """An sret to U that none of the rules above explains: the end of a signal
+        handler (back at its interrupted pc), the entry to one, or neither. Returns
+        the interrupted system call if it completes here."""
+        satp, pc = rec[SATP], rec[PC]
+        running = self._handlers.get(satp, [])
+        top = running[-1] if running else None
+        if top is not None and pc == top.resume:
+            running.pop()
+            self._handler_ended(satp, top)
+            self.signal_notes[seq] = f"back from {top.name} handler"
+            call = top.call
+            if call is None:
+                return None
+            call.ret = to_signed(rec[A0], self.xlen)
+            call.exit_seq, call.exit_instret, call.outcome = seq, rec[INSTRET], "returned"
+            if live is not None:
+                live.capture_outputs(call)
+            return call
+        signum = rec[A0]
+        name = self._catchable.get(signum)
+        resume = self._resume.get(satp)
+        if name is None or not self._sent.get(signum) or resume is None:
+            return None
+        self._sent[signum] -= 1
+        if top is not None and self._ending_handler(satp, resume):
+            # The handler's end went straight into the next one: same interrupted code.
+            running.pop()
+            self._handler_ended(satp, top)
+            entered = _Handler(signum, name, top.resume, top.call)
+        elif resume[0] != NONE:
+            call = self._open.get(satp)
+            if call is not None and call.epc + ECALL_INSN == resume[0]:
+                del self._open[satp]   # it returns when the handler is done
+            else:
+                call = None
+            entered = _Handler(signum, name, resume[0], call)
+        else:
+            return None
+        self._handlers.setdefault(satp, []).append(entered)
+        self.signal_notes[seq] = f"→ handler for {name}"
+        return None
+
+    def _ending_handler(self, satp: int, resume: tuple[int, int]) -> bool:
+        """Is the trap this sret returns from the end of a handler: a sigreturn, or
+        the fault a returning handler takes?"""
+        call = self._open.get(satp)
+        return resume[0] == NONE or (call is not None and call.name == "sigreturn" and
+                                     call.epc + ECALL_INSN == resume[0])
+
+    def _handler_ended(self, satp: int, handler: _Handler) -> None:
+        """The trap that ended handler: a sigreturn, which does not return to its
+        caller, or the fault of a handler that returned (ra = SIGRETURN_PC)."""
+        resume = self._resume.get(satp)
+        call = self._open.get(satp)
+        if call is not None and call.name == "sigreturn":
+            del self._open[satp]
+            call.outcome = "noreturn"
+        elif resume is not None and resume[0] == NONE:
+            self.signal_notes[resume[1]] = f"the {handler.name} handler returned"
 
     def _child_of(self, pc: int, satp: int) -> SyscallRecord | None:
         """The fork whose child this is: an sret to a fork's return address in another
@@ -408,4 +509,5 @@ class Flow:
             # a return to U belongs to the process it enters; the rest, to the one whose
             # trap began the nesting
             rec[SATP] if not is_trap and rec[TO] == _U else self._root_satp.get(root, 0),
-            self._calls.get(seq), note, rec[STATUS_BEFORE], rec[STATUS_AFTER])
+            self._calls.get(seq), note, rec[STATUS_BEFORE], rec[STATUS_AFTER],
+            self.signal_notes.get(seq, ""))

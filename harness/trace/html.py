@@ -61,6 +61,11 @@ _JS = """
 
 def _label(row: FlowRow) -> tuple[str, str]:
     """(main text, detail text) of one arrow."""
+    name, detail = _plain_label(row)
+    return name, f"{row.signal}  {detail}".strip() if row.signal else detail
+
+
+def _plain_label(row: FlowRow) -> tuple[str, str]:
     if row.is_trap:
         if row.syscall is not None:
             return row.name, row.syscall.call_text()

@@ -51,6 +51,8 @@ def _args(row: FlowRow) -> dict[str, Any]:
             a["pid"] = row.syscall.pid
     elif row.note:
         a["detail"] = row.note
+    if row.signal:
+        a["signal"] = row.signal
     return a
 
 

@@ -2,8 +2,10 @@
 
 Each argument's C type in kernel/syscall.tbl says how to show it: integers signed or
 not, `const char *` followed by a `size_t` as a buffer of that length, a lone
-`const char *` as a string, `char *const *` as a string array, and a pointer to
-non-const data as an output, read when the call returns. Memory is read through the
+`const char *` as a string, `char *const *` as a string array, `const struct T *` as
+that struct, read at the call, and a pointer to non-const data as an output, read
+when the call returns. A few arguments are shown by name, from the constants of
+kernel/include/abi.h: openat's flags, signal numbers and sets of signals. Memory is read through the
 calling process's page table (harness/trace/capture.py) at the exact moment of the
 ecall or of the sret, when the trace can stop there; otherwise a pointer is shown as
 its address.
@@ -11,11 +13,13 @@ its address.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import cache
 
 from harness.abi.syscall_table import Syscall
+from harness.kernelinfo.dwarf_types import StructValue
 
 __all__ = [
     "ArgKind",
@@ -26,6 +30,10 @@ __all__ = [
     "call_specs",
     "escape_bytes",
     "open_flags_text",
+    "signal_names",
+    "signal_set_text",
+    "signal_text",
+    "struct_text",
     "to_signed",
 ]
 
@@ -40,12 +48,15 @@ class ArgKind(Enum):
     STR_IN = "str_in"      # const char *path: NUL-terminated
     STRV_IN = "strv_in"    # char *const *argv: NULL-terminated array of strings
     BUF_OUT = "buf_out"    # char *buf with a length: filled by the kernel, ret bytes
+    STRUCT_IN = "struct_in"  # const struct T *: read at the call
     OUT = "out"            # T *: filled by the kernel (struct, int)
     OPEN_FLAGS = "oflags"  # openat's flags: O_RDONLY | O_CREATE ... (abi.h)
+    SIGNAL = "signal"      # a signal number: SIGUSR1 (abi.h)
+    SIGNAL_SET = "sigset"  # a set of signals, bit (1 << signum) each: SIGINT|SIGUSR1
 
     @property
     def is_input(self) -> bool:
-        return self in (ArgKind.BUF_IN, ArgKind.STR_IN, ArgKind.STRV_IN)
+        return self in (ArgKind.BUF_IN, ArgKind.STR_IN, ArgKind.STRV_IN, ArgKind.STRUCT_IN)
 
     @property
     def is_output(self) -> bool:
@@ -98,7 +109,12 @@ def _classify(args: list[tuple[str, str]]) -> tuple[ArgSpec, ...]:
             out.append(ArgSpec(name, t, kind, length))
         elif "*" in t:
             target = t.replace("*", "").replace("const", "").strip()
-            kind = ArgKind.ADDR if target == "void" or t.startswith("const") else ArgKind.OUT
+            if target.startswith("struct ") and t.startswith("const"):
+                kind = ArgKind.STRUCT_IN
+            elif target == "void" or t.startswith("const"):
+                kind = ArgKind.ADDR
+            else:
+                kind = ArgKind.OUT
             out.append(ArgSpec(name, t, kind, target=target))
         else:
             kind = ArgKind.UINT if t.startswith(_UNSIGNED) else ArgKind.INT
@@ -106,8 +122,12 @@ def _classify(args: list[tuple[str, str]]) -> tuple[ArgSpec, ...]:
     return tuple(out)
 
 
-# Arguments shown as named flags, by (call, argument): the bundled ABI's openat.
-_FLAG_ARGS = {("openat", "flags"): ArgKind.OPEN_FLAGS}
+# Arguments shown by name, by (call, argument): the bundled ABI's openat flags and
+# signals (xv6's kill has no signal argument, so it is left alone).
+_FLAG_ARGS = {("openat", "flags"): ArgKind.OPEN_FLAGS,
+              ("kill", "signum"): ArgKind.SIGNAL,
+              ("sigaction", "signum"): ArgKind.SIGNAL,
+              ("sigprocmask", "mask"): ArgKind.SIGNAL_SET}
 
 
 def _with_flags(name: str, specs: tuple[ArgSpec, ...]) -> tuple[ArgSpec, ...]:
@@ -124,9 +144,7 @@ def call_specs(table: list[Syscall]) -> dict[int, CallSpec]:
 
 @cache
 def _open_flags() -> dict[str, int]:
-    from harness.abi.platform import parse_defines
-    from harness.paths import ABI_HEADER
-    return {k: v for k, v in parse_defines(ABI_HEADER).items() if k.startswith("O_")}
+    return {k: v for k, v in _abi_defines().items() if k.startswith("O_")}
 
 
 def open_flags_text(value: int) -> str:
@@ -144,6 +162,57 @@ def open_flags_text(value: int) -> str:
     if rest:
         parts.append(f"{rest:#x}")
     return "|".join(parts)
+
+
+@cache
+def _abi_defines() -> dict[str, int]:
+    from harness.abi.platform import parse_defines
+    from harness.paths import ABI_HEADER
+    return parse_defines(ABI_HEADER)
+
+
+_SIGNAL_NAME = re.compile(r"SIG[A-Z0-9]+")   # SIGUSR1; not SIG_DFL, not NSIG
+
+
+@cache
+def signal_names() -> dict[int, str]:
+    """Signal numbers and their names, from abi.h's SIG* constants."""
+    return {v: k for k, v in _abi_defines().items() if _SIGNAL_NAME.fullmatch(k)}
+
+
+def signal_text(value: int) -> str:
+    """A signal number by name ("SIGUSR1"); anything else as a signed number."""
+    signum = to_signed(value, 32)
+    return signal_names().get(signum, str(signum))
+
+
+def signal_set_text(value: int) -> str:
+    """A set of signals (bit 1 << signum each) by name: "SIGINT|SIGUSR1"; "0" for none,
+    other bits in hex."""
+    value &= (1 << 32) - 1
+    parts = [name for n, name in sorted(signal_names().items()) if value & (1 << n)]
+    rest = value & ~sum(1 << n for n in signal_names())
+    if rest:
+        parts.append(f"{rest:#x}")
+    return "|".join(parts) or "0"
+
+
+def _sigaction_text(v: StructValue) -> str:
+    handler = v.get_int("handler")
+    names = {value: name for name, value in _abi_defines().items()
+             if name in ("SIG_DFL", "SIG_IGN")}
+    mask = signal_set_text(v.get_int("mask"))
+    return f"{{handler={names.get(handler, hex(handler))}, mask={mask}}}"
+
+
+# Structs shown in their own terms rather than member by member in decimal.
+_STRUCT_TEXT = {"sigaction": _sigaction_text}
+
+
+def struct_text(v: StructValue) -> str | None:
+    """How a struct argument reads, if it has its own form (struct sigaction)."""
+    form = _STRUCT_TEXT.get(v.type.name)
+    return form(v) if form is not None else None
 
 
 def to_signed(value: int, bits: int) -> int:
@@ -201,6 +270,7 @@ class SyscallRecord:
     exit_seq: int | None = None
     exit_instret: int | None = None
     outcome: str = "pending"        # returned | noreturn | new image | pending
+                                    # (a sigreturn that resumed: noreturn)
     child_seq: int | None = None    # fork: the child's return (its first sret), if seen
     inputs: dict[int, Captured] = field(default_factory=dict)
     outputs: dict[int, Captured] = field(default_factory=dict)
@@ -228,6 +298,10 @@ class SyscallRecord:
             return str(value)
         if spec.kind == ArgKind.OPEN_FLAGS:
             return open_flags_text(value & ((1 << 32) - 1))
+        if spec.kind == ArgKind.SIGNAL:
+            return signal_text(value)
+        if spec.kind == ArgKind.SIGNAL_SET:
+            return signal_set_text(value)
         return f"{value:#x}" if value else "NULL"
 
     def call_text(self, outputs: bool = True) -> str:

@@ -81,4 +81,58 @@ struct linux_dirent64 {
 };
 #define DIRENT64_NAME_OFFSET 19
 
+
+// Signals (kernel/signal.c): kill(pid, signum), sigaction(signum, &action, &old),
+// sigprocmask(mask), sigreturn(). The numbers are rCore-Tutorial's SignalFlags bits,
+// which are Linux's; a set of signals (a mask) has bit (1 << signum) for each.
+// 0 is no signal: kill(pid, 0) only asks whether pid exists.
+#define SIGHUP    1
+#define SIGINT    2
+#define SIGQUIT   3
+#define SIGILL    4
+#define SIGTRAP   5
+#define SIGABRT   6
+#define SIGBUS    7
+#define SIGFPE    8
+#define SIGKILL   9   // cannot be caught, blocked or ignored
+#define SIGUSR1   10
+#define SIGSEGV   11
+#define SIGUSR2   12
+#define SIGPIPE   13
+#define SIGALRM   14
+#define SIGTERM   15
+#define SIGSTKFLT 16
+#define SIGCHLD   17  // ignored by default, as are SIGURG and SIGWINCH
+#define SIGCONT   18  // continues a stopped process (when sent, whatever its action)
+#define SIGSTOP   19  // cannot be caught, blocked or ignored
+#define SIGTSTP   20  // SIGTSTP, SIGTTIN, SIGTTOU stop by default
+#define SIGTTIN   21
+#define SIGTTOU   22
+#define SIGURG    23
+#define SIGXCPU   24
+#define SIGXFSZ   25
+#define SIGVTALRM 26
+#define SIGPROF   27
+#define SIGWINCH  28
+#define SIGIO     29
+#define SIGPWR    30
+#define SIGSYS    31
+#define NSIG      32  // signal numbers are below this
+#define SIGBIT(sig) ((uint32_t)1 << (sig))
+
+// sigaction's handler: one of these, or the address of void handler(int signum).
+#define SIG_DFL 0     // the default action (rCore's handler 0)
+#define SIG_IGN 1     // discard the signal (ours: rCore has no ignore)
+
+// rCore-Tutorial's SignalAction: #[repr(C, align(16))] { handler: usize, mask: u32 }.
+// mask: the signals blocked, besides this one, while the handler runs.
+struct sigaction {
+  uintptr_t handler;
+  uint32_t mask;
+} __attribute__((aligned(16)));
+
+// Exit status of a process a signal ended: -signum, as rCore-Tutorial's kernel exits
+// with (SIGKILL: -9).
+#define EXIT_SIGNALED(sig) (-(sig))
+
 #endif // ABI_H

@@ -169,7 +169,8 @@ def test_user_boot_adds_an_outside_elf_to_the_initrd(images: Images, tmp_path: P
 
 ABI = {"dup": 23, "mkdirat": 34, "unlinkat": 35, "linkat": 37, "chdir": 49, "openat": 56,
        "close": 57, "pipe2": 59, "getdents64": 61, "fstat": 80, "read": 63, "write": 64,
-       "exit": 93, "yield": 124, "set_priority": 140,
+       "exit": 93, "yield": 124, "kill": 129, "sigaction": 134, "sigprocmask": 135,
+       "sigreturn": 139, "set_priority": 140,
        "get_time": 169, "getpid": 172, "getppid": 173, "sbrk": 214, "munmap": 215,
        "fork": 220, "exec": 221, "mmap": 222, "waitpid": 260, "spawn": 400, "task_info": 410}
 
