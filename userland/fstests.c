@@ -1010,19 +1010,10 @@ static const struct test tests[] = {
     {"disk_full", disk_full},
 };
 
-static int selected(const char *name, int argc, char **argv) {
-  if (argc <= 1)
-    return 1;
-  for (int i = 1; i < argc; i++)
-    if (strncmp(name, argv[i], strlen(argv[i])) == 0)
-      return 1;
-  return 0;
-}
-
 int main(int argc, char **argv) {
   int passed = 0, failed = 0;
   for (unsigned i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
-    if (!selected(tests[i].name, argc, argv))
+    if (!test_selected(tests[i].name, argc, argv))
       continue;
     int status = in_child(tests[i].fn);
     if (status == 0)

@@ -9,15 +9,7 @@
 // register the trap path forgets shows the other process's value.
 #include "user.h"
 
-#if __riscv_xlen == 64
-#define SZ "8"
-#define ST "sd"
-#define LD "ld"
-#else
-#define SZ "4"
-#define ST "sw"
-#define LD "lw"
-#endif
+#include "xlen_asm.h"
 
 uintptr_t probe_pattern[32];  // what x1..x31 hold before the trap
 uintptr_t probe_after[32];    // what they held after it (a0 not kept)

@@ -4,15 +4,7 @@
 // only the cases whose names start with one of them.
 #include "user.h"
 
-#if __riscv_xlen == 64
-#define SZ "8"
-#define ST "sd"
-#define LD "ld"
-#else
-#define SZ "4"
-#define ST "sw"
-#define LD "lw"
-#endif
+#include "xlen_asm.h"
 
 static volatile int caught;       // the signal number the last handler saw
 static volatile int deliveries;   // how many times a handler ran
@@ -466,21 +458,12 @@ static const struct test tests[] = {
     {"sigreturn_without_signal", sigreturn_without_signal},
 };
 
-static int selected(const char *name, int argc, char **argv) {
-  if (argc <= 1)
-    return 1;
-  for (int i = 1; i < argc; i++)
-    if (strncmp(name, argv[i], strlen(argv[i])) == 0)
-      return 1;
-  return 0;
-}
-
 int main(int argc, char **argv) {
   if (argc == 2 && strcmp(argv[1], "--after-exec") == 0)
     return after_exec();
   int passed = 0, failed = 0;
   for (unsigned i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
-    if (!selected(tests[i].name, argc, argv))
+    if (!test_selected(tests[i].name, argc, argv))
       continue;
     int status = in_child(tests[i].fn);
     printf("%s %s\n", status == 0 ? "PASS" : "FAIL", tests[i].name);

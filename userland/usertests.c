@@ -221,15 +221,6 @@ static const struct test tests[] = {
     {"lab_task_info", task_info_counts, 0},
 };
 
-static int selected(const char *name, int argc, char **argv) {
-  if (argc <= 1)
-    return 1;
-  for (int i = 1; i < argc; i++)
-    if (strncmp(name, argv[i], strlen(argv[i])) == 0)
-      return 1;
-  return 0;
-}
-
 static int run(const struct test *t) {
   int pid = fork(), status = -100;
   if (pid == 0) {
@@ -247,7 +238,7 @@ static int run(const struct test *t) {
 int main(int argc, char **argv) {
   int passed = 0, failed = 0;
   for (unsigned i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
-    if (!selected(tests[i].name, argc, argv))
+    if (!test_selected(tests[i].name, argc, argv))
       continue;
     int ok = run(&tests[i]);
     printf("%s %s\n", ok ? "PASS" : "FAIL", tests[i].name);

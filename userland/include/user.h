@@ -43,6 +43,9 @@ char *strstr(const char *hay, const char *needle);  // first occurrence, or NULL
 long atol(const char *s);
 int atoi(const char *s);
 
+// lib/testsel.c
+int test_selected(const char *name, int argc, char **argv);  // a case asked for?
+
 // lib/ulib.c
 int wait(int *status);                   // any child: waitpid(-1, status)
 int getchar(void);                       // one byte from the console
