@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from elftools.elf.elffile import ELFFile
 
+import harness.build.images as images_module
 import harness.build.toolchain as toolchain
 from harness.build.images import Images, build_images
 from harness.cli import build_cmd
@@ -131,12 +132,19 @@ def test_trapframe_offsets_for_asm_equal_the_kernel_dwarf(images: Images) -> Non
     assert {f"TF_{k.upper()}": v for k, v in dwarf.items()} == defines
 
 
+def test_build_command_offers_the_toolchains_architectures_and_all() -> None:
+    sub = argparse.ArgumentParser().add_subparsers()
+    build_cmd.register(sub)
+    arch = next(a for a in sub.choices["build"]._actions if a.dest == "arch")
+    assert list(arch.choices or ()) == [*toolchain.ARCHES, "all"]
+
+
 def test_build_command_prints_compiler_output_verbatim(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     def failing_build(*args: object, **kwargs: object) -> Images:
         raise BuildError("compiling kernel/x.c failed", "kernel/x.c:1:2: error: boom\n")
 
-    monkeypatch.setattr(build_cmd, "build_images", failing_build)
+    monkeypatch.setattr(images_module, "build_images", failing_build)
     args = argparse.Namespace(arch="rv64", no_listings=False, quiet=False)
     with pytest.raises(BuildError):
         build_cmd.run(args)
