@@ -1,7 +1,7 @@
 """Loading RISC-V ELF files: validation with one-line errors, segments and symbols.
 
 What an ELF yields (entry, segments' places, symbols) is cached by the SHA-256 of its
-bytes in the build cache (`<cache>/elf/`, harness/build/cache.py): pyelftools takes
+bytes in the build cache (`<cache>/elf-facts/`, harness/build/cache.py): pyelftools takes
 most of a second over the kernel's symbol table, hashing a few hundred KiB a
 millisecond. A changed file has another hash and is parsed again; an entry that
 cannot be read or written is ignored.
@@ -84,7 +84,7 @@ def _cache_file(data: bytes) -> Path | None:
         root = cache_root()
     except OSError:
         return None
-    return root / "elf" / f"{hashlib.sha256(data).hexdigest()}.json"
+    return root / "elf-facts" / f"{hashlib.sha256(data).hexdigest()}.json"
 
 
 def _from_cache(p: Path, data: bytes, entry: Path) -> ElfImage | None:

@@ -149,3 +149,34 @@ def test_build_command_prints_compiler_output_verbatim(
     with pytest.raises(BuildError):
         build_cmd.run(args)
     assert capsys.readouterr().err == "kernel/x.c:1:2: error: boom\n"
+
+
+def test_an_unchanged_tree_is_up_to_date_from_its_stamp_and_a_touched_one_is_not(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    kernel, userland = _copy_tree(tmp_path)     # copytree keeps the files' old mtimes
+    out = tmp_path / "out"
+    first = build_images("rv64", kernel_dir=kernel, userland_dir=userland, out_dir=out,
+                         listings=False)
+    assert (out / ".stamp.json").exists()
+    real_build = images_module._build
+    builds: list[Path] = []
+
+    def no_build(*args: object, **kwargs: object) -> Images:
+        builds.append(kernel)
+        return real_build(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(images_module, "_build", no_build)
+    again = build_images("rv64", kernel_dir=kernel, userland_dir=userland, out_dir=out,
+                         listings=False)
+    assert builds == []
+    assert again == first
+    build_images("rv64", kernel_dir=kernel, userland_dir=userland, out_dir=out)
+    assert len(builds) == 1                      # listings asked for: not in the stamp
+    (userland / "hello.c").touch()               # same bytes, new mtime: the full check
+    assert build_images("rv64", kernel_dir=kernel, userland_dir=userland, out_dir=out,
+                        listings=False) == first
+    assert len(builds) == 2
+    first.kernel.write_bytes(b"damaged")         # an output changed: rebuilt
+    build_images("rv64", kernel_dir=kernel, userland_dir=userland, out_dir=out, listings=False)
+    assert len(builds) == 3
+    assert first.kernel.read_bytes()[:4] == b"\x7fELF"

@@ -40,7 +40,7 @@ def test_a_second_load_of_the_same_bytes_is_served_from_the_cache(
     copy.write_bytes(images.kernel.read_bytes())
     second = load_elf(copy)
     assert parsed == [images.kernel]
-    assert len(list((cache / "elf").glob("*.json"))) == 1
+    assert len(list((cache / "elf-facts").glob("*.json"))) == 1
     assert second.path == copy
     assert (second.xlen, second.entry, second.segments, second.symbols) == \
         (first.xlen, first.entry, first.segments, first.symbols)
@@ -66,7 +66,7 @@ def test_a_changed_elf_is_parsed_again(images: Images, cache: Path,
 def test_an_unreadable_cache_entry_is_parsed_again(images: Images, cache: Path,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     good = load_elf(images.firmware)
-    for entry in (cache / "elf").glob("*.json"):
+    for entry in (cache / "elf-facts").glob("*.json"):
         entry.write_text("{not json")
     parsed = _count_parses(monkeypatch)
     assert load_elf(images.firmware).symbols == good.symbols
@@ -78,4 +78,4 @@ def test_a_corrupt_elf_is_still_one_line_of_bad_input(cache: Path, tmp_path: Pat
     bad.write_bytes(b"\x7fELF" + b"\0" * 12)
     with pytest.raises(BadInput, match="truncated or corrupt ELF"):
         load_elf(bad)
-    assert list(cache.glob("elf/*.json")) == []
+    assert list(cache.glob("elf-facts/*.json")) == []
