@@ -28,7 +28,7 @@ from pathlib import Path
 from harness.abi import generate
 from harness.abi.platform import PLATFORM
 from harness.build.cache import write_if_changed
-from harness.build.stamp import check_stamp, input_files, write_stamp
+from harness.build.stamp import check_stamp, input_files, stamp_path, write_stamp
 from harness.build.toolchain import ARCHES, RV64, Arch, CompileOptions, compile_object, link
 from harness.errors import BadInput, BuildError
 from harness.paths import KERNEL_DIR, REPO_ROOT, USERLAND_DIR
@@ -182,7 +182,7 @@ def _build(arch: Arch, kernel_dir: Path, userland_dir: Path, out: Path, listings
     from harness.build.listing import write_listings
     from harness.fs.mkfs import make_image
 
-    (out / ".stamp.json").unlink(missing_ok=True)
+    stamp_path(out).unlink(missing_ok=True)
     gen = out / "gen"
     say = progress or (lambda _msg: None)
     say("generating syscall table and asm-offsets")

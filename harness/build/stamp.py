@@ -1,7 +1,9 @@
 """The build's up-to-date stamp: `build_images` answers "nothing changed" from file
 sizes and modification times, without compiling, hashing or linking anything.
 
-A successful build writes `<out>/.stamp.json`: the build's parameters and the
+A successful build writes a stamp, `<cache>/stamps/<hash of the output directory>.json`
+(in the cache, not beside the outputs: it holds this machine's paths, and the outputs
+are the same bytes in every checkout): the build's parameters and the
 (size, mtime_ns) of every file it read (the kernel and userland trees, the harness's own
 Python and data files that generate sources, the zig binary) and of every file it
 wrote. The next build whose parameters and files all stat the same returns the
@@ -13,6 +15,7 @@ such a build writes no stamp (git's "racily clean" rule).
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import json
 import os
@@ -21,9 +24,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["RACY_NS", "check_stamp", "input_files", "write_stamp"]
+__all__ = ["RACY_NS", "check_stamp", "input_files", "stamp_path", "write_stamp"]
 
-STAMP_NAME = ".stamp.json"
 FORMAT = 1
 RACY_NS = 2_000_000_000
 HARNESS_DIR = Path(__file__).resolve().parent.parent
@@ -60,15 +62,18 @@ def _stats(paths: Iterable[Path]) -> dict[str, list[int]] | None:
     return out
 
 
-def _stamp(out_dir: Path) -> Path:
-    return out_dir / STAMP_NAME
+def stamp_path(out_dir: Path) -> Path:
+    from harness.build.cache import cache_root
+
+    where = hashlib.sha256(str(out_dir.resolve()).encode()).hexdigest()[:24]
+    return cache_root() / "stamps" / f"{where}.json"
 
 
 def check_stamp(out_dir: Path, params: dict[str, Any], inputs: Sequence[Path]) -> Any | None:
     """The `result` stored by `write_stamp` if the parameters, every input and every
     output stat exactly as stamped; else None."""
     try:
-        stamp = json.loads(_stamp(out_dir).read_bytes())
+        stamp = json.loads(stamp_path(out_dir).read_bytes())
     except (OSError, ValueError):
         return None
     if not isinstance(stamp, dict) or stamp.get("format") != FORMAT \
@@ -85,7 +90,7 @@ def write_stamp(out_dir: Path, params: dict[str, Any], inputs: Sequence[Path],
                 outputs: Iterable[Path], result: Any) -> bool:
     """Stamp a successful build (False, and no stamp, if an input is too new to trust
     or a file is gone)."""
-    stamp = _stamp(out_dir)
+    stamp = stamp_path(out_dir)
     stamp.unlink(missing_ok=True)
     ins, outs = _stats(inputs), _stats(outputs)
     if ins is None or outs is None:
@@ -97,6 +102,7 @@ def write_stamp(out_dir: Path, params: dict[str, Any], inputs: Sequence[Path],
             "result": result}
     tmp = stamp.with_name(f".{stamp.name}.{os.getpid()}.tmp")
     try:
+        stamp.parent.mkdir(parents=True, exist_ok=True)
         tmp.write_text(json.dumps(data))
         tmp.replace(stamp)
     except OSError:

@@ -157,7 +157,8 @@ def test_an_unchanged_tree_is_up_to_date_from_its_stamp_and_a_touched_one_is_not
     out = tmp_path / "out"
     first = build_images("rv64", kernel_dir=kernel, userland_dir=userland, out_dir=out,
                          listings=False)
-    assert (out / ".stamp.json").exists()
+    assert images_module.stamp_path(out).exists()
+    assert not list(out.rglob("*stamp*"))          # the build directory holds outputs only
     real_build = images_module._build
     builds: list[Path] = []
 
