@@ -14,7 +14,8 @@ from contextlib import contextmanager
 
 __all__ = ["on_sigint"]
 
-POLL_SECONDS = 0.2       # how often the helper notices that the block has ended
+POLL_SECONDS = 0.02      # how often the helper notices that the block has ended: each
+                         # block (each `privlab run`) waits up to this long for it to go
 
 
 @contextmanager

@@ -5,9 +5,29 @@
     s.run_until_syscall("write")
 """
 
-from harness.api.memory import DEBUGGER, MemoryAccess
-from harness.api.points import POINT_HELP, Point, parse_point, run_to
-from harness.api.session import Handle, Session
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from harness.api.memory import DEBUGGER, MemoryAccess
+    from harness.api.points import POINT_HELP, Point, parse_point, run_to
+    from harness.api.session import Handle, Session
 
 __all__ = ["DEBUGGER", "POINT_HELP", "Handle", "MemoryAccess", "Point", "Session", "parse_point",
            "run_to"]
+
+# Each name's module, imported on first use: `harness.api.points` (the command line's
+# --at help) must not load the machine and the inspectors that `Session` needs.
+_HOME = {"DEBUGGER": "memory", "MemoryAccess": "memory", "POINT_HELP": "points",
+         "Point": "points", "parse_point": "points", "run_to": "points",
+         "Handle": "session", "Session": "session"}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _HOME:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f"harness.api.{_HOME[name]}"), name)
+    globals()[name] = value
+    return value

@@ -17,12 +17,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from harness.errors import BadInput
-from harness.machine import RunResult, Stop
-from harness.machine.until import AtAddress
-from harness.trace.events import TrapEvent
 
 if TYPE_CHECKING:
     from harness.api.session import Session
+    from harness.machine import RunResult
 
 __all__ = ["POINT_HELP", "Point", "parse_point", "run_to"]
 
@@ -75,6 +73,11 @@ def parse_point(text: str) -> Point:
 def run_to(session: Session, point: Point | str, max_insns: int | None = None) -> RunResult:
     """Run `session` to `point`; BadInput if the run ends (or the budget runs out)
     before getting there."""
+    # Imported here: the command line reads POINT_HELP without loading the machine.
+    from harness.machine import Stop
+    from harness.machine.until import AtAddress
+    from harness.trace.events import TrapEvent
+
     p = parse_point(point) if isinstance(point, str) else point
     if p.kind in ("trap", "event"):
         assert isinstance(p.value, int)

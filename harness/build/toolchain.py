@@ -8,7 +8,6 @@ so rebuilding after editing one file recompiles only that file.
 from __future__ import annotations
 
 import hashlib
-import importlib.metadata
 import importlib.util
 import re
 import shutil
@@ -114,6 +113,8 @@ def _location_flags() -> list[str]:
 
 def _pinned_requirement() -> str:
     """`ziglang==X` as privlab's own metadata (pyproject.toml) pins it."""
+    import importlib.metadata  # here: a build that is up to date never asks
+
     try:
         requires = importlib.metadata.requires("privlab") or []
     except importlib.metadata.PackageNotFoundError:
@@ -132,6 +133,8 @@ def compiler_identity() -> str:
     A ziglang other than the one privlab pins is refused: another release generates
     other code, and with it other instret counts than every published trace.
     """
+    import importlib.metadata
+
     home = zig_home()
     try:
         dist = importlib.metadata.distribution("ziglang")

@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from harness.errors import BadInput
-from harness.fs import DiskImage, check
-from harness.inspect.disk import DiskSummary, DiskTree, InodeView
-from harness.inspect.theme import make_console
+
+if TYPE_CHECKING:
+    from harness.fs import DiskImage
 
 __all__ = ["register"]
 
@@ -46,6 +47,8 @@ def _path_of(img: DiskImage, inum: int) -> str | None:
 
 
 def _check(img: DiskImage, replay: bool) -> int:
+    from harness.fs import check
+
     findings = check(img, replay=replay)
     for f in findings:
         print(f.message)
@@ -57,6 +60,11 @@ def _check(img: DiskImage, replay: bool) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    # Imported here: every command's parser is built on each run (harness/cli/main.py).
+    from harness.fs import DiskImage
+    from harness.inspect.disk import DiskSummary, DiskTree, InodeView
+    from harness.inspect.theme import make_console
+
     if args.no_replay and not args.check:
         raise BadInput("--no-replay goes with --check")
     img = DiskImage.open(args.image, strict=not args.check)

@@ -2,7 +2,9 @@
 
 Each subcommand lives in its own module, `harness/cli/<name>_cmd.py`, exposing
 `register(subparsers)`, which adds its parser and sets `func` (args -> exit status);
-modules are found by that name, so adding a command touches no shared file. Errors
+modules are found by that name, so adding a command touches no shared file. `register`
+runs for every command on every run, so a command module imports only argparse-level
+helpers at its top and loads the machine, rich and the rest inside the function it runs. Errors
 from the `PrivlabError` hierarchy become one line on stderr and their exit status;
 an OSError (a file that cannot be written, say) becomes one line and status 1, never a
 traceback.
@@ -12,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import pkgutil
 import sys
 from collections.abc import Sequence
 from importlib import import_module
@@ -28,8 +29,10 @@ EXIT_BROKEN_PIPE = 1        # what rich exits with when its own output pipe clos
 
 
 def subcommands() -> list[str]:
-    found = sorted(m.name.removesuffix("_cmd") for m in pkgutil.iter_modules(harness.cli.__path__)
-                   if m.name.endswith("_cmd"))
+    # A listing of the package directory, not pkgutil (whose import costs more than the
+    # scan): `privlab` builds its whole parser on every run.
+    found = sorted(name.removesuffix("_cmd.py") for d in harness.cli.__path__
+                   for name in os.listdir(d) if name.endswith("_cmd.py"))
     return [n for n in FIRST if n in found] + [n for n in found if n not in FIRST]
 
 

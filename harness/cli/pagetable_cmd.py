@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 
-from harness.abi.csr import Csr
 from harness.cli.sessionargs import (
     add_at_argument,
     add_target_arguments,
@@ -20,8 +19,6 @@ from harness.cli.sessionargs import (
     symbolize_now,
 )
 from harness.errors import BadInput, GuestError
-from harness.inspect import PageTableTree, make_console
-from harness.mmu import read_page_table
 
 __all__ = ["register"]
 
@@ -40,6 +37,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # Imported here: every command's parser is built on each run (harness/cli/main.py).
+    from harness.abi.csr import Csr
+    from harness.inspect import PageTableTree, make_console
+    from harness.mmu import read_page_table
+
     s, _ = session_at(args)
     satp = args.satp if args.satp is not None else s.machine.hart.csr(Csr.SATP)
     if args.kernel_table:

@@ -14,9 +14,8 @@ import argparse
 import sys
 from contextlib import ExitStack
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
-from harness.cli.console import interrupt_stops, report_run, terminal_input
 from harness.cli.sessionargs import (
     add_drive_arguments,
     add_programs_argument,
@@ -26,12 +25,13 @@ from harness.cli.sessionargs import (
     refuse_bare,
     say_notes,
 )
-from harness.devices import Console, ScriptedInput, StdinInput
-from harness.devices.uart import InputSource
 from harness.errors import BadInput
-from harness.machine import Machine, load_elf
-from harness.machine.assemble import new_bare, new_system
-from harness.machine.machine import RunResult
+
+if TYPE_CHECKING:
+    from harness.devices import Console
+    from harness.devices.uart import InputSource
+    from harness.machine import Machine
+    from harness.machine.machine import RunResult
 
 __all__ = ["register"]
 
@@ -73,6 +73,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def _input(args: argparse.Namespace) -> InputSource:
+    from harness.devices import ScriptedInput, StdinInput
+
     if args.input is not None and args.input_file is not None:
         raise BadInput("give --input or --input-file, not both")
     if args.input is not None:
@@ -98,6 +100,9 @@ def _trace_sink(path: str | None) -> IO[str] | None:
 
 
 def _boot(args: argparse.Namespace, console: Console, uart_input: InputSource) -> Machine:
+    from harness.machine.assemble import new_bare
+    from harness.machine.loader import load_elf
+
     ram = args.ram * MIB
     if args.bios == "none":
         if args.kernel is None:
@@ -113,6 +118,8 @@ def _boot_system(args: argparse.Namespace, ram: int, console: Console,
                  uart_input: InputSource) -> Machine:
     from harness.boot import boot_drive, user_boot
     from harness.build.images import build_images
+    from harness.machine.assemble import new_system
+    from harness.machine.loader import load_elf
 
     kernel = load_elf(args.kernel) if args.kernel else None
     arch = args.arch or (f"rv{kernel.xlen}" if kernel else "rv64")
@@ -136,6 +143,11 @@ def _serve_gdb(machine: Machine, args: argparse.Namespace) -> RunResult:
 
 
 def run(args: argparse.Namespace) -> int:
+    # Imported here, not above: `privlab --help` and the other commands build this
+    # parser without loading the machine.
+    from harness.cli.console import interrupt_stops, report_run, terminal_input
+    from harness.devices import Console, StdinInput
+
     if args.args and args.user is None:
         raise BadInput(f"unexpected arguments: {' '.join(args.args)}")
     if args.wait and args.gdb is None:

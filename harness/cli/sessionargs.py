@@ -12,16 +12,20 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from harness.abi.csr import Csr
 from harness.abi.syscall_table import ABIS
-from harness.api import POINT_HELP, Session, run_to
-from harness.devices.disk import Drive, parse_drive
+from harness.api.points import POINT_HELP
 from harness.errors import BadInput
-from harness.kernelinfo.symbols import Location
-from harness.machine import RunResult
-from harness.machine.machine import MAX_ICOUNT_SHIFT
+
+if TYPE_CHECKING:
+    from harness.api import Session
+    from harness.devices.disk import Drive
+    from harness.kernelinfo.symbols import Location
+    from harness.machine import RunResult
+
+# Every command's parser is built on each run (harness/cli/main.py): what follows imports
+# the machine, the API and the inspectors only inside the functions that use them.
 
 __all__ = ["add_at_argument", "add_drive_arguments", "add_programs_argument",
            "add_target_arguments", "drive_of", "input_bytes", "open_session", "positive_int",
@@ -39,6 +43,8 @@ def positive_int(text: str) -> int:
 
 
 def icount_shift(text: str) -> int:
+    from harness.machine.machine import MAX_ICOUNT_SHIFT
+
     try:
         value = int(text, 0)
     except ValueError:
@@ -71,6 +77,8 @@ def add_drive_arguments(g: argparse._ActionsContainer) -> None:
 
 
 def drive_of(args: Any) -> Drive | None:
+    from harness.devices.disk import parse_drive
+
     return parse_drive(args.drive) if args.drive is not None else None
 
 
@@ -121,6 +129,8 @@ def open_session(args: Any, capture: bool = False, default_user: str | None = No
     """Boot what the arguments ask for; `default_user` runs when --user is not given
     (with the bundled firmware and kernel only). With `notes`, the boot's notes (an
     --add that replaces a bundled program) go to stderr."""
+    from harness.api import Session
+
     if args.bios not in (None, "none"):
         raise BadInput("--bios takes only 'none' here (the bundled firmware is the default)")
     text = input_bytes(args.input) if args.input is not None else b""
@@ -159,11 +169,15 @@ def add_at_argument(p: argparse.ArgumentParser, default: str) -> None:
 
 def session_at(args: Any, capture: bool = False) -> tuple[Session, RunResult]:
     """Boot as the arguments say and run to --at; BadInput if it is never reached."""
+    from harness.api import run_to
+
     s = open_session(args, capture=capture, default_user="hello")
     return s, run_to(s, args.at, args.max_insns)
 
 
 def symbolize_now(s: Session) -> Callable[[int], Location]:
     """Symbolize through the current satp (for the trampoline's alias)."""
+    from harness.abi.csr import Csr
+
     satp = s.machine.hart.csr(Csr.SATP)
     return lambda addr: s.info.symbolize(addr, satp, s.machine.memory)

@@ -12,10 +12,8 @@ program or the kernel. The walk is checked against the hart's own translation.
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
-from rich.markup import escape
-
-from harness.api import Session
 from harness.cli.sessionargs import (
     add_at_argument,
     add_target_arguments,
@@ -23,8 +21,9 @@ from harness.cli.sessionargs import (
     symbolize_now,
 )
 from harness.errors import BadInput, GuestError
-from harness.inspect import WalkView, make_console
-from harness.trace.events import TrapEvent
+
+if TYPE_CHECKING:
+    from harness.api import Session
 
 __all__ = ["register"]
 
@@ -56,6 +55,12 @@ def _address(s: Session, text: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    # Imported here: every command's parser is built on each run (harness/cli/main.py).
+    from rich.markup import escape
+
+    from harness.inspect import WalkView, make_console
+    from harness.trace.events import TrapEvent
+
     s, result = session_at(args)
     va = _address(s, args.va)
     priv = args.priv

@@ -1,12 +1,20 @@
-"""Loading RISC-V ELF files: validation with one-line errors, segments and symbols."""
+"""Loading RISC-V ELF files: validation with one-line errors, segments and symbols.
+
+What an ELF yields (entry, segments' places, symbols) is cached by the SHA-256 of its
+bytes in the build cache (`<cache>/elf-facts/`, harness/build/cache.py): pyelftools takes
+most of a second over the kernel's symbol table, hashing a few hundred KiB a
+millisecond. A changed file has another hash and is parsed again; an entry that
+cannot be read or written is ignored.
+"""
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
-
-from elftools.common.exceptions import ELFError
-from elftools.elf.elffile import ELFFile
+from typing import Any
 
 from harness.errors import BadInput
 
@@ -25,6 +33,7 @@ class Segment:
     data: bytes
     memsz: int
     flags: int
+    offset: int = field(default=0, compare=False)   # of `data` in the file
 
     @property
     def executable(self) -> bool:
@@ -56,6 +65,59 @@ def load_elf(path: str | Path) -> ElfImage:
         raise BadInput(f"{p}: cannot read: {e.strerror}") from e
     if not data.startswith(b"\x7fELF"):
         raise BadInput(f"{p}: not an ELF file")
+    entry = _cache_file(data)
+    image = _from_cache(p, data, entry) if entry is not None else None
+    if image is None:
+        image = _parse_checked(p, data)
+        if entry is not None:
+            _store(entry, image)
+    return image
+
+
+CACHE_FORMAT = 1   # bump when what is stored changes
+
+
+def _cache_file(data: bytes) -> Path | None:
+    from harness.build.cache import cache_root
+
+    try:
+        root = cache_root()
+    except OSError:
+        return None
+    return root / "elf-facts" / f"{hashlib.sha256(data).hexdigest()}.json"
+
+
+def _from_cache(p: Path, data: bytes, entry: Path) -> ElfImage | None:
+    try:
+        facts: dict[str, Any] = json.loads(entry.read_bytes())
+        if facts.get("format") != CACHE_FORMAT:
+            return None
+        segments = tuple(Segment(vaddr=v, paddr=pa, data=data[off:off + size], memsz=memsz,
+                                 flags=flags, offset=off)
+                         for v, pa, off, size, memsz, flags in facts["segments"])
+        return ElfImage(path=p, xlen=facts["xlen"], entry=facts["entry"], segments=segments,
+                        symbols=facts["symbols"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _store(entry: Path, image: ElfImage) -> None:
+    facts = {"format": CACHE_FORMAT, "xlen": image.xlen, "entry": image.entry,
+             "segments": [[s.vaddr, s.paddr, s.offset, len(s.data), s.memsz, s.flags]
+                          for s in image.segments],
+             "symbols": image.symbols}
+    tmp = entry.with_name(f".{entry.name}.{os.getpid()}.tmp")
+    try:
+        entry.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(json.dumps(facts, separators=(",", ":")))
+        tmp.replace(entry)      # a reader sees the whole entry or none
+    except OSError:
+        tmp.unlink(missing_ok=True)
+
+
+def _parse_checked(p: Path, data: bytes) -> ElfImage:
+    from elftools.common.exceptions import ELFError
+
     try:
         return _parse(p, data)
     except BadInput:
@@ -68,6 +130,8 @@ def load_elf(path: str | Path) -> ElfImage:
 
 def _parse(p: Path, data: bytes) -> ElfImage:
     import io
+
+    from elftools.elf.elffile import ELFFile
 
     elf = ELFFile(io.BytesIO(data))
     machine = elf["e_machine"]
@@ -84,7 +148,7 @@ def _parse(p: Path, data: bytes) -> ElfImage:
                            f"{offset + filesz:#x} but the file has {len(data):#x}")
         segments.append(Segment(vaddr=seg["p_vaddr"], paddr=seg["p_paddr"],
                                 data=data[offset:offset + filesz], memsz=seg["p_memsz"],
-                                flags=seg["p_flags"]))
+                                flags=seg["p_flags"], offset=offset))
     if not segments:
         raise BadInput(f"{p}: has no loadable segments")
     symbols: dict[str, int] = {}

@@ -14,7 +14,7 @@ from harness.abi.syscall_table import load_syscall_table
 from harness.api import Session
 from harness.build.images import Images
 from harness.cli.main import main
-from harness.cli.tour_cmd import tour
+from harness.cli.tour_run import tour
 from harness.inspect import make_console
 from harness.trace.syscalls import ArgKind, call_specs, escape_bytes
 

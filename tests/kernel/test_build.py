@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from elftools.elf.elffile import ELFFile
 
+import harness.build.images as images_module
 import harness.build.toolchain as toolchain
 from harness.build.images import Images, build_images
 from harness.cli import build_cmd
@@ -131,13 +132,52 @@ def test_trapframe_offsets_for_asm_equal_the_kernel_dwarf(images: Images) -> Non
     assert {f"TF_{k.upper()}": v for k, v in dwarf.items()} == defines
 
 
+def test_build_command_offers_the_toolchains_architectures_and_all() -> None:
+    sub = argparse.ArgumentParser().add_subparsers()
+    build_cmd.register(sub)
+    arch = next(a for a in sub.choices["build"]._actions if a.dest == "arch")
+    assert list(arch.choices or ()) == [*toolchain.ARCHES, "all"]
+
+
 def test_build_command_prints_compiler_output_verbatim(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     def failing_build(*args: object, **kwargs: object) -> Images:
         raise BuildError("compiling kernel/x.c failed", "kernel/x.c:1:2: error: boom\n")
 
-    monkeypatch.setattr(build_cmd, "build_images", failing_build)
+    monkeypatch.setattr(images_module, "build_images", failing_build)
     args = argparse.Namespace(arch="rv64", no_listings=False, quiet=False)
     with pytest.raises(BuildError):
         build_cmd.run(args)
     assert capsys.readouterr().err == "kernel/x.c:1:2: error: boom\n"
+
+
+def test_an_unchanged_tree_is_up_to_date_from_its_stamp_and_a_touched_one_is_not(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    kernel, userland = _copy_tree(tmp_path)     # copytree keeps the files' old mtimes
+    out = tmp_path / "out"
+    first = build_images("rv64", kernel_dir=kernel, userland_dir=userland, out_dir=out,
+                         listings=False)
+    assert images_module.stamp_path(out).exists()
+    assert not list(out.rglob("*stamp*"))          # the build directory holds outputs only
+    real_build = images_module._build
+    builds: list[Path] = []
+
+    def no_build(*args: object, **kwargs: object) -> Images:
+        builds.append(kernel)
+        return real_build(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(images_module, "_build", no_build)
+    again = build_images("rv64", kernel_dir=kernel, userland_dir=userland, out_dir=out,
+                         listings=False)
+    assert builds == []
+    assert again == first
+    build_images("rv64", kernel_dir=kernel, userland_dir=userland, out_dir=out)
+    assert len(builds) == 1                      # listings asked for: not in the stamp
+    (userland / "hello.c").touch()               # same bytes, new mtime: the full check
+    assert build_images("rv64", kernel_dir=kernel, userland_dir=userland, out_dir=out,
+                        listings=False) == first
+    assert len(builds) == 2
+    first.kernel.write_bytes(b"damaged")         # an output changed: rebuilt
+    build_images("rv64", kernel_dir=kernel, userland_dir=userland, out_dir=out, listings=False)
+    assert len(builds) == 3
+    assert first.kernel.read_bytes()[:4] == b"\x7fELF"

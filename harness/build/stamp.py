@@ -1,0 +1,111 @@
+"""The build's up-to-date stamp: `build_images` answers "nothing changed" from file
+sizes and modification times, without compiling, hashing or linking anything.
+
+A successful build writes a stamp, `<cache>/stamps/<hash of the output directory>.json`
+(in the cache, not beside the outputs: it holds this machine's paths, and the outputs
+are the same bytes in every checkout): the build's parameters and the
+(size, mtime_ns) of every file it read (the kernel and userland trees, the harness's own
+Python and data files that generate sources, the zig binary) and of every file it
+wrote. The next build whose parameters and files all stat the same returns the
+stamped outputs; any difference, or no stamp, means the full content-keyed build
+(toolchain.py), which writes a new stamp. A file changed within `RACY_NS` of the
+stamp could change again within the file system's timestamp granularity unseen, so
+such a build writes no stamp (git's "racily clean" rule).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import os
+import time
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+__all__ = ["RACY_NS", "check_stamp", "input_files", "stamp_path", "write_stamp"]
+
+FORMAT = 1
+RACY_NS = 2_000_000_000
+HARNESS_DIR = Path(__file__).resolve().parent.parent
+
+
+def _zig_binary() -> list[Path]:
+    spec = importlib.util.find_spec("ziglang")
+    if spec is None or not spec.submodule_search_locations:
+        return []
+    return [Path(next(iter(spec.submodule_search_locations))) / "zig"]
+
+
+def _tree(root: Path) -> Iterable[Path]:
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+        for name in sorted(filenames):
+            yield Path(dirpath) / name
+
+
+def input_files(kernel_dir: Path, userland_dir: Path) -> list[Path]:
+    """Everything a build reads: its sources, the harness that generates and packs, zig."""
+    harness = [p for p in _tree(HARNESS_DIR) if p.suffix in (".py", ".tbl", ".ld", ".c", ".h")]
+    return [*_tree(kernel_dir), *_tree(userland_dir), *harness, *_zig_binary()]
+
+
+def _stats(paths: Iterable[Path]) -> dict[str, list[int]] | None:
+    out: dict[str, list[int]] = {}
+    for p in paths:
+        try:
+            st = p.stat()
+        except OSError:
+            return None
+        out[str(p)] = [st.st_size, st.st_mtime_ns]
+    return out
+
+
+def stamp_path(out_dir: Path) -> Path:
+    from harness.build.cache import cache_root
+
+    where = hashlib.sha256(str(out_dir.resolve()).encode()).hexdigest()[:24]
+    return cache_root() / "stamps" / f"{where}.json"
+
+
+def check_stamp(out_dir: Path, params: dict[str, Any], inputs: Sequence[Path]) -> Any | None:
+    """The `result` stored by `write_stamp` if the parameters, every input and every
+    output stat exactly as stamped; else None."""
+    try:
+        stamp = json.loads(stamp_path(out_dir).read_bytes())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(stamp, dict) or stamp.get("format") != FORMAT \
+            or stamp.get("params") != params:
+        return None
+    if stamp.get("inputs") != _stats(inputs):
+        return None
+    if stamp.get("outputs") != _stats(Path(p) for p in stamp.get("outputs", {})):
+        return None
+    return stamp.get("result")
+
+
+def write_stamp(out_dir: Path, params: dict[str, Any], inputs: Sequence[Path],
+                outputs: Iterable[Path], result: Any) -> bool:
+    """Stamp a successful build (False, and no stamp, if an input is too new to trust
+    or a file is gone)."""
+    stamp = stamp_path(out_dir)
+    stamp.unlink(missing_ok=True)
+    ins, outs = _stats(inputs), _stats(outputs)
+    if ins is None or outs is None:
+        return False
+    now = time.time_ns()
+    if any(now - mtime < RACY_NS for _, mtime in ins.values()):
+        return False
+    data = {"format": FORMAT, "params": params, "inputs": ins, "outputs": outs,
+            "result": result}
+    tmp = stamp.with_name(f".{stamp.name}.{os.getpid()}.tmp")
+    try:
+        stamp.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(json.dumps(data))
+        tmp.replace(stamp)
+    except OSError:
+        tmp.unlink(missing_ok=True)
+        return False
+    return True

@@ -1,0 +1,48 @@
+"""`privlab` starts fast: building the parser (which every command does, `--help`
+included) loads none of the heavy layers; each command loads what it needs when it runs."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from harness.cli.main import build_parser, subcommands
+
+HEAVY = ("rich", "elftools", "unicorn", "capstone", "harness.machine.hart",
+         "harness.api.session", "harness.inspect", "harness.grade.runner", "harness.build.images")
+
+
+def _modules_after(code: str) -> set[str]:
+    probe = f"import sys, json\n{code}\nprint(json.dumps(sorted(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         check=True).stdout
+    return set(json.loads(out.splitlines()[-1]))
+
+
+def _heavy(loaded: set[str]) -> list[str]:
+    return sorted(m for m in loaded if any(m == h or m.startswith(f"{h}.") for h in HEAVY))
+
+
+def test_building_the_parser_loads_no_heavy_module() -> None:
+    loaded = _modules_after("from harness.cli.main import build_parser\nbuild_parser()")
+    assert _heavy(loaded) == []
+
+
+@pytest.mark.parametrize("command", ["run", "trace", "inspect", "tour"])
+def test_a_commands_help_loads_no_heavy_module(command: str) -> None:
+    code = ("from harness.cli.main import main\n"
+            f"try:\n    main([{command!r}, '--help'])\nexcept SystemExit:\n    pass\n"
+            "import sys; sys.stdout.write('\\n')")
+    loaded = _modules_after(code)
+    assert _heavy(loaded) == []
+
+
+def test_every_command_is_registered_with_a_function_to_run() -> None:
+    parser = build_parser()
+    sub = parser._subparsers._group_actions[0]  # type: ignore[union-attr]
+    assert list(sub.choices) == subcommands()
+    for name in ("run", "build", "trace", "inspect", "tour", "disk", "translate", "pagetable"):
+        assert callable(sub.choices[name].get_default("func")), name
