@@ -90,12 +90,15 @@ long sys_fstat(int fd, uintptr_t st) {
   // END SOLUTION
 }
 
-// pipe2(fds, flags): fds[0] the read end, fds[1] the write end. As rCore's user
-// library, the two descriptors are register-sized (usize) words.
+// pipe2(fds, flags): fds[0] the read end, fds[1] the write end. As rCore's and
+// uCore's user libraries, the two descriptors are register-sized words (usize,
+// uint64). flags is ignored: uCore's pipe(fds) makes the call with fds alone, so a1
+// holds whatever the caller left there, and uCore's own kernel reads only fds.
 long sys_pipe2(uintptr_t fds, int flags) {
+  (void)flags;
   struct file *r, *w;
   int fd0 = -1, fd1 = -1;
-  if (flags != 0 || pipealloc(&r, &w) < 0)
+  if (pipealloc(&r, &w) < 0)
     return -1;
   uintptr_t out[2];
   if ((fd0 = fdalloc(r)) < 0 || (fd1 = fdalloc(w)) < 0 ||

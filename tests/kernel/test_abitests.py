@@ -1,0 +1,63 @@
+"""`abitests` (userland/abitests.c) on privlab with the build's disk: the system-call
+ABI as the uCore-Tutorial and rCore-Tutorial course test programs use it (argument
+forms, structure layouts, the semantics their checks rely on). The course's own
+programs cannot run in CI; each behaviour they exposed has a case here."""
+
+from __future__ import annotations
+
+from functools import cache
+
+import pytest
+
+from harness.boot import user_boot
+from harness.build.images import Images, build_images
+from harness.devices import Console
+from harness.devices.disk import Drive
+from harness.machine import Machine, Stop, load_elf
+from harness.machine.assemble import boot_system
+
+CASES = [
+    "pipe_one_argument", "pipe_fork_rw", "openat_forms", "long_names", "exit_status_int",
+    "exec_null_argv", "exec_argv", "lab_mass_unlink",
+    "lab_fstat_layout", "lab_link_counts", "lab_spawn_null_argv", "lab_mmap_five_args",
+    "lab_task_info_layout",
+]
+
+# What the programs the cases run print: hello (a copy of it in long_names; spawned
+# in lab_spawn_null_argv, with its parent's console) and "abitests echo".
+CHILD_OUTPUT = {
+    "long_names": ["Hello, world!"],
+    "exec_null_argv": ["Hello, world!"],
+    "lab_spawn_null_argv": ["Hello, world!"],
+    "exec_argv": ["argc = 7", "argv[0] = (*o*)", "argv[1] = echo", "argv[2] = (>.<)",
+                  "argv[3] = (O.O)", "argv[4] = (QwQ)", "argv[5] = orz",
+                  "argv[6] = 没有了呀"],
+}
+
+
+@cache
+def images(arch: str) -> Images:
+    return build_images(arch, listings=False)
+
+
+def run_abitests(arch: str, *args: str) -> tuple[int | None, list[str]]:
+    im = images(arch)
+    ub = user_boot(im.users, "abitests", args)
+    m = Machine(int(arch[2:]), console=Console(),
+                drive=Drive.in_memory(im.disk.read_bytes(), "fs.img"))
+    boot_system(m, load_elf(im.firmware), load_elf(im.kernel), ub.initrd, ub.bootargs)
+    r = m.run(max_insns=2_000_000_000)
+    assert r.stop == Stop.HALT, m.console.text()[-2000:]
+    return r.exit_status, m.console.text().splitlines()
+
+
+@pytest.mark.parametrize("arch", ["rv64", "rv32"])
+def test_abitests_every_case_passes(arch: str) -> None:
+    status, lines = run_abitests(arch)
+    expected: list[str] = []
+    for case in CASES:
+        expected += [*CHILD_OUTPUT.get(case, []), f"PASS {case}"]
+    expected.append(f"abitests: {len(CASES)} passed, 0 failed")
+    assert lines[-len(expected):] == expected, "\n".join(lines)
+    assert status == 0
+
