@@ -103,6 +103,10 @@ class Disk:
     def sectors(self) -> int:
         return self.size // SECTOR
 
+    def contents(self) -> bytes:
+        """The whole image as the guest sees it now (its overlay included)."""
+        return self.read(0, self.sectors)
+
     def read(self, sector: int, count: int) -> bytes:
         parts = []
         for s in range(sector, sector + count):

@@ -205,6 +205,14 @@ class KernelRun:
     def fail(self, message: str) -> None:
         raise GradeFailure(message, self.diagnosis())
 
+    def disk_contents(self) -> bytes:
+        """The run's disk as it is now, writes included (they stay in memory): for a
+        grader to read with harness.fs (DiskImage, check)."""
+        if self.machine.disk is None:
+            self.fail("the run has no disk")
+        assert self.machine.disk is not None
+        return self.machine.disk.contents()
+
     # -- what it printed -----------------------------------------------------------
     @property
     def output(self) -> str:

@@ -9,14 +9,6 @@ import pytest
 
 from harness.fs import DiskImage, check
 from harness.grade import KernelUnderTest
-from harness.grade.kernel_run import KernelRun
-
-
-def disk_after(run: KernelRun) -> bytes:
-    """The run's disk as it is now (its writes are in memory)."""
-    disk = run.machine.disk
-    assert disk is not None, "the run had no disk"
-    return disk.read(0, disk.sectors)
 
 
 def blocks_in_use(data: bytes) -> int:
@@ -42,10 +34,10 @@ def test_a_file_of_thousands_of_blocks_reads_back(privlab_kernel: KernelUnderTes
 @pytest.mark.points(2)
 @pytest.mark.requires("test_a_file_just_past_the_indirect_block_reads_back")
 def test_unlink_frees_every_block(privlab_kernel: KernelUnderTest) -> None:
-    before = blocks_in_use(disk_after(privlab_kernel.boot("hello")))
+    before = blocks_in_use(privlab_kernel.boot("hello").disk_contents())
     run = privlab_kernel.run("lab_bigfile", "unlink", privlab_kernel.token, 600)
     run.expect_pass()
-    after = disk_after(run)
+    after = run.disk_contents()
     findings = check(after)
     assert findings == [], "fsck: " + "; ".join(str(f) for f in findings)
     used = blocks_in_use(after)

@@ -28,9 +28,7 @@ def test_fstat_reports_the_inode(privlab_kernel: KernelUnderTest) -> None:
     the program's fstat saw (it checked nlink 2 before unlinking d/x, 1 now)."""
     run = privlab_kernel.run("lab_link", "subdir", privlab_kernel.token)
     run.expect_pass()
-    disk = run.machine.disk
-    assert disk is not None
-    data = disk.read(0, disk.sectors)
+    data = run.disk_contents()
     assert check(data) == []
     inode = DiskImage(data).lookup("/e/y")
     assert (inode.nlink, DiskImage(data).read(inode)) == (1, privlab_kernel.token.encode())

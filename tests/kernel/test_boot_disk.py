@@ -27,9 +27,8 @@ def privlab(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def whole_disk(s: Session) -> bytes:
-    disk = s.machine.disk
-    assert disk is not None
-    return disk.read(0, disk.sectors)
+    assert s.machine.disk is not None
+    return s.machine.disk.contents()
 
 
 @pytest.fixture

@@ -50,7 +50,7 @@ def boot_with_disk(images: Images, programs: list[str], bootargs: str, stdin: st
         r = m.run(max_insns=BUDGET)
         assert r.stop is Stop.HALT, f"{r.message}\n{m.console.text()[-2000:]}"
         assert m.disk is not None and r.exit_status is not None
-        return Run(m.console.text(), r.exit_status, m.disk.read(0, m.disk.sectors))
+        return Run(m.console.text(), r.exit_status, m.disk.contents())
     finally:
         m.close()
 

@@ -89,7 +89,7 @@ def test_fuzzer_on_the_file_system_leaves_the_kernel_and_the_disk_sound(seed: in
     assert (r.stop, r.exit_status) == (Stop.HALT, 0), out[-2000:]
     assert out.splitlines()[-1] == "fuzz: kernel survived" and "panic" not in out
     assert m.disk is not None
-    assert check(m.disk.read(0, m.disk.sectors)) == []
+    assert check(m.disk.contents()) == []
 
 
 def test_getpid_benchmark_program_makes_exactly_n_calls() -> None:

@@ -26,9 +26,7 @@ def test_the_file_on_disk_uses_the_doubly_indirect_block(
     run = privlab_kernel.run("lab_bigfile", "write", privlab_kernel.token, 1200,
                              max_insns=2_000_000_000)
     run.expect_pass(within=2_000_000_000)
-    disk = run.machine.disk
-    assert disk is not None
-    data = disk.read(0, disk.sectors)
+    data = run.disk_contents()
     assert check(data) == []
     img = DiskImage(data)
     inode = img.lookup("/big")
@@ -48,9 +46,7 @@ def test_a_file_grows_until_the_disk_is_full(privlab_kernel: KernelUnderTest) ->
     line = next(x for x in run.lines() if x.startswith("lab_bigfile: the file stopped at"))
     stopped = int(line.split()[-2])
     assert stopped > 267, f"the file stopped at {stopped} blocks: the handout's limit"
-    disk = run.machine.disk
-    assert disk is not None
-    data = disk.read(0, disk.sectors)
+    data = run.disk_contents()
     assert check(data) == []
     img = DiskImage(data)
     free = [b for b in range(img.superblock.size) if not img.bitmap_says_used(b)]

@@ -11,9 +11,7 @@ def test_an_open_unlinked_file_is_readable_then_leaves_nothing(
         privlab_kernel: KernelUnderTest) -> None:
     run = privlab_kernel.run("lab_link", "unlinked", privlab_kernel.token)
     run.expect_pass()
-    disk = run.machine.disk
-    assert disk is not None
-    data = disk.read(0, disk.sectors)
+    data = run.disk_contents()
     findings = check(data)
     assert findings == [], "fsck: " + "; ".join(str(f) for f in findings)
     names = {e.name for e in DiskImage(data).listdir(DiskImage(data).lookup("/"))}
