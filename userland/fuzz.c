@@ -10,8 +10,9 @@
 // stay inside the fuzzing child: kill's pid, unless 0, becomes the child's own, and
 // SIGKILL and SIGSTOP are never sent; every other signal is caught (by a handler that
 // just returns) or ignored, since sigaction only ever gets one of those two actions,
-// so no signal ends or stops the child. Files it creates land on the run's disk, which
-// `privlab run` keeps in memory.
+// so no signal ends or stops the child. sigalarm only ever installs a handler that
+// calls sigreturn, with a small tick count half the time. Files it creates land on the
+// run's disk, which `privlab run` keeps in memory.
 #include "user.h"
 
 static uint8_t scratch[4096] __attribute__((aligned(4096)));
@@ -58,6 +59,9 @@ static long random_number(void) {
 // The one handler the fuzzer installs: returning is as good as sigreturn.
 static void on_signal(int signum) { (void)signum; }
 
+// The one alarm handler it installs (kernel/alarm.c): it ends as an alarm handler must.
+static void on_alarm(void) { sigreturn(); }
+
 // The actions sigaction may install, for any signal: catch or ignore, any mask.
 static struct sigaction tame_action;
 
@@ -96,6 +100,11 @@ static int fuzz(uint64_t seed, int count) {
       if (rand64() % 2)
         a[0] = (long)(rand64() % NSIG);
       a[1] = tame_sigaction(a[1]);
+    }
+    if (n == SYS_sigalarm) {
+      if (rand64() % 2)
+        a[0] = (long)(rand64() % 4);  // a tick count that fires, half the time
+      a[1] = (long)(uintptr_t)on_alarm;
     }
     if (n == SYS_munmap && a[0] < 0x10000000)
       continue;
