@@ -22,8 +22,8 @@ from harness.grade.errors import GradeFailure
 from harness.grade.trace import SyscallRecord, TraceView
 from harness.machine import RunResult, Stop
 from harness.machine.assemble import new_system
-from harness.machine.until import Until
-from harness.trace import TrapEvent
+from harness.machine.until import AfterSyscall, AfterTrap, AfterXret, PrivilegeChange, Until
+from harness.trace import Event, TrapEvent
 from harness.trace.flow import Flow
 from harness.trace.syscalls import CallSpec
 
@@ -31,7 +31,8 @@ if TYPE_CHECKING:
     from harness.devices.disk import Drive
     from harness.machine.loader import ElfImage
 
-__all__ = ["DEFAULT_MAX_INSNS", "OUTPUT_LIMIT", "KernelRun", "LimitedConsole", "diagnose"]
+__all__ = ["DEFAULT_MAX_INSNS", "OUTPUT_LIMIT", "AfterSyscall", "AfterTrap", "AfterXret",
+           "KernelRun", "LimitedConsole", "PrivilegeChange", "diagnose"]
 
 DEFAULT_MAX_INSNS = 150_000_000  # ~1-2 s on the slowest host we grade on
 OUTPUT_LIMIT = 256 << 10         # bytes of console output before a run is stopped
@@ -160,6 +161,30 @@ class KernelRun:
             if len(self.machine.events) > EVENT_LIMIT:
                 self.event_flood = True
                 return self.result
+
+    def run_until(self, *conditions: AfterTrap | AfterXret | AfterSyscall | PrivilegeChange,
+                  within: int = DEFAULT_MAX_INSNS) -> Event | None:
+        """Run until the next event that one of `conditions` matches (`AfterTrap(code=,
+        interrupt=)`, `AfterXret("sret")`, `AfterSyscall(number)`, `PrivilegeChange(to=)`),
+        at most `within` more instructions. Returns that event, the hart sitting right
+        after it: after a trap at the vector, before the handler's first instruction
+        (so `registers()` are still the trapped code's); after an xRET at the pc it
+        returned to. None if the run ended or the instructions ran out first."""
+        if self.finished:
+            return None
+        before = self.machine.hart.state.instret
+        budget = self.budget or 0
+        result = self.run(within, until=list(conditions))
+        if result.stop is not Stop.EVENT:
+            return None
+        self.budget = budget + (result.instret - before)  # only what it used
+        return result.event
+
+    def registers(self) -> tuple[int, ...]:
+        """x0..x31 of the hart as they are now, unsigned (x0 is 0); `machine.hart.pc`
+        is the pc."""
+        hart = self.machine.hart
+        return tuple(hart.x(n) for n in range(32))
 
     @property
     def finished(self) -> bool:
