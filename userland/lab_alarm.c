@@ -7,6 +7,8 @@
 //   slow TOKEN TICKS MS       a handler that runs MS ms, through many ticks, is not
 //                             entered again meanwhile (test2; in a child)
 //   a0 TOKEN TICKS            sigreturn does not clobber the interrupted a0 (test3)
+//   keep TOKEN TICKS MS N     the first time, the handler runs MS ms (more ticks than
+//                             the interval) and keeps the alarm: N alarms all the same
 //   regs TOKEN SEED TICKS LOOPS MIN
 //                             every register survives the alarms that stop a spin of
 //                             LOOPS x 64 instructions (at least MIN of them), whatever
@@ -153,6 +155,28 @@ static int slow(long ticks, long ms) {
   }
   if (pid < 0 || waitpid(pid, &status) != pid || status != 0) {
     printf("FAIL: the child failed (status %d)\n", status);
+    return 1;
+  }
+  return 0;
+}
+
+// The first time, through many ticks; then quickly. The alarm stays set throughout.
+static void keeping(void) {
+  count++;
+  if (count == 1)
+    spin_ms(slow_ms);
+  sigreturn();
+}
+
+static int keep(long ticks, long ms, long n) {
+  slow_ms = ms;
+  if (set_alarm(ticks, keeping) != 0)
+    return 1;
+  int late = wait_count(n, allow_ms(ticks, n) + 10 * ms);
+  sigalarm(0, 0);
+  if (late) {
+    printf("FAIL: the handler ran %ld times, not %ld: did a slow handler stop the alarm?\n",
+           (long)count, n);
     return 1;
   }
   return 0;
@@ -494,6 +518,8 @@ int main(int argc, char **argv) {
     r = slow(a, b);
   else if (strcmp(mode, "a0") == 0)
     r = a0_kept(a);
+  else if (strcmp(mode, "keep") == 0)
+    r = keep(a, b, c);
   else if (strcmp(mode, "regs") == 0)
     r = regs((uint64_t)a, b, c, d);
   else if (strcmp(mode, "count") == 0)
