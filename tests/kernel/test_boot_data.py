@@ -172,7 +172,8 @@ ABI = {"dup": 23, "mkdirat": 34, "unlinkat": 35, "linkat": 37, "chdir": 49, "ope
        "exit": 93, "yield": 124, "kill": 129, "sigaction": 134, "sigprocmask": 135,
        "sigreturn": 139, "set_priority": 140,
        "get_time": 169, "getpid": 172, "getppid": 173, "sbrk": 214, "munmap": 215,
-       "fork": 220, "exec": 221, "mmap": 222, "waitpid": 260, "spawn": 400, "task_info": 410}
+       "fork": 220, "exec": 221, "mmap": 222, "waitpid": 260, "spawn": 400, "task_info": 410,
+       "sigalarm": 411}
 
 
 def test_syscall_table_has_the_abi_numbers() -> None:
