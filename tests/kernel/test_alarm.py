@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import pytest
 
+from harness.abi.csr import Irq, Priv
+from harness.api import Session
 from harness.boot import user_boot
 from harness.build.images import Images
 from harness.devices import Console
+from harness.kernelinfo.symbols import ElfSymbols
 from harness.machine import Machine, Stop, load_elf
 from harness.machine.assemble import boot_system
 from kernel.qemu_boot import boot_qemu, needs_qemu
@@ -67,3 +70,26 @@ def test_lab_alarm_passes_on_qemu(images: Images, mode: str) -> None:
                                       f"{dict(MODES)[mode]}", icount=True)
     assert boot.output.splitlines()[-1] == "PASS tok", boot.output
     assert boot.status == 0
+
+
+def test_the_trace_shows_each_alarm_as_a_loop(images: Images) -> None:
+    """`privlab trace --user lab_alarm count tok 1 400000`: the flow names the sret
+    into the handler `→ alarm handler` and the one after its sigreturn `back from
+    alarm handler`, which goes to the pc the tick interrupted; the sigreturn does not
+    return to its caller."""
+    s = Session.boot("lab_alarm", ["count", "tok", "1", "400000"], images=images,
+                     capture=True, bundled_disk=False)
+    s.run()
+    rows = [r for r in s.flow.rows()
+            if (r.is_trap and r.priv_from == Priv.U) or (not r.is_trap and r.priv_to == Priv.U)]
+    s.close()
+    handler = ElfSymbols(images.users["lab_alarm"]).by_name["periodic"][0]
+    entries = [i for i, r in enumerate(rows) if r.signal == "→ alarm handler"]
+    assert len(entries) == 2
+    for i in entries:
+        tick, enter, sigreturn, back = rows[i - 1:i + 3]
+        assert tick.is_trap and tick.interrupt and tick.code == Irq.S_TIMER
+        assert enter.target == handler and enter.returns_from == tick.seq
+        assert sigreturn.syscall is not None and sigreturn.syscall.name == "sigreturn"
+        assert sigreturn.syscall.outcome == "noreturn"
+        assert back.signal == "back from alarm handler" and back.target == tick.pc
