@@ -112,3 +112,33 @@ def test_a_threads_trapframe_and_stack_are_where_memlayout_puts_them(images: Ima
     assert s.console == ("threaddemo: main holds the mutex, thread 1 waits for it\n"
                          "threaddemo: thread 1 exited with 7, counter 1\n")
     s.close()
+
+
+def test_the_timeline_pairs_each_threads_calls_and_names_the_thread(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """threaddemo's timeline: thread 1's mutex_lock is made while main holds the
+    mutex and returns only after main's unlock (rows between belong to main); the
+    rows name the thread; thread 1's exit(7) is what main's waittid returns."""
+    from harness.cli.main import main
+    assert main(["trace", "--no-drive", "--syscall", "mutex_lock,mutex_unlock,waittid,exit,"
+                 "yield", "--user", "threaddemo"]) == 0
+    events = [line[45:].rstrip() for line in capsys.readouterr().out.splitlines()
+              if line[37:45].strip() in ("U▸S", "U")]
+    calls = [re.sub(r"  at \w+\+0x[0-9a-f]+$|  to \w+\+0x[0-9a-f]+$", "", e) for e in events]
+    assert calls == [
+        "user_ecall  mutex_lock(0)  pid 1",
+        "sret  → 0  mutex_lock",
+        "user_ecall  yield()  pid 1",
+        "sret  enter pid 1 (threaddemo) thread 1  to worker",   # its first run
+        "user_ecall  mutex_lock(0)  pid 1 tid 1",   # main holds the mutex: it sleeps
+        "sret  → 0  yield",
+        "user_ecall  mutex_unlock(0)  pid 1",
+        "sret  → 0  mutex_unlock",
+        "user_ecall  waittid(1)  pid 1",
+        "sret  → 0  mutex_lock (tid 1)",           # woken by the unlock
+        "user_ecall  mutex_unlock(0)  pid 1 tid 1",
+        "sret  → 0  mutex_unlock (tid 1)",
+        "user_ecall  exit(7)  pid 1 tid 1",
+        "sret  → 7  waittid",
+        "user_ecall  exit(0)  pid 1",
+    ]
