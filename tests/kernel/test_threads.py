@@ -142,3 +142,35 @@ def test_the_timeline_pairs_each_threads_calls_and_names_the_thread(
         "sret  → 7  waittid",
         "user_ecall  exit(0)  pid 1",
     ]
+
+
+def test_inspect_lists_threads_what_each_waits_on_and_the_mutexes_held(images: Images) -> None:
+    """At main's first write in threaddemo: main (tid 0) runs holding mutex 0; thread 1
+    sleeps waiting on mutex 0. At thread 1's exit: main waits in waittid on thread 1.
+    The rendering at the golden width, trap-frame addresses masked."""
+    from io import StringIO
+
+    from harness.inspect import ProcessTableView, make_console
+
+    def render(s: Session) -> list[str]:
+        out = StringIO()
+        make_console(width=100, file=out, color=False).print(ProcessTableView(s.processes()))
+        return [re.sub(r"0x[0-9a-f]+", lambda m: "0x" + "#" * (len(m[0]) - 2), line).rstrip()
+                for line in out.getvalue().splitlines()]
+
+    s = Session.boot("threaddemo", images=images, capture=True, bundled_disk=False)
+    s.run_until_syscall("write")
+    assert render(s) == [
+        "Processes",
+        "    slot  pid  tid  state     name        parent  trapframe   xstatus  waits on  holds",
+        " ▶     0    1    0  RUNNING   threaddemo       -  0x########  0                  mutex 0",
+        "       1    1    1  SLEEPING  threaddemo       -  0x########  0        mutex 0",
+    ]
+    s.run_until_syscall("exit")                                 # thread 1's exit(7)
+    assert render(s) == [
+        "Processes",
+        "    slot  pid  tid  state     name        parent  trapframe   xstatus  waits on  holds",
+        "       0    1    0  SLEEPING  threaddemo       -  0x########  0        thread 1",
+        " ▶     1    1    1  RUNNING   threaddemo       -  0x########  0",
+    ]
+    s.close()
