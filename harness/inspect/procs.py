@@ -9,6 +9,8 @@ field it has.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.table import Table
 from rich.text import Text
@@ -43,7 +45,7 @@ def _sync_objects(p: Process) -> list[tuple[str, int, StructValue]]:
     return found
 
 
-def _waits_and_holds(procs: list[Process]) -> tuple[dict[int, str], dict[int, str]]:
+def _waits_and_holds(procs: Sequence[Process]) -> tuple[dict[int, str], dict[int, str]]:
     """For the threads of a kernel with threads (struct proc has `group`): what each
     sleeping one waits on, by slot, and the mutexes each holds, by slot."""
     labels: dict[int, str] = {}          # address -> what it is, for chan

@@ -14,7 +14,8 @@ from harness.build.images import Images
 from harness.kernelinfo.symbols import ElfSymbols
 from harness.machine import Stop
 from kernel.qemu_boot import boot_qemu, needs_qemu
-from kernel.test_privlab_kernel import images as images_for, run_user
+from kernel.test_privlab_kernel import images as images_for
+from kernel.test_privlab_kernel import run_user
 
 CASES = ["ids_and_exit_codes", "thread_function_may_return", "waittid_errors",
          "create_errors", "at_most_nthread", "tids_are_reused_after_waittid",
@@ -44,7 +45,7 @@ def check_console(out: str, images: Images) -> None:
     assert start <= int(fault.group(1), 16) < start + size
     want = [f"PASS {c}" for c in CASES]
     want.insert(CASES.index("sigkill_ends_every_thread"), KILLED)
-    assert lines == want + [f"threadtests: {len(CASES)} passed, 0 failed"]
+    assert lines == [*want, f"threadtests: {len(CASES)} passed, 0 failed"]
 
 
 @pytest.mark.parametrize("arch", ["rv64", "rv32"])
