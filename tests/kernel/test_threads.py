@@ -175,3 +175,16 @@ def test_inspect_lists_threads_what_each_waits_on_and_the_mutexes_held(images: I
         " ▶     1    1    1  RUNNING   threaddemo       -  0x########  0",
     ]
     s.close()
+
+
+def test_the_fuzzer_reaches_the_thread_and_sync_calls_and_the_kernel_survives(
+        images: Images) -> None:
+    s = Session.boot("fuzz", ["3", "3000"], images=images, bundled_disk=False)
+    r = s.run(max_insns=3_000_000_000)
+    assert (r.stop, r.exit_status) == (Stop.HALT, 0)
+    assert s.console.endswith("fuzz: kernel survived\n")
+    made = {c.name for c in s.syscalls if c.ret is not None and c.ret >= 0}
+    assert {"thread_create", "waittid", "mutex_create", "mutex_lock", "semaphore_create",
+            "semaphore_down", "condvar_create", "condvar_signal", "sleep"} <= made
+    assert any(c.name == "condvar_wait" and c.ret == -1 for c in s.syscalls)
+    s.close()
