@@ -215,7 +215,8 @@ int exec_load(struct proc *p, const char *path, struct args *a) {
   p->heap_bottom = p->brk = PGROUNDUP(image_end);
   safestrcpy(p->name, name, sizeof(p->name));
   signal_exec(p);  // handlers were addresses in the old image
-  alarm_exec(p);   // and so was the alarm's (alarm.c)
+  memset(&p->sync, 0, sizeof(p->sync));  // and the old program's sync objects go too
+  alarm_exec(p);   // the alarm's handler was one too (alarm.c)
   struct trapframe *tf = p->trapframe;
   memset(&tf->ra, 0, sizeof(*tf) - offsetof(struct trapframe, ra));  // fresh registers
   tf->epc = entry;
