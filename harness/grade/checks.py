@@ -238,8 +238,9 @@ class AlarmTrace:
     from U (the process's ticks) that complete an interval while no alarm handler runs
     (the count restarts at each alarm and stops at the interval while a handler runs,
     so the first tick after its sigreturn fires). `entered` is what it did: the ticks
-    after which its sret went to the handler. A process with no signal handler
-    running is assumed (one running holds the alarm back too)."""
+    after which its sret went to the handler. A process with one thread and no
+    signal handler running is assumed (a handler running holds the alarm back too,
+    and the trace tells threads apart by satp alone)."""
 
     satp: int
     ticks: int
