@@ -14,6 +14,7 @@
 // does not, returns -1. A thread that exits releases the mutexes it holds.
 #include "defs.h"
 #include "proc.h"
+#include "riscv.h"
 
 // The object named id in array a of n, if it exists.
 #define LOOKUP(a, n, id) ((id) >= 0 && (id) < (n) && (a)[id].used ? &(a)[id] : 0)
@@ -54,6 +55,12 @@ static int mutex_acquire(struct mutex *m) {
         return -1;
     } else {
       yield();
+      // Take any pending interrupt (the tick that ends a holder's sleep()): a thread
+      // spinning here never returns to user space, where it would be taken, and the
+      // scheduler takes them only when nothing is runnable (kerneltrap() only rearms
+      // the timer and wakes sleepers).
+      intr_on();
+      intr_off();
       if (myprocess()->exiting)
         return -1;
     }

@@ -24,7 +24,8 @@ CASES = ["ids_and_exit_codes", "thread_function_may_return", "waittid_errors",
          "exec_refused_with_threads", "fork_in_a_thread_copies_that_thread",
          "blocking_mutex_excludes", "spin_mutex_excludes", "without_a_mutex_updates_are_lost",
          "mutex_errors", "exiting_thread_releases_its_mutex", "only_the_owner_unlocks",
-         "bounded_buffer_with_semaphores", "semaphore_errors",
+         "spin_waiter_lets_a_sleeping_holder_wake", "bounded_buffer_with_semaphores",
+         "semaphore_errors",
          "condvar_signal_wakes_the_longest_waiter", "condvar_errors",
          "sleep_blocks_for_the_time_asked", "sleepers_wake_in_order"]
 
