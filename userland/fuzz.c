@@ -14,9 +14,12 @@
 // calls sigreturn, with a small tick count half the time. Files it creates land on the
 // run's disk, which `privlab run` keeps in memory. Threads: a thread_create whose entry
 // is in our own image starts a thread that exits at once instead (a thread running the
-// fuzzer's code from a random place would fuzz without these rules); sleep sleeps at
+// fuzzer's code from a random place would fuzz without these rules); half the waittids
+// ask for the last thread created (a random tid is almost never one); sleep sleeps at
 // most 5 ms; a semaphore_down first ups the semaphore and a condvar_wait gets a mutex we
-// cannot hold, since nothing else would ever wake them.
+// cannot hold, since nothing else would ever wake them. Half the enable_deadlock_detect
+// calls turn detection on or off, so mutex_lock and semaphore_down run the deadlock
+// check on whatever state the fuzzer left.
 #include "user.h"
 
 static uint8_t scratch[4096] __attribute__((aligned(4096)));
@@ -86,6 +89,7 @@ static long tame_sigaction(long action) {
 
 static int fuzz(uint64_t seed, int count) {
   srand(seed);
+  long last_tid = 1;
   long image_end = sbrk(0);
   for (int fd = 0; fd < 3; fd++)
     close(fd);
@@ -120,6 +124,10 @@ static int fuzz(uint64_t seed, int count) {
       continue;
     if (n == SYS_thread_create && a[0] >= USER_TEXT && a[0] < image_end)
       a[0] = (long)(uintptr_t)thread_body;
+    if (n == SYS_waittid && rand64() % 2)
+      a[0] = last_tid;
+    if (n == SYS_enable_deadlock_detect && rand64() % 2)
+      a[0] = (long)(rand64() % 2);
     if (n == SYS_sleep)
       a[0] %= 6;
     if (n == SYS_semaphore_down)
@@ -133,6 +141,8 @@ static int fuzz(uint64_t seed, int count) {
       exit(0);  // the fork child (spawn never returns 0 to us)
     if (n == SYS_fork && r > 0)
       waitpid((int)r, NULL);
+    if (n == SYS_thread_create && r > 0)
+      last_tid = r;
   }
   while (wait(NULL) > 0)  // spawned children
     ;
