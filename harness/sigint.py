@@ -28,8 +28,8 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-__all__ = ["GRACE_SECONDS", "INTERRUPTED", "cleanup", "commit", "interrupts_exit",
-           "on_sigint"]
+__all__ = ["GRACE_SECONDS", "INTERRUPTED", "cleanup", "commit", "in_command",
+           "interrupts_exit", "on_sigint", "run_cleanups"]
 
 POLL_SECONDS = 0.02      # how often the helper notices that the block has ended: each
                          # block (each `privlab run`) waits up to this long for it to go
@@ -38,6 +38,7 @@ COMMIT_WAIT_SECONDS = 10  # the forced exit waits this long at most for a commit
 INTERRUPTED = 130        # 128 + SIGINT
 
 _commit_lock = threading.RLock()
+_in_command = threading.Event()      # interrupts_exit is in force
 _cleanups: list[Callable[[], None]] = []
 _cleanups_lock = threading.Lock()
 
@@ -95,7 +96,14 @@ def commit() -> Iterator[None]:
                 signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
+def in_command() -> bool:
+    """Whether a command line's `interrupts_exit` is in force: its cleanups will run
+    when it is interrupted (a child process started now can be left to them)."""
+    return _in_command.is_set()
+
+
 def run_cleanups() -> None:
+    """Call every registered cleanup (newest first); their errors are ignored."""
     with _cleanups_lock:
         actions = list(_cleanups)
     for action in reversed(actions):
@@ -140,9 +148,11 @@ def interrupts_exit(say: Callable[[], None], *, restore: bool = True) -> Iterato
         _force_exit(say)
 
     previous = signal.signal(signal.SIGINT, handler)
+    _in_command.set()
     try:
         yield
     finally:
+        _in_command.clear()
         # An armed timer stays armed: the interpreter's own exit may still wait for
         # threads (a pool's compilers), and the exit must come within the grace period.
         signal.signal(signal.SIGINT, previous if restore else at_exit)

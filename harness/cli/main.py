@@ -23,7 +23,7 @@ from importlib import import_module
 import harness.cli
 from harness.cli.sessionargs import set_program, split_program
 from harness.errors import ExitStatus, PrivlabError
-from harness.sigint import interrupts_exit
+from harness.sigint import interrupts_exit, run_cleanups
 
 __all__ = ["main"]
 
@@ -116,6 +116,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             try:
                 status = _run(sys.argv[1:] if argv is None else argv)
             except KeyboardInterrupt:
+                run_cleanups()          # compilers and test processes still running
                 with contextlib.suppress(OSError):
                     sys.stdout.flush()
                 say_interrupted()
