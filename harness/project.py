@@ -91,7 +91,8 @@ def sources_for(src: str | Path | None = None, start: Path | None = None) -> Sou
     if src is not None:
         root = Path(src)
         if not root.is_dir():
-            raise BadInput(f"--src {src}: no such directory")
+            raise BadInput(f"--src {src}: " + ("not a directory" if root.exists()
+                                               else "no such directory"))
         if not (root / "kernel").is_dir():
             hint = (f" (it looks like a kernel/ itself: --src {root.parent})"
                     if any((root / m).is_file() for m in MARKERS) else "")

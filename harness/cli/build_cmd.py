@@ -11,8 +11,6 @@ import sys
 import time
 from typing import Any
 
-from harness.errors import BuildError
-
 __all__ = ["register"]
 
 
@@ -46,15 +44,9 @@ def run(args: argparse.Namespace) -> int:
     arches = list(ARCHES) if args.arch == "all" else [args.arch]
     for arch in arches:
         start = time.perf_counter()
-        try:
-            images = build_images(arch, kernel_dir=sources.kernel,
-                                  userland_dir=sources.userland,
-                                  out_dir=sources.out_dir(arch), listings=not args.no_listings)
-        except BuildError as e:
-            sys.stderr.write(e.output)
-            if e.output and not e.output.endswith("\n"):
-                sys.stderr.write("\n")
-            raise
+        # A BuildError's compiler output is printed by the command line (main.py).
+        images = build_images(arch, kernel_dir=sources.kernel, userland_dir=sources.userland,
+                              out_dir=sources.out_dir(arch), listings=not args.no_listings)
         if not args.quiet:
             took = time.perf_counter() - start
             print(f"{arch}: {images.out_dir} ({len(images.users)} user programs, "

@@ -22,7 +22,7 @@ from importlib import import_module
 
 import harness.cli
 from harness.cli.sessionargs import set_program, split_program
-from harness.errors import ExitStatus, PrivlabError
+from harness.errors import BuildError, ExitStatus, PrivlabError
 from harness.sigint import interrupts_exit, run_cleanups
 
 __all__ = ["main"]
@@ -88,6 +88,8 @@ def _run(argv: Sequence[str]) -> int:
         sys.stdout.flush()              # a closed pipe shows here, not at the exit
     except PrivlabError as e:
         sys.stdout.flush()
+        if isinstance(e, BuildError) and e.output:   # the compiler's words, verbatim
+            sys.stderr.write(e.output if e.output.endswith("\n") else e.output + "\n")
         print(f"privlab: {e}", file=sys.stderr)
         return e.exit_status
     except BrokenPipeError:             # `privlab trace | head`: the reader has had enough
