@@ -116,6 +116,7 @@ def _batch(options: GradeOptions, root: Path, out: Path, jobs: int | None,
 
     from harness.grade.batch import find_submissions, grade_batch
     from harness.grade.model import format_points
+    from harness.sigint import cleanup
 
     if not root.is_dir():
         raise BadInput(f"{root}: no such directory of submissions")
@@ -126,7 +127,8 @@ def _batch(options: GradeOptions, root: Path, out: Path, jobs: int | None,
                MofNCompleteColumn(), TimeElapsedColumn(),
                TextColumn("{task.fields[last]}", markup=False))
     finished = 0
-    with Progress(*columns, console=console, transient=False) as progress:
+    with Progress(*columns, console=console, transient=False) as progress, \
+            cleanup(progress.stop):     # a forced exit after Ctrl-C shows the cursor again
         task = progress.add_task(f"grading {options.lab.name}", total=total, last="")
 
         def done(name: str, report: GradeReport) -> None:

@@ -1,11 +1,17 @@
-"""`privlab run`: boot the bundled system, an S-mode kernel on the bundled firmware, or
-any bare-metal ELF, and run it to completion.
+"""`privlab run`: boot the system, an S-mode kernel on its firmware, or any bare-metal
+ELF, and run it to completion.
+
+The system is built from the kernel/ and userland/ of the directory around the
+working directory that has a kernel/ like privlab's (a lab handout: the first line on
+stderr names it), else from privlab's bundled ones; --src DIR names the directory.
+Options come first: everything after --user PROG is PROG's arguments.
 
 Exit status: the guest's (finisher or HTIF, or the --user program's); 124 when
 --max-insns runs out; 3 when the guest gets stuck (trap storm, wfi with nothing to wake
-it, misuse of a device); 2 for bad input; 130 on Ctrl-C; 0 when the console input (a
-pipe, a file, --input) has ended and the guest keeps waiting for more, as `sh < script`
-ends at the end of its script.
+it, misuse of a device); 2 for bad input; 130 on Ctrl-C; 141 when the reader of the
+output has gone (as for cat); 0 when the console input (a pipe, a file, --input) has
+ended and the guest keeps waiting for more, as `sh < script` ends at the end of its
+script.
 """
 
 from __future__ import annotations
