@@ -325,7 +325,28 @@ def session_at(args: Any, capture: bool = False) -> tuple[Session, RunResult]:
     except NotReached as e:
         raise_for_stop(e.result, budget, f"never reached {args.at}",
                        default=args.max_insns is None)
+        hint = _trap_hint(s, args.at)
+        if hint:
+            raise BadInput(f"{e}; {hint}") from None
         raise
+
+
+def _trap_hint(s: Session, at: str) -> str:
+    """For a run that ended before the system call asked for: the program's first
+    exception (what killed it, likely), as the point to ask for instead."""
+    from harness.abi.csr import Priv
+    from harness.trace.events import TrapEvent
+
+    if not at.startswith("syscall:"):
+        return ""
+    traps = [e for e in s.events if isinstance(e, TrapEvent) and e.priv_from is Priv.U]
+    if any(e.code == 8 and not e.interrupt for e in traps):     # it did make calls
+        return ""
+    fault = next((e for e in traps if not e.interrupt), None)
+    if fault is None:
+        return ""
+    return (f"the program made no system call; its first exception is event "
+            f"#{fault.seq} ({fault.name}): try --at trap:{fault.seq}")
 
 
 class RunStopped(PrivlabError):

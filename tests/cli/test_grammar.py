@@ -117,3 +117,17 @@ def test_run_prints_the_same_diagnosis_at_its_max_insns(
     assert capsys.readouterr().err == (
         "privlab: never reached pc:0x1234: instruction budget of 1000 exhausted at pc "
         "0x8000000c in M-mode\nno traps were taken\n")
+
+
+def test_a_program_that_dies_before_its_first_call_suggests_its_fault(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """`hostile kread` loads from kernel memory at once: no system call to stop at,
+    so the message names the trap that killed it (issue 19 item 8)."""
+    assert main(["pagetable", "--no-drive", "--user", "hostile", "kread"]) == 2
+    assert capsys.readouterr().err == (
+        "privlab: never reached syscall:*: the guest halted with status 255 after 10 "
+        "events; the program made no system call; its first exception is event #6 "
+        "(load_page_fault): try --at trap:6\n")
+    assert main(["pagetable", "--no-drive", "--at", "trap:6", "--user", "hostile",
+                 "kread"]) == 0
+    assert capsys.readouterr().out.startswith("Page table at trap:6")
