@@ -123,9 +123,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                     sys.stdout.flush()
                 say_interrupted()
                 status = ExitStatus.INTERRUPTED
-        except BrokenPipeError:         # the flush above, or the message
+        except BrokenPipeError:         # a flush in an error's handler, or the message
             _quiet_stdout()
-            status = ExitStatus.INTERRUPTED
+            status = ExitStatus.INTERRUPTED if said else EXIT_BROKEN_PIPE
         if argv is None and status in (ExitStatus.INTERRUPTED, EXIT_BROKEN_PIPE):
             # Interrupted, or nobody is reading: leave now. The interpreter's teardown
             # (freeing the guest's RAM and translations) takes a few tenths of a second.

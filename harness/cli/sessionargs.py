@@ -44,8 +44,9 @@ if TYPE_CHECKING:
 # Every command's parser is built on each run (harness/cli/main.py): what follows imports
 # the machine, the API and the inspectors only inside the functions that use them.
 
-__all__ = ["Booted", "add_at_argument", "add_machine_arguments", "boot_machine",
-           "budget_of", "input_bytes", "open_session", "positive_int", "session_at",
+__all__ = ["Booted", "RunStopped", "add_abi_argument", "add_at_argument",
+           "add_machine_arguments", "boot_machine", "budget_of", "input_bytes",
+           "open_session", "positive_int", "raise_for_stop", "scripted_input", "session_at",
            "set_program", "split_program", "symbolize_now"]
 
 MIB = 1 << 20
@@ -222,7 +223,7 @@ def say_notes(notes: Sequence[str]) -> None:
 
 @dataclass
 class Booted:
-    """A machine at reset, what it runs (for the inspectors), and the boot's notes."""
+    """A machine at reset, what it runs (for the inspectors), and the sources built."""
 
     machine: Machine
     info: SystemInfo
@@ -311,9 +312,9 @@ def open_session(args: Any, capture: bool = False, capture_limit: int | None = N
 
 def session_at(args: Any, capture: bool = False) -> tuple[Session, RunResult]:
     """Boot as the arguments say and run to --at, within the budget (`budget_of`).
-    Ctrl-C stops the guest: Interrupted (exit 130); the budget running out first is
-    BudgetExhausted (exit 124), each with the diagnosis `privlab run` prints; a run that
-    ends before the point is BadInput."""
+    Ctrl-C stopping the guest, or the budget running out first, is RunStopped (exit
+    130 or 124) with the diagnosis `privlab run` prints; a run that ends before the
+    point is BadInput (naming the program's first fault when it made no call)."""
     from harness.api.points import NotReached, run_to
     from harness.cli.console import interrupt_stops
 
