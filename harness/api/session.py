@@ -400,6 +400,10 @@ class Session(MemoryAccess):
         return self.machine.console.text()
 
     def close(self) -> None:
+        if self.history is not None:
+            self.history.close()
+        if self._pages is not None:
+            self._pages.close()
         self.tracer.close()
         self.info.close()
         self.machine.close()

@@ -113,6 +113,7 @@ class History:
 
     def close(self) -> None:
         self.machine.checkpoint = None
+        self.store.close()
 
     @property
     def nbytes(self) -> int:
@@ -183,12 +184,17 @@ class History:
     def _steps_before(self, now: Position) -> list[Position]:
         """From the first moment one instruction before `now`, the moments single
         steps reach, up to the last one before `now`."""
-        instret = max(now.instret - 1, self.start.instret)
-        snap = self.snaps[0] if instret == self.start.instret else \
-            self._snapshot_before(Position(instret, 0))
-        self._restore(snap)
-        if self.position().instret < instret:
-            self._run([AtInstret(instret)])
+        back = 1
+        while True:
+            instret = max(now.instret - back, self.start.instret)
+            snap = self.snaps[0] if instret == self.start.instret else \
+                self._snapshot_before(Position(instret, 0))
+            self._restore(snap)
+            if self.position().instret < instret:
+                self._run([AtInstret(instret)])
+            if self.position() < now or instret == self.start.instret:
+                break
+            back *= 16                   # a run that could not stop short of `now`
         seen = [self.position()]
         for _ in range(MAX_STEPS_TO_TARGET):
             r = self.machine.step()

@@ -279,6 +279,11 @@ class Machine:
                     return near
         s.budget = budget
         s.budget_exact = int(exact is not None and exact == budget)
+        if s.budget_exact:
+            # A loop's block re-entered on the core's fast path is not checked against
+            # the budget: start the exact stretch with no block on it (after the run
+            # at full speed to just short of it, the loop's block would be).
+            self.hart.sync()
         s.record_events = 1
         self._ran_since_step = True
         self._arm(conditions)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import copy
 import ctypes
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -59,47 +60,85 @@ def _set_state(obj: object, state: dict[str, Any]) -> None:
 
 
 class PageStore:
-    """RAM page contents by hash, shared by every snapshot of one machine."""
+    """RAM page contents by hash, shared by every snapshot of one machine.
+
+    Which pages changed since the last capture or restore comes from the host kernel
+    where it can tell (harness/native/dirty.c: userfaultfd write-protection); elsewhere
+    every page is hashed again each time (slower: all of RAM is read)."""
 
     def __init__(self, machine: Machine) -> None:
         self.machine = machine
         self.npages = machine.memory.ram_size // PAGE
         self.pages: dict[int, bytes] = {}
         self._lib = machine.hart._lib
-        self._known: ctypes.Array[ctypes.c_uint64] | None = None   # hashes at last look
+        self._ram = ctypes.c_void_p(machine.memory.host_address)
         self._idx = (ctypes.c_uint32 * self.npages)()
+        self._tracker = self._lib.ram_tracker_new(self._ram, machine.memory.ram_size)
+        # The hashes of RAM as it was at the last capture or restore.
+        self._known = self.hashes()
+        self._remember(range(self.npages), self._known)
+
+    @property
+    def tracked(self) -> bool:
+        """Does the host kernel tell which pages were written?"""
+        return bool(self._tracker)
+
+    def close(self) -> None:
+        if self._tracker:
+            self._lib.ram_tracker_free(self._tracker)
+            self._tracker = None
 
     def hashes(self) -> ctypes.Array[ctypes.c_uint64]:
         out = (ctypes.c_uint64 * self.npages)()
-        self._lib.ram_page_hashes(ctypes.c_void_p(self.machine.memory.host_address),
-                                  self.npages, out)
+        self._lib.ram_page_hashes(self._ram, self.npages, out)
         return out
+
+    def _written(self) -> list[int] | None:
+        """Pages written since the last look (None: unknown, so possibly all)."""
+        if not self._tracker:
+            return None
+        n = self._lib.ram_tracker_scan(self._tracker, self._idx, self.npages)
+        return None if n < 0 else list(self._idx[:n])
 
     def _diff(self, a: ctypes.Array[ctypes.c_uint64],
               b: ctypes.Array[ctypes.c_uint64]) -> list[int]:
         n = self._lib.ram_hash_diff(a, b, self.npages, self._idx)
         return list(self._idx[:n])
 
-    def capture(self) -> bytes:
-        """The page hashes of RAM now, storing each page not seen before."""
-        now = self.hashes()
+    def _remember(self, pages: Iterable[int], hashes: ctypes.Array[ctypes.c_uint64]) -> None:
         host = self.machine.memory.host
-        changed = range(self.npages) if self._known is None else self._diff(now, self._known)
-        for i in changed:
-            h = now[i]
+        for i in pages:
+            h = hashes[i]
             if h not in self.pages:
                 self.pages[h] = bytes(host[i * PAGE:(i + 1) * PAGE])
+
+    def current(self) -> ctypes.Array[ctypes.c_uint64]:
+        """The page hashes of RAM now (rehashing only the pages written since)."""
+        written = self._written()
+        if written is None:
+            return self.hashes()
+        now = (ctypes.c_uint64 * self.npages).from_buffer_copy(self._known)
+        if written:
+            idx = (ctypes.c_uint32 * len(written))(*written)
+            self._lib.ram_hash_list(self._ram, idx, len(written), now)
+        return now
+
+    def capture(self) -> bytes:
+        """The page hashes of RAM now, storing each page not seen before."""
+        now = self.current()
+        self._remember(self._diff(now, self._known), now)
         self._known = now
         return bytes(now)
 
     def restore(self, hashes: bytes) -> int:
         """Make RAM hold the pages `hashes` names; returns how many pages were written."""
         target = (ctypes.c_uint64 * self.npages).from_buffer_copy(hashes)
-        now = self.hashes()
+        now = self.current()
         host = self.machine.memory.host
         changed = self._diff(now, target)
         for i in changed:
             host[i * PAGE:(i + 1) * PAGE] = self.pages[target[i]]
+        self._written()          # our own writes: RAM is now exactly `target`
         self._known = target
         return len(changed)
 
@@ -167,6 +206,10 @@ def restore_machine(machine: Machine, store: PageStore, snap: MachineSnapshot) -
     machine.uc.context_restore(snap.cpu)
     lib.hart_snap_restore(machine.hart._h, ctypes.create_string_buffer(snap.native,
                                                                        len(snap.native)))
+    st = machine.hart.state            # a checkpoint inside a run saw its stop fields
+    st.budget = st.poll_at = st.stop_at_event = (1 << 64) - 1
+    st.budget_exact = st.stop_on_xret = st.stop_on_priv_change = 0
+    st.stop_exceptions = st.stop_interrupts = 0
     machine._ran_since_step = True
     for obj, state in zip(_stateful(machine), snap.devices, strict=True):
         _set_state(obj, state)

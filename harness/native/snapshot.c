@@ -1,6 +1,7 @@
 /*
  * snapshot.c: the core's part of a machine snapshot (harness/machine/snapshot.py), and
- * the page hashes that let a snapshot keep only the RAM pages that changed.
+ * the page hashes that let a snapshot keep only the RAM pages that changed (dirty.c
+ * says which pages may have).
  *
  * A snapshot is taken between runs, never inside one. What it keeps is everything in
  * `struct hart` that decides the guest's future: the shared block, the virtual CSRs,
@@ -103,24 +104,34 @@ static inline uint64_t mix(uint64_t x)
     return x;
 }
 
+static uint64_t page_hash(const uint8_t *page)
+{
+    const uint64_t *w = (const uint64_t *)page;
+    uint64_t a = 0x9e3779b97f4a7c15ull, b = 0xbf58476d1ce4e5b9ull;
+    uint64_t c = 0x94d049bb133111ebull, d = 0x2545f4914f6cdd1dull;
+    for (unsigned i = 0; i < 512; i += 4) {
+        a = (a ^ w[i]) * 0x100000001b3ull;
+        b = (b ^ w[i + 1]) * 0x100000001b3ull;
+        c = (c ^ w[i + 2]) * 0x100000001b3ull;
+        d = (d ^ w[i + 3]) * 0x100000001b3ull;
+        a = (a << 29) | (a >> 35);
+        b = (b << 31) | (b >> 33);
+        c = (c << 27) | (c >> 37);
+        d = (d << 23) | (d >> 41);
+    }
+    return mix(a ^ mix(b ^ mix(c ^ mix(d))));
+}
+
 void ram_page_hashes(const uint8_t *ram, uint64_t npages, uint64_t *out)
 {
-    for (uint64_t p = 0; p < npages; p++) {
-        const uint64_t *w = (const uint64_t *)(ram + p * 4096);
-        uint64_t a = 0x9e3779b97f4a7c15ull, b = 0xbf58476d1ce4e5b9ull;
-        uint64_t c = 0x94d049bb133111ebull, d = 0x2545f4914f6cdd1dull;
-        for (unsigned i = 0; i < 512; i += 4) {
-            a = (a ^ w[i]) * 0x100000001b3ull;
-            b = (b ^ w[i + 1]) * 0x100000001b3ull;
-            c = (c ^ w[i + 2]) * 0x100000001b3ull;
-            d = (d ^ w[i + 3]) * 0x100000001b3ull;
-            a = (a << 29) | (a >> 35);
-            b = (b << 31) | (b >> 33);
-            c = (c << 27) | (c >> 37);
-            d = (d << 23) | (d >> 41);
-        }
-        out[p] = mix(a ^ mix(b ^ mix(c ^ mix(d))));
-    }
+    for (uint64_t p = 0; p < npages; p++)
+        out[p] = page_hash(ram + p * 4096);
+}
+
+void ram_hash_list(const uint8_t *ram, const uint32_t *idx, uint64_t n, uint64_t *out)
+{
+    for (uint64_t i = 0; i < n; i++)
+        out[idx[i]] = page_hash(ram + (uint64_t)idx[i] * 4096);
 }
 
 /* The indices where two hash arrays differ, into idx; returns how many. */
