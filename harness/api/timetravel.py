@@ -111,6 +111,12 @@ class History:
         else:
             self.snaps.insert(i, snap)
 
+    def forget_future(self) -> None:
+        """The machine was changed from outside (a register, memory): snapshots after
+        now no longer describe its future."""
+        now = self.position()
+        self.snaps = [s for s in self.snaps if self._pos(s) <= now] or self.snaps[:1]
+
     def close(self) -> None:
         self.machine.checkpoint = None
         self.store.close()

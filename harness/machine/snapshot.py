@@ -35,11 +35,11 @@ if TYPE_CHECKING:
 __all__ = ["MachineSnapshot", "PageStore", "restore_machine", "take_snapshot"]
 
 PAGE = 4096
-_PLAIN = (int, bool, str, bytes, float, type(None))
+_PLAIN = (int, bool, str, bytes, bytearray, float, type(None))
 
 
 def _is_plain(v: object) -> bool:
-    if isinstance(v, _PLAIN) or isinstance(v, bytearray):
+    if isinstance(v, _PLAIN):
         return True
     if isinstance(v, list | tuple):
         return all(_is_plain(x) for x in v)

@@ -98,7 +98,7 @@ def test_back_to_the_previous_trap_and_to_an_event(images: Images) -> None:
     r = s.run_back(trap=True)
     assert r.event is not None and r.event.seq == last_trap
     assert s.position == Position(log[last_trap].instret, last_trap + 1)
-    assert s.pc == log[last_trap].pc
+    assert s.pc == log[last_trap].vector
     r2 = s.run_back(trap=True)           # from right after a trap: the one before it
     assert r2.event is not None and r2.event.seq < last_trap
 
