@@ -110,8 +110,8 @@ class StepApp(App[int]):
     Screen { layout: vertical; }
     #status { height: 1; padding: 0 1; background: $panel; }
     #top { height: 1fr; }
-    #left { width: 1fr; }
-    #right { width: 1fr; }
+    #left { width: 9fr; }
+    #right { width: 11fr; }
     Pane { border: round $primary-darken-2; padding: 0 0; }
     #timeline-scroll { height: 2fr; border: round $primary-darken-2; }
     #timeline { border: none; }
