@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from gdb.helpers import ECALL, find_insn
+
 from harness.api import Session
 from harness.build.images import Images
 from harness.stepper.app import StepApp
