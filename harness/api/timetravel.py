@@ -187,9 +187,10 @@ class History:
                                f"({stop.value})")
 
     # -- backward moves ---------------------------------------------------------------
-    def _steps_before(self, now: Position) -> list[Position]:
-        """From the first moment one instruction before `now`, the moments single
-        steps reach, up to the last one before `now`."""
+    def _step_before(self, now: Position) -> tuple[Position, MachineSnapshot | None]:
+        """The last moment before `now` that single steps reach from the first moment
+        one instruction before it, with a snapshot of it where snapshots are cheap
+        (the host tracks written pages), so that no second re-execution is needed."""
         back = 1
         while True:
             instret = max(now.instret - back, self.start.instret)
@@ -201,14 +202,17 @@ class History:
             if self.position() < now or instret == self.start.instret:
                 break
             back *= 16                   # a run that could not stop short of `now`
-        seen = [self.position()]
+        cheap = self.store.tracked
+        last = self.position()
+        last_snap = take_snapshot(self.machine, self.store) if cheap else None
         for _ in range(MAX_STEPS_TO_TARGET):
             r = self.machine.step()
             p = self.position()
             if p >= now or r.stop is Stop.HALT:
                 break
-            seen.append(p)
-        return [p for p in seen if p < now]
+            last = p
+            last_snap = take_snapshot(self.machine, self.store) if cheap else None
+        return last, last_snap
 
     def step_back(self, n: int = 1) -> ReverseResult:
         """Back `n` single steps: to the moment a forward step left `n` steps ago."""
@@ -217,13 +221,16 @@ class History:
             raise BadInput(f"cannot step back {n} instructions")
         now = self.position()
         begin = False
+        snap: MachineSnapshot | None = None
         for _ in range(n):
             if now <= self.start:
                 begin = True
                 break
-            before = self._steps_before(now)
-            now = before[-1] if before else self.start
-        self.goto(now)
+            now, snap = self._step_before(now)
+        if snap is not None and self._pos(snap) == now:
+            self._restore(snap)
+        else:
+            self.goto(now)
         return ReverseResult(now, self.machine.hart.pc, begin,
                              seconds=time.perf_counter() - t0)
 

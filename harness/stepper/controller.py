@@ -31,6 +31,7 @@ __all__ = ["BREAK_HELP", "Breakpoint", "Stepper", "parse_breakpoint"]
 BREAK_HELP = "a symbol, an address (0x...), syscall:NAME or trap:CAUSE"
 TIMELINE_ROWS = 400          # the last rows the timeline pane holds
 MAX_INSNS = 200_000_000      # a forward move stops after this many instructions
+STEP_EVERY = 500_000         # snapshots: a step back re-executes at most this many
 
 
 @dataclass(frozen=True)
@@ -74,7 +75,7 @@ def _cause(name: str) -> tuple[int, bool]:
 class Stepper:
     def __init__(self, session: Session, every: int | None = None) -> None:
         self.s = session
-        self.history = session.record() if every is None else session.record(every)
+        self.history = session.record(STEP_EVERY if every is None else every)
         self.prev_regs: RegisterSnapshot | None = None
         self.prev_csrs: CsrSnapshot | None = None
         self.message = "at the first instruction: s steps, ? lists the keys"
