@@ -182,7 +182,10 @@ class StepApp(App[int]):
 
     def refresh_all(self) -> None:
         status = self.query_one("#status", Static)
-        status.update(themed(self.stepper.status(), max(status.size.width, 80)))
+        line = self.stepper.status()
+        if self.stepper.seconds is not None:
+            line.append(f" ({self.stepper.seconds * 1e3:.0f} ms)", "muted")
+        status.update(themed(line, max(status.size.width, 80)))
         scroll = self.query_one("#timeline-scroll", VerticalScroll)
         self.timeline_shown = self.timeline_text(max(scroll.size.width - 4, 40))
         self.query_one("#timeline", Static).update(self.timeline_shown)

@@ -80,9 +80,11 @@ class Stepper:
         self.prev_csrs: CsrSnapshot | None = None
         self.message = "at the first instruction: s steps, ? lists the keys"
         self.walk_va: int | None = None
+        self.seconds: float | None = None   # how long the last backward move took
 
     # -- moves ---------------------------------------------------------------------
     def _before(self) -> None:
+        self.seconds = None
         self.prev_regs = self.s.regs()
         self.prev_csrs = self.s.csrs()
 
@@ -152,15 +154,16 @@ class Stepper:
     def back_step(self) -> None:
         self._before()
         r = self.history.step_back()
+        self.seconds = r.seconds
         self.message = ("at the start of the recording" if r.begin else
-                        f"stepped back one instruction ({r.seconds * 1e3:.0f} ms)")
+                        "stepped back one instruction")
 
     def back_trap(self) -> None:
         self._before()
         r = self.history.back_to_trap()
+        self.seconds = r.seconds
         self.message = ("no trap before this: at the start of the recording" if r.begin
-                        else f"back to the previous trap, event #{r.event.seq if r.event else '?'}"
-                        f" ({r.seconds * 1e3:.0f} ms)")
+                        else f"back to the previous trap, event #{r.event.seq if r.event else '?'}")
 
     def back_event(self, text: str) -> None:
         try:
@@ -171,7 +174,8 @@ class Stepper:
             raise BadInput(f"event #{seq} has not happened yet ({len(self.s.events)} so far)")
         self._before()
         r = self.history.back_to_event(seq)
-        self.message = f"back to just after event #{seq} ({r.seconds * 1e3:.0f} ms)"
+        self.seconds = r.seconds
+        self.message = f"back to just after event #{seq}"
 
     def set_walk(self, text: str) -> None:
         try:
