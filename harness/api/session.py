@@ -315,7 +315,21 @@ class Session(MemoryAccess):
         except KeyError:
             raise BadInput(f"no register {name!r}") from None
 
+    def _changed(self) -> None:
+        """The machine was changed from outside: the recorded future is void."""
+        if self.history is not None:
+            self.history.forget_future()
+
+    def write_phys(self, paddr: int, data: bytes) -> None:
+        self._changed()
+        super().write_phys(paddr, data)
+
+    def write_virt(self, vaddr: int, data: bytes, satp: int | None = None) -> None:
+        self._changed()
+        super().write_virt(vaddr, data, satp)
+
     def set_reg(self, name: str | int, value: int) -> None:
+        self._changed()
         if name == "pc":
             self.machine.hart.pc = value
             return
@@ -339,6 +353,7 @@ class Session(MemoryAccess):
         return CsrValue(c, self.machine.hart.csr(c), self.machine.xlen)
 
     def set_csr(self, name: str | Csr, value: int) -> None:
+        self._changed()
         self.machine.hart.set_csr(self._csr(name), value)
 
     def csrs(self) -> CsrSnapshot:

@@ -173,3 +173,17 @@ def test_run_until_instret_is_exact_far_ahead_in_a_loop(images: Images) -> None:
         assert s.run_until_instret(n).stop is Stop.EVENT
         assert s.instret == n
     s.close()
+
+
+def test_changing_the_machine_voids_the_recorded_future(images: Images) -> None:
+    s = boot(images, "hello")
+    h = s.record(every=20_000)
+    s.run(max_insns=200_000)
+    s.run_back(instret=100_000)
+    assert any(snap.instret > 100_000 for snap in h.snaps)
+    s.set_reg("a0", 0x1234)
+    assert all(snap.instret <= 100_000 for snap in h.snaps)
+    assert s.reg("a0") == 0x1234
+    s.run_back(instret=60_000)                # going back still works
+    assert s.instret == 60_000
+    s.close()
