@@ -31,7 +31,9 @@ if TYPE_CHECKING:
 
 __all__ = ["DEFAULT_EVERY", "History", "Position", "ReverseResult"]
 
-DEFAULT_EVERY = 2_000_000     # instructions between snapshots
+DEFAULT_EVERY = 2_000_000     # instructions between snapshots, at most
+MIN_EVERY = 20_000            # and at least
+TARGET_SECONDS = 0.1          # re-executing from one snapshot to the next: about this long
 MAX_STEPS_TO_TARGET = 4096    # single steps after a run to an exact instret
 
 
@@ -77,6 +79,9 @@ class History:
     snaps: list[MachineSnapshot] = field(init=False, default_factory=list)
 
     def __post_init__(self) -> None:
+        self._last = (0, time.perf_counter())   # instret and wall time at the last snapshot
+        self._interval = self.every
+        self._replaying = False
         if self.every < 1:
             raise BadInput(f"snapshot interval must be at least 1 instruction, not {self.every}")
         self.store = PageStore(self.machine)
@@ -92,10 +97,27 @@ class History:
     def _pos(snap: MachineSnapshot) -> Position:
         return Position(snap.instret, snap.events)
 
+    def _pace(self, instret: int) -> None:
+        """The next snapshot's distance: `every` instructions at most, fewer where the
+        guest runs slowly (devices, many traps), so that going back re-executes about
+        TARGET_SECONDS at most whatever the program. Only where snapshots are cheap."""
+        now = time.perf_counter()
+        last_i, last_t = self._last
+        self._last = (instret, now)
+        if self.store.tracked and instret > last_i and now > last_t:
+            rate = (instret - last_i) / (now - last_t)
+            self._interval = int(min(self.every, max(min(MIN_EVERY, self.every),
+                                                     rate * TARGET_SECONDS)))
+        self.machine.next_checkpoint = instret + self._interval
+
     def checkpoint(self) -> None:
-        """Snapshot now (called by the run loop every `every` instructions)."""
+        """Snapshot now (called by the run loop every `every` instructions, or sooner
+        where the guest runs slowly)."""
         pos = self.position()
-        self.machine.next_checkpoint = pos.instret + self.every
+        if self._replaying:
+            self.machine.next_checkpoint = pos.instret + self._interval
+        else:
+            self._pace(pos.instret)
         if self.snaps and self._pos(self.snaps[-1]) >= pos:
             # Re-executing a stretch already recorded: its snapshots exist.
             i = bisect.bisect_right([self._pos(s) for s in self.snaps], pos)
@@ -133,7 +155,8 @@ class History:
     # -- restoring --------------------------------------------------------------------
     def _restore(self, snap: MachineSnapshot) -> None:
         restore_machine(self.machine, self.store, snap)
-        self.machine.next_checkpoint = snap.instret + self.every
+        self.machine.next_checkpoint = snap.instret + self._interval
+        self._last = (snap.instret, time.perf_counter())
         if self.on_restore is not None:
             self.on_restore()
 

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 __all__ = ["MachineSnapshot", "PageStore", "restore_machine", "take_snapshot"]
 
 PAGE = 4096
+BULK_PAGES = 512              # restoring more pages than this lifts the write tracking
 _PLAIN = (int, bool, str, bytes, bytearray, float, type(None))
 
 
@@ -136,8 +137,13 @@ class PageStore:
         now = self.current()
         host = self.machine.memory.host
         changed = self._diff(now, target)
+        bulk = bool(self._tracker) and len(changed) > BULK_PAGES
+        if bulk:                 # no write fault per page: unprotect, copy, protect all
+            bulk = self._lib.ram_tracker_pause(self._tracker) == 0
         for i in changed:
             host[i * PAGE:(i + 1) * PAGE] = self.pages[target[i]]
+        if bulk and self._lib.ram_tracker_resume(self._tracker) != 0:
+            self.close()         # cannot protect again: hash every page from now on
         self._written()          # our own writes: RAM is now exactly `target`
         self._known = target
         return len(changed)

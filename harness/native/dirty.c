@@ -123,3 +123,17 @@ int64_t ram_tracker_scan(struct ram_tracker *t, uint32_t *idx, uint64_t cap)
     }
     return (int64_t)n;
 }
+
+/* Writes of the host's own (restoring a snapshot) need not be tracked page by page:
+ * lift the protection from all of RAM, and protect it all again afterwards (which also
+ * forgets what was written). Each returns 0 on success. */
+int ram_tracker_pause(struct ram_tracker *t)
+{
+    struct uffdio_writeprotect wp = {.range = {t->base, t->size}, .mode = 0};
+    return ioctl(t->uffd, UFFDIO_WRITEPROTECT, &wp);
+}
+
+int ram_tracker_resume(struct ram_tracker *t)
+{
+    return protect_all(t);
+}

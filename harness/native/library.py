@@ -102,6 +102,8 @@ def load_library() -> ctypes.CDLL:
         "ram_tracker_new": (vp, [vp, u64]),
         "ram_tracker_scan": (ctypes.c_int64, [vp, vp, u64]),
         "ram_tracker_free": (None, [vp]),
+        "ram_tracker_pause": (i32, [vp]),
+        "ram_tracker_resume": (i32, [vp]),
     }
     for name, (restype, argtypes) in signatures.items():
         fn = getattr(lib, name)
