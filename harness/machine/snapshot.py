@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import copy
 import ctypes
+import mmap
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -36,6 +37,7 @@ __all__ = ["MachineSnapshot", "PageStore", "restore_machine", "take_snapshot"]
 
 PAGE = 4096
 BULK_PAGES = 512              # restoring more pages than this lifts the write tracking
+ARENA_PAGES = 8192            # the page store grows by 32 MiB arenas
 _PLAIN = (int, bool, str, bytes, bytearray, float, type(None))
 
 
@@ -70,7 +72,9 @@ class PageStore:
     def __init__(self, machine: Machine) -> None:
         self.machine = machine
         self.npages = machine.memory.ram_size // PAGE
-        self.pages: dict[int, bytes] = {}
+        self.pages: dict[int, int] = {}       # page hash -> its slot in the arenas
+        self._arenas: list[mmap.mmap] = []    # ARENA_PAGES pages each
+        self._bases: list[int] = []           # their host addresses
         self._lib = machine.hart._lib
         self._ram = ctypes.c_void_p(machine.memory.host_address)
         self._idx = (ctypes.c_uint32 * self.npages)()
@@ -111,7 +115,23 @@ class PageStore:
         for i in pages:
             h = hashes[i]
             if h not in self.pages:
-                self.pages[h] = bytes(host[i * PAGE:(i + 1) * PAGE])
+                slot = len(self.pages)
+                arena, k = divmod(slot, ARENA_PAGES)
+                if arena == len(self._arenas):
+                    m = mmap.mmap(-1, ARENA_PAGES * PAGE)
+                    self._arenas.append(m)
+                    self._bases.append(ctypes.addressof(ctypes.c_char.from_buffer(m)))
+                self._arenas[arena][k * PAGE:(k + 1) * PAGE] = host[i * PAGE:(i + 1) * PAGE]
+                self.pages[h] = slot
+
+    def _address(self, slot: int) -> int:
+        arena, k = divmod(slot, ARENA_PAGES)
+        return self._bases[arena] + k * PAGE
+
+    def page(self, h: int) -> bytes:
+        """The content of the page with hash h."""
+        arena, k = divmod(self.pages[h], ARENA_PAGES)
+        return bytes(self._arenas[arena][k * PAGE:(k + 1) * PAGE])
 
     def current(self) -> ctypes.Array[ctypes.c_uint64]:
         """The page hashes of RAM now (rehashing only the pages written since)."""
@@ -135,13 +155,16 @@ class PageStore:
         """Make RAM hold the pages `hashes` names; returns how many pages were written."""
         target = (ctypes.c_uint64 * self.npages).from_buffer_copy(hashes)
         now = self.current()
-        host = self.machine.memory.host
         changed = self._diff(now, target)
         bulk = bool(self._tracker) and len(changed) > BULK_PAGES
         if bulk:                 # no write fault per page: unprotect, copy, protect all
             bulk = self._lib.ram_tracker_pause(self._tracker) == 0
-        for i in changed:
-            host[i * PAGE:(i + 1) * PAGE] = self.pages[target[i]]
+        if changed:
+            n = len(changed)
+            idx = (ctypes.c_uint32 * n)(*changed)
+            src = (ctypes.c_uint64 * n)(*[self._address(self.pages[target[i]])
+                                          for i in changed])
+            self._lib.ram_copy_pages(self._ram, idx, src, n)
         if bulk and self._lib.ram_tracker_resume(self._tracker) != 0:
             self.close()         # cannot protect again: hash every page from now on
         self._written()          # our own writes: RAM is now exactly `target`

@@ -99,6 +99,7 @@ def load_library() -> ctypes.CDLL:
         "ram_page_hashes": (None, [vp, u64, vp]),
         "ram_hash_diff": (u64, [vp, vp, u64, vp]),
         "ram_hash_list": (None, [vp, vp, u64, vp]),
+        "ram_copy_pages": (None, [vp, vp, vp, u64]),
         "ram_tracker_new": (vp, [vp, u64]),
         "ram_tracker_scan": (ctypes.c_int64, [vp, vp, u64]),
         "ram_tracker_free": (None, [vp]),

@@ -143,3 +143,10 @@ uint64_t ram_hash_diff(const uint64_t *a, const uint64_t *b, uint64_t n, uint32_
             idx[k++] = (uint32_t)i;
     return k;
 }
+
+/* Restoring RAM: page idx[i] of RAM gets the 4 KiB at src[i]. */
+void ram_copy_pages(uint8_t *ram, const uint32_t *idx, const uint64_t *src, uint64_t n)
+{
+    for (uint64_t i = 0; i < n; i++)
+        memcpy(ram + (uint64_t)idx[i] * 4096, (const void *)(uintptr_t)src[i], 4096);
+}
