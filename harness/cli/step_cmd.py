@@ -34,7 +34,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     start.add_argument("--break", dest="break_at", metavar="SYMBOL",
                        help="start where SYMBOL is about to run")
     p.add_argument("--every", type=positive_int, metavar="N",
-                   help="instructions between snapshots (default 2000000): fewer make "
+                   help="at most N instructions between snapshots (default 500000): fewer make "
                         "going back faster and recording slower")
     p.add_argument("--web", action="store_true",
                    help="serve the app as a web page (textual-serve) instead of the terminal")
