@@ -74,7 +74,8 @@ def test_step_forward_and_back_in_tmux(
     keys("?")
     helped = screen_with("privlab step: keys", 30)
     assert "step back one instruction" in helped
-    keys("Escape")
+    keys("Escape")                                # alone: ESC q would be Alt+q
+    time.sleep(2.0)
     keys("q")
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline and name_alive():
