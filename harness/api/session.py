@@ -24,6 +24,7 @@ from harness.abi.csr import EXCEPTION_NAMES, INTERRUPT_NAMES, Csr, Priv
 from harness.abi.registers import register_number
 from harness.abi.syscall_table import abi_table, load_syscall_table
 from harness.api.memory import MemoryAccess
+from harness.api.timetravel import DEFAULT_EVERY, History, Position, ReverseResult
 from harness.boot import boot_drive, user_boot
 from harness.build.images import Images, build_images
 from harness.devices import Console, ScriptedInput
@@ -36,6 +37,7 @@ from harness.kernelinfo.symbols import Location
 from harness.kernelinfo.system import SystemInfo
 from harness.machine import Machine, RunResult, Stop, load_elf
 from harness.machine.assemble import new_bare, new_system
+from harness.machine.snapshot import MachineSnapshot, PageStore, restore_machine, take_snapshot
 from harness.machine.until import (
     AfterSyscall,
     AfterTrap,
@@ -109,6 +111,8 @@ class Session(MemoryAccess):
         self.tracer = Tracer(machine, self.specs, kernel=lambda: info.kernel_info,
                              sbi=load_sbi_names(), capture=capture,
                              capture_limit=capture_limit)
+        self.history: History | None = None
+        self._pages: PageStore | None = None
 
     # -- booting -------------------------------------------------------------------
     @classmethod
@@ -229,6 +233,67 @@ class Session(MemoryAccess):
             result = self.machine.step()
         return result
 
+    # -- going back in time (harness/api/timetravel.py) --------------------------------
+    def record(self, every: int = DEFAULT_EVERY) -> History:
+        """From now on, snapshot the machine every `every` instructions it runs, so
+        that run_back can return to any moment after this one."""
+        if self.history is None:
+            self.history = History(self.machine, every, on_restore=self.tracer.rewind)
+            self._pages = self.history.store
+        return self.history
+
+    def _store(self) -> PageStore:
+        if self._pages is None:
+            self._pages = PageStore(self.machine)
+        return self._pages
+
+    def snapshot(self) -> MachineSnapshot:
+        """Everything that decides the machine's future, now (between runs): registers,
+        CSRs, the core's state, RAM (as page hashes; pages shared), devices, time, the
+        console and the event log's position."""
+        return take_snapshot(self.machine, self._store())
+
+    def restore(self, snap: MachineSnapshot) -> None:
+        """Put the machine back as it was when `snap` was taken."""
+        restore_machine(self.machine, self._store(), snap)
+        if self.history is not None:
+            self.history.machine.next_checkpoint = snap.instret + self.history.every
+        self.tracer.rewind()
+
+    @property
+    def position(self) -> Position:
+        """(instructions retired, events logged): orders the moments of a run."""
+        return Position(self.instret, len(self.machine.events))
+
+    def run_back(self, steps: int | None = None, *, trap: bool = False,
+                 event: int | None = None, instret: int | None = None,
+                 syscall: bool = False, xret: bool = False) -> ReverseResult:
+        """Go back by deterministic re-execution from the recorded snapshots (record()
+        first): `steps` single steps (the default, 1), or to just after the previous
+        trap (`trap`), system call (`syscall`), xRET (`xret`), to just after event
+        number `event`, or to the first moment with `instret`."""
+        h = self.history
+        if h is None:
+            raise BadInput("no history to go back in: call record() before running")
+        chosen = sum(x for x in (steps is not None, trap, event is not None,
+                                 instret is not None, syscall, xret))
+        if chosen > 1:
+            raise BadInput("run_back takes one of steps, trap, event, instret, syscall, xret")
+        if trap:
+            return h.back_to_trap()
+        if syscall:
+            return h.back_to_trap(lambda e: isinstance(e, TrapEvent) and not e.interrupt
+                                  and e.code == 8)
+        if xret:
+            return h.back_to_trap(lambda e: isinstance(e, XretEvent))
+        if event is not None:
+            return h.back_to_event(event)
+        if instret is not None:
+            if instret > self.instret:
+                raise BadInput(f"instruction {instret} is ahead of now ({self.instret})")
+            return h.back_to_instret(instret)
+        return h.step_back(1 if steps is None else steps)
+
     # -- registers and CSRs ------------------------------------------------------------
     @property
     def pc(self) -> int:
@@ -253,7 +318,21 @@ class Session(MemoryAccess):
         except KeyError:
             raise BadInput(f"no register {name!r}") from None
 
+    def _changed(self) -> None:
+        """The machine was changed from outside: the recorded future is void."""
+        if self.history is not None:
+            self.history.forget_future()
+
+    def write_phys(self, paddr: int, data: bytes) -> None:
+        self._changed()
+        super().write_phys(paddr, data)
+
+    def write_virt(self, vaddr: int, data: bytes, satp: int | None = None) -> None:
+        self._changed()
+        super().write_virt(vaddr, data, satp)
+
     def set_reg(self, name: str | int, value: int) -> None:
+        self._changed()
         if name == "pc":
             self.machine.hart.pc = value
             return
@@ -277,6 +356,7 @@ class Session(MemoryAccess):
         return CsrValue(c, self.machine.hart.csr(c), self.machine.xlen)
 
     def set_csr(self, name: str | Csr, value: int) -> None:
+        self._changed()
         self.machine.hart.set_csr(self._csr(name), value)
 
     def csrs(self) -> CsrSnapshot:
@@ -338,6 +418,10 @@ class Session(MemoryAccess):
         return self.machine.console.text()
 
     def close(self) -> None:
+        if self.history is not None:
+            self.history.close()
+        if self._pages is not None:
+            self._pages.close()
         self.tracer.close()
         self.info.close()
         self.machine.close()

@@ -375,7 +375,8 @@ def _refuse(sock: socket.socket) -> None:
 
 
 def _resumes(payload: bytes) -> bool:
-    return payload[:1] in (b"c", b"C", b"s", b"S") or payload.startswith(b"vCont;")
+    return payload[:1] in (b"c", b"C", b"s", b"S") or payload.startswith(b"vCont;") \
+        or payload in (b"bs", b"bc")
 
 
 def _shows_output(payload: bytes) -> bool:

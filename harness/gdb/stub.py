@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from harness.abi.csr import Csr, Priv
+from harness.api.timetravel import History
 from harness.errors import ExitStatus, PrivlabError
 from harness.gdb.access import DebugMemory, MemoryMode
 from harness.gdb.codec import PacketError, from_hex, parse_hex, to_hex
@@ -44,6 +45,7 @@ E_ARGS = b"E01"
 E_FAULT = b"E14"
 FEATURES = (f"PacketSize={PACKET_SIZE:x};qXfer:features:read+;QStartNoAckMode+;"
             "swbreak+;hwbreak+;vContSupported+").encode()
+REVERSE_FEATURES = b";ReverseStep+;ReverseContinue+"
 
 
 class SessionEnd(Enum):
@@ -62,7 +64,10 @@ Handler = Callable[[bytes], bytes | None]
 
 
 class Stub:
-    def __init__(self, machine: Machine, *, max_insns: int | None = None) -> None:
+    def __init__(self, machine: Machine, *, max_insns: int | None = None,
+                 reverse: bool = True) -> None:
+        """With `reverse`, the run is recorded (harness/api/timetravel.py) so that
+        gdb's reverse-stepi and reverse-continue (bs, bc) can go back in it."""
         self.m = machine
         self.memory = DebugMemory(machine)
         self.halter = Halter(machine)
@@ -98,7 +103,14 @@ class Stub:
             b"qRcmd": self.monitor_command, b"qSymbol": self.symbol_lookup,
             b"QStartNoAckMode": self.start_no_ack_mode,
             b"vCont?": self.vcont_actions, b"vCont": self.vcont, b"vKill": self.vkill,
+            b"bs": self.reverse_step, b"bc": self.reverse_continue,
         }
+        self.history: History | None = None
+        if reverse:
+            try:
+                self.history = History(machine)
+            except PrivlabError as e:     # a read-write disk: no going back
+                self.notes.append(f"privlab: no reverse execution: {e}\n")
 
     # -- dispatch ------------------------------------------------------------------
     def _handler(self, payload: bytes) -> tuple[Handler | None, bytes]:
@@ -108,6 +120,8 @@ class Stub:
             cut = min((i for i in (payload.find(c) for c in b":,;") if i >= 0),
                       default=len(payload))
             return self._handlers.get(payload[:cut]), payload[cut + 1:]
+        if payload in (b"bs", b"bc"):
+            return self._handlers[payload], b""
         if payload[:1] in (b"Z", b"z"):
             if payload[2:3] != b",":
                 return self._malformed, b""
@@ -159,7 +173,13 @@ class Stub:
             return h.csr(r.index)
         return int(h.priv)
 
+    def _changed(self) -> None:
+        """gdb changed the machine: the recorded future is no longer its future."""
+        if self.history is not None:
+            self.history.forget_future()
+
     def _set(self, r: Register, value: int) -> None:
+        self._changed()
         h = self.m.hart
         if r.kind is RegKind.GPR:
             h.set_x(r.index, value)
@@ -225,6 +245,7 @@ class Stub:
             return E_FAULT
 
     def _write(self, addr: int, data: bytes) -> bytes:
+        self._changed()
         try:
             self.memory.write(addr, data)
         except PrivlabError:
@@ -383,6 +404,37 @@ class Stub:
             causes = self.halter.take()
         return self._stop_reply(result, causes)
 
+    # -- reverse execution (bs, bc) ------------------------------------------------------
+    def reverse_step(self, args: bytes) -> bytes:
+        if self.history is None:
+            return b""
+        r = self.history.step_back()
+        return self._reverse_reply(r.begin)
+
+    def reverse_continue(self, args: bytes) -> bytes:
+        """Back to the latest moment before now at a breakpoint (gdb's watchpoints are
+        not looked for going back), or to the start of the recording."""
+        if self.history is None:
+            return b""
+        r = self.history.back_to_breakpoint(self.breakpoints)
+        return self._reverse_reply(r.begin)
+
+    def _reverse_reply(self, begin: bool) -> bytes:
+        self.watchpoints.take_hit()           # hits seen while re-executing are old
+        self.halter.take()
+        thread = b"thread:%x;" % THREAD_ID
+        if begin:
+            reply = b"T%02xreplaylog:begin;" % SIGTRAP + thread
+        elif self.m.hart.pc in self.breakpoints:
+            kinds = self.breakpoints[self.m.hart.pc]
+            key = b"swbreak" if "sw" in kinds else b"hwbreak"
+            extra = key + b":;" if key.decode() + "+" in self.gdb_features else b""
+            reply = b"T%02x" % SIGTRAP + thread + extra
+        else:
+            reply = b"T%02x" % SIGTRAP + thread
+        self._last_stop = reply
+        return reply
+
     def budget_result(self) -> RunResult:
         h = self.m.hart
         return RunResult(Stop.BUDGET, message="instruction budget exhausted", pc=h.pc,
@@ -452,7 +504,7 @@ class Stub:
     # -- session ---------------------------------------------------------------------
     def supported(self, args: bytes) -> bytes:
         self.gdb_features = {f.decode(errors="replace") for f in args.split(b";") if f}
-        return FEATURES
+        return FEATURES + (REVERSE_FEATURES if self.history is not None else b"")
 
     def start_no_ack_mode(self, args: bytes) -> bytes:
         self.no_ack = True

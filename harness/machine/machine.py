@@ -156,6 +156,10 @@ class Machine:
         self._device_error: GuestError | None = None
         self._hooks: list[int] = []
         self._ran_since_step = False         # blocks translated for a run, not a step
+        # Periodic checkpoints (harness/api/timetravel.py): during a run, `checkpoint()`
+        # is called between two blocks once instret reaches `next_checkpoint`.
+        self.checkpoint: Callable[[], None] | None = None
+        self.next_checkpoint = (1 << 64) - 1
         for dev in self.devices:
             self._map(dev)
         self.reset()
@@ -280,6 +284,11 @@ class Machine:
                     return near
         s.budget = budget
         s.budget_exact = int(exact is not None and exact == budget)
+        if s.budget_exact:
+            # A loop's block re-entered on the core's fast path is not checked against
+            # the budget: start the exact stretch with no block on it (after the run
+            # at full speed to just short of it, the loop's block would be).
+            self.hart.sync()
         s.record_events = 1
         self._ran_since_step = True
         self._arm(conditions)
@@ -299,8 +308,12 @@ class Machine:
     def _schedule_input_poll(self) -> None:
         """Live console input is looked for every INPUT_POLL_INSNS instructions: a
         guest waiting for the receive interrupt never reads the UART by itself."""
+        poll = (1 << 64) - 1
         if getattr(self.uart.source, "live", False):
-            self.hart.state.poll_at = self.hart.state.instret + INPUT_POLL_INSNS
+            poll = self.hart.state.instret + INPUT_POLL_INSNS
+        if self.checkpoint is not None:
+            poll = min(poll, max(self.next_checkpoint, self.hart.state.instret + 1))
+        self.hart.state.poll_at = poll
 
     def _arm(self, conditions: list[Until]) -> None:
         s = self.hart.state
@@ -427,9 +440,12 @@ class Machine:
             self.hart.resume()
             return None
         if reason == StopReason.POLL:
+            if self.checkpoint is not None and s.instret >= self.next_checkpoint:
+                self.checkpoint()            # between two blocks: nothing the guest sees
             self._schedule_input_poll()
-            self.uart.update_irq()
-            self.hart.update()
+            if getattr(self.uart.source, "live", False):
+                self.uart.update_irq()
+                self.hart.update()
             return None
         if reason == StopReason.STORM:
             name = self._cause_name(s.storm_cause)

@@ -40,6 +40,12 @@ class Memory:
         uc.mem_map_ptr(ram_base, ram_size, UC_PROT_ALL, self.host_address)
 
     @property
+    def host(self) -> mmap.mmap:
+        """RAM as host memory (a writable buffer; writing it bypasses Unicorn, so the
+        caller flushes translations: harness/machine/snapshot.py)."""
+        return self._host
+
+    @property
     def ram_end(self) -> int:
         return self.ram_base + self.ram_size
 

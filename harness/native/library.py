@@ -26,7 +26,8 @@ __all__ = ["library_path", "load_library"]
 
 SOURCE_DIR = Path(__file__).resolve().parent
 SOURCES = ("regs.c", "decode.c", "fetch.c", "icount.c", "interrupt.c", "trap.c", "xret.c",
-           "csrops.c", "events.c", "guard.c", "hooks.c")
+           "csrops.c", "events.c", "guard.c", "hooks.c", "snapshot.c",
+           "dirty.c")
 CFLAGS = ("-O2", "-g", "-shared", "-fPIC", "-std=c11", "-Wall", "-Wextra", "-Werror",
           "-Wno-unused-parameter", "-fvisibility=default")
 
@@ -92,6 +93,18 @@ def load_library() -> ctypes.CDLL:
         "hart_mtime": (u64, [vp]),
         "hart_mip": (u64, [vp]),
         "hart_hook_count": (ctypes.c_size_t, [vp]),
+        "hart_snap_size": (ctypes.c_size_t, []),
+        "hart_snap_save": (None, [vp, vp]),
+        "hart_snap_restore": (None, [vp, vp]),
+        "ram_page_hashes": (None, [vp, u64, vp]),
+        "ram_hash_diff": (u64, [vp, vp, u64, vp]),
+        "ram_hash_list": (None, [vp, vp, u64, vp]),
+        "ram_copy_pages": (None, [vp, vp, vp, u64]),
+        "ram_tracker_new": (vp, [vp, u64]),
+        "ram_tracker_scan": (ctypes.c_int64, [vp, vp, u64]),
+        "ram_tracker_free": (None, [vp]),
+        "ram_tracker_pause": (i32, [vp]),
+        "ram_tracker_resume": (i32, [vp]),
     }
     for name, (restype, argtypes) in signatures.items():
         fn = getattr(lib, name)

@@ -169,6 +169,22 @@ class EventLog:
                 if self._sink is not None:
                     self._sink.write(json.dumps(ev.to_json()) + "\n")
 
+    def restore_position(self, count: int, chunks: list[bytes], starts: list[int]) -> None:
+        """Go back (or forward) to the log as it was when it held `count` events, from
+        the chunk lists saved then (harness/machine/snapshot.py). Subscribers are not
+        told: they see the events that re-execution appends again."""
+        self._chunks, self._starts = list(chunks), list(starts)
+        self._count = count
+        self._recent.clear()
+        if self.keep:
+            size = _RECORD.size
+            for first, raw in zip(self._starts, self._chunks, strict=True):
+                n = len(raw) // size
+                if first + n <= count - RECENT:
+                    continue
+                for i in range(max(0, count - RECENT - first), n):
+                    self._recent.append((first + i, raw[i * size:(i + 1) * size]))
+
     def __getitem__(self, index: int) -> Event:
         if index < 0:
             index += self._count

@@ -64,6 +64,7 @@ class Tracer:
         self.capture_limit = capture_limit
         self.capture_exhausted = False
         self._kernel = kernel or (lambda: None)
+        self._flow_args = (specs, sbi, machine.hart.priv)
         self.flow = Flow(machine.events, specs, machine.xlen, sbi, initial=machine.hart.priv)
         self._live = LiveCapture(machine, self._kernel)
         self._hooks: list[SyscallHook] = []
@@ -131,6 +132,15 @@ class Tracer:
         except Exception:   # a kernel mid-boot may hold anything: naming is best effort
             return
         self.flow.resolve_pids({p.pagetable: (p.pid, p.name) for p in table.processes})
+
+    def rewind(self) -> None:
+        """The machine went back in time (harness/api/timetravel.py): the flow is
+        rebuilt from the log as it now is, when next asked for."""
+        specs, sbi, initial = self._flow_args
+        self.flow = Flow(self.machine.events, specs, self.machine.xlen, sbi, initial=initial)
+        self._synced = -1
+        if self._unsubscribe is not None:
+            self.flow.catch_up()
 
     def close(self) -> None:
         if self._unsubscribe is not None:

@@ -55,7 +55,7 @@ def test_malformed_packets_get_errors_and_the_stub_answers_on(served: Serve) -> 
 def test_unknown_packets_get_the_empty_reply(served: Serve) -> None:
     c = Client(served("hello").port)
     for payload in (b"qFooBar", b"vFlashErase:0,10", b"!", b"jThreads", b"QNonStop:1",
-                    b"qTStatus", b"vMustReplyEmpty", b"bc", b"i", b"\x7f"):
+                    b"qTStatus", b"vMustReplyEmpty", b"i", b"\x7f"):   # bc, bs: reverse
         assert c.ask(payload) == b"", payload
 
 

@@ -1,0 +1,70 @@
+"""Reverse execution: the cost of recording and of one step back (issue 16).
+
+A U-mode loop of 10^8 ALU instructions (the compute benchmark's alu_loop) is run with
+snapshots every DEFAULT_EVERY instructions (harness/api/timetravel.py). QEMU has no
+reverse execution to compare with, so the ratio printed is the recorded forward run's
+speed against QEMU 7.2's (-icount shift=0), as the other benchmarks do; then the time
+of one step back at a few depths into the run, and what the snapshots cost in memory.
+Goal: one step back well under a second (<= 0.5 s) anywhere in the run.
+
+    python benchmarks/reverse.py [ITERATIONS]   (10 instructions per iteration)
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+from common import best_of, build, report, time_privlab, time_qemu
+
+from harness.api.timetravel import DEFAULT_EVERY, History
+from harness.machine import Machine, Stop, load_elf
+
+GOAL_STEP_BACK = 0.5     # seconds
+GOAL_RATIO = 3.0         # the recorded run against QEMU
+
+
+def recorded_run(elf_path: str) -> tuple[float, History, Machine]:
+    image = load_elf(elf_path)
+    m = Machine(image.xlen)
+    m.load(image)
+    h = History(m, DEFAULT_EVERY)
+    start = time.perf_counter()
+    result = m.run()
+    took = time.perf_counter() - start
+    if result.stop is not Stop.HALT or result.exit_status != 0:
+        sys.exit(f"privlab run failed: {result.stop} {result.message}")
+    return took, h, m
+
+
+def main() -> int:
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else 10_000_000
+    work, empty = build("alu_loop", n), build("alu_loop", 0)
+    plain = best_of(2, lambda: time_privlab(work)[0]) - time_privlab(empty)[0]
+    recorded, h, m = recorded_run(str(work))
+    recorded -= time_privlab(empty)[0]
+    insns = int(m.hart.state.instret)
+    q_work = time_qemu(work, icount=True)
+    q_empty = time_qemu(empty, icount=True)
+    theirs = (q_work - q_empty) if q_work and q_empty is not None else None
+    print(f"{insns} instructions retired; {len(h.snaps)} snapshots, every {DEFAULT_EVERY}")
+    print(f"  privlab without recording: {plain:.3f} s  ({plain / insns * 1e9:.3f} ns/insn)")
+    status = report(f"reverse: the recorded forward run, {insns} instructions", recorded,
+                    theirs, GOAL_RATIO, "ns/insn", insns, scale=1e9)
+    print(f"  snapshot memory: {h.nbytes / (1 << 20):.1f} MiB "
+          f"(page store {h.store.nbytes / (1 << 20):.1f} MiB, {len(h.store.pages)} pages)")
+    worst = 0.0
+    for depth in (10_000, 1_000_000, insns // 2 + 12_345, insns - 10):
+        h.back_to_instret(depth)
+        r = h.step_back()
+        worst = max(worst, r.seconds)
+        assert r.position.instret == depth - 1, r
+        print(f"  one step back at instruction {depth:>11,}: {r.seconds * 1e3:7.1f} ms")
+    verdict = "meets" if worst <= GOAL_STEP_BACK else "MISSES"
+    print(f"  worst step back {worst * 1e3:.1f} ms (goal <= {GOAL_STEP_BACK * 1e3:.0f} ms: "
+          f"{verdict})")
+    return status or int(worst > GOAL_STEP_BACK)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

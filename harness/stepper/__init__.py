@@ -1,0 +1,9 @@
+"""`privlab step`: an interactive trap stepper with time travel (issue 16).
+
+`Stepper` (controller.py) holds a recorded Session and does the moves, forward and
+back; `StepApp` (app.py) is the Textual app that shows it with the inspectors' own
+renderings (harness/inspect) in its panes."""
+
+from harness.stepper.controller import Breakpoint, Stepper, parse_breakpoint
+
+__all__ = ["Breakpoint", "Stepper", "parse_breakpoint"]

@@ -1,0 +1,243 @@
+"""The stepper's moves, without any user interface: what each key of `privlab step`
+does to the session, and what the panes show (as rich renderables from harness/inspect).
+
+Every move records the state before it, so the panes can mark what the last move
+changed (registers, CSRs). Going back uses the session's recorded history
+(Session.record, harness/api/timetravel.py): the state shown after a step back is
+exactly the one a forward run had there.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.console import Group, RenderableType
+from rich.text import Text
+
+from harness.abi.csr import EXCEPTION_NAMES, INTERRUPT_NAMES, Csr
+from harness.api import Session
+from harness.errors import BadInput, GuestError
+from harness.inspect import CsrPanel, Disassembly, RegisterView, WalkView, disassemble_around
+from harness.inspect.state import CsrSnapshot, RegisterSnapshot
+from harness.inspect.theme import priv_style
+from harness.inspect.timeline import TrapTimeline
+from harness.kernelinfo.symbols import Location
+from harness.machine import RunResult, Stop
+from harness.machine.until import AfterSyscall, AfterTrap, AfterXret, AtAddress, Until
+from harness.trace.flow import FlowRow
+
+__all__ = ["BREAK_HELP", "Breakpoint", "Stepper", "parse_breakpoint"]
+
+BREAK_HELP = "a symbol, an address (0x...), syscall:NAME or trap:CAUSE"
+TIMELINE_ROWS = 400          # the last rows the timeline pane holds
+MAX_INSNS = 200_000_000      # a forward move stops after this many instructions
+STEP_EVERY = 500_000         # snapshots: a step back re-executes at most this many
+
+
+@dataclass(frozen=True)
+class Breakpoint:
+    kind: str                 # "symbol", "address", "syscall", "trap"
+    text: str
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def parse_breakpoint(text: str) -> Breakpoint:
+    t = text.strip()
+    if not t:
+        raise BadInput(f"no breakpoint given: expected {BREAK_HELP}")
+    kind, sep, rest = t.partition(":")
+    if sep and kind in ("syscall", "trap"):
+        if not rest:
+            raise BadInput(f"bad breakpoint {t!r}: {kind}: needs a name")
+        return Breakpoint(kind, t)
+    if t.lower().startswith("0x"):
+        try:
+            int(t, 16)
+        except ValueError:
+            raise BadInput(f"bad breakpoint {t!r}: not a hex address") from None
+        return Breakpoint("address", t)
+    if sep:
+        raise BadInput(f"bad breakpoint {t!r}: expected {BREAK_HELP}")
+    return Breakpoint("symbol", t)
+
+
+def _cause(name: str) -> tuple[int, bool]:
+    for table, irq in ((EXCEPTION_NAMES, False), (INTERRUPT_NAMES, True)):
+        for code, n in table.items():
+            if n == name or str(int(code)) == name:
+                return int(code), irq
+    names = ", ".join(sorted({*EXCEPTION_NAMES.values(), *INTERRUPT_NAMES.values()}))
+    raise BadInput(f"unknown trap cause {name!r} (one of: {names})")
+
+
+class Stepper:
+    def __init__(self, session: Session, every: int | None = None) -> None:
+        self.s = session
+        self.history = session.record(STEP_EVERY if every is None else every)
+        self.prev_regs: RegisterSnapshot | None = None
+        self.prev_csrs: CsrSnapshot | None = None
+        self.message = "at the first instruction: s steps, ? lists the keys"
+        self.walk_va: int | None = None
+        self.seconds: float | None = None   # how long the last backward move took
+
+    # -- moves ---------------------------------------------------------------------
+    def _before(self) -> None:
+        self.seconds = None
+        self.prev_regs = self.s.regs()
+        self.prev_csrs = self.s.csrs()
+
+    def _say(self, what: str, r: RunResult | None = None) -> None:
+        if r is not None and r.stop is Stop.HALT:
+            what += f": the guest powered off ({r.message})"
+        elif r is not None and r.stop is Stop.BUDGET:
+            what += f": not reached in {MAX_INSNS:,} instructions"
+        elif r is not None and r.stop is Stop.ERROR:
+            what += f": {r.message}"
+        self.message = what
+
+    def _run(self, what: str, until: list[Until]) -> RunResult:
+        self._before()
+        r = self.s.run(MAX_INSNS, until)
+        self._say(what, r)
+        return r
+
+    def step(self) -> None:
+        self._before()
+        r = self.s.step()
+        self._say("stepped one instruction", r)
+
+    def next_trap(self) -> None:
+        self._run("ran to the next trap", [AfterTrap()])
+
+    def next_xret(self) -> None:
+        self._run("ran to the next xRET", [AfterXret()])
+
+    def next_syscall(self) -> None:
+        self._run("ran to the next system call", [AfterTrap(code=8, interrupt=False)])
+
+    def continue_to(self, text: str) -> None:
+        bp = parse_breakpoint(text)
+        until: list[Until]
+        if bp.kind == "syscall":
+            name = bp.text.partition(":")[2]
+            number = next((n for n, sp in self.s.specs.items() if sp.name == name), None)
+            if number is None:
+                raise BadInput(f"no system call named {name!r} in kernel/syscall.tbl")
+            until = [AfterSyscall(number)]
+        elif bp.kind == "trap":
+            code, irq = _cause(bp.text.partition(":")[2])
+            until = [AfterTrap(code=code, interrupt=irq)]
+        else:
+            if bp.kind == "address":
+                addr = int(bp.text, 16)
+            else:
+                found = self.s.info.address_of(bp.text)
+                if found is None:
+                    raise BadInput(f"no symbol {bp.text!r} in the loaded images")
+                addr = found
+            until = [AtAddress(addr)]
+            until += [AtAddress(a.va + addr - a.target)
+                      for a in self.s.info.symbolizer.aliases
+                      if a.target <= addr < a.target + a.size]
+            if self.s.pc == addr:            # already there: go past it first
+                self._before()
+                saved = (self.prev_regs, self.prev_csrs)
+                self.s.step()
+                r = self.s.run(MAX_INSNS, until)
+                self.prev_regs, self.prev_csrs = saved
+                self._say(f"continued to {bp}", r)
+                return
+        self._run(f"continued to {bp}", until)
+
+    def back_step(self) -> None:
+        self._before()
+        r = self.history.step_back()
+        self.seconds = r.seconds
+        self.message = ("at the start of the recording" if r.begin else
+                        "stepped back one instruction")
+
+    def back_trap(self) -> None:
+        self._before()
+        r = self.history.back_to_trap()
+        self.seconds = r.seconds
+        self.message = ("no trap before this: at the start of the recording" if r.begin
+                        else f"back to the previous trap, event #{r.event.seq if r.event else '?'}")
+
+    def back_event(self, text: str) -> None:
+        try:
+            seq = int(text.strip().lstrip("#"), 0)
+        except ValueError:
+            raise BadInput(f"not an event number: {text.strip()!r}") from None
+        if seq >= len(self.s.events):
+            raise BadInput(f"event #{seq} has not happened yet ({len(self.s.events)} so far)")
+        self._before()
+        r = self.history.back_to_event(seq)
+        self.seconds = r.seconds
+        self.message = f"back to just after event #{seq}"
+
+    def set_walk(self, text: str) -> None:
+        try:
+            self.walk_va = int(text.strip(), 0)
+        except ValueError:
+            raise BadInput(f"not an address: {text.strip()!r}") from None
+        self.message = f"page-table walk for {self.walk_va:#x}"
+
+    # -- what the panes show -----------------------------------------------------------
+    def _sym(self, addr: int) -> Location:
+        return self.s.info.symbolize(addr, self.s.machine.hart.csr(Csr.SATP),
+                                     self.s.machine.memory)
+
+    def status(self) -> Text:
+        s = self.s
+        t = Text()
+        t.append(f"{s.priv.letter}-mode", priv_style(s.priv))
+        t.append(f"  pc {s.pc:#x} ")
+        t.append(self._sym(s.pc).name, "symbol")
+        t.append(f"  instret {s.instret:,}  events {len(s.events)}  ")
+        t.append(self.message, "note")
+        return t
+
+    def timeline_rows(self) -> list[FlowRow]:
+        rows = list(self.s.flow.rows())
+        return rows[-TIMELINE_ROWS:]
+
+    def timeline(self) -> tuple[TrapTimeline, list[FlowRow], int | None]:
+        """The timeline renderer, its rows, and the seq of the current event (the
+        last one so far)."""
+        from harness.cli.trace_run import locator
+
+        rows = self.timeline_rows()
+        current = len(self.s.events) - 1 if len(self.s.events) else None
+        return TrapTimeline(rows, self.s.machine.xlen, locate=locator(self.s)), rows, current
+
+    def code(self) -> RenderableType:
+        s = self.s
+
+        def read(addr: int, n: int) -> bytes | None:
+            try:
+                return s.read_virt(addr, n)
+            except GuestError:
+                return None
+
+        here = self._sym(s.pc)
+        return Disassembly(disassemble_around(read, s.pc, s.machine.xlen, self._sym), s.pc,
+                           f"pc {here.name}", here.source)
+
+    def registers(self) -> RenderableType:
+        return RegisterView(self.s.regs(), self.prev_regs)
+
+    def csrs(self) -> RenderableType:
+        return CsrPanel(self.s.csrs(), self.prev_csrs, self._sym, title="CSRs", machine=True)
+
+    def walk(self) -> RenderableType:
+        va = self.walk_va if self.walk_va is not None else self.s.pc
+        try:
+            w = self.s.translate(va)
+        except (GuestError, BadInput) as e:
+            return Text(f"no walk for {va:#x}: {e}", "muted")
+        return Group(WalkView(w, self._sym))
+
+    def console_text(self) -> str:
+        return self.s.console
