@@ -18,7 +18,7 @@ from __future__ import annotations
 import argparse
 
 from harness.api.points import POINT_HELP
-from harness.cli.sessionargs import add_target_arguments, positive_int
+from harness.cli.sessionargs import add_abi_argument, add_machine_arguments, positive_int
 
 __all__ = ["register"]
 
@@ -41,7 +41,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--host", default="127.0.0.1", help="--web: the address to listen on")
     p.add_argument("--port", type=int, default=DEFAULT_PORT,
                    help=f"--web: the port (default {DEFAULT_PORT})")
-    add_target_arguments(p, default_user="hello")
+    add_machine_arguments(p, default_user="hello")
+    add_abi_argument(p)
     p.set_defaults(func=run)
 
 
@@ -77,7 +78,7 @@ def _web_command(args: argparse.Namespace) -> str:
 def run(args: argparse.Namespace) -> int:
     # Imported here: every command's parser is built on each run (harness/cli/main.py).
     from harness.api import run_to
-    from harness.cli.sessionargs import open_session
+    from harness.cli.sessionargs import budget_of, open_session
     from harness.errors import BadInput
 
     if args.web:
@@ -93,14 +94,15 @@ def run(args: argparse.Namespace) -> int:
     from harness.stepper.app import StepApp
     from harness.stepper.controller import Stepper
 
-    s = open_session(args, default_user="hello")
+    s = open_session(args)
+    budget = budget_of(args)
     try:
         stepper = Stepper(s, args.every)
         if args.at is not None:
-            run_to(s, args.at, args.max_insns)
+            run_to(s, args.at, budget)
             stepper.message = f"at {args.at}"
         elif args.break_at is not None:
-            r = s.run_until_symbol(args.break_at, max_insns=args.max_insns)
+            r = s.run_until_symbol(args.break_at, max_insns=budget)
             from harness.machine import Stop
             if r.stop is not Stop.BREAKPOINT:
                 raise BadInput(f"--break {args.break_at}: the run ended before reaching it "
