@@ -37,8 +37,8 @@ int uvm_fault(pagetable_t pt, uintptr_t va, int write) {
 int user_page_fault(struct proc *p, uintptr_t scause, uintptr_t va) {
   int r = uvm_fault(p->pagetable, va, scause == CAUSE_STORE_PAGE_FAULT);
   if (r == FAULT_NO_MEMORY) {
-    printf("[kernel] pid %d (%s) killed: out of memory for the page at stval=%p sepc=%p\n",
-           p->pid, p->name, (void *)va, (void *)p->trapframe->epc);
+    printf("[kernel] pid %d (%s) killed: out of memory sepc=%p stval=%p\n", p->pid, p->name,
+           (void *)p->trapframe->epc, (void *)va);
     exit(EXIT_KILLED);
   }
   return r == FAULT_FIXED ? 0 : -1;
