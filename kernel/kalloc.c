@@ -7,11 +7,12 @@
 // would cost 32 Mi stores for pages that hold nothing stale yet. Pages freed later
 // are junk-filled (kfree), where use-after-free bugs actually happen.
 //
-// Lab 10 (cow): fork shares frames between page tables, so a frame can have several
-// owners. Each frame has a reference count: kalloc() hands it out with one owner,
-// kref() adds one (a new page table maps it), and kfree() takes one away, returning
-// the frame to the free list only when the last owner lets go. Every kalloc()ed page
-// (page-table pages, trapframes, kernel stacks, pipes) goes through the same count.
+// Lab 10 (cow): copy-on-write fork shares frames between page tables, so a frame can
+// have several owners, and each frame gets a reference count: kalloc() hands a frame
+// out with one owner, kref() adds one (another page table maps it), and kfree() takes
+// one away, returning the frame to the free list only when the last owner lets go.
+// Every kalloc()ed page (page-table pages, trapframes, kernel stacks, pipes) goes
+// through the same count.
 #include "defs.h"
 #include "memlayout.h"
 
@@ -96,10 +97,10 @@ void *kalloc(void) {
     return 0;
   freelist = r->next;
   nfree--;
-  memset(r, 0, PGSIZE);
   // BEGIN SOLUTION
   *frame_ref(r) = 1;
   // END SOLUTION
+  memset(r, 0, PGSIZE);
   return r;
 }
 
