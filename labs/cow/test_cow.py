@@ -26,9 +26,11 @@ SMALL_RAM = 16        # MiB: about 10 MiB of it free for user pages
 def _heap(run: KernelRun) -> int:
     """Where the program's heap starts: what its first sbrk returned."""
     calls = run.trace.syscalls("sbrk")
-    if not calls or calls[0].ret is None or calls[0].ret < 0:
+    ret = calls[0].ret if calls else None
+    if ret is None or ret < 0:
         run.fail("the test program's sbrk failed")
-    return int(calls[0].ret)  # type: ignore[arg-type]
+    assert ret is not None
+    return ret
 
 
 def _parent_satp(run: KernelRun) -> int:

@@ -15,9 +15,11 @@ SMALL_RAM = 16
 
 def _first_ret(run: KernelRun, name: str) -> int:
     calls = run.trace.syscalls(name)
-    if not calls or calls[0].ret is None or calls[0].ret < 0:
+    ret = calls[0].ret if calls else None
+    if ret is None or ret < 0:
         run.fail(f"the test program's first {name} failed")
-    return int(calls[0].ret)  # type: ignore[arg-type]
+    assert ret is not None
+    return ret
 
 
 def _parent(run: KernelRun) -> int:
