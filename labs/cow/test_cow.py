@@ -214,8 +214,9 @@ def test_the_kernels_own_stores_break_cow_too(privlab_kernel: KernelUnderTest) -
 def test_fork_of_a_process_using_most_of_memory(privlab_kernel: KernelUnderTest) -> None:
     """6 MiB of heap on a machine with about 10 MiB free: two copies do not fit, three
     rounds of shared pages do (and their frames come back each time)."""
-    run = privlab_kernel.run("lab_cow", "big", privlab_kernel.token, 6, 3, ram_mib=SMALL_RAM)
-    run.expect_pass()
+    run = privlab_kernel.run("lab_cow", "big", privlab_kernel.token, 6, 3, ram_mib=SMALL_RAM,
+                             max_insns=400_000_000)
+    run.expect_pass(within=400_000_000)
     forks = run.expect_syscall("fork", count=3)
     assert all(c.ret is not None and c.ret > 0 for c in forks), [str(c) for c in forks]
 
