@@ -50,6 +50,7 @@ void sbi_system_failure(void) __attribute__((noreturn));
 
 // clock.c
 uint64_t clock_us(uint64_t ticks);
+void clock_tick(void);
 
 // console.c
 void console_write(const char *buf, size_t n);
@@ -168,7 +169,7 @@ int copyinstr(pagetable_t pt, char *dst, uintptr_t srcva, size_t max);
 #define FAULT_BAD       -1   // a real fault: the process broke the rules
 #define FAULT_NO_MEMORY -2   // the page is the process's, but no frame is free
 int uvm_fault(pagetable_t pt, uintptr_t va, int write);
-int user_page_fault(struct proc *p, uintptr_t scause, uintptr_t va);
+int user_page_fault(struct proc *t, uintptr_t scause, uintptr_t va);
 
 // cow.c (lab 10)
 int cow_share(pte_t *pte, uintptr_t va, pagetable_t child);
@@ -184,7 +185,9 @@ void vmprint(pagetable_t pt);
 
 // proc.c
 struct proc *myproc(void);
+struct proc *myprocess(void);
 void procinit(void);
+struct proc *allocslot(void);
 struct proc *allocproc(void);
 void freeproc(struct proc *p);
 pagetable_t proc_pagetable(struct proc *p);
@@ -197,11 +200,25 @@ int getppid(void);
 void inherit_files(struct proc *np, struct proc *p);
 void sleep(void *chan);
 int sleep_intr(void *chan);
+int wait_interrupted(void);
 void wakeup(void *chan);
+struct proc *wakeup_one(void *chan);
 long growproc(long n);
 void sched(void);
 void yield(void);
 void scheduler(void) __attribute__((noreturn));
+
+// thread.c
+int thread_create(uintptr_t entry, uintptr_t arg);
+void thread_exit(int status) __attribute__((noreturn));
+void exit_group(int status) __attribute__((noreturn));
+void end_other_threads(struct proc *p);
+void thread_leave_if_exiting(void);
+int waittid(int tid);
+int lone_thread(struct proc *p);
+
+// sync.c
+void sync_thread_exit(struct proc *t);
 
 // sched.c
 struct proc *sched_pick(void);
@@ -239,6 +256,8 @@ int initrd_find(const char *name, const uint8_t **data, size_t *size);
 // trap.c
 void trapinit(void);
 void timerinit(void);
+void timer_wake_by(uint64_t when);
+int timer_enabled(void);
 void usertrapret(void) __attribute__((noreturn));
 
 // syscall.c

@@ -68,7 +68,7 @@ static long console_read(uintptr_t dst, size_t n) {
     if (c < 0) {
       if (got > 0)
         break;
-      if (signal_interrupts(myproc()))  // as sleep_intr() would (proc.c)
+      if (wait_interrupted())  // as sleep_intr() would (proc.c)
         return -1;
       yield();
       continue;

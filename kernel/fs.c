@@ -451,8 +451,8 @@ static struct inode *namex(const char *path, int parent, char *name) {
   int too_long = 0;
   if (*path == '/')
     ip = iget(ROOTINO);
-  else if (myproc() && myproc()->cwd)
-    ip = idup(myproc()->cwd);
+  else if (myprocess() && myprocess()->cwd)
+    ip = idup(myprocess()->cwd);
   else
     ip = iget(ROOTINO);
   if (ip == 0)

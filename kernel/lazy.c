@@ -18,8 +18,9 @@
 #include "proc.h"
 #include "riscv.h"
 
-// Make room for p's heap to grow from p->brk to `new` (sbrk(n > 0), growproc in
-// proc.c, which has checked new against USER_MMAP_TOP): 0, or -1 if it cannot.
+// Make room for process p's heap (its main thread's slot, myprocess()) to grow from
+// p->brk to `new` (sbrk(n > 0), growproc in proc.c, which has checked new against
+// USER_MMAP_TOP): 0, or -1 if it cannot.
 int heap_grow(struct proc *p, uintptr_t new) {
   uintptr_t from = PGROUNDUP(p->brk), pages = (PGROUNDUP(new) - from) / PGSIZE;
   // BEGIN SOLUTION
@@ -48,7 +49,7 @@ int heap_overlaps(struct proc *p, uintptr_t start, size_t npages) {
 // free.
 int lazy_fault(pagetable_t pt, uintptr_t va) {
   // BEGIN SOLUTION
-  struct proc *p = myproc();
+  struct proc *p = myprocess();  // the heap is the process's, whichever thread faults
   if (p == 0 || pt != p->pagetable || va < p->heap_bottom || va >= p->brk)
     return FAULT_BAD;
   void *mem = kalloc();

@@ -10,8 +10,12 @@
 //   USER_BASE            the program's ELF segments (linked there by userland/user.ld)
 //   ...                  heap: grows up from the end of the image with sbrk()
 //   ...                  mmap() regions, anywhere in [USER_BASE, USER_MMAP_TOP)
-//   USTACK_BOTTOM        user stack, USTACK_PAGES pages, with an unmapped guard page below
-//   TRAPFRAME            this process's struct trapframe (not user-accessible)
+//   THREAD_AREA_BOTTOM   threads 1..NTHREAD-1 (thread.c): for each, from the top
+//                        down, its trapframe (not user-accessible), its user stack
+//                        of USTACK_PAGES pages and an unmapped guard page
+//   USTACK_BOTTOM        the main thread's user stack, USTACK_PAGES pages, with an
+//                        unmapped guard page below
+//   TRAPFRAME            the main thread's struct trapframe (not user-accessible)
 //   TRAMPOLINE           the trampoline (not user-accessible)
 //
 // Plain integer constants only: trampoline.S includes this file too.
@@ -38,6 +42,9 @@
 // The return address a signal handler starts with (signal.c): the trampoline, which U
 // may not execute, so a handler that returns traps at exactly this pc (usertrap()).
 #define SIGRETURN_PC TRAMPOLINE
+// Likewise the return address a new thread's function starts with (thread.c): a
+// thread function that returns exits its thread with the value it returned.
+#define THREAD_EXIT_PC (TRAMPOLINE + 8)
 
 // Kernel stack of process slot i, with a guard page below each.
 #define KSTACK_SIZE (KSTACK_PAGES * PGSIZE)
@@ -46,6 +53,18 @@
 #define USER_BASE     0x10000
 #define USTACK_TOP    TRAPFRAME
 #define USTACK_BOTTOM (USTACK_TOP - USTACK_PAGES * PGSIZE)
-#define USER_MMAP_TOP (USTACK_BOTTOM - PGSIZE)   // keep the stack's guard page unmapped
+
+// Thread tid (1..NTHREAD-1) of a process: a block of its trapframe page, its user
+// stack and a guard page, below the main thread's stack and its guard page.
+#define THREAD_BLOCK_SIZE ((USTACK_PAGES + 2) * PGSIZE)
+#define THREAD_AREA_TOP   (USTACK_BOTTOM - PGSIZE)
+#define THREAD_TRAPFRAME(tid) (THREAD_AREA_TOP - ((tid) - 1) * THREAD_BLOCK_SIZE - PGSIZE)
+#define THREAD_USTACK_TOP(tid) THREAD_TRAPFRAME(tid)
+#define THREAD_USTACK_BOTTOM(tid) (THREAD_USTACK_TOP(tid) - USTACK_PAGES * PGSIZE)
+#define THREAD_AREA_BOTTOM (THREAD_AREA_TOP - (NTHREAD - 1) * THREAD_BLOCK_SIZE)
+// Where thread tid's trapframe is mapped in the process's page table.
+#define TRAPFRAME_OF(tid) ((tid) == 0 ? TRAPFRAME : THREAD_TRAPFRAME(tid))
+
+#define USER_MMAP_TOP THREAD_AREA_BOTTOM   // the lowest guard page stays unmapped
 
 #endif // MEMLAYOUT_H

@@ -30,16 +30,22 @@ int uvm_fault(pagetable_t pt, uintptr_t va, int write) {
   return FAULT_BAD;
 }
 
-// usertrap()'s load or store page fault from U (trap.c): 0 if resolved (return to
-// the same sepc), -1 for a real fault (usertrap kills the process with its usual
-// line). Out of memory kills here, saying so: the program did nothing wrong, the
-// machine is full, and a kernel panic would take every other process with it.
-int user_page_fault(struct proc *p, uintptr_t scause, uintptr_t va) {
-  int r = uvm_fault(p->pagetable, va, scause == CAUSE_STORE_PAGE_FAULT);
+// usertrap()'s load or store page fault from U (trap.c) in thread t: 0 if resolved
+// (return to the same sepc), -1 for a real fault (usertrap kills the process with its
+// usual line). Out of memory kills here, saying so: the program did nothing wrong,
+// the machine is full, and a kernel panic would take every other process with it.
+// As for any fault, the whole process dies, with all its threads (thread.c).
+int user_page_fault(struct proc *t, uintptr_t scause, uintptr_t va) {
+  int r = uvm_fault(t->pagetable, va, scause == CAUSE_STORE_PAGE_FAULT);
   if (r == FAULT_NO_MEMORY) {
-    printf("[kernel] pid %d (%s) killed: out of memory sepc=%p stval=%p\n", p->pid, p->name,
-           (void *)p->trapframe->epc, (void *)va);
-    exit(EXIT_KILLED);
+    void *sepc = (void *)t->trapframe->epc, *stval = (void *)va;
+    if (t->tid != 0)
+      printf("[kernel] pid %d tid %d (%s) killed: out of memory sepc=%p stval=%p\n", t->pid,
+             t->tid, t->name, sepc, stval);
+    else
+      printf("[kernel] pid %d (%s) killed: out of memory sepc=%p stval=%p\n", t->pid,
+             t->name, sepc, stval);
+    exit_group(EXIT_KILLED);
   }
   return r == FAULT_FIXED ? 0 : -1;
 }

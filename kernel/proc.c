@@ -17,7 +17,9 @@ static int nextpid = 1;
 
 static void forkret(void);
 
+// The running thread, and the process it belongs to (its main thread's slot).
 struct proc *myproc(void) { return cpu.proc; }
+struct proc *myprocess(void) { return cpu.proc ? cpu.proc->group : 0; }
 
 // Give every process slot its kernel stack, mapped at KSTACK(slot) in the kernel page
 // table with an unmapped guard page below it.
@@ -56,30 +58,47 @@ void proc_freepagetable(pagetable_t pt) {
   uvmfree(pt);
 }
 
-// Claim an UNUSED slot: a pid, a trapframe, a page table with nothing user in it
-// yet, and a context that starts in forkret(). 0 if the table or memory is full.
-struct proc *allocproc(void) {
+// Claim an UNUSED slot for a thread: a trapframe, and a context that starts in
+// forkret(). 0 if the table or memory is full. allocproc() and thread_create()
+// (thread.c) give it the rest.
+struct proc *allocslot(void) {
   struct proc *p = proc;
   while (p < &proc[NPROC] && p->state != UNUSED)
     p++;
   if (p == &proc[NPROC])
     return 0;
   p->state = USED;
-  p->pid = nextpid++;
-  if ((p->trapframe = kalloc()) == 0 || (p->pagetable = proc_pagetable(p)) == 0) {
+  p->group = p;
+  if ((p->trapframe = kalloc()) == 0) {
     freeproc(p);
     return 0;
   }
+  memset(p->trapframe, 0, PGSIZE);
   p->context.ra = (uintptr_t)forkret;
   p->context.sp = p->kstack + KSTACK_SIZE;
   sched_newproc(p);
   return p;
 }
 
-// Release everything a slot holds (except its kernel stack) and mark it UNUSED.
+// A new process: a slot as its main thread, a pid, and a page table with nothing
+// user in it yet. 0 if the table or memory is full.
+struct proc *allocproc(void) {
+  struct proc *p = allocslot();
+  if (p == 0)
+    return 0;
+  p->pid = nextpid++;
+  if ((p->pagetable = proc_pagetable(p)) == 0) {
+    freeproc(p);
+    return 0;
+  }
+  return p;
+}
+
+// Release everything a slot holds (except its kernel stack) and mark it UNUSED. The
+// page table is the process's: only a main thread's slot frees it.
 void freeproc(struct proc *p) {
   uintptr_t kstack = p->kstack;
-  if (p->pagetable)
+  if (p->pagetable && p->group == p)
     proc_freepagetable(p->pagetable);
   if (p->trapframe)
     kfree(p->trapframe);
@@ -120,15 +139,17 @@ void inherit_files(struct proc *np, struct proc *p) {
 
 // Copy the calling process: its memory (every user page), registers and heap. The
 // child returns 0 from fork, the parent the child's pid; -1 if out of slots or memory.
+// Only the calling thread is copied (POSIX): the child's one thread is its main
+// thread, with the caller's registers (and the other threads' stacks, as memory).
 int fork(void) {
-  struct proc *p = myproc(), *np = allocproc();
+  struct proc *t = myproc(), *p = myprocess(), *np = allocproc();
   if (np == 0)
     return -1;
   if (uvmcopy(p->pagetable, np->pagetable) < 0) {
     freeproc(np);
     return -1;
   }
-  *np->trapframe = *p->trapframe;
+  *np->trapframe = *t->trapframe;
   np->trapframe->a0 = 0;  // fork() returns 0 in the child
   np->heap_bottom = p->heap_bottom;
   np->brk = p->brk;
@@ -156,10 +177,14 @@ static void close_files(struct proc *p) {
   }
 }
 
-// End the calling process. Its memory goes at once; the slot stays a ZOMBIE until
-// the parent's waitpid() collects the status. The first process's exit powers off.
+// End the calling thread (thread.c) or, called by the main thread, the process: its
+// other threads first, then its memory; the slot stays a ZOMBIE until the parent's
+// waitpid() collects the status. The first process's exit powers off.
 void exit(int status) {
   struct proc *p = myproc();
+  if (p->group != p)
+    thread_exit(status);
+  end_other_threads(p);
   if (p == initproc) {
     if (!bootargs_flag("quiet") && !bootargs_has_init())
       printf("[kernel] init exited with status %d: powering off\n", status);
@@ -187,7 +212,7 @@ void exit(int status) {
 // a later call: the status must not be lost. (rCore's user library loops while it
 // sees -2, the old non-blocking answer; it never sees it now and works unchanged.)
 int waitpid(int pid, uintptr_t status_addr) {
-  struct proc *p = myproc();
+  struct proc *p = myprocess();
   for (;;) {
     int found = 0;
     for (struct proc *c = proc; c < &proc[NPROC]; c++) {
@@ -210,14 +235,14 @@ int waitpid(int pid, uintptr_t status_addr) {
 
 // The parent's pid; 0 for the first process (and, as on Linux, orphans get init's).
 int getppid(void) {
-  struct proc *p = myproc();
+  struct proc *p = myprocess();
   return p->parent ? p->parent->pid : 0;
 }
 
 // Move the heap's end by n bytes (sbrk). Returns the old end, or -1 if the new end
 // would fall below the image, run into the stack or an mmap region, or out of memory.
 long growproc(long n) {
-  struct proc *p = myproc();
+  struct proc *p = myprocess();
   uintptr_t old = p->brk, new = old + (uintptr_t)n;
   if (n > 0) {
     if (new < old || new > USER_MMAP_TOP || heap_grow(p, new) < 0)  // lazy.c
@@ -241,7 +266,7 @@ static void wait_for_interrupt(void) {
   intr_off();
 }
 
-// Is any process waiting in sleep()? If none is RUNNABLE either, nothing can ever
+// Is any thread waiting in sleep()? If none is RUNNABLE either, nothing can ever
 // run again.
 static int anyone_sleeps(void) {
   for (struct proc *p = proc; p < &proc[NPROC]; p++)
@@ -263,7 +288,7 @@ void scheduler(void) {
       wait_for_interrupt();
       continue;
     }
-    taskinfo_start(p);
+    taskinfo_start(p->group);  // task_info counts for the whole process
     p->state = RUNNING;
     cpu.proc = p;
     swtch(&cpu.context, &p->context);  // returns when p calls sched()
@@ -299,7 +324,9 @@ void sleep(void *chan) {
     wait_for_interrupt();
     return;
   }
+  static uint64_t seq;
   p->chan = chan;
+  p->sleep_seq = ++seq;
   p->state = SLEEPING;
   sched();
   p->chan = 0;
@@ -312,19 +339,38 @@ void sleep(void *chan) {
 // EINTR, without restarting the call). kill() wakes a process sleeping here. Only
 // for waits that hold nothing: a disk request or a file-system operation in progress
 // must finish, so those use sleep().
-int sleep_intr(void *chan) {
+//
+// A thread of a process that is ending (thread.c) gives up the same way.
+int wait_interrupted(void) {
   struct proc *p = myproc();
-  if (signal_interrupts(p))
-    return -1;
-  sleep(chan);
-  return signal_interrupts(p) ? -1 : 0;
+  return p->group->exiting || (p->group == p && signal_interrupts(p));
 }
 
-// Make every process sleeping on chan RUNNABLE.
+int sleep_intr(void *chan) {
+  if (wait_interrupted())
+    return -1;
+  sleep(chan);
+  return wait_interrupted() ? -1 : 0;
+}
+
+// Make every thread sleeping on chan RUNNABLE.
 void wakeup(void *chan) {
   for (struct proc *p = proc; p < &proc[NPROC]; p++)
     if (p->state == SLEEPING && p->chan == chan)
       p->state = RUNNABLE;
+}
+
+// Make the thread that has slept on chan the longest RUNNABLE (first come, first
+// served: a condition variable's signal). 0 if none sleeps there.
+struct proc *wakeup_one(void *chan) {
+  struct proc *first = 0;
+  for (struct proc *p = proc; p < &proc[NPROC]; p++)
+    if (p->state == SLEEPING && p->chan == chan &&
+        (first == 0 || p->sleep_seq < first->sleep_seq))
+      first = p;
+  if (first)
+    first->state = RUNNABLE;
+  return first;
 }
 
 // A new process's first run: scheduler() swtch()ed here (allocproc set context.ra);

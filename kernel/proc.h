@@ -33,13 +33,40 @@ struct sigstate {
                                      // by sigreturn: kept here, out of the user's reach
 };
 
+// A process's synchronisation objects (sync.c), named by their index in each array.
+struct mutex {
+  int used;
+  int blocking;                // 1: waiters sleep; 0: they spin, yielding the CPU
+  struct proc *owner;          // the thread holding it, 0 if free
+};
+struct semaphore {
+  int used;
+  int count;                   // what semaphore_down may still take without waiting
+};
+struct condvar {
+  int used;
+};
+struct syncset {
+  struct mutex mutex[NMUTEX];
+  struct semaphore sem[NSEM];
+  struct condvar condvar[NCONDVAR];
+};
+
 // SLEEPING: waiting in sleep() on chan until someone calls wakeup(chan) (a child's
 // exit, a disk request's completion, a pipe's reader or writer).
 enum procstate { UNUSED, USED, SLEEPING, RUNNABLE, RUNNING, ZOMBIE };
 
+// One slot of proc[] is one thread: what the scheduler runs. A process is its main
+// thread (tid 0) and the threads it created (thread.c), which share its address space.
+// What the threads of a process share is kept in the main thread's slot only, reached
+// through `group` (myprocess()): open files, current directory, heap, parent and
+// children, signals, sync objects, task_info's counts. A thread's own slot holds its
+// state, registers (trapframe), kernel stack and context.
 struct proc {
   enum procstate state;
-  int pid;
+  int pid;                      // the process's pid, the same in all its threads
+  int tid;                      // thread id within the process: 0 for the main thread
+  struct proc *group;           // the process's main thread (the slot itself for it)
   struct proc *parent;
   int xstatus;                  // exit status, for the parent's waitpid()
   void *chan;                   // SLEEPING: what it waits for (sleep/wakeup)
@@ -54,6 +81,11 @@ struct proc {
   struct inode *cwd;            // current directory (0 without a file system)
   uintptr_t brk;                // current end of the heap
   struct sigstate sig;          // signals (signal.c)
+  struct syncset sync;          // mutexes, semaphores, condition variables (sync.c)
+  int exiting;                  // threads must exit: the process is ending (thread.c)
+  int exit_status;              // ... with this status, when a thread ended it
+  uint64_t wake_at;             // in sys_sleep(): r_time() to wake at (clock.c)
+  uint64_t sleep_seq;           // when it began to sleep, for wakeup_one()
 
   // Stride scheduling (sched.c).
   long priority;
@@ -66,5 +98,8 @@ struct proc {
 
 extern struct proc proc[NPROC];
 extern struct cpu cpu;
+
+// p's process: the main thread's slot, which holds what its threads share.
+static inline struct proc *process_of(struct proc *p) { return p->group; }
 
 #endif // PROC_H

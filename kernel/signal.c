@@ -13,6 +13,10 @@
 //
 // One handler runs at a time: while one runs, other caught signals stay pending
 // until its sigreturn (signals whose action is not a handler are still acted on).
+//
+// Signals are the process's: its main thread's slot holds the state, and only the
+// main thread acts on them and runs handlers (rCore-Tutorial has no thread signals
+// either). A signal that ends the process ends all its threads (thread.c).
 #include "abi.h"
 #include "defs.h"
 #include "memlayout.h"
@@ -87,8 +91,8 @@ int signal_interrupts(struct proc *p) {
 int kill(int pid, int sig) {
   if (sig != 0 && !valid(sig))
     return -1;
-  struct proc *t = proc;
-  while (t < &proc[NPROC] && (t->state == UNUSED || t->pid != pid))
+  struct proc *t = proc;  // the process's main thread: threads share its pid
+  while (t < &proc[NPROC] && (t->state == UNUSED || t->pid != pid || t->group != t))
     t++;
   if (t == &proc[NPROC])
     return -1;
@@ -138,6 +142,8 @@ static void start_handler(struct proc *p, int sig) {
 void signal_deliver(void) {
   struct proc *p = myproc();
   struct sigstate *s = &p->sig;
+  if (p != p->group)
+    return;
   for (;;) {
     if (s->pending & SIGBIT(SIGKILL))
       terminate(p, SIGKILL);
@@ -163,7 +169,9 @@ void signal_deliver(void) {
     }
     if (!s->stopped)
       return;
-    sleep(&s->stopped);  // kill() of SIGCONT or SIGKILL wakes us
+    if (p->exiting)      // a thread ended the process: even stopped, it ends
+      exit(p->exit_status);
+    sleep(&s->stopped);  // kill() of SIGCONT or SIGKILL wakes us, and exit_group()
   }
 }
 
@@ -171,7 +179,7 @@ void signal_deliver(void) {
 // handler runs (a sigreturn out of the blue changes nothing).
 int signal_return(struct proc *p) {
   struct sigstate *s = &p->sig;
-  if (s->handling == 0)
+  if (p != p->group || s->handling == 0)  // only the main thread runs handlers
     return -1;
   *p->trapframe = s->saved;  // the kernel_* fields too: usertrapret() refills them
   s->blocked = s->saved_blocked;
@@ -208,7 +216,7 @@ long sys_kill(int pid, int signum) { return kill(pid, signum); }
 // rule; rCore's kernel wants both). -1, with nothing changed, for a signal that
 // cannot be caught or a pointer the process cannot use.
 long sys_sigaction(int signum, uintptr_t action, uintptr_t old_action) {
-  struct proc *p = myproc();
+  struct proc *p = myprocess();
   struct sigaction new;
   if (!valid(signum) || (SIGBIT(signum) & UNCATCHABLE))
     return -1;
@@ -227,7 +235,7 @@ long sys_sigaction(int signum, uintptr_t action, uintptr_t old_action) {
 // sigprocmask(mask): block exactly the signals in mask and return the old mask
 // (rCore's form: no "how", no pointers). SIGKILL and SIGSTOP are silently left out.
 long sys_sigprocmask(uint32_t mask) {
-  struct sigstate *s = &myproc()->sig;
+  struct sigstate *s = &myprocess()->sig;
   uint32_t old = s->blocked;
   s->blocked = mask & ALL_SIGNALS & ~UNCATCHABLE;
   return old;

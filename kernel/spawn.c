@@ -19,8 +19,8 @@ long sys_spawn(uintptr_t upath, uintptr_t uargv) {
     return -1;
   }
   args_free(a);
-  inherit_files(np, myproc());
-  np->parent = myproc();
+  inherit_files(np, myprocess());
+  np->parent = myprocess();
   np->state = RUNNABLE;
   return np->pid;
   // HANDOUT: return -1;

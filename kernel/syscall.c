@@ -22,7 +22,7 @@ void syscall(void) {
   uintptr_t num = p->trapframe->a7;
   long ret = -1;  // unknown numbers fail, they do not kill
   if (num < SYSCALL_MAX && syscall_table[num].call) {
-    taskinfo_count(p, num);
+    taskinfo_count(p->group, num);  // task_info counts for the whole process
     ret = syscall_table[num].call(p->trapframe);
   }
   p->trapframe->a0 = (uintptr_t)ret;

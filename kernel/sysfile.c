@@ -18,12 +18,12 @@
 static struct file *fd_file(long fd) {
   if (fd < 0 || fd >= NOFILE)
     return 0;
-  return myproc()->ofile[fd];
+  return myprocess()->ofile[fd];
 }
 
 // The lowest free descriptor, now naming f; -1 if all NOFILE are in use.
 static int fdalloc(struct file *f) {
-  struct proc *p = myproc();
+  struct proc *p = myprocess();
   for (int fd = 0; fd < NOFILE; fd++)
     if (p->ofile[fd] == 0) {
       p->ofile[fd] = f;
@@ -63,7 +63,7 @@ long sys_close(int fd) {
   struct file *f = fd_file(fd);
   if (f == 0)
     return -1;
-  myproc()->ofile[fd] = 0;
+  myprocess()->ofile[fd] = 0;
   fileclose(f);
   return 0;
 }
@@ -105,9 +105,9 @@ long sys_pipe2(uintptr_t fds, int flags) {
       (out[0] = (uintptr_t)fd0, out[1] = (uintptr_t)fd1,
        copyout(myproc()->pagetable, fds, out, sizeof(out)) < 0)) {
     if (fd0 >= 0)
-      myproc()->ofile[fd0] = 0;
+      myprocess()->ofile[fd0] = 0;
     if (fd1 >= 0)
-      myproc()->ofile[fd1] = 0;
+      myprocess()->ofile[fd1] = 0;
     fileclose(r);
     fileclose(w);
     return -1;
@@ -236,7 +236,7 @@ long sys_mkdirat(uintptr_t upath, int mode) {
 
 long sys_chdir(uintptr_t upath) {
   char path[MAXPATH];
-  struct proc *p = myproc();
+  struct proc *p = myprocess();
   struct inode *ip;
   if (fetchpath(upath, path) < 0 || !fs_mounted())
     return -1;

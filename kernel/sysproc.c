@@ -38,10 +38,12 @@ int fetchargs(uintptr_t upath, uintptr_t uargv, char *path, struct args **out) {
 }
 
 // exec(path, argv): on success the new program starts with a0 = argc, a1 = argv.
+// -1 while the process has other threads: they run in the address space exec would
+// replace (rCore's kernel refuses this too).
 long sys_exec(uintptr_t upath, uintptr_t uargv) {
   char path[MAXPATH];
   struct args *a;
-  if (fetchargs(upath, uargv, path, &a) < 0)
+  if (!lone_thread(myproc()) || fetchargs(upath, uargv, path, &a) < 0)
     return -1;
   int argc = exec_load(myproc(), path, a);
   args_free(a);

@@ -5,11 +5,13 @@
 // switch in the middle of each routine.
 //
 //   uservec: stvec while a process runs in U. On any trap from U, sscratch holds
-//     TRAPFRAME; we save all 31 user registers into struct trapframe (trapframe.h;
+//     the running thread's trapframe address; we save all 31 user registers into struct trapframe (trapframe.h;
 //     offsets from the generated asm-offsets.h), switch to the kernel page table
 //     and stack, and jump to usertrap() (trap.c). usertrap() saves sepc itself.
-//   userret(satp): called by usertrapret() (trap.c) to return to U: switch to the
-//     user page table, restore the registers from TRAPFRAME, and sret to sepc.
+//   userret(satp, trapframe): called by usertrapret() (trap.c) to return to U:
+//     switch to the user page table, restore the registers from the trapframe at
+//     the user address `trapframe` (TRAPFRAME for a process's main thread, another
+//     page for each of its other threads: memlayout.h), and sret to sepc.
 #include "asm.h"
 #include "asm-offsets.h"
 #include "memlayout.h"
@@ -22,7 +24,7 @@ trampoline:
 .balign 4
 .global uservec
 uservec:
-    csrrw a0, sscratch, a0          // a0 = TRAPFRAME, sscratch = user a0
+    csrrw a0, sscratch, a0          // a0 = the trapframe, sscratch = user a0
     // What a system call must preserve: the registers the C calling convention keeps
     // across the call to the stub (ra, sp, s0..s11), and the arguments in a0..a7.
     REG_S ra, TF_RA(a0)
@@ -71,14 +73,15 @@ uservec:
     sfence.vma zero, zero
     jr t0                           // -> usertrap() in trap.c; it never returns here
 
-// userret(a0 = user satp): entered from usertrapret() in trap.c.
+// userret(a0 = user satp, a1 = the trapframe's user address): entered from
+// usertrapret() in trap.c.
 .balign 4
 .global userret
 userret:
     sfence.vma zero, zero
     csrw satp, a0                   // user page table: this page stays mapped
     sfence.vma zero, zero
-    li a0, TRAPFRAME
+    mv a0, a1
     csrw sscratch, a0               // for uservec on the next trap
     REG_L ra, TF_RA(a0)
     REG_L sp, TF_SP(a0)

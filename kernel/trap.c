@@ -18,11 +18,31 @@ extern char trampoline[], uservec[], userret[];  // trampoline.S
 void kernelvec(void);                            // kernelvec.S
 
 static uint64_t timer_interval;  // timebase ticks per time slice
+static uint64_t timer_armed;     // when the timer interrupt asked for is due
 
 void trapinit(void) { w_stvec((uintptr_t)kernelvec); }
 
-// Ask the firmware for the next timer interrupt, one time slice from now.
-static void timer_next(void) { sbi_set_timer(r_time() + timer_interval); }
+static void timer_arm(uint64_t when) {
+  timer_armed = when;
+  sbi_set_timer(when);
+}
+
+// A tick (or the first one): ask the firmware for the next timer interrupt, one time
+// slice from now, and wake the threads in sleep() whose time may have come (clock.c).
+static void timer_next(void) {
+  timer_arm(r_time() + timer_interval);
+  clock_tick();
+}
+
+// A thread sleeps until `when` (clock.c): make sure a timer interrupt comes by then,
+// not only at the end of the time slice.
+void timer_wake_by(uint64_t when) {
+  if (when < timer_armed)
+    timer_arm(when);
+}
+
+// Does the timer interrupt the kernel at all? Not in lab 6's handout.
+int timer_enabled(void) { return (r_sie() & SIE_STIE) != 0; }
 
 void timerinit(void) {
   long hz = bootargs_number("timer_hz", TIMER_HZ);
@@ -45,11 +65,18 @@ static const char *exception_name(uintptr_t code) {
   return "unknown_exception";
 }
 
-// A user program did something it may not: one line, then the process dies.
+// A user program did something it may not: one line, then the process dies, with
+// all its threads. The line names the thread when it is not the main one.
 static void kill_for_fault(struct proc *p, uintptr_t scause) {
-  printf("[kernel] pid %d (%s) killed: %s sepc=%p stval=%p\n", p->pid, p->name,
-         exception_name(CAUSE_CODE(scause)), (void *)r_sepc(), (void *)r_stval());
-  exit(EXIT_KILLED);
+  const char *what = exception_name(CAUSE_CODE(scause));
+  void *sepc = (void *)r_sepc(), *stval = (void *)r_stval();
+  if (p->tid != 0)
+    printf("[kernel] pid %d tid %d (%s) killed: %s sepc=%p stval=%p\n", p->pid, p->tid,
+           p->name, what, sepc, stval);
+  else
+    printf("[kernel] pid %d (%s) killed: %s sepc=%p stval=%p\n", p->pid, p->name, what,
+           sepc, stval);
+  exit_group(EXIT_KILLED);
 }
 
 // A supervisor external interrupt: ask the PLIC which device, service it, and tell
@@ -94,6 +121,9 @@ void usertrap(void) {
              signal_return(p) == 0) {
     // A signal handler returned: start_handler() (signal.c) set its ra to an address
     // U may not execute, so the return traps here. Done: it is sigreturn().
+  } else if (scause == CAUSE_EXEC_PAGE_FAULT && r_sepc() == THREAD_EXIT_PC && p->tid != 0) {
+    // A thread's function returned (thread.c set its ra): exit with its value.
+    exit((int)p->trapframe->a0);
   } else {
     kill_for_fault(p, scause);
   }
@@ -105,6 +135,7 @@ void usertrap(void) {
 // userret on the trampoline.
 void usertrapret(void) {
   struct proc *p = myproc();
+  thread_leave_if_exiting();  // thread.c: the process is ending
   signal_deliver();  // signal.c: may rewrite the trapframe for a handler, stop, or exit
   w_stvec(TRAMPOLINE + (uservec - trampoline));  // traps from U now go to uservec
 
@@ -120,8 +151,9 @@ void usertrapret(void) {
   w_sepc(p->trapframe->epc);
 
   // userret sits at the same address in both page tables (the trampoline page).
-  void (*ret)(uintptr_t) = (void (*)(uintptr_t))(TRAMPOLINE + (userret - trampoline));
-  ret(MAKE_SATP(p->pagetable));
+  void (*ret)(uintptr_t, uintptr_t) =
+      (void (*)(uintptr_t, uintptr_t))(TRAMPOLINE + (userret - trampoline));
+  ret(MAKE_SATP(p->pagetable), TRAPFRAME_OF(p->tid));
   __builtin_unreachable();
 }
 

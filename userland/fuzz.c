@@ -11,10 +11,17 @@
 // SIGKILL and SIGSTOP are never sent; every other signal is caught (by a handler that
 // just returns) or ignored, since sigaction only ever gets one of those two actions,
 // so no signal ends or stops the child. Files it creates land on the run's disk, which
-// `privlab run` keeps in memory.
+// `privlab run` keeps in memory. Threads: a thread_create whose entry is in our own
+// image starts a thread that exits at once instead (a thread running the fuzzer's code
+// from a random place would fuzz without these rules); sleep sleeps at most 5 ms; a
+// semaphore_down first ups the semaphore and a condvar_wait gets a mutex we cannot
+// hold, since nothing else would ever wake them.
 #include "user.h"
 
 static uint8_t scratch[4096] __attribute__((aligned(4096)));
+
+extern char _start[];  // the first byte of our text (userland/user.ld puts it first)
+#define USER_TEXT ((long)(uintptr_t)_start)
 
 // Paths the file-system calls can do something with (or must refuse: too long), none
 // naming a program the check after fuzzing runs.
@@ -35,7 +42,7 @@ static long random_arg(void) {
   case 5: return (long)TRAPFRAME_ADDR;
   case 6: return 0x10000000 + (long)((r >> 8) % 16) * 4096;  // mmap-able, page-aligned
   case 7: return (long)(r >> 1);
-  case 8: return 0x10000;                                      // our text
+  case 8: return USER_TEXT;                                    // our text
   default: return (long)r;
   }
 }
@@ -54,6 +61,9 @@ static long random_number(void) {
     return known[(r >> 1) % (sizeof(known) / sizeof(known[0]))];
   return (long)((r >> 1) % 600) - 50;
 }
+
+// What a thread the fuzzer creates does: exit with its argument.
+static void thread_body(void *arg) { exit((int)(uintptr_t)arg); }
 
 // The one handler the fuzzer installs: returning is as good as sigreturn.
 static void on_signal(int signum) { (void)signum; }
@@ -99,6 +109,14 @@ static int fuzz(uint64_t seed, int count) {
     }
     if (n == SYS_munmap && a[0] < 0x10000000)
       continue;
+    if (n == SYS_thread_create && a[0] >= USER_TEXT && a[0] < image_end)
+      a[0] = (long)(uintptr_t)thread_body;
+    if (n == SYS_sleep)
+      a[0] %= 6;
+    if (n == SYS_semaphore_down)
+      semaphore_up((int)a[0]);
+    if (n == SYS_condvar_wait)
+      a[1] = NMUTEX + (a[1] & 7);
     if (n == SYS_sbrk && a[0] < 0 && sbrk(0) + a[0] < image_end + 4096)
       continue;
     long r = syscall(n, a[0], a[1], a[2], a[3], a[4], a[5]);

@@ -12,10 +12,14 @@
 //   sigjump        jump to SIGRETURN_PC (the trampoline) with no handler running:
 //                  that is how a returning handler ends (kernel/signal.c), but only
 //                  from inside one; anywhere else it is a plain fault
+//   threadjump     jump to THREAD_EXIT_PC in the main thread: a thread function that
+//                  returns ends its thread there (kernel/thread.c), but the main
+//                  thread has no thread function to return from
 //   badptr         bad pointers to write, read, waitpid, exec, get_time
 #include "user.h"
 
 #define SIGRETURN_ADDR (TRAPFRAME_ADDR + 4096)  // SIGRETURN_PC = TRAMPOLINE (memlayout.h)
+#define THREAD_EXIT_ADDR (SIGRETURN_ADDR + 8)   // THREAD_EXIT_PC
 
 typedef void (*fn_t)(void);
 static volatile fn_t zero = 0;  // volatile: the compiler may not reason about the call
@@ -84,11 +88,13 @@ int main(int argc, char **argv) {
     kill(getpid(), SIGUSR1);
   } else if (strcmp(mode, "sigjump") == 0)
     ((fn_t)SIGRETURN_ADDR)();
+  else if (strcmp(mode, "threadjump") == 0)
+    ((fn_t)THREAD_EXIT_ADDR)();
   else if (strcmp(mode, "badptr") == 0)
     return bad_pointers();
   else {
     printf("usage: hostile kread|kwrite|trapframe|textwrite|sret|csrw|csrr|ebreak|illegal|"
-           "jump0|stack|sighandler|sigjump|badptr\n");
+           "jump0|stack|sighandler|sigjump|threadjump|badptr\n");
     return 2;
   }
   printf("hostile %s: survived, which it must not\n", mode);

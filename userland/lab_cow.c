@@ -20,6 +20,8 @@
 //                          then copies nothing
 //   mixed TOKEN PAGES      fork with half the heap not touched yet (lazy allocation,
 //                          lab 11): touched pages are shared, the others stay unmapped
+//   threads TOKEN PAGES    after fork, a thread of the parent stores to every page: the
+//                          copies are the whole process's, the child keeps the old bytes
 #include "user.h"
 
 #define PAGE 4096
@@ -317,6 +319,41 @@ static int mixed(long pages) {
   return 0;
 }
 
+static char *thread_heap;
+static long thread_pages;
+
+static int store_all(void *arg) {
+  (void)arg;
+  fill(thread_heap, thread_pages, 1);
+  return 0;
+}
+
+static int threads(long pages) {
+  thread_pages = pages;
+  int go[2];
+  if ((thread_heap = grow(pages * PAGE)) == 0 || pipe(go) < 0)
+    return fail("sbrk or pipe failed");
+  fill(thread_heap, pages, 0);
+  int pid = fork();
+  if (pid == 0) {
+    char c;
+    if (read(go[0], &c, 1) != 1)   // the parent's thread has stored by now
+      exit(1);
+    exit(holds(thread_heap, 0, pages, 0) ? 0 : 2);
+  }
+  if (pid < 0)
+    return fail("fork failed");
+  int tid = thread_create(store_all, 0);
+  if (tid < 0 || waittid(tid) != 0)
+    return fail("thread_create or waittid failed");
+  checkpoint();                    // 1: the parent's pages are its own, the child's shared
+  if (!holds(thread_heap, 0, pages, 1))
+    return fail("the main thread does not see its thread's stores");
+  if (write(go[1], "g", 1) != 1 || waited(pid) != 0)
+    return fail("the parent's thread's stores reached the child");
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc < 3)
     return fail("usage: lab_cow MODE TOKEN ARGS...");
@@ -341,6 +378,8 @@ int main(int argc, char **argv) {
     r = exec_child(a);
   else if (strcmp(mode, "mixed") == 0)
     r = mixed(a);
+  else if (strcmp(mode, "threads") == 0)
+    r = threads(a);
   else
     return fail("unknown mode");
   if (r == 0)

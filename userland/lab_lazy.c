@@ -19,6 +19,8 @@
 //   sparse TOKEN MIB              a heap bigger than the free memory, touched once a MiB
 //   forkfirst TOKEN PAGES         fork before touching anything: each process's stores
 //                                 map its own pages (with copy-on-write, lab 10, too)
+//   threads TOKEN PAGES           two threads touch the process's heap, one of them
+//                                 through read(): the heap is the process's, not a thread's
 #include "user.h"
 
 #define PAGE 4096
@@ -258,6 +260,46 @@ static int forkfirst(long pages) {
   return 0;
 }
 
+static char *thread_heap;
+static long thread_pages;
+
+// Thread 1 stores to the first half of the heap; thread 2 reads the pipe into the
+// first page of the second half and stores to the rest of it.
+static int heap_worker(void *arg) {
+  long half = thread_pages / 2, which = (long)(uintptr_t)arg;
+  if (which == 1) {
+    for (long i = 0; i < half; i++)
+      thread_heap[i * PAGE] = (char)(i + 1);
+    return 0;
+  }
+  int fds[2];
+  if (pipe(fds) < 0 || write(fds[1], message, MSG) != (long)MSG ||
+      read(fds[0], thread_heap + half * PAGE, MSG) != (long)MSG)
+    return 1;
+  for (long i = half + 1; i < thread_pages; i++)
+    thread_heap[i * PAGE] = (char)(i + 1);
+  return 0;
+}
+
+static int threads(long pages) {
+  thread_pages = pages;
+  if (pages < 4 || (thread_heap = grow(pages * PAGE)) == 0)
+    return fail("sbrk failed, or PAGES < 4");
+  checkpoint();                               // 1: nothing mapped
+  int one = thread_create(heap_worker, (void *)1), two = thread_create(heap_worker, (void *)2);
+  if (one < 0 || two < 0)
+    return fail("thread_create failed");
+  if (waittid(one) != 0 || waittid(two) != 0)
+    return fail("a thread could not touch the heap, or read() into it failed");
+  checkpoint();                               // 2: every page mapped
+  long half = pages / 2;
+  for (long i = 0; i < pages; i++)
+    if (i != half && thread_heap[i * PAGE] != (char)(i + 1))
+      return fail("a thread's store to the heap was lost");
+  return memcmp(thread_heap + half * PAGE, message, MSG) == 0 ? 0
+                                                              : fail("a thread's read was lost");
+}
+
 int main(int argc, char **argv) {
   if (argc < 3)
     return fail("usage: lab_lazy MODE TOKEN ARGS...");
@@ -281,6 +323,8 @@ int main(int argc, char **argv) {
     r = sparse(a);
   else if (strcmp(mode, "forkfirst") == 0)
     r = forkfirst(a);
+  else if (strcmp(mode, "threads") == 0)
+    r = threads(a);
   else
     return fail("unknown mode");
   if (r == 0)

@@ -214,6 +214,7 @@ static const struct test tests[] = {
     {"kill_stack_overflow", 0, "stack"},
     {"kill_signal_handler_in_kernel", 0, "sighandler"},
     {"kill_sigreturn_jump_outside_handler", 0, "sigjump"},
+    {"kill_thread_exit_jump_in_main_thread", 0, "threadjump"},
     {"lab_mmap_basic", mmap_basic, 0},
     {"lab_mmap_errors", mmap_errors, 0},
     {"lab_spawn", spawn_hello, 0},

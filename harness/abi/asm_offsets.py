@@ -51,6 +51,26 @@ class KernelLayout:
     kstack0: int        # KSTACK(0): the lowest address of process slot 0's kernel stack
     kstack_stride: int  # KSTACK(0) - KSTACK(1): one stack and its guard page
     kstack_size: int
+    # Threads 1..: THREAD_TRAPFRAME(1), and the distance to the next thread's block
+    # (None for a kernel built before threads, a grader's older handout).
+    thread_trapframe1: int | None = None
+    thread_block: int | None = None
+    thread_stack_size: int | None = None
+
+    def trapframe_of(self, tid: int) -> int | None:
+        """Where thread tid's trapframe is mapped (TRAPFRAME_OF in memlayout.h)."""
+        if tid == 0:
+            return self.trapframe
+        if self.thread_trapframe1 is None or self.thread_block is None:
+            return None
+        return self.thread_trapframe1 - (tid - 1) * self.thread_block
+
+    def thread_stack(self, tid: int) -> tuple[int, int] | None:
+        """[low, high) of thread tid's user stack (tid >= 1), right below its trapframe."""
+        top = self.trapframe_of(tid) if tid > 0 else None
+        if top is None or self.thread_stack_size is None:
+            return None
+        return (top - self.thread_stack_size, top)
 
     def kernel_stack(self, addr: int) -> tuple[int, int] | None:
         """[low, high) of the kernel stack `addr` lies in (its top included: a frame
@@ -73,7 +93,10 @@ def kernel_layout(kernel_elf: Path, xlen: int) -> KernelLayout:
     try:
         k0, k1 = found["LAYOUT_KSTACK0"], found["LAYOUT_KSTACK1"]
         return KernelLayout(found["LAYOUT_TRAMPOLINE"], found["LAYOUT_TRAPFRAME"], k0, k0 - k1,
-                            found["LAYOUT_KSTACK_SIZE"])
+                            found["LAYOUT_KSTACK_SIZE"],
+                            found.get("LAYOUT_THREAD_TRAPFRAME1"),
+                            found.get("LAYOUT_THREAD_BLOCK_SIZE"),
+                            found.get("LAYOUT_USTACK_SIZE"))
     except KeyError as e:
         raise BuildError(f"{header}: no {e.args[0]} (kernel/asm-offsets.c defines it)") from e
 

@@ -9,23 +9,71 @@ field it has.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.table import Table
 from rich.text import Text
 
 from harness.abi.fs_layout import T_DEVICE, T_DIR, T_FILE
 from harness.kernelinfo.dwarf_types import StructValue
-from harness.kernelinfo.mirrors import OpenFile, ProcessTable
+from harness.kernelinfo.mirrors import OpenFile, Process, ProcessTable
 from harness.kernelinfo.symbols import Location
 from harness.trace.capture import format_value
 
 __all__ = ["OpenFilesView", "ProcessTableView", "TrapFrameView"]
 
 _SHOWN = ("pagetable", "trapframe", "kstack", "brk", "xstatus")
+_PER_THREAD = ("trapframe", "xstatus")
+
+
+_SYNC_KINDS = (("mutex", "mutex"), ("sem", "semaphore"), ("condvar", "condvar"))
+
+
+def _sync_objects(p: Process) -> list[tuple[str, int, StructValue]]:
+    """The sync objects in use of the process whose main thread is p (kernel/sync.c):
+    (kind, index, object)."""
+    if not p.value.type.has("sync"):
+        return []
+    sync = p.value["sync"]
+    found = []
+    for member, kind in _SYNC_KINDS:
+        objs = sync[member] if isinstance(sync, StructValue) and sync.type.has(member) else []
+        for i, obj in enumerate(objs if isinstance(objs, list) else []):
+            if isinstance(obj, StructValue) and obj.get_int("used"):
+                found.append((kind, i, obj))
+    return found
+
+
+def _waits_and_holds(procs: Sequence[Process]) -> tuple[dict[int, str], dict[int, str]]:
+    """For the threads of a kernel with threads (struct proc has `group`): what each
+    sleeping one waits on, by slot, and the mutexes each holds, by slot."""
+    labels: dict[int, str] = {}          # address -> what it is, for chan
+    holds: dict[int, list[str]] = {}
+    by_address = {p.address: p for p in procs}
+    for p in procs:
+        if p.value.get_int("group") == p.address:        # a main thread: the process
+            labels[p.address] = "a child's exit"        # waitpid sleeps on it
+            for kind, i, obj in _sync_objects(p):
+                labels[obj.address] = f"{kind} {i}"
+                owner = obj.get_int("owner") if obj.type.has("owner") else 0
+                if owner in by_address:
+                    holds.setdefault(by_address[owner].slot, []).append(f"{kind} {i}")
+    for p in procs:
+        if p.value.get_int("group") != p.address:
+            labels[p.address] = f"thread {p.value.get_int('tid')}"   # waittid
+    waits = {}
+    for p in procs:
+        chan = p.value.get_int("chan")
+        if p.state == "SLEEPING" and chan:
+            waits[p.slot] = labels.get(chan, f"{chan:#x}")
+    return waits, {slot: ", ".join(names) for slot, names in holds.items()}
 
 
 class ProcessTableView:
-    """The slots of `proc[]` in use; ▶ marks cpu.proc, the running process."""
+    """The slots of `proc[]` in use; ▶ marks cpu.proc, the running thread. With a
+    kernel that has threads, a tid column, what each sleeping thread waits on (a
+    mutex, semaphore, condition variable, thread, child) and the mutexes it holds."""
 
     def __init__(self, table: ProcessTable, title: str | None = "Processes") -> None:
         self.table = table
@@ -34,20 +82,31 @@ class ProcessTableView:
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         procs = self.table.processes
         extra = [n for n in _SHOWN if procs and procs[0].value.type.has(n)]
+        threads = bool(procs) and all(procs[0].value.type.has(n)
+                                      for n in ("tid", "group", "chan"))
+        waits, holds = _waits_and_holds(procs) if threads else ({}, {})
         table = Table(box=None, padding=(0, 1), header_style="muted",
                       title=Text(self.title, "heading") if self.title else None,
                       title_justify="left")
-        for col in ("", "slot", "pid", "state", "name", "parent", *extra):
-            table.add_column(col, no_wrap=True,
-                             justify="right" if col in ("slot", "pid", "parent") else "left")
+        ids = ("slot", "pid", "tid") if threads else ("slot", "pid")
+        sync_cols = ("waits on", "holds") if waits or holds else ()
+        if sync_cols:   # room for them: the columns a process's threads share go
+            extra = [n for n in extra if n in _PER_THREAD]
+        for col in ("", *ids, "state", "name", "parent", *extra, *sync_cols):
+            table.add_column(col, no_wrap=True, justify="right"
+                             if col in ("slot", "pid", "tid", "parent") else "left")
         for p in procs:
             cur = p.slot == self.table.current
-            cells = ["▶" if cur else "", str(p.slot), str(p.pid), p.state, p.name,
-                     str(p.parent_pid) if p.parent_pid is not None else "-"]
+            cells = ["▶" if cur else "", str(p.slot), str(p.pid)]
+            if threads:
+                cells.append(str(p.value.get_int("tid")))
+            cells += [p.state, p.name, str(p.parent_pid) if p.parent_pid is not None else "-"]
             for n in extra:
                 v = p.value[n]
                 cells.append(f"{v:#x}" if isinstance(v, int) and n != "xstatus"
                              else format_value(v))
+            if sync_cols:
+                cells += [waits.get(p.slot, ""), holds.get(p.slot, "")]
             table.add_row(*cells, style="heading" if cur else None)
         if not procs:
             yield Text("(no processes yet)", "muted")

@@ -76,7 +76,7 @@ def describe(row: FlowRow, xlen: int) -> Text:
             t.append("  ")
             t.append(call.call_text(outputs=False), "syscall")   # results: at the sret
             if call.pid is not None:
-                t.append(f"  pid {call.pid}", "muted")
+                t.append(f"  pid {call.pid}" + (f" tid {call.tid}" if call.tid else ""), "muted")
         elif row.note:
             t.append(f"  {row.note}")
         elif not row.interrupt and row.code in _FAULTS:
@@ -94,6 +94,8 @@ def describe(row: FlowRow, xlen: int) -> Text:
         t.append("  → ")
         t.append(call.ret_text(), "ret.error" if call.failed else "ret.ok")
         t.append(f"  {call.name}", "syscall")
+        if call.tid:
+            t.append(f" (tid {call.tid})", "muted")
         for i, cap in sorted(call.outputs.items()):
             name = call.spec.args[i].name if call.spec else f"a{i}"
             t.append(f"  {name}={cap.text}", "muted")

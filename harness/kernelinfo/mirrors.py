@@ -140,6 +140,18 @@ class KernelInfo:
         slot = (ptr - base) // t.size
         return slot if 0 <= slot < count else None
 
+    def current_tid(self, memory: PhysicalMemory) -> int | None:
+        """The running thread's id within its process (struct proc's `tid`: kernel/
+        thread.c), or None for a kernel without threads or while the scheduler runs."""
+        base, t, _ = self._proc_array()
+        if not t.has("tid"):
+            return None
+        slot = self.current_slot(memory)
+        if slot is None:
+            return None
+        tid = self.read_member(memory, t, base + slot * t.size, "tid")
+        return tid if isinstance(tid, int) else None
+
     def current_pid(self, memory: PhysicalMemory) -> tuple[int, str] | None:
         """(pid, name) of the running process, cheaply: two small reads."""
         slot = self.current_slot(memory)

@@ -128,6 +128,15 @@ class LiveCapture:
         except (GuestError, KeyError):
             return None
 
+    def thread(self) -> int | None:
+        kernel = self.kernel
+        if kernel is None:
+            return None
+        try:
+            return kernel.current_tid(self.m.memory)
+        except (GuestError, KeyError):
+            return None
+
     def capture_inputs(self, call: SyscallRecord) -> None:
         if call.spec is None:
             return

@@ -84,6 +84,13 @@ class LiveMemory(Protocol):
     def capture_inputs(self, call: SyscallRecord) -> None: ...
     def capture_outputs(self, call: SyscallRecord) -> None: ...
     def whoami(self) -> tuple[int, str] | None: ...
+    def thread(self) -> int | None: ...
+
+
+def thread_key(satp: int, tid: int) -> int:
+    """What the flow keys a thread's pending call and resume point by: its address
+    space, and its thread id when the kernel has threads (tid 0 keys by satp alone)."""
+    return satp | (tid << 64)
 
 
 @dataclass(slots=True)
@@ -182,15 +189,15 @@ class Flow:
         self._root_satp: dict[int, int] = {}
         self._calls: dict[int, SyscallRecord] = {}     # seq of entry or return -> call,
                                                        # indexed when rows are read
-        self._open: dict[int, SyscallRecord] = {}      # satp -> call awaiting its return
+        self._open: dict[int, SyscallRecord] = {}      # thread_key -> call awaiting its return
         # return pc -> forks made from there whose child has not run yet, oldest first
         self._forks: dict[int, list[SyscallRecord]] = {}
         self.notes: dict[int, str] = {}
         self._entered: set[int] = set()                # satps an sret has entered
         self._last_u: SyscallRecord | None = None      # the last trap from U, if an ecall
         self._shaped = self.start                      # events _shape has seen
-        # Signals: satp -> (pc the last trap from U returns to, NONE after a fault;
-        # its seq), the handlers running per satp, the kills not yet seen delivered
+        # Signals: thread_key -> (pc the last trap from U returns to, NONE after a
+        # fault; its seq), the handlers running per key, the kills not yet seen delivered
         # (by signal number), and the annotations, by seq.
         self._resume: dict[int, tuple[int, int]] = {}
         self._handlers: dict[int, list[_Handler]] = {}
@@ -229,7 +236,9 @@ class Flow:
                 if rec[CODE] == _ECALL_U and not rec[INTERRUPT]:
                     return self._ecall(seq, rec, live)
                 self._last_u = None
-                self._resume[rec[SATP]] = (rec[EPC] if rec[INTERRUPT] else NONE, seq)
+                tid = live.thread() if live is not None else None
+                self._resume[thread_key(rec[SATP], tid or 0)] = \
+                    (rec[EPC] if rec[INTERRUPT] else NONE, seq)
             elif frm == _S and rec[TO] == _M and rec[CODE] == _ECALL_S and not rec[INTERRUPT]:
                 self.notes[seq] = "sbi " + self.sbi.name(rec[A7], rec[A7 - 1])
         elif rec[TO] == _U and frm == _S and rec[CODE]:
@@ -300,9 +309,11 @@ class Flow:
             who = live.whoami()
             if who is not None:
                 self._own(rec[SATP], who)
+            call.tid = live.thread() or 0
             live.capture_inputs(call)
         if rec[SATP] in self.pids:
             call.pid, call.process = self.pids[rec[SATP]]
+        key = thread_key(rec[SATP], call.tid)
         self.syscalls.append(call)
         self._last_u = call
         if number in self._kills:
@@ -310,13 +321,14 @@ class Flow:
             self._sent[signum] = self._sent.get(signum, 0) + 1
         if spec is not None and spec.noreturn:
             call.outcome = "noreturn"
-            self._open.pop(rec[SATP], None)
-            self.pids.pop(rec[SATP], None)   # the page table is freed and may be reused
-            self._resume.pop(rec[SATP], None)
-            self._handlers.pop(rec[SATP], None)
+            self._open.pop(key, None)
+            self._resume.pop(key, None)
+            self._handlers.pop(key, None)
+            if call.tid == 0:                # a thread's exit leaves the process
+                self.pids.pop(rec[SATP], None)   # the page table is freed, may be reused
             return call
-        self._resume[rec[SATP]] = (rec[EPC] + ECALL_INSN, seq)
-        self._open[rec[SATP]] = call
+        self._resume[key] = (rec[EPC] + ECALL_INSN, seq)
+        self._open[key] = call
         if spec is not None and spec.name == "fork":
             self._forks.setdefault(rec[EPC] + ECALL_INSN, []).append(call)
         return None
@@ -327,21 +339,25 @@ class Flow:
             who = live.whoami()
             if who is not None:
                 self._own(satp, who)
-        if satp not in self._entered:
-            self._entered.add(satp)
+        tid = (live.thread() or 0) if live is not None else 0
+        key = thread_key(satp, tid)
+        if key not in self._entered:
+            self._entered.add(key)
             who = self.pids.get(satp)
-            self.notes[seq] = f"enter pid {who[0]} ({who[1]})" if who else \
+            thread = f" thread {tid}" if tid else ""
+            self.notes[seq] = f"enter pid {who[0]} ({who[1]}){thread}" if who else \
                 "enter a new address space"
-        call = self._open.get(satp)
+        call = self._open.get(key)
         if call is None or pc != call.epc + ECALL_INSN:
             opener = self._last_u      # the trap from U this sret ends the handling of
             if opener is not None and opener.name == "exec" and opener.outcome == "pending" \
-                    and satp != opener.satp and satp not in self._open:
+                    and satp != opener.satp and key not in self._open:
                 call = opener            # exec succeeded: back in a new address space
                 call.outcome = "new image"
-                self._open.pop(opener.satp, None)
-                self._resume.pop(opener.satp, None)
-                self._handlers.pop(opener.satp, None)
+                opened = thread_key(opener.satp, opener.tid)
+                self._open.pop(opened, None)
+                self._resume.pop(opened, None)
+                self._handlers.pop(opened, None)
                 if opener.satp in self.pids:
                     self._own(satp, self.pids.pop(opener.satp))
             else:
@@ -350,9 +366,9 @@ class Flow:
                     fork.child_seq = seq
                     self.notes[seq] = f"child's return from fork() #{fork.entry_seq}"
                     return None
-                return self._signal_sret(seq, rec, live)
+                return self._signal_sret(seq, rec, live, key)
         else:
-            del self._open[satp]
+            del self._open[key]
             call.outcome = "returned"
         call.ret = to_signed(rec[A0], self.xlen)
         call.exit_seq, call.exit_instret = seq, rec[INSTRET]
@@ -364,12 +380,12 @@ class Flow:
             live.capture_outputs(call)
         return call
 
-    def _signal_sret(self, seq: int, rec: Record,
-                     live: LiveMemory | None) -> SyscallRecord | None:
+    def _signal_sret(self, seq: int, rec: Record, live: LiveMemory | None,
+                     satp: int) -> SyscallRecord | None:
         """An sret to U that none of the rules above explains: the end of a signal
         handler (back at its interrupted pc), the entry to one, or neither. Returns
-        the interrupted system call if it completes here."""
-        satp, pc = rec[SATP], rec[PC]
+        the interrupted system call if it completes here. `satp`: the thread_key."""
+        pc = rec[PC]
         running = self._handlers.get(satp, [])
         top = running[-1] if running else None
         if top is not None and pc == top.resume:

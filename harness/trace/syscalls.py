@@ -266,6 +266,7 @@ class SyscallRecord:
     xlen: int
     pid: int | None = None
     process: str | None = None      # the process's name, when known
+    tid: int = 0                    # the thread that made it (kernel/thread.c), when known
     ret: int | None = None          # a0 at the return, signed
     exit_seq: int | None = None
     exit_instret: int | None = None

@@ -37,6 +37,14 @@ struct task_info {
 // Exit status of a process the kernel killed for a fault (trap.c).
 #define EXIT_KILLED -1
 
+// Threads and their sync objects (thread.c, sync.c): how many a process may have.
+// thread_create returns tids 1..NTHREAD-1 (the main thread is 0), lowest free first;
+// mutex_create, semaphore_create and condvar_create return indexes from 0.
+#define NTHREAD  16
+#define NMUTEX   16
+#define NSEM     16
+#define NCONDVAR 16
+
 // openat(path, flags, mode) flags, as rCore-Tutorial's OpenFlags (not Linux's values).
 // O_APPEND is ours (rCore has none); it takes the next free bit.
 #define O_RDONLY  0x000

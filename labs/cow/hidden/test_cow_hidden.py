@@ -117,3 +117,26 @@ def test_frames_come_back_after_eight_rounds(privlab_kernel: KernelUnderTest) ->
     run = privlab_kernel.run("lab_cow", "big", privlab_kernel.token, 6, 8, ram_mib=SMALL_RAM,
                              max_insns=400_000_000)
     run.expect_pass(within=400_000_000)
+
+
+@pytest.mark.points(2)
+def test_a_threads_store_after_fork_copies_for_the_whole_process(
+        privlab_kernel: KernelUnderTest) -> None:
+    """After fork, a thread of the parent stores to every shared page: the copies land in
+    the page table all the parent's threads share, and the child keeps the old frames."""
+    pages = 6
+    run = privlab_kernel.boot("lab_cow", "threads", privlab_kernel.token, pages)
+    parent_view = stop_at_syscall(run, "getppid", 80_000_000)
+    heap, parent = _first_ret(run, "sbrk"), _parent(run)
+    assert parent_view.satp == parent
+    reads = [c for c in run.trace.syscalls("read") if c.satp != parent]
+    if not reads:
+        run.fail("the child never reached its read()")
+    child = reads[0].satp
+    for i in range(pages):
+        mine = _leaf(run, parent, heap + i * PAGE, "parent")
+        theirs = _leaf(run, child, heap + i * PAGE, "child")
+        if mine.pa == theirs.pa or not mine.writable:
+            run.fail(f"heap page {i} after the parent's thread stored to it: parent {mine}, "
+                     f"child {theirs}")
+    run.expect_pass()

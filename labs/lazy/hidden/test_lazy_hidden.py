@@ -67,3 +67,22 @@ def test_frames_come_back_over_ten_rounds(privlab_kernel: KernelUnderTest) -> No
     if _mapped(run, satp, heap, pages):
         run.fail("heap pages are mapped right after sbrk")
     run.expect_pass(within=400_000_000)
+
+
+@pytest.mark.points(2)
+def test_threads_touch_the_process_heap(privlab_kernel: KernelUnderTest) -> None:
+    """Two threads store to the heap, one through read() from a pipe: the heap (its
+    bottom and brk) is the process's, so a thread's fault maps it like the main
+    thread's would."""
+    pages = 8
+    run = privlab_kernel.boot("lab_lazy", "threads", privlab_kernel.token, pages)
+    satp = stop_at_syscall(run, "getppid", 50_000_000).satp
+    heap = _heap(run)
+    if _mapped(run, satp, heap, pages):
+        run.fail("heap pages are mapped right after sbrk")
+    stop_at_syscall(run, "getppid")
+    if _mapped(run, satp, heap, pages) != list(range(pages)):
+        run.fail(f"the threads touched every heap page, but only "
+                 f"{_mapped(run, satp, heap, pages)} are mapped")
+    run.expect_pass()
+    run.expect_syscall("read", ret=14)
