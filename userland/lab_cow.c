@@ -330,23 +330,24 @@ static int store_all(void *arg) {
 
 static int threads(long pages) {
   thread_pages = pages;
-  int go[2];
-  if ((thread_heap = grow(pages * PAGE)) == 0 || pipe(go) < 0)
+  int go[2], ready[2];
+  char c;
+  if ((thread_heap = grow(pages * PAGE)) == 0 || pipe(go) < 0 || pipe(ready) < 0)
     return fail("sbrk or pipe failed");
   fill(thread_heap, pages, 0);
   int pid = fork();
   if (pid == 0) {
-    char c;
-    if (read(go[0], &c, 1) != 1)   // the parent's thread has stored by now
-      exit(1);
+    checkpoint();                  // 1: every page shared
+    if (write(ready[1], "r", 1) != 1 || read(go[0], &c, 1) != 1)
+      exit(1);                     // the parent's thread has stored by now
     exit(holds(thread_heap, 0, pages, 0) ? 0 : 2);
   }
-  if (pid < 0)
+  if (pid < 0 || read(ready[0], &c, 1) != 1)
     return fail("fork failed");
   int tid = thread_create(store_all, 0);
   if (tid < 0 || waittid(tid) != 0)
     return fail("thread_create or waittid failed");
-  checkpoint();                    // 1: the parent's pages are its own, the child's shared
+  checkpoint();                    // 2: the parent's pages are its own
   if (!holds(thread_heap, 0, pages, 1))
     return fail("the main thread does not see its thread's stores");
   if (write(go[1], "g", 1) != 1 || waited(pid) != 0)

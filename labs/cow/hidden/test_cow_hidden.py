@@ -126,17 +126,15 @@ def test_a_threads_store_after_fork_copies_for_the_whole_process(
     the page table all the parent's threads share, and the child keeps the old frames."""
     pages = 6
     run = privlab_kernel.boot("lab_cow", "threads", privlab_kernel.token, pages)
-    parent_view = stop_at_syscall(run, "getppid", 80_000_000)
+    child = stop_at_syscall(run, "getppid", 80_000_000).satp
     heap, parent = _first_ret(run, "sbrk"), _parent(run)
-    assert parent_view.satp == parent
-    reads = [c for c in run.trace.syscalls("read") if c.satp != parent]
-    if not reads:
-        run.fail("the child never reached its read()")
-    child = reads[0].satp
-    for i in range(pages):
+    frames = [_shared(run, parent, child, heap + i * PAGE).pa for i in range(pages)]
+    if stop_at_syscall(run, "getppid").satp != parent:
+        run.fail("the second checkpoint should be the parent's")
+    for i, frame in enumerate(frames):
         mine = _leaf(run, parent, heap + i * PAGE, "parent")
         theirs = _leaf(run, child, heap + i * PAGE, "child")
-        if mine.pa == theirs.pa or not mine.writable:
+        if mine.pa == theirs.pa or not mine.writable or theirs.pa != frame:
             run.fail(f"heap page {i} after the parent's thread stored to it: parent {mine}, "
-                     f"child {theirs}")
+                     f"child {theirs} (shared: {frame:#x})")
     run.expect_pass()
