@@ -67,6 +67,12 @@ uint32_t virtio_disk_blocks(void);
 void virtio_disk_rw(struct buf *b, int write);
 void virtio_disk_intr(void);
 
+// alarm.c
+void alarm_tick(struct proc *p);
+int alarm_running(struct proc *p);
+int alarm_return(struct proc *p);
+void alarm_exec(struct proc *p);
+
 // bio.c
 void binit(void);
 struct buf *bread(uint32_t blockno);

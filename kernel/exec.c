@@ -216,6 +216,7 @@ int exec_load(struct proc *p, const char *path, struct args *a) {
   safestrcpy(p->name, name, sizeof(p->name));
   signal_exec(p);  // handlers were addresses in the old image
   memset(&p->sync, 0, sizeof(p->sync));  // and the old program's sync objects go too
+  alarm_exec(p);   // the alarm's handler was one too (alarm.c)
   struct trapframe *tf = p->trapframe;
   memset(&tf->ra, 0, sizeof(*tf) - offsetof(struct trapframe, ra));  // fresh registers
   tf->epc = entry;

@@ -3,6 +3,7 @@
 #define PROC_H
 
 #include "abi.h"
+#include "alarm.h"
 #include "param.h"
 #include "trapframe.h"
 #include "types.h"
@@ -94,6 +95,8 @@ struct proc {
   // Accounting for task_info (taskinfo.c).
   uint32_t syscall_times[MAX_SYSCALL_NUM];
   uint64_t first_run_time;      // r_time() when first scheduled; 0 = not yet
+
+  struct alarmstate alarm;      // sigalarm (alarm.c, lab 12)
 };
 
 extern struct proc proc[NPROC];

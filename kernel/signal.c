@@ -64,12 +64,13 @@ static enum disposition disposition(struct proc *p, int sig) {
 }
 
 // May signal_deliver() act on sig now: pending, not blocked, and, if it is caught,
-// no other handler running (the one saved frame is in use until sigreturn)?
+// no other handler running, a signal's or the alarm's (alarm.c): one handler at a
+// time, so that sigreturn always knows which one it ends?
 static int ready(struct proc *p, int sig) {
   struct sigstate *s = &p->sig;
   if (!(s->pending & SIGBIT(sig)) || (s->blocked & SIGBIT(sig)))
     return 0;
-  return !(s->handling && disposition(p, sig) == CATCH);
+  return !((s->handling || alarm_running(p)) && disposition(p, sig) == CATCH);
 }
 
 // Should a blocking wait give up for a pending signal (sleep_intr() in proc.c)? Yes
@@ -241,11 +242,12 @@ long sys_sigprocmask(uint32_t mask) {
   return old;
 }
 
-// sigreturn(): resume the code the handler interrupted. The value returned goes
-// into a0 (syscall.c), so return the interrupted a0 itself, or it would be lost.
+// sigreturn(): resume the code the handler interrupted: a signal's handler, or else
+// the alarm's (alarm.c; at most one of them runs). The value returned goes into a0
+// (syscall.c), so return the interrupted a0 itself, or it would be lost.
 long sys_sigreturn(void) {
   struct proc *p = myproc();
-  if (signal_return(p) < 0)
+  if (signal_return(p) < 0 && alarm_return(p) < 0)
     return -1;
   return (long)p->trapframe->a0;
 }

@@ -12,8 +12,18 @@
 // (waiters keep trying, yielding the CPU in between), as mutex_create's argument
 // says; both are error-checking: locking one the caller holds, or unlocking one it
 // does not, returns -1. A thread that exits releases the mutexes it holds.
+//
+// Deadlock detection (deadlock.c, enable_deadlock_detect): every mutex_lock and
+// semaphore_down tells deadlock.c what the caller asks for, and with detection on for
+// the process, a request no order of the threads could satisfy returns -0xDEAD
+// (DEADLOCK_DETECTED) at once, waiting for and taking nothing. Relocking a mutex the
+// caller holds is such a request: -0xDEAD with detection on, -1 (the error check
+// above) with it off. Semaphore units taken and given back are reported to deadlock.c
+// too, which keeps who holds how many.
 #include "defs.h"
 #include "proc.h"
+#include "riscv.h"
+#include "deadlock.h"
 
 // The object named id in array a of n, if it exists.
 #define LOOKUP(a, n, id) ((id) >= 0 && (id) < (n) && (a)[id].used ? &(a)[id] : 0)
@@ -44,22 +54,29 @@ long sys_mutex_create(int blocking) {
   return id;
 }
 
-// Take m for the calling thread, waiting as m's kind says. 0, or -1 if the wait was
-// cut short.
-static int mutex_acquire(struct mutex *m) {
-  struct proc *me = myproc();
-  while (m->owner) {
+// Take m (mutex id of the process) for the calling thread, waiting as m's kind says;
+// while it waits, deadlock.c has m as its need. 0, or -1 if the wait was cut short.
+static int mutex_acquire(struct mutex *m, int id) {
+  int r = 0;
+  deadlock_wait(DL_MUTEX, id);
+  while (m->owner && r == 0) {
     if (m->blocking) {
-      if (sleep_intr(m) < 0)
-        return -1;
+      r = sleep_intr(m);
     } else {
       yield();
-      if (myprocess()->exiting)
-        return -1;
+      // Take any pending interrupt (the tick that ends a holder's sleep()): a thread
+      // spinning here never returns to user space, where it would be taken, and the
+      // scheduler takes them only when nothing is runnable (kerneltrap() only rearms
+      // the timer and wakes sleepers).
+      intr_on();
+      intr_off();
+      r = myprocess()->exiting ? -1 : 0;
     }
   }
-  m->owner = me;
-  return 0;
+  deadlock_wait_over();
+  if (r == 0)
+    m->owner = myproc();
+  return r;
 }
 
 static void mutex_release(struct mutex *m) {
@@ -69,9 +86,16 @@ static void mutex_release(struct mutex *m) {
 
 long sys_mutex_lock(int id) {
   struct mutex *m = LOOKUP(myset()->mutex, NMUTEX, id);
-  if (m == 0 || m->owner == myproc())
+  if (m == 0)
     return -1;
-  return mutex_acquire(m);
+  long refused = deadlock_request(DL_MUTEX, id);
+  if (refused)
+    return refused;
+  if (m->owner == myproc()) {
+    deadlock_wait_over();
+    return -1;
+  }
+  return mutex_acquire(m, id);
 }
 
 long sys_mutex_unlock(int id) {
@@ -87,8 +111,10 @@ long sys_mutex_unlock(int id) {
 long sys_semaphore_create(int count) {
   struct syncset *s = myset();
   int id = count < 0 ? -1 : CLAIM(s->sem, NSEM);
-  if (id >= 0)
+  if (id >= 0) {
     s->sem[id] = (struct semaphore){.used = 1, .count = count};
+    deadlock_sem_created(id);
+  }
   return id;
 }
 
@@ -97,6 +123,7 @@ long sys_semaphore_up(int id) {
   if (sem == 0)
     return -1;
   sem->count++;
+  deadlock_sem_given(id);
   wakeup(sem);
   return 0;
 }
@@ -105,10 +132,16 @@ long sys_semaphore_down(int id) {
   struct semaphore *sem = LOOKUP(myset()->sem, NSEM, id);
   if (sem == 0)
     return -1;
+  long refused = deadlock_request(DL_SEM, id);
+  if (refused)
+    return refused;
   while (sem->count == 0)
-    if (sleep_intr(sem) < 0)
+    if (sleep_intr(sem) < 0) {
+      deadlock_wait_over();
       return -1;
+    }
   sem->count--;
+  deadlock_sem_taken(id);
   return 0;
 }
 
@@ -143,16 +176,17 @@ long sys_condvar_wait(int id, int mutex_id) {
     return -1;
   mutex_release(m);
   int r = sleep_intr(cv);
-  if (mutex_acquire(m) < 0)
+  if (mutex_acquire(m, mutex_id) < 0)
     return -1;
   return r;
 }
 
 // Thread t is exiting: release the mutexes it holds, or their waiters would wait
-// forever.
+// forever; deadlock.c forgets its semaphore units.
 void sync_thread_exit(struct proc *t) {
   struct syncset *s = &t->group->sync;
   for (int i = 0; i < NMUTEX; i++)
     if (s->mutex[i].used && s->mutex[i].owner == t)
       mutex_release(&s->mutex[i]);
+  deadlock_thread_exit(t);
 }

@@ -104,6 +104,7 @@ void usertrap(void) {
     p->trapframe->epc += 4;  // return after the ecall
     syscall();               // syscall.c; may not return (exit) or replace the image (exec)
   } else if (scause == (CAUSE_INTERRUPT | IRQ_S_TIMER)) {
+    alarm_tick(p);           // alarm.c (lab 12): may send the coming sret to the handler
     // Lab 6 (trap): the time slice is over: arm the next tick and let another run.
     // BEGIN SOLUTION
     timer_next();            // also clears the pending interrupt

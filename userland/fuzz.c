@@ -10,12 +10,16 @@
 // stay inside the fuzzing child: kill's pid, unless 0, becomes the child's own, and
 // SIGKILL and SIGSTOP are never sent; every other signal is caught (by a handler that
 // just returns) or ignored, since sigaction only ever gets one of those two actions,
-// so no signal ends or stops the child. Files it creates land on the run's disk, which
-// `privlab run` keeps in memory. Threads: a thread_create whose entry is in our own
-// image starts a thread that exits at once instead (a thread running the fuzzer's code
-// from a random place would fuzz without these rules); sleep sleeps at most 5 ms; a
-// semaphore_down first ups the semaphore and a condvar_wait gets a mutex we cannot
-// hold, since nothing else would ever wake them.
+// so no signal ends or stops the child. sigalarm only ever installs a handler that
+// calls sigreturn, with a small tick count half the time. Files it creates land on the
+// run's disk, which `privlab run` keeps in memory. Threads: a thread_create whose entry
+// is in our own image starts a thread that exits at once instead (a thread running the
+// fuzzer's code from a random place would fuzz without these rules); half the waittids
+// ask for the last thread created (a random tid is almost never one); sleep sleeps at
+// most 5 ms; a semaphore_down first ups the semaphore and a condvar_wait gets a mutex we
+// cannot hold, since nothing else would ever wake them. Half the enable_deadlock_detect
+// calls turn detection on or off, so mutex_lock and semaphore_down run the deadlock
+// check on whatever state the fuzzer left.
 #include "user.h"
 
 static uint8_t scratch[4096] __attribute__((aligned(4096)));
@@ -68,6 +72,9 @@ static void thread_body(void *arg) { exit((int)(uintptr_t)arg); }
 // The one handler the fuzzer installs: returning is as good as sigreturn.
 static void on_signal(int signum) { (void)signum; }
 
+// The one alarm handler it installs (kernel/alarm.c): it ends as an alarm handler must.
+static void on_alarm(void) { sigreturn(); }
+
 // The actions sigaction may install, for any signal: catch or ignore, any mask.
 static struct sigaction tame_action;
 
@@ -82,6 +89,7 @@ static long tame_sigaction(long action) {
 
 static int fuzz(uint64_t seed, int count) {
   srand(seed);
+  long last_tid = 1;
   long image_end = sbrk(0);
   for (int fd = 0; fd < 3; fd++)
     close(fd);
@@ -107,10 +115,19 @@ static int fuzz(uint64_t seed, int count) {
         a[0] = (long)(rand64() % NSIG);
       a[1] = tame_sigaction(a[1]);
     }
+    if (n == SYS_sigalarm) {
+      if (rand64() % 2)
+        a[0] = (long)(rand64() % 4);  // a tick count that fires, half the time
+      a[1] = (long)(uintptr_t)on_alarm;
+    }
     if (n == SYS_munmap && a[0] < 0x10000000)
       continue;
     if (n == SYS_thread_create && a[0] >= USER_TEXT && a[0] < image_end)
       a[0] = (long)(uintptr_t)thread_body;
+    if (n == SYS_waittid && rand64() % 2)
+      a[0] = last_tid;
+    if (n == SYS_enable_deadlock_detect && rand64() % 2)
+      a[0] = (long)(rand64() % 2);
     if (n == SYS_sleep)
       a[0] %= 6;
     if (n == SYS_semaphore_down)
@@ -124,6 +141,8 @@ static int fuzz(uint64_t seed, int count) {
       exit(0);  // the fork child (spawn never returns 0 to us)
     if (n == SYS_fork && r > 0)
       waitpid((int)r, NULL);
+    if (n == SYS_thread_create && r > 0)
+      last_tid = r;
   }
   while (wait(NULL) > 0)  // spawned children
     ;

@@ -313,6 +313,25 @@ static int only_the_owner_unlocks(void) {
   return 0;
 }
 
+static void hold_while_sleeping(void *arg) {
+  (void)arg;
+  mutex_lock(mutex_id);
+  racy = 1;
+  sleep(5);  // the tick that ends this sleep must come while main spins for the mutex
+  mutex_unlock(mutex_id);
+  exit(0);
+}
+
+static int spin_waiter_lets_a_sleeping_holder_wake(void) {
+  mutex_id = mutex_create(0);
+  int tid = thread_create(hold_while_sleeping, 0);
+  while (!racy)
+    yield();
+  CHECK(mutex_lock(mutex_id) == 0);  // spins in the kernel until the holder is back
+  CHECK(waittid(tid) == 0);
+  return 0;
+}
+
 // ---- semaphores ---------------------------------------------------------------------
 
 #define SLOTS 4
@@ -454,6 +473,7 @@ static const struct {
     {"mutex_errors", mutex_errors},
     {"exiting_thread_releases_its_mutex", exiting_thread_releases_its_mutex},
     {"only_the_owner_unlocks", only_the_owner_unlocks},
+    {"spin_waiter_lets_a_sleeping_holder_wake", spin_waiter_lets_a_sleeping_holder_wake},
     {"bounded_buffer_with_semaphores", bounded_buffer_with_semaphores},
     {"semaphore_errors", semaphore_errors},
     {"condvar_signal_wakes_the_longest_waiter", condvar_signal_wakes_the_longest_waiter},

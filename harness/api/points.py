@@ -22,11 +22,20 @@ if TYPE_CHECKING:
     from harness.api.session import Session
     from harness.machine import RunResult
 
-__all__ = ["POINT_HELP", "Point", "parse_point", "run_to"]
+__all__ = ["POINT_HELP", "NotReached", "Point", "parse_point", "run_to"]
 
 KINDS = ("trap", "event", "syscall", "symbol", "pc", "priv", "instret")
 POINT_HELP = ("trap:N, event:N, syscall:NAME[:K], symbol:NAME, pc:ADDR, priv:U|S|M or "
               "instret:N")
+
+
+class NotReached(BadInput):
+    """The run ended, ran out of budget or was interrupted before the point: `result`
+    says how."""
+
+    def __init__(self, message: str, result: RunResult) -> None:
+        super().__init__(message)
+        self.result = result
 
 
 @dataclass(frozen=True)
@@ -71,8 +80,8 @@ def parse_point(text: str) -> Point:
 
 
 def run_to(session: Session, point: Point | str, max_insns: int | None = None) -> RunResult:
-    """Run `session` to `point`; BadInput if the run ends (or the budget runs out)
-    before getting there."""
+    """Run `session` to `point`; NotReached (a BadInput) if the run ends, the budget
+    runs out or Ctrl-C stops it before getting there."""
     # Imported here: the command line reads POINT_HELP without loading the machine.
     from harness.machine import Stop
     from harness.machine.until import AtAddress
@@ -105,7 +114,7 @@ def run_to(session: Session, point: Point | str, max_insns: int | None = None) -
         how = {Stop.HALT: f"the guest halted with status {result.exit_status}",
                Stop.BUDGET: "the instruction budget ran out"}.get(result.stop, result.message
                                                                    or result.stop.value)
-        raise BadInput(f"never reached {p}: {how} after {len(session.events)} events")
+        raise NotReached(f"never reached {p}: {how} after {len(session.events)} events", result)
     if p.kind == "trap" and not isinstance(result.event, TrapEvent):
         raise BadInput(f"event #{p.value} is an {getattr(result.event, 'insn', 'xret')}, "
                        f"not a trap: use event:{p.value}")

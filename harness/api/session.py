@@ -22,7 +22,7 @@ from pathlib import Path
 
 from harness.abi.csr import EXCEPTION_NAMES, INTERRUPT_NAMES, Csr, Priv
 from harness.abi.registers import register_number
-from harness.abi.syscall_table import abi_table
+from harness.abi.syscall_table import abi_table, load_syscall_table
 from harness.api.memory import MemoryAccess
 from harness.boot import boot_drive, user_boot
 from harness.build.images import Images, build_images
@@ -94,15 +94,18 @@ class _AtSeqXret(AfterXret):
 
 class Session(MemoryAccess):
     def __init__(self, machine: Machine, info: SystemInfo, *, capture: bool = False,
-                 capture_limit: int | None = None, abi: str = "rcore") -> None:
+                 capture_limit: int | None = None, abi: str = "rcore",
+                 table: Path | None = None) -> None:
         """With `capture`, the strings and buffers of system calls are read at the
         exact moment of each call (the run stops there: slower), for the first
         `capture_limit` calls (None: all). `abi` names the system-call table calls are
-        decoded with (harness.abi.syscall_table.ABIS: the bundled kernel's, or xv6's)."""
+        decoded with (harness.abi.syscall_table.ABIS: the bundled kernel's, or xv6's);
+        `table`, a syscall.tbl, takes its place (a student's kernel's own)."""
         self.machine = machine
         self.info = info
         self.notes: tuple[str, ...] = ()   # what the boot wants said (an --add replacing)
-        self.specs = call_specs(abi_table(abi))
+        self.specs = call_specs(load_syscall_table(table) if table is not None
+                                else abi_table(abi))
         self.tracer = Tracer(machine, self.specs, kernel=lambda: info.kernel_info,
                              sbi=load_sbi_names(), capture=capture,
                              capture_limit=capture_limit)

@@ -7,10 +7,13 @@ so rebuilding after editing one file recompiles only that file.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.util
+import os
 import re
 import shutil
+import signal
 import subprocess
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -154,12 +157,34 @@ def compiler_identity() -> str:
 
 def _run(cmd: list[str], what: str) -> str:
     """Run the compiler in zig_home() (see `_location_flags`): every path handed to it
-    is absolute, so the caller's working directory never matters."""
+    is absolute, so the caller's working directory never matters. Under a command
+    line (harness/sigint.py `in_command`) in a process group of its own (zig runs
+    clang and lld as children), stopped whole when privlab is interrupted; elsewhere
+    (the grader's build child) in the caller's group, which the grader stops whole."""
+    from harness.sigint import cleanup, in_command
+
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, check=False, cwd=zig_home())
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                stdin=subprocess.DEVNULL, text=True, cwd=zig_home(),
+                                start_new_session=in_command())
     except OSError as e:
         raise BuildError(f"{what}: {e}") from e
-    output = proc.stdout + proc.stderr
+
+    def stop() -> None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            if os.getpgid(proc.pid) == proc.pid:
+                os.killpg(proc.pid, signal.SIGKILL)
+            else:
+                proc.kill()
+
+    try:
+        with cleanup(stop):
+            stdout, stderr = proc.communicate()
+    finally:
+        if proc.poll() is None:       # interrupted: no compiler outlives the build
+            stop()
+            proc.communicate()
+    output = stdout + stderr
     if proc.returncode != 0:
         raise BuildError(what, output)
     return output

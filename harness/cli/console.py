@@ -49,8 +49,11 @@ def format_trap(e: TrapEvent) -> str:
             f"{e.priv_from.letter}->{e.priv_to.letter} epc {e.epc:#x} tval {e.tval:#x}")
 
 
-def report_run(result: RunResult, budget: int | None, err: IO[str]) -> int:
-    """Explain a run that did not end by the guest powering off; return the status."""
+def report_run(result: RunResult, budget: int | None, err: IO[str],
+               default: bool = False) -> int:
+    """Explain a run that did not end by the guest powering off; return the status.
+    `default`: the budget is the default one, not a --max-insns (the message says how
+    to change it)."""
     if result.stop is Stop.HALT:
         return result.status
     if result.stop is Stop.INPUT_ENDED:    # like `sh < script` at the end of the script
@@ -65,6 +68,8 @@ def report_run(result: RunResult, budget: int | None, err: IO[str]) -> int:
     if result.stop is Stop.BUDGET:
         head = (f"privlab: instruction budget of {budget} exhausted at pc {result.pc:#x} "
                 f"in {result.priv.letter}-mode")
+        if default:
+            head += " (the default budget: --max-insns N for another)"
     else:
         head = (f"privlab: {result.message} (pc {result.pc:#x}, {result.priv.letter}-mode, "
                 f"after {result.instret} instructions)")

@@ -13,6 +13,7 @@ once the gradebook is written, whatever the scores.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -66,18 +67,20 @@ def _selects_nothing(report: GradeReport) -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rich.console import Console
-
     from harness.grade.labs import find_lab
     from harness.grade.runner import GradeOptions, default_jobs
+    from harness.inspect.theme import PipeConsole
 
     lab = find_lab(args.lab)
     out = Path(args.out or Path("privlab-grade") / lab.name)
+    # The graded kernel is kept beside the reports: written under a temporary name,
+    # renamed into place with them (write_reports).
+    kept = out / f".kernel.elf.{os.getpid()}.tmp"
     options = GradeOptions(lab, Path(args.submission).resolve(), _hidden(args.hidden),
                            args.jobs or default_jobs(), args.arch, args.keyword,
-                           keep_kernel=None if args.submissions else out / "kernel.elf",
+                           keep_kernel=None if args.submissions else kept,
                            seed=args.seed)
-    console = Console(stderr=False, highlight=False)
+    console = PipeConsole(stderr=False, highlight=False)
     if args.submissions:
         return _batch(options, Path(args.submissions), out, args.jobs, console)
     if not options.submission.is_dir():
@@ -88,12 +91,16 @@ def run(args: argparse.Namespace) -> int:
     from harness.grade.runner import grade
     from harness.grade.scoreboard import Scoreboard
 
-    (out / "kernel.elf").unlink(missing_ok=True)  # never leave an older build behind
-    report = grade(options)
-    write_reports(report, out)
+    try:
+        report = grade(options)
+        # Never an older build's kernel.elf beside these reports.
+        write_reports(report, out, kernel=kept if report.built and kept.is_file() else None,
+                      replace_kernel=True)
+    finally:
+        kept.unlink(missing_ok=True)
     console.print(Scoreboard(report, details=args.details))
-    kept = f"; the graded kernel: {out}/kernel.elf" if report.built else ""
-    console.print(f"reports: {out}/results.json, junit.xml, report.txt{kept}", markup=False,
+    elf = f"; the graded kernel: {out}/kernel.elf" if report.built else ""
+    console.print(f"reports: {out}/results.json, junit.xml, report.txt{elf}", markup=False,
                   soft_wrap=True)
     sys.stdout.flush()
     print(report.points_line(), flush=True)
@@ -109,6 +116,7 @@ def _batch(options: GradeOptions, root: Path, out: Path, jobs: int | None,
 
     from harness.grade.batch import find_submissions, grade_batch
     from harness.grade.model import format_points
+    from harness.sigint import cleanup
 
     if not root.is_dir():
         raise BadInput(f"{root}: no such directory of submissions")
@@ -119,7 +127,8 @@ def _batch(options: GradeOptions, root: Path, out: Path, jobs: int | None,
                MofNCompleteColumn(), TimeElapsedColumn(),
                TextColumn("{task.fields[last]}", markup=False))
     finished = 0
-    with Progress(*columns, console=console, transient=False) as progress:
+    with Progress(*columns, console=console, transient=False) as progress, \
+            cleanup(progress.stop):     # a forced exit after Ctrl-C shows the cursor again
         task = progress.add_task(f"grading {options.lab.name}", total=total, last="")
 
         def done(name: str, report: GradeReport) -> None:

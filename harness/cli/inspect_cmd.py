@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import argparse
 
-from harness.cli.sessionargs import add_at_argument, add_target_arguments
+from harness.cli.sessionargs import add_abi_argument, add_at_argument, add_machine_arguments
 
 __all__ = ["register"]
 
@@ -26,7 +26,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     add_at_argument(p, "syscall:*")
     p.add_argument("--pid", type=int, metavar="N",
                    help="show this process's trap frame (default: the running process's)")
-    add_target_arguments(p, default_user="hello")
+    add_abi_argument(p)
+    add_machine_arguments(p, default_user="hello")
     p.set_defaults(func=run)
 
 

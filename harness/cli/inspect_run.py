@@ -10,10 +10,8 @@ from rich.text import Text
 
 from harness.abi.csr import Csr
 from harness.api import Session
-from harness.cli.sessionargs import (
-    open_session,
-    session_at,
-)
+from harness.cli.console import interrupt_stops
+from harness.cli.sessionargs import open_session, raise_for_stop, session_at
 from harness.errors import BadInput, GuestError
 from harness.inspect import (
     CsrPanel,
@@ -47,16 +45,22 @@ def _before(args: argparse.Namespace, e: Event) -> tuple[CsrSnapshot, RegisterSn
     """Replay the run (it is deterministic) to the instruction the event happened at,
     just before it: the state the event changed."""
     addr = e.epc if isinstance(e, TrapEvent) else e.at
-    s = open_session(args, default_user="hello", notes=False)   # said at the first boot
+    s = open_session(args, notes=False)   # said at the first boot
     try:
-        if e.instret > REPLAY_MARGIN:
-            s.run_until_instret(e.instret - REPLAY_MARGIN)
-        for _ in range(REPLAY_HITS):
-            r = s.run(None, AtAddress(addr))
-            if r.stop is not Stop.BREAKPOINT or len(s.events) > e.seq or s.instret > e.instret:
-                return None
-            if s.instret == e.instret and len(s.events) == e.seq:
-                return CsrSnapshot.take(s.machine.hart), RegisterSnapshot.take(s.machine.hart)
+        with interrupt_stops(s.machine):
+            if e.instret > REPLAY_MARGIN:
+                r = s.run_until_instret(e.instret - REPLAY_MARGIN)
+                if r.stop is Stop.USER:
+                    raise_for_stop(r, None, f"replaying the run to {args.at}")
+            for _ in range(REPLAY_HITS):
+                r = s.run(None, AtAddress(addr))
+                raise_for_stop(r, None, f"replaying the run to {args.at}")
+                if r.stop is not Stop.BREAKPOINT or len(s.events) > e.seq \
+                        or s.instret > e.instret:
+                    return None
+                if s.instret == e.instret and len(s.events) == e.seq:
+                    return (CsrSnapshot.take(s.machine.hart),
+                            RegisterSnapshot.take(s.machine.hart))
         return None
     finally:
         s.close()

@@ -7,25 +7,29 @@ runs for every command on every run, so a command module imports only argparse-l
 helpers at its top and loads the machine, rich and the rest inside the function it runs. Errors
 from the `PrivlabError` hierarchy become one line on stderr and their exit status;
 an OSError (a file that cannot be written, say) becomes one line and status 1, never a
-traceback.
+traceback; Ctrl-C is status 130 (harness/sigint.py) and a closed output pipe 141, as
+for `cat`.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 from collections.abc import Sequence
 from importlib import import_module
 
 import harness.cli
-from harness.errors import ExitStatus, PrivlabError
+from harness.cli.sessionargs import set_program, split_program
+from harness.errors import BuildError, ExitStatus, PrivlabError
+from harness.sigint import interrupts_exit, run_cleanups
 
 __all__ = ["main"]
 
 # Listed first in `privlab --help`; any other *_cmd module follows alphabetically.
 FIRST = ("run", "build")
-EXIT_BROKEN_PIPE = 1        # what rich exits with when its own output pipe closes
+EXIT_BROKEN_PIPE = 141      # 128 + SIGPIPE: what `cat` exits with when its reader has gone
 
 
 def subcommands() -> list[str]:
@@ -50,23 +54,86 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+def parse(argv: Sequence[str]) -> argparse.Namespace:
+    """The command line as a Namespace: a command that boots a machine gets the words
+    after `--user PROG` (or `--`) as the program's, unseen by argparse
+    (harness/cli/sessionargs.py)."""
+    parser = build_parser()
+    words = list(argv)
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    command = sub.choices.get(words[0]) if words else None
+    if command is None or not command.get_default("takes_program"):
+        return parser.parse_args(words)
+    mine, program = split_program(words[1:], command._option_string_actions)
+    args, extra = parser.parse_known_args([words[0], *mine])
+    if extra:
+        hint = ("" if all(w.startswith("-") for w in extra) else
+                " (a program and its arguments go last: --user PROG ARG...)")
+        parser.error(f"unrecognized arguments: {' '.join(extra)}{hint}")
+    set_program(args, program)
+    return args
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null: the reader has gone, and the interpreter's own flush
+    at exit must not complain about it."""
+    with contextlib.suppress(OSError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
+def _run(argv: Sequence[str]) -> int:
     try:
+        args = parse(argv)
         status: int = args.func(args)
+        sys.stdout.flush()              # a closed pipe shows here, not at the exit
     except PrivlabError as e:
+        sys.stdout.flush()
+        if isinstance(e, BuildError) and e.output:   # the compiler's words, verbatim
+            sys.stderr.write(e.output if e.output.endswith("\n") else e.output + "\n")
         print(f"privlab: {e}", file=sys.stderr)
         return e.exit_status
-    except KeyboardInterrupt:
-        return ExitStatus.INTERRUPTED
     except BrokenPipeError:             # `privlab trace | head`: the reader has had enough
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        _quiet_stdout()
         return EXIT_BROKEN_PIPE
     except OSError as e:                # a file the user named could not be read or written
         where = f"{e.filename}: " if e.filename else ""
         print(f"privlab: {where}{e.strerror or e}", file=sys.stderr)
         return 1
     return status
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; its exit status. Ctrl-C anywhere ends it with 130 and one line
+    (harness/sigint.py), a closed output pipe with 141 and none, a PrivlabError with
+    its one line and status, never a traceback."""
+    said: list[bool] = []
+
+    def say_interrupted() -> None:
+        if not said:
+            said.append(True)
+            print("\nprivlab: interrupted", file=sys.stderr, flush=True)
+
+    with interrupts_exit(say_interrupted, restore=argv is not None):
+        try:
+            try:
+                status = _run(sys.argv[1:] if argv is None else argv)
+            except KeyboardInterrupt:
+                run_cleanups()          # compilers and test processes still running
+                with contextlib.suppress(OSError):
+                    sys.stdout.flush()
+                say_interrupted()
+                status = ExitStatus.INTERRUPTED
+        except BrokenPipeError:         # a flush in an error's handler, or the message
+            _quiet_stdout()
+            status = ExitStatus.INTERRUPTED if said else EXIT_BROKEN_PIPE
+        if argv is None and status in (ExitStatus.INTERRUPTED, EXIT_BROKEN_PIPE):
+            # Interrupted, or nobody is reading: leave now. The interpreter's teardown
+            # (freeing the guest's RAM and translations) takes a few tenths of a second.
+            for stream in (sys.stdout, sys.stderr):
+                with contextlib.suppress(OSError, ValueError):
+                    stream.flush()
+            os._exit(status)
+        return status
 
 
 if __name__ == "__main__":

@@ -13,8 +13,9 @@ from __future__ import annotations
 import argparse
 
 from harness.cli.sessionargs import (
+    add_abi_argument,
     add_at_argument,
-    add_target_arguments,
+    add_machine_arguments,
     session_at,
     symbolize_now,
 )
@@ -32,7 +33,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     which.add_argument("--kernel-table", action="store_true",
                        help="the kernel's page table (trapframe.kernel_satp)")
     p.add_argument("--full", action="store_true", help="every line, however many")
-    add_target_arguments(p, default_user="hello")
+    add_abi_argument(p)
+    add_machine_arguments(p, default_user="hello")
     p.set_defaults(func=run)
 
 

@@ -156,7 +156,7 @@ def tour(arch: str = "rv64", console: Console | None = None) -> int:
              "the whole machine at that event"),
             (f"privlab pagetable{on} --kernel-table", "the kernel's own page table"),
             (f"privlab translate{on} {a[1]:#x} --priv U", "one walk, level by level"),
-            (f"privlab trace{on} --user {PROGRAM} --format html -o {PROGRAM}.html",
+            (f"privlab trace{on} --format html -o {PROGRAM}.html --user {PROGRAM}",
              "a sequence diagram for the browser"))
     width = max(len(cmd) for cmd, _ in nexts) + 2
     for cmd, what in nexts:

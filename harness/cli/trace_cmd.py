@@ -10,15 +10,17 @@ self-contained HTML page.
 
 The trace stops at each of the first 2000 system calls (--capture-limit) to read its
 string and buffer arguments at that exact moment, then goes on at full speed, showing
-later pointers as addresses; --no-capture never stops. Exit status: the guest's, as
-for `privlab run`.
+later pointers as addresses; --no-capture never stops. The run stops after 150,000,000
+instructions unless --max-insns says otherwise, and at Ctrl-C; either way the events
+up to there are shown. Exit status: the guest's, as for `privlab run` (124: the budget
+ran out; 130: Ctrl-C).
 """
 
 from __future__ import annotations
 
 import argparse
 
-from harness.cli.sessionargs import add_target_arguments
+from harness.cli.sessionargs import add_abi_argument, add_machine_arguments
 
 __all__ = ["register"]
 
@@ -46,7 +48,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--capture-limit", type=int, default=CAPTURE_LIMIT, metavar="N",
                    help=f"read memory arguments of the first N calls (default {CAPTURE_LIMIT})")
     p.add_argument("--limit", type=int, metavar="N", help="show at most N rows (text)")
-    add_target_arguments(p, default_user=None)
+    add_abi_argument(p)
+    add_machine_arguments(p)
     p.set_defaults(func=run)
 
 

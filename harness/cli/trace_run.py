@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import IO
 
 from harness.api import Session
-from harness.cli.console import report_run
-from harness.cli.sessionargs import open_session
+from harness.cli.console import interrupt_stops, report_run
+from harness.cli.sessionargs import budget_of, open_session
 from harness.errors import BadInput
 from harness.inspect import SyscallSummary, SyscallTable, TrapTimeline, make_console
 from harness.kernelinfo.symbols import Location
@@ -23,9 +23,6 @@ from harness.trace.jsonl import write_jsonl
 from harness.trace.perfetto import write_chrome_trace
 
 __all__ = ["run"]
-
-SYSTEM_BUDGET = 50_000_000   # the shell waits for input forever: stop somewhere
-
 
 def _range(text: str | None, what: str) -> tuple[int | None, int | None]:
     if text is None:
@@ -84,8 +81,9 @@ def run(args: argparse.Namespace) -> int:
         raise BadInput("--capture-limit must not be negative")
     s = open_session(args, capture=not args.no_capture and args.capture_limit > 0,
                      capture_limit=args.capture_limit)
-    budget = args.max_insns or (None if args.user or args.bios == "none" else SYSTEM_BUDGET)
-    result = s.run(budget)
+    budget = budget_of(args)
+    with interrupt_stops(s.machine):     # Ctrl-C stops the guest; its events are shown
+        result = s.run(budget)
     flow = s.flow
     filt = _filter(args, s)
     with ExitStack() as stack:
@@ -115,4 +113,4 @@ def run(args: argparse.Namespace) -> int:
               file=sys.stderr)
     if result.stop is Stop.HALT:
         return result.status
-    return report_run(result, budget, sys.stderr)
+    return report_run(result, budget, sys.stderr, default=args.max_insns is None)

@@ -15,8 +15,9 @@ import argparse
 from typing import TYPE_CHECKING
 
 from harness.cli.sessionargs import (
+    add_abi_argument,
     add_at_argument,
-    add_target_arguments,
+    add_machine_arguments,
     session_at,
     symbolize_now,
 )
@@ -39,7 +40,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    "hart's; mstatus.MPRV applies)")
     p.add_argument("--satp", type=lambda t: int(t, 0), help="this satp instead of the current")
     add_at_argument(p, "syscall:*")
-    add_target_arguments(p, default_user="hello")
+    add_abi_argument(p)
+    add_machine_arguments(p, default_user="hello", positionals="VA")
     p.set_defaults(func=run)
 
 

@@ -16,19 +16,30 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from harness.grade.errors import BuildFailed, GradeFailure
     from harness.grade.kernel import GRADER_TIMER_HZ, KernelImages, KernelUnderTest, new_token
-    from harness.grade.kernel_run import DEFAULT_MAX_INSNS, KernelRun
+    from harness.grade.kernel_run import (
+        DEFAULT_MAX_INSNS,
+        AfterSyscall,
+        AfterTrap,
+        AfterXret,
+        KernelRun,
+        PrivilegeChange,
+    )
     from harness.grade.model import GradeReport, TestResult
     from harness.grade.trace import SyscallRecord, TraceView
 
 __all__ = [
     "DEFAULT_MAX_INSNS",
     "GRADER_TIMER_HZ",
+    "AfterSyscall",
+    "AfterTrap",
+    "AfterXret",
     "BuildFailed",
     "GradeFailure",
     "GradeReport",
     "KernelImages",
     "KernelRun",
     "KernelUnderTest",
+    "PrivilegeChange",
     "SyscallRecord",
     "TestResult",
     "TraceView",
@@ -41,6 +52,8 @@ _HOME = {
     "new_token": "kernel",
     "GradeReport": "model", "TestResult": "model",
     "DEFAULT_MAX_INSNS": "kernel_run", "KernelRun": "kernel_run",
+    "AfterSyscall": "kernel_run", "AfterTrap": "kernel_run", "AfterXret": "kernel_run",
+    "PrivilegeChange": "kernel_run",
     "SyscallRecord": "trace", "TraceView": "trace",
 }
 

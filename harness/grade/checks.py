@@ -1,29 +1,32 @@
 """Ready-made expectations that need the machine's own view of the guest: the page
 table behind vmprint, the frame-pointer chain behind a backtrace, the time slices
-behind a scheduler's shares, and the page-table entries and trap returns behind a
-page fault the kernel resolves (copy-on-write, lazy allocation). The harness computes
-the truth itself, from memory and the trace, so the expected output differs from run
-to run and cannot be memorised.
+behind a scheduler's shares, the ticks behind an alarm, and the page-table entries
+and trap returns behind a page fault the kernel resolves (copy-on-write, lazy
+allocation). The harness computes the truth itself, from memory and the trace, so the
+expected output differs from run to run and cannot be memorised.
 """
 
 from __future__ import annotations
 
 import re
 import struct
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from harness.abi.asm_offsets import kernel_layout
-from harness.abi.csr import Priv
+from harness.abi.csr import Irq, Priv
 from harness.abi.paging import PAGE_SIZE, PTE_COW, PteFlag
 from harness.grade.kernel_run import DEFAULT_MAX_INSNS, KernelRun
+from harness.grade.trace import SyscallRecord
 from harness.machine.until import AfterSyscall, AtAddress, PrivilegeChange
 from harness.mmu import walk
-from harness.trace import TrapEvent, XretEvent
+from harness.trace import Event, TrapEvent, XretEvent
 from harness.trace.raw import KIND, TO, XRET, iter_records
+from harness.trace.syscalls import to_signed
 
-__all__ = ["FrameWalk", "UserLeaf", "backtrace_at_entry", "backtrace_in", "check_shares",
-           "printed_backtrace", "resumed_at", "slices_by_priority", "stop_at_syscall",
-           "user_leaf", "vmprint_lines", "walk_frames"]
+__all__ = ["AlarmLoop", "AlarmTrace", "FrameWalk", "UserLeaf", "alarm_trace",
+           "backtrace_at_entry", "backtrace_in", "check_shares", "printed_backtrace",
+           "resumed_at", "slices_by_priority", "stop_at_syscall", "user_leaf",
+           "vmprint_lines", "walk_frames"]
 
 
 HEX = re.compile(r"^\s*(0x[0-9a-fA-F]+)\s*$")
@@ -293,3 +296,101 @@ def backtrace_in(run: KernelRun, function: str, within: int) -> FrameWalk:
         hart.set_x(n, saved[n])
     hart.pc = saved_pc
     return expected
+
+
+# -- alarms (sigalarm) ------------------------------------------------------------------
+@dataclass
+class AlarmLoop:
+    """One alarm as the trace shows it: the timer interrupt from U after which the
+    kernel entered the handler, that sret, the events of the process in between
+    (traps from U and srets to U: ticks that stopped the handler, its system calls),
+    the handler's sigreturn ecall and the sret after it (None if not seen)."""
+
+    tick: TrapEvent
+    enter: XretEvent
+    inside: list[Event] = field(default_factory=list)
+    sigreturn: TrapEvent | None = None
+    back: XretEvent | None = None
+
+
+@dataclass
+class AlarmTrace:
+    """A process's alarm, from its sigalarm(ticks, handler) call to its next sigalarm
+    call (the stop: sigalarm(0, 0), or a new setting), if any.
+
+    `due` is what the kernel must do, computed from the trace: the timer interrupts
+    from U (the process's ticks) that complete an interval while no alarm handler runs
+    (the count restarts at each alarm and stops at the interval while a handler runs,
+    so the first tick after its sigreturn fires). `entered` is what it did: the ticks
+    after which its sret went to the handler. A process with one thread and no
+    signal handler running is assumed (a handler running holds the alarm back too,
+    and the trace tells threads apart by satp alone)."""
+
+    satp: int
+    ticks: int
+    handler: int
+    start: SyscallRecord
+    stop: SyscallRecord | None
+    due: list[int] = field(default_factory=list)       # seqs of timer interrupts
+    entered: list[int] = field(default_factory=list)   # seqs of timer interrupts
+    loops: list[AlarmLoop] = field(default_factory=list)
+    ticks_while_set: int = 0       # timer interrupts from U between start and stop
+    ticks_after_stop: int = 0
+    entered_after_stop: int = 0    # handler entries after the stop (there must be none)
+
+
+def alarm_trace(run: KernelRun, nth: int = 0) -> AlarmTrace:
+    """The nth successful sigalarm(ticks > 0, handler) call of the run and what the
+    trace shows of that alarm. Fails the test if there is no such call."""
+    trace = run.trace
+    calls = trace.syscalls("sigalarm")
+    setting = [c for c in calls if c.ret == 0 and to_signed(c.args[0], 32) > 0]
+    if len(setting) <= nth:
+        run.fail(f"expected at least {nth + 1} sigalarm(ticks > 0, handler) call(s) that "
+                 f"returned 0; saw: {', '.join(str(c) for c in calls) or 'none'}")
+    start = setting[nth]
+    satp, ticks, handler = start.satp, to_signed(start.args[0], 32), start.args[1]
+    stop = next((c for c in calls if c.satp == satp and c.entry_seq > start.entry_seq),
+                None)
+    end = stop.entry_seq if stop is not None else None
+    sigreturns = {c.entry_seq for c in trace.syscalls("sigreturn") if c.satp == satp}
+    out = AlarmTrace(satp, ticks, handler, start, stop)
+    count, running = 0, False
+    last: TrapEvent | None = None
+    loop: AlarmLoop | None = None
+    for e in trace.events:
+        if e.seq < start.entry_seq or e.satp != satp:
+            continue
+        after_stop = end is not None and e.seq >= end
+        if isinstance(e, TrapEvent) and e.priv_from == Priv.U:
+            if e.interrupt and e.code == Irq.S_TIMER:
+                if after_stop:
+                    out.ticks_after_stop += 1
+                else:
+                    out.ticks_while_set += 1
+                    count = min(count + 1, ticks)
+                    if count == ticks and not running:
+                        out.due.append(e.seq)
+                        count, running = 0, True
+            if e.seq in sigreturns:
+                running = False
+            if loop is not None and loop.sigreturn is None:
+                if e.seq in sigreturns:
+                    loop.sigreturn = e
+                else:
+                    loop.inside.append(e)
+            last = e
+        elif isinstance(e, XretEvent) and e.insn == "sret" and e.priv_to == Priv.U:
+            if loop is not None and loop.sigreturn is not None and loop.back is None:
+                loop.back = e
+            elif (e.pc == handler and last is not None and last.interrupt
+                  and last.code == Irq.S_TIMER and last.epc != handler):
+                if after_stop:
+                    out.entered_after_stop += 1
+                else:
+                    out.entered.append(last.seq)
+                    loop = AlarmLoop(last, e)
+                    out.loops.append(loop)
+            elif loop is not None and loop.sigreturn is None:
+                loop.inside.append(e)
+    return out

@@ -41,23 +41,27 @@ def new_token() -> str:
 @dataclass(frozen=True)
 class KernelImages:
     """A built submission: firmware, kernel, user programs (by name) and the syscall
-    table the kernel was built from."""
+    table the kernel was built from; `source`, the submission directory whose kernel/
+    was built (None: not known), for the `privlab run --src` a failure suggests."""
 
     firmware_path: Path
     kernel_path: Path
     users: Mapping[str, Path]
     syscall_table: Path
+    source: Path | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"firmware": str(self.firmware_path), "kernel": str(self.kernel_path),
                 "users": {name: str(p) for name, p in self.users.items()},
-                "syscall_table": str(self.syscall_table)}
+                "syscall_table": str(self.syscall_table),
+                "source": None if self.source is None else str(self.source)}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> KernelImages:
+        source = data.get("source")
         return cls(Path(data["firmware"]), Path(data["kernel"]),
                    {name: Path(p) for name, p in data["users"].items()},
-                   Path(data["syscall_table"]))
+                   Path(data["syscall_table"]), None if source is None else Path(source))
 
     def save(self, path: Path) -> None:
         path.write_text(json.dumps(self.to_json(), indent=1))
@@ -135,7 +139,7 @@ class KernelUnderTest:
         spec = BootSpec(program, tuple(str(a) for a in args), words, ram_mib, input, shift)
         run = KernelRun(self.images.firmware, self.images.kernel, initrd, spec,
                         self.images.call_specs, self.token,
-                        drive=Drive.in_memory(disk, "fs.img"))
+                        drive=Drive.in_memory(disk, "fs.img"), source=self.images.source)
         self.runs.append(run)
         return run
 

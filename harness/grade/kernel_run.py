@@ -13,17 +13,20 @@ import re
 import shlex
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from harness.abi.csr import Priv
 from harness.boot import make_bootargs
+from harness.budget import DEFAULT_MAX_INSNS
 from harness.devices import Console, ScriptedInput
 from harness.grade.errors import GradeFailure
 from harness.grade.trace import SyscallRecord, TraceView
 from harness.machine import RunResult, Stop
 from harness.machine.assemble import new_system
-from harness.machine.until import Until
-from harness.trace import TrapEvent
+from harness.machine.until import AfterSyscall, AfterTrap, AfterXret, PrivilegeChange, Until
+from harness.paths import REPO_ROOT
+from harness.trace import Event, TrapEvent
 from harness.trace.flow import Flow
 from harness.trace.syscalls import CallSpec
 
@@ -31,9 +34,9 @@ if TYPE_CHECKING:
     from harness.devices.disk import Drive
     from harness.machine.loader import ElfImage
 
-__all__ = ["DEFAULT_MAX_INSNS", "OUTPUT_LIMIT", "KernelRun", "LimitedConsole", "diagnose"]
+__all__ = ["DEFAULT_MAX_INSNS", "OUTPUT_LIMIT", "AfterSyscall", "AfterTrap", "AfterXret",
+           "KernelRun", "LimitedConsole", "PrivilegeChange", "diagnose"]
 
-DEFAULT_MAX_INSNS = 150_000_000  # ~1-2 s on the slowest host we grade on
 OUTPUT_LIMIT = 256 << 10         # bytes of console output before a run is stopped
 SLICE = 2_000_000                # instructions between console checks while waiting
 RUN_SLICE = 10_000_000           # instructions between checks of the event count
@@ -107,6 +110,19 @@ def diagnose(result: RunResult | None, console: LimitedConsole, budget: int | No
     return "\n".join(parts)
 
 
+def _shown_dir(path: Path) -> str:
+    """`path` as a student types it from the working directory: `.` for it, relative
+    below it, else absolute."""
+    path = path.resolve()
+    try:
+        here = Path.cwd().resolve()
+    except OSError:
+        return str(path)
+    if path == here:
+        return "."
+    return str(path.relative_to(here)) if path.is_relative_to(here) else str(path)
+
+
 @dataclass(frozen=True)
 class BootSpec:
     """What to boot: the program that runs as the first process, its arguments,
@@ -124,8 +140,12 @@ class KernelRun:
     """A machine booted with the kernel under test. Use `run_to_exit`, `expect_*`."""
 
     def __init__(self, firmware: ElfImage, kernel: ElfImage, initrd: bytes, spec: BootSpec,
-                 specs: Mapping[int, CallSpec], token: str, drive: Drive | None = None) -> None:
+                 specs: Mapping[int, CallSpec], token: str, drive: Drive | None = None,
+                 source: Path | None = None) -> None:
+        """`source` is the directory whose kernel/ was built (the submission), named
+        in the rerun command (`--src`) so that it boots this kernel, not privlab's."""
         self.spec = spec
+        self.source = source
         self.token = token
         self.console = LimitedConsole()
         self.bootargs = make_bootargs(spec.program, spec.args, flags=spec.flags)
@@ -161,6 +181,30 @@ class KernelRun:
                 self.event_flood = True
                 return self.result
 
+    def run_until(self, *conditions: AfterTrap | AfterXret | AfterSyscall | PrivilegeChange,
+                  within: int = DEFAULT_MAX_INSNS) -> Event | None:
+        """Run until the next event that one of `conditions` matches (`AfterTrap(code=,
+        interrupt=)`, `AfterXret("sret")`, `AfterSyscall(number)`, `PrivilegeChange(to=)`),
+        at most `within` more instructions. Returns that event, the hart sitting right
+        after it: after a trap at the vector, before the handler's first instruction
+        (so `registers()` are still the trapped code's); after an xRET at the pc it
+        returned to. None if the run ended or the instructions ran out first."""
+        if self.finished:
+            return None
+        before = self.machine.hart.state.instret
+        budget = self.budget or 0
+        result = self.run(within, until=list(conditions))
+        if result.stop is not Stop.EVENT:
+            return None
+        self.budget = budget + (result.instret - before)  # only what it used
+        return result.event
+
+    def registers(self) -> tuple[int, ...]:
+        """x0..x31 of the hart as they are now, unsigned (x0 is 0); `machine.hart.pc`
+        is the pc."""
+        hart = self.machine.hart
+        return tuple(hart.x(n) for n in range(32))
+
     @property
     def finished(self) -> bool:
         """The guest powered off, got stuck, or flooded the console: nothing more to run."""
@@ -187,8 +231,13 @@ class KernelRun:
         return text
 
     def rerun_command(self) -> str:
-        """The `privlab run` command line that boots this machine the same way."""
-        words = ["privlab", "run", "--ram", str(self.spec.ram_mib)]
+        """The `privlab run` command line that boots this machine the same way: the
+        same kernel (`--src` the submission, unless it is privlab's own checkout),
+        RAM, clock, boot flags, console input, program and arguments."""
+        words = ["privlab", "run"]
+        if self.source is not None and self.source.resolve() != REPO_ROOT.resolve():
+            words += ["--src", _shown_dir(self.source)]
+        words += ["--ram", str(self.spec.ram_mib)]
         if self.spec.icount_shift:
             words += ["--icount-shift", str(self.spec.icount_shift)]
         if self.machine.xlen == 32:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import re
 from collections.abc import Sequence
 from dataclasses import replace
@@ -111,15 +112,38 @@ def _clean(report: GradeReport) -> GradeReport:
                    notes=[shown(n) for n in report.notes])
 
 
-def write_reports(report: GradeReport, out: Path) -> list[Path]:
-    """results.json (Gradescope), junit.xml and report.txt in `out`."""
+KERNEL_NAME = "kernel.elf"
+
+
+def write_reports(report: GradeReport, out: Path, *, kernel: Path | None = None,
+                  replace_kernel: bool = False) -> list[Path]:
+    """results.json (Gradescope), junit.xml and report.txt in `out`; with
+    `replace_kernel`, `kernel` (a file, moved) becomes out/kernel.elf, or with None
+    no kernel.elf stays. All or nothing: every file is written beside its place first,
+    then all are renamed into place together (harness/sigint.py `commit`), so an
+    interrupted grade leaves the previous complete set or this one, never a mix."""
+    from harness.sigint import commit
+
     report = _clean(report)
     out.mkdir(parents=True, exist_ok=True)
     files = {out / "results.json": json.dumps(gradescope_json(report), indent=2) + "\n",
              out / "junit.xml": junit_xml(report),
              out / "report.txt": text_report(report)}
-    for path, text in files.items():
-        path.write_text(text, errors="backslashreplace")
+    temps = {path: path.with_name(f".{path.name}.{os.getpid()}.tmp") for path in files}
+    try:
+        for path, text in files.items():
+            temps[path].write_text(text, errors="backslashreplace")
+        with commit():
+            for path, temp in temps.items():
+                temp.replace(path)
+            if replace_kernel:
+                if kernel is not None:
+                    kernel.replace(out / KERNEL_NAME)
+                else:
+                    (out / KERNEL_NAME).unlink(missing_ok=True)
+    finally:
+        for temp in temps.values():
+            temp.unlink(missing_ok=True)
     return list(files)
 
 

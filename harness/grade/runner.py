@@ -11,6 +11,7 @@ against the unforeseen.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -22,6 +23,7 @@ import time
 import traceback
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import IO
 
 from harness.grade.labs import Lab
 from harness.grade.model import (
@@ -34,6 +36,7 @@ from harness.grade.model import (
     shown,
 )
 from harness.grade.submission_build import BuildResult, build_submission, staging_slot
+from harness.sigint import cleanup
 
 __all__ = ["GradeOptions", "default_jobs", "grade"]
 
@@ -123,11 +126,32 @@ def _run_shards(options: GradeOptions, slot: Path, built: BuildResult,
     build_arg = _build_arg(built, slot)
     for stale in slot.glob("results-*.json"):
         stale.unlink()
-    procs = []
+    procs: list[tuple[subprocess.Popen[bytes], IO[str]]] = []
+
+    def stop_all() -> None:
+        """Interrupted (Ctrl-C, or the grader's own error): no test process outlives it."""
+        for proc, _ in procs:
+            if proc.poll() is None:
+                proc.kill()
+
+    with cleanup(stop_all):
+        try:
+            return _start_and_collect(options, slot, build_arg, count, procs, notes)
+        finally:
+            stop_all()
+            for proc, log in procs:
+                with contextlib.suppress(OSError, subprocess.TimeoutExpired):
+                    proc.wait(timeout=5)
+                log.close()
+
+
+def _start_and_collect(options: GradeOptions, slot: Path, build_arg: list[str], count: int,
+                       procs: list[tuple[subprocess.Popen[bytes], IO[str]]],
+                       notes: list[str]) -> list[TestResult]:
     seed = options.seed if options.seed is not None else secrets.randbits(31)
     for index in range(count):
         cmd = _shard_command(options, slot, index, count, build_arg, seed)
-        log = (slot / f"shard-{index}.log").open("w+")
+        log: IO[str] = (slot / f"shard-{index}.log").open("w+")
         env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
         procs.append((subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
                                        stdin=subprocess.DEVNULL, env=env), log))
@@ -141,7 +165,6 @@ def _run_shards(options: GradeOptions, slot: Path, built: BuildResult,
             notes.append(f"test process {index} ran past the {WATCHDOG_SECONDS} s watchdog")
         log.seek(0)
         output = log.read()
-        log.close()
         tests, complete = _read_shard(slot / f"results-{index}.json")
         if "error" in output.lower() and ("ERROR collecting" in output or status in (2, 3, 4)):
             note = f"test collection problem:\n{_collection_errors(output)}"

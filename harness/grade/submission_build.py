@@ -43,6 +43,7 @@ from harness.build.cache import cache_root
 from harness.errors import PrivlabError
 from harness.grade.model import shown
 from harness.paths import KERNEL_DIR, USERLAND_DIR
+from harness.sigint import cleanup
 
 if TYPE_CHECKING:
     from harness.grade.kernel import KernelImages
@@ -204,8 +205,13 @@ def _run_build(request: dict[str, str], timeout: float) -> tuple[dict[str, objec
     cmd = [sys.executable, "-m", "harness.grade.submission_build", json.dumps(request)]
     proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, start_new_session=True)
+    def kill() -> None:          # a forced exit after Ctrl-C (harness/sigint.py)
+        with suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+
     try:
-        printed, _ = proc.communicate(timeout=timeout)
+        with cleanup(kill):
+            printed, _ = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         _kill_group(proc)
         return None, (f"the build did not finish within {timeout:g} seconds and was stopped "
@@ -270,7 +276,7 @@ def build_submission(submission: Path, slot: Path, *, arch: str = "rv64",
 
     users = _trusted_programs(slot, arch, userland, reference)
     built = KernelImages(Path(str(data["firmware"])), Path(str(data["kernel"])), users,
-                         reference / "syscall.tbl")
+                         reference / "syscall.tbl", submission.resolve())
     return BuildResult(built, "", time.perf_counter() - start, out, skipped)
 
 

@@ -15,7 +15,7 @@ from rich.theme import Theme
 
 from harness.abi.csr import Priv
 
-__all__ = ["PALETTE", "STYLES", "THEME", "make_console", "priv_style"]
+__all__ = ["PALETTE", "STYLES", "THEME", "PipeConsole", "make_console", "priv_style"]
 
 PALETTE: dict[str, str] = {
     "U": "#2a9d8f",          # user: teal
@@ -67,15 +67,25 @@ def priv_style(p: Priv | str) -> str:
 PIPE_WIDTH = 100   # width when writing to a file or a pipe, where rich would use 80
 
 
+class PipeConsole(Console):
+    """A rich Console whose closed output pipe is a BrokenPipeError (rich's own choice
+    is SystemExit(1), the status of a failure): the command line turns it into
+    status 141, as `cat` has (harness/cli/main.py)."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        raise BrokenPipeError(32, "the reader of the output has gone")
+
+
 def make_console(width: int | None = None, file: IO[str] | None = None,
                  color: bool | None = None) -> Console:
     """A Console with privlab's theme. color=False gives plain text (tests, pipes)."""
     if color is False:
-        c = Console(width=width, file=file, theme=THEME, color_system=None,
-                    force_terminal=False, highlight=False, emoji=False)
+        c = PipeConsole(width=width, file=file, theme=THEME, color_system=None,
+                        force_terminal=False, highlight=False, emoji=False)
     else:
-        c = Console(width=width, file=file, theme=THEME, highlight=False, emoji=False,
-                    force_terminal=color)
+        c = PipeConsole(width=width, file=file, theme=THEME, highlight=False, emoji=False,
+                        force_terminal=color)
     if width is None and not c.is_terminal:
         c.width = PIPE_WIDTH
     return c

@@ -8,7 +8,8 @@ back; `path` is the nesting after the event (U▸S▸M while the firmware serves
 call made during a system call). System calls show their decoded arguments at the
 ecall and their result at the sret; SBI calls show their extension and function.
 An sret into a signal handler reads `→ handler for SIGUSR1`, the one that ends it
-`back from SIGUSR1 handler` (with the result of the call it interrupted).
+`back from SIGUSR1 handler` (with the result of the call it interrupted); an alarm's,
+`→ alarm handler` and `back from alarm handler`.
 """
 
 from __future__ import annotations

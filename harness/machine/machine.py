@@ -138,6 +138,7 @@ class Machine:
                          irq=self.plic.line(PLATFORM.uart0_irq))
         self.uart.on_input_ended = self._input_ended
         self._waiting_for_input = False
+        self._stop_wanted = False            # request_stop: kept until a run reports it
         self.clint = Clint(self.hart)
         self.mrom = Mrom()
         self.virtio = [
@@ -233,7 +234,11 @@ class Machine:
 
     # -- running -----------------------------------------------------------------------
     def request_stop(self) -> None:
-        """Ask a running machine to stop at the next block boundary (thread-safe)."""
+        """Ask a running machine to stop at the next block boundary (thread-safe): the
+        run ends with Stop.USER, and so does the next one if none is running. The
+        request is kept apart from the core's stop reason, so one that arrives while
+        the core is stopping for something else (an event, a poll) is not lost."""
+        self._stop_wanted = True
         if self.hart.state.stop_reason == StopReason.NONE:
             self.hart.state.stop_reason = StopReason.USER
 
@@ -368,6 +373,11 @@ class Machine:
                 return self._result(Stop.INPUT_ENDED, (
                     f"the console input has ended and the guest kept polling for more "
                     f"({IDLE_POLL_LIMIT} times with no output)"))
+            if self._stop_wanted:
+                self._stop_wanted = False
+                if s.stop_reason == StopReason.USER:   # set after the reset above
+                    s.stop_reason = StopReason.NONE
+                return self._result(Stop.USER)
             if reason == StopReason.EVENT:
                 hit = self._matched(conditions, first)
                 if hit is not None:
@@ -411,6 +421,7 @@ class Machine:
         if reason == StopReason.BUDGET:
             return self._result(Stop.BUDGET, "instruction budget exhausted")
         if reason == StopReason.USER:
+            self._stop_wanted = False
             return self._result(Stop.USER)
         if reason == StopReason.RESUME:
             self.hart.resume()

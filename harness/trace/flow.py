@@ -17,6 +17,11 @@ the same address space, with a0 = a signal number some kill() sent: the kernel h
 entered that signal's handler. The handler ends (sigreturn, or a return that traps)
 with an sret to where the first trap would have returned, which is also where the
 interrupted system call, if it was one, returns its value.
+
+An alarm (kernel/alarm.c) is the same loop started by a tick: an sret that leaves a
+timer interrupt from U at the handler that thread's last sigalarm(ticks > 0,
+handler) named enters the alarm handler, and its sigreturn's sret goes back to the
+interrupted pc.
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Protocol
 
-from harness.abi.csr import Exc, Priv, cause_name
+from harness.abi.csr import Exc, Irq, Priv, cause_name
 from harness.mmu.scheme import decode_satp
 from harness.trace.events import Event, EventLog, TrapEvent, XretEvent
 from harness.trace.raw import (
@@ -62,6 +67,7 @@ NONE = -1
 _PRIVS = {int(p): p for p in Priv}
 _U, _S, _M = int(Priv.U), int(Priv.S), int(Priv.M)
 _ECALL_U, _ECALL_S = int(Exc.ECALL_U), int(Exc.ECALL_S)
+_S_TIMER = int(Irq.S_TIMER)
 
 
 @contextmanager
@@ -205,6 +211,13 @@ class Flow:
         self.signal_notes: dict[int, str] = {}
         self._kills = frozenset(n for n, c in specs.items() if c.name == "kill" and
                                 any(a.name == "signum" for a in c.args))
+        # Alarms: the sigalarm numbers, thread_key -> the handler its last sigalarm set,
+        # and thread_key -> its last timer interrupt from U (the one trap that starts an
+        # alarm).
+        self._sigalarms = frozenset(n for n, c in specs.items()
+                                    if c.name == "sigalarm" and len(c.args) == 2)
+        self._alarms: dict[int, int] = {}
+        self._ticked: dict[int, int] = {}
         names = signal_names()
         self._catchable = {n: name for n, name in names.items()
                            if name not in ("SIGKILL", "SIGSTOP")}
@@ -237,8 +250,10 @@ class Flow:
                     return self._ecall(seq, rec, live)
                 self._last_u = None
                 tid = live.thread() if live is not None else None
-                self._resume[thread_key(rec[SATP], tid or 0)] = \
-                    (rec[EPC] if rec[INTERRUPT] else NONE, seq)
+                key = thread_key(rec[SATP], tid or 0)
+                self._resume[key] = (rec[EPC] if rec[INTERRUPT] else NONE, seq)
+                if rec[INTERRUPT] and rec[CODE] == _S_TIMER:
+                    self._ticked[key] = seq
             elif frm == _S and rec[TO] == _M and rec[CODE] == _ECALL_S and not rec[INTERRUPT]:
                 self.notes[seq] = "sbi " + self.sbi.name(rec[A7], rec[A7 - 1])
         elif rec[TO] == _U and frm == _S and rec[CODE]:
@@ -319,11 +334,17 @@ class Flow:
         if number in self._kills:
             signum = to_signed(rec[A0 + 1], 32)
             self._sent[signum] = self._sent.get(signum, 0) + 1
+        elif number in self._sigalarms:
+            if to_signed(rec[A0], 32) > 0:
+                self._alarms[key] = rec[A0 + 1]
+            else:
+                self._alarms.pop(key, None)
         if spec is not None and spec.noreturn:
             call.outcome = "noreturn"
             self._open.pop(key, None)
             self._resume.pop(key, None)
             self._handlers.pop(key, None)
+            self._alarms.pop(key, None)
             if call.tid == 0:                # a thread's exit leaves the process
                 self.pids.pop(rec[SATP], None)   # the page table is freed, may be reused
             return call
@@ -358,6 +379,7 @@ class Flow:
                 self._open.pop(opened, None)
                 self._resume.pop(opened, None)
                 self._handlers.pop(opened, None)
+                self._alarms.pop(opened, None)   # exec ends the alarm
                 if opener.satp in self.pids:
                     self._own(satp, self.pids.pop(opener.satp))
             else:
@@ -400,9 +422,14 @@ class Flow:
             if live is not None:
                 live.capture_outputs(call)
             return call
+        resume = self._resume.get(satp)
+        if resume is not None and pc == self._alarms.get(satp, NONE) and \
+                resume[0] not in (NONE, pc) and self._ticked.get(satp) == resume[1]:
+            self._handlers.setdefault(satp, []).append(_Handler(0, "alarm", resume[0], None))
+            self.signal_notes[seq] = "→ alarm handler"
+            return None
         signum = rec[A0]
         name = self._catchable.get(signum)
-        resume = self._resume.get(satp)
         if name is None or not self._sent.get(signum) or resume is None:
             return None
         self._sent[signum] -= 1

@@ -296,6 +296,37 @@ def test_a_failures_rerun_command_boots_the_same_machine(
     assert capfd.readouterr().out == run.output
 
 
+def test_the_rerun_command_boots_the_graded_kernel_not_privlabs(
+        tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    """A handout's failure suggests a `privlab run --src HANDOUT ...` that boots the
+    handout's kernel, wherever it is typed: it prints what the graded machine printed
+    (here the student's own vmprint header), not what privlab's solution prints."""
+    from harness.grade.kernel import KernelUnderTest
+    from harness.grade.submission_build import build_submission, staging_slot
+
+    handout = tmp_path / "h"
+    assert main(["lab", "handout", "vmprint", "-o", str(handout)]) == 0
+    vmprint = handout / "kernel" / "vmprint.c"
+    vmprint.write_text(vmprint.read_text().replace('"page table %p\\n"',
+                                                   '"my table %p\\n"'))
+    with staging_slot() as slot:
+        built = build_submission(handout, slot)
+        assert built.images is not None
+        kernel = KernelUnderTest(built.images)
+        run = kernel.run("hello", kernel.token, flags=("vmprint",), input=b"\n")
+        command = run.rerun_command()
+        kernel.close()
+    assert command.startswith(f"privlab run --src {handout.resolve()} --ram 32 "
+                              "--boot-flag vmprint --boot-flag timer_hz=1000 --input '\\n' "
+                              "--user hello ")
+    assert run.output.startswith("my table 0x")
+    capfd.readouterr()
+    assert main(shlex.split(command)[1:]) == 0
+    out, err = capfd.readouterr()
+    assert out == run.output
+    assert err.splitlines()[0].startswith(f"privlab: using {handout.resolve()}: ")
+
+
 def test_the_labs_clock_reaches_each_boot_and_the_rerun_command(
         capfd: pytest.CaptureFixture[str]) -> None:
     """KernelUnderTest(icount_shift=N) (a lab.toml's icount_shift) boots every machine

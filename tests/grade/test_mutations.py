@@ -41,6 +41,31 @@ def test_scheduler_that_never_preempts_fails_preemption_and_stride_tests(tmp_pat
             "test_four_processes_share_by_priority"} <= failed
 
 
+def test_alarm_that_restores_only_the_pc_or_reenters_its_handler_fails(tmp_path: Path) -> None:
+    restore = {"alarm.c": ("  *p->trapframe = a->saved;", "  p->trapframe->epc = a->saved.epc;")}
+    failed = _failed("alarm", restore, tmp_path / "restore")
+    assert {"test_every_register_survives_the_alarms",
+            "test_the_registers_at_the_resumed_pc_are_those_the_alarm_interrupted",
+            "test_sigreturn_gives_back_the_interrupted_a0"} <= failed
+    reenter = {"alarm.c": ("a->ticks < a->interval || a->running ||", "a->ticks < a->interval ||")}
+    failed = _failed("alarm", reenter, tmp_path / "reenter")
+    assert "test_a_running_handler_is_not_entered_again" in failed
+    assert "test_the_kernel_calls_the_handler" not in failed   # one bug, not every test
+
+
+def test_a_safety_check_that_stops_after_one_pass_refuses_safe_requests(tmp_path: Path) -> None:
+    """The banker's check must go round again after a thread finishes: in one pass over
+    the threads, one that can finish only after a later one looks stuck forever."""
+    edit = {"deadlock.c": ("      finished[k] = 1;\n      progress = 1;\n",
+                           "      finished[k] = 1;\n")}
+    report = grade_lab("deadlock", variant(tmp_path, edit), keyword="safe_state or self")
+    assert report.built, report.build_output
+    by_name = report.by_name()
+    assert by_name["test_relocking_a_held_mutex_is_a_deadlock"].passed
+    failed = by_name["test_a_safe_state_with_every_semaphore_empty_is_not_refused"]
+    assert not failed.passed and "a safe request was refused" in failed.output
+
+
 CHEAT = """  bootargs_parse(boot.bootargs);  // init=PROG ARGS..., quiet, vmprint, backtrace
   {
     // The cheat: print "PASS <word>" for every word of the boot arguments (the test

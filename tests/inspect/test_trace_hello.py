@@ -147,7 +147,7 @@ def test_capture_limit_keeps_the_instruction_budget(images: Images) -> None:
 
 
 def test_cli_capture_limit_must_not_be_negative(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["trace", "--user", "hello", "--capture-limit", "-1"]) == 2
+    assert main(["trace", "--capture-limit", "-1", "--user", "hello"]) == 2
     assert capsys.readouterr().err == "privlab: --capture-limit must not be negative\n"
 
 

@@ -167,9 +167,11 @@ def test_run_add_dir_runs_a_program_under_its_new_name(added: Path) -> None:
     assert (p.returncode, p.stdout, p.stderr) == (0, "Hello, world!\n", "")
 
 
-def test_run_user_then_add_still_adds(added: Path) -> None:
-    p = privlab("run", "--user", "greet", "--add", str(added))
-    assert (p.returncode, p.stdout) == (0, "Hello, world!\n")
+def test_run_options_after_the_program_are_its_arguments(added: Path) -> None:
+    """Everything after `--user PROG` is PROG's (issue 19): `--add` there is hello's."""
+    p = privlab("run", "--user", "hello", "--add", str(added))
+    assert (p.returncode, p.stdout) == (0, f"Hello, world!\nargv[1] = --add\n"
+                                           f"argv[2] = {added}\n")
 
 
 def test_an_added_program_shadowing_a_bundled_one_wins_with_a_note(added: Path) -> None:

@@ -100,8 +100,8 @@ def test_every_elf_enters_at_its_linker_scripts_entry(images: Images) -> None:
 @pytest.mark.parametrize("firmware", ["fw_jump.elf", "fw_dynamic.elf"])
 def test_debians_opensbi_boots_the_bundled_kernel(firmware: str) -> None:
     proc = subprocess.run([sys.executable, "-m", "harness", "run", "--bios",
-                           str(OPENSBI / firmware), "--user", "hello",
-                           "--max-insns", "100000000"],
+                           str(OPENSBI / firmware), "--max-insns", "100000000",
+                           "--user", "hello"],
                           capture_output=True, text=True, timeout=120, check=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "OpenSBI v" in proc.stdout and "Domain0 Next Address      : 0x0000000080200000" \

@@ -1,0 +1,229 @@
+"""Ctrl-C (issue 19): every command stops on the first SIGINT within a fraction of a
+second, prints what it has so far, exits 130, and never prints a traceback; an
+interrupted grade leaves the previous complete set of reports.
+
+Real processes, real signals: `send_signal(SIGINT)` reaches only privlab (not a
+process group, as a terminal's Ctrl-C does), the harder case for stopping children;
+one test also presses Ctrl-C in tmux when tmux is installed."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from harness.paths import KERNEL_DIR, REPO_ROOT
+
+PRIVLAB = [sys.executable, "-m", "harness"]
+PROMPT = 2.0      # seconds from the signal to the exit, at most (typically 0.1)
+FOREVER = ["--max-insns", "100000000000"]
+
+
+def interrupt(args: list[str], ready: Callable[[subprocess.Popen[bytes]], bool],
+              cwd: Path = REPO_ROOT) -> tuple[int, str, str, float]:
+    """Start privlab, wait until `ready`, press Ctrl-C once: (status, stdout, stderr,
+    seconds from the signal to the exit)."""
+    proc = subprocess.Popen([*PRIVLAB, *args], cwd=cwd, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        while not ready(proc):
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline, "never got ready"
+            time.sleep(0.01)
+        sent = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+        took = time.monotonic() - sent
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    return proc.returncode, out.decode(), err.decode(), took
+
+
+def importing(proc: subprocess.Popen[bytes]) -> bool:
+    """The command has begun loading the machine: inside privlab's main, well within
+    its first half second."""
+    try:
+        return "libunicorn" in Path(f"/proc/{proc.pid}/maps").read_text()
+    except OSError:
+        return False
+
+
+def guest_running(proc: subprocess.Popen[bytes]) -> bool:
+    """The guest runs: the process has been busy for a while after its imports."""
+    return importing(proc) and _busy(proc.pid) > 1.5
+
+
+@pytest.fixture(scope="module")
+def spin() -> Path:
+    """A bare-metal loop that never traps."""
+    from machine.asm import build_asm
+
+    return build_asm("1: j 1b\n")
+
+
+def test_ctrl_c_while_loading_exits_130_with_one_line() -> None:
+    status, out, err, took = interrupt(["trace", "--user", "hello"], importing)
+    assert (status, out, err) == (130, "", "\nprivlab: interrupted\n")
+    assert took < PROMPT
+
+
+def test_ctrl_c_while_parsing_exits_130_with_one_line() -> None:
+    """SIGINT as the command line is parsed (every command module is being imported):
+    the earliest moment privlab's own code runs."""
+    code = ("import os, signal, sys\n"
+            "import harness.cli.main\n"
+            "m = sys.modules['harness.cli.main']\n"
+            "parser = m.build_parser\n"
+            "def interrupted():\n"
+            "    os.kill(os.getpid(), signal.SIGINT)\n"
+            "    return parser()\n"
+            "m.build_parser = interrupted\n"
+            "sys.exit(m.main())\n")
+    p = subprocess.run([sys.executable, "-c", code, "trace", "--user", "hello"],
+                       capture_output=True, text=True, timeout=60, check=False)
+    assert (p.returncode, p.stdout, p.stderr) == (130, "", "\nprivlab: interrupted\n")
+
+
+def test_an_interrupted_trace_prints_its_rows_so_far() -> None:
+    status, out, err, took = interrupt(["trace", "--no-capture", *FOREVER, "--user",
+                                        "compute", "100000000000"], guest_running)
+    assert status == 130 and took < PROMPT
+    assert re.fullmatch(r"\nprivlab: interrupted at pc 0x[0-9a-f]+ in [USM]-mode after "
+                        r"\d+ instructions\n", err), err
+    rows = out.splitlines()
+    assert rows[0].split() == ["seq", "instret", "U", "S", "M", "path", "event"]
+    assert rows[1].split()[:2] == ["0", "62"]             # from the first event on
+    assert any("s_timer" in row for row in rows)          # compute's time slices
+
+
+@pytest.mark.parametrize("command", [["inspect", "--at", "pc:0x1234"],
+                                     ["pagetable"], ["translate", "0x80000000"]])
+def test_an_inspector_stops_a_guest_spinning_without_traps(command: list[str],
+                                                           spin: Path) -> None:
+    status, out, err, took = interrupt([*command, *FOREVER, "--bios", "none", "--kernel",
+                                        str(spin)], guest_running)
+    assert (status, out) == (130, "") and took < PROMPT
+    at = "pc:0x1234" if command[0] == "inspect" else "syscall:*"
+    assert re.fullmatch(rf"privlab: never reached {re.escape(at)}: interrupted at pc "
+                        r"0x8000000c in M-mode after \d+ instructions\n", err), err
+
+
+def test_run_stops_a_spinning_guest(spin: Path) -> None:
+    status, out, err, took = interrupt(["run", "--bios", "none", "--kernel", str(spin)],
+                                       guest_running)
+    assert (status, out) == (130, "") and took < PROMPT
+    assert re.fullmatch(r"\nprivlab: interrupted at pc 0x8000000c in M-mode after \d+ "
+                        r"instructions\n", err), err
+
+
+def test_an_interrupted_grade_keeps_the_previous_reports(tmp_path: Path) -> None:
+    """The first grade writes its set; a second one, of a changed submission, is
+    interrupted while its tests run: the first set is still there, whole, with
+    nothing of the second beside it, and its test process is gone."""
+    from harness.cli.main import main
+
+    sub = tmp_path / "sub"
+    shutil.copytree(KERNEL_DIR, sub / "kernel")
+    out = tmp_path / "out"
+    grade = ["grade", "taskinfo", "--submission", str(sub), "--out", str(out),
+             "-k", "test_base_runs", "--jobs", "1"]
+    assert main(grade) == 0
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    assert sorted(before) == ["junit.xml", "kernel.elf", "report.txt", "results.json"]
+    (sub / "kernel" / "taskinfo.c").write_text("int broken = ;\n")   # another result
+    shards: list[int] = []
+
+    def testing(proc: subprocess.Popen[bytes]) -> bool:
+        shards.extend(c for c in _children(proc.pid) if "harness.grade.plugin" in _cmdline(c))
+        return bool(shards)
+
+    status, stdout, err, took = interrupt(grade, testing)
+    assert (status, stdout, err) == (130, "", "\nprivlab: interrupted\n")
+    assert took < PROMPT
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    assert [pid for pid in shards if _alive(pid)] == []
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
+
+
+def _alive(pid: int) -> bool:
+    """Running, not a zombie waiting for its (gone) parent's init to reap it."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_ctrl_c_in_a_terminal(tmp_path: Path) -> None:
+    """Ctrl-C typed in a terminal (tmux): the run stops, the shell sees status 130."""
+    session = f"privlab-{os.getpid()}"
+    status_file = tmp_path / "status"
+    marker = "100000000007"                      # compute's argument: finds the process
+    command = (f"cd {REPO_ROOT} && {sys.executable} -m harness run --user compute {marker}; "
+               f"echo $? > {status_file}; sleep 60")
+    subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "120", "-y", "30",
+                    command], check=True)
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            pids = [int(e.name) for e in Path("/proc").iterdir() if e.name.isdigit()
+                    and _cmdline(int(e.name)).startswith(f"{sys.executable} -m harness run")
+                    and marker in _cmdline(int(e.name))]
+            if pids and _busy(pids[0]) > 2.5:    # past its imports and boot: computing
+                break
+            assert time.monotonic() < deadline, _pane(session)
+            time.sleep(0.05)
+        sent = time.monotonic()
+        subprocess.run(["tmux", "send-keys", "-t", session, "C-c"], check=True)
+        while not status_file.exists() and time.monotonic() - sent < 10:
+            time.sleep(0.02)
+        took = time.monotonic() - sent
+        time.sleep(0.2)
+        pane = _pane(session)
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", session], check=False,
+                       capture_output=True)
+    assert status_file.read_text() == "130\n", pane
+    assert took < PROMPT
+    assert re.search(r"privlab: interrupted at pc 0x[0-9a-f]+ in [USM]-mode after \d+ "
+                     r"instructions", pane), pane
+    assert "Traceback" not in pane
+
+
+def _busy(pid: int) -> float:
+    """CPU seconds the process has used."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _pane(session: str) -> str:
+    return subprocess.run(["tmux", "capture-pane", "-p", "-t", session], capture_output=True,
+                          text=True, check=False).stdout
