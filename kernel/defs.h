@@ -148,6 +148,8 @@ void kinit(void);
 void *kalloc(void);
 void kfree(void *pa);
 size_t kfree_count(void);
+void kref(void *pa);          // lab 10: reference counts of shared frames
+int kref_count(void *pa);
 
 // vm.c
 void kvminit(void);
@@ -167,6 +169,22 @@ int uvm_range_mapped(pagetable_t pt, uintptr_t va, size_t npages);
 int copyout(pagetable_t pt, uintptr_t dstva, const void *src, size_t len);
 int copyin(pagetable_t pt, void *dst, uintptr_t srcva, size_t len);
 int copyinstr(pagetable_t pt, char *dst, uintptr_t srcva, size_t max);
+
+// pagefault.c: faults the kernel resolves (labs 10 and 11); uvm_fault's results:
+#define FAULT_FIXED      0   // the page is there now: retry the access
+#define FAULT_BAD       -1   // a real fault: the process broke the rules
+#define FAULT_NO_MEMORY -2   // the page is the process's, but no frame is free
+int uvm_fault(pagetable_t pt, uintptr_t va, int write);
+int user_page_fault(struct proc *t, uintptr_t scause, uintptr_t va);
+
+// cow.c (lab 10)
+int cow_share(pte_t *pte, uintptr_t va, pagetable_t child);
+int cow_fault(pte_t *pte);
+
+// lazy.c (lab 11)
+int heap_grow(struct proc *p, uintptr_t new);
+int heap_overlaps(struct proc *p, uintptr_t start, size_t npages);
+int lazy_fault(pagetable_t pt, uintptr_t va);
 
 // vmprint.c
 void vmprint(pagetable_t pt);

@@ -1,11 +1,18 @@
 // kalloc.c: the physical page (frame) allocator.
 //
 // Free frames form a linked list threaded through the frames themselves. kinit()
-// frees every page of RAM above the kernel image (the linker's `end`), except the
-// pages holding the device tree and the initrd, which stay in use until power-off.
+// frees every page of RAM above the kernel image (the linker's `end`), except the pages
+// holding the device tree and the initrd, which stay in use until power-off.
 // kinit() does not junk-fill: it runs before paging is on, and poisoning all of RAM
 // would cost 32 Mi stores for pages that hold nothing stale yet. Pages freed later
 // are junk-filled (kfree), where use-after-free bugs actually happen.
+//
+// Lab 10 (cow): copy-on-write fork shares frames between page tables, so a frame can
+// have several owners, and each frame gets a reference count: kalloc() hands a frame
+// out with one owner, kref() adds one (another page table maps it), and kfree() takes
+// one away, returning the frame to the free list only when the last owner lets go.
+// Every kalloc()ed page (page-table pages, trapframes, kernel stacks, pipes) goes
+// through the same count.
 #include "defs.h"
 #include "memlayout.h"
 
@@ -18,8 +25,27 @@ struct run {
 static struct run *freelist;
 static size_t nfree;
 
+// BEGIN SOLUTION
+// One count per frame of RAM, indexed by frame number from boot.ram_base; kept in the
+// first pages after the kernel image (RAM's size is known only at boot). A count fits
+// 16 bits: a frame is mapped at most once per page table, and there are NPROC of them.
+static uint16_t *refcount;
+
+static uint16_t *frame_ref(void *pa) {
+  uintptr_t a = (uintptr_t)pa;
+  if (a % PGSIZE != 0 || a < (uintptr_t)end || a >= boot.ram_base + boot.ram_size)
+    panic("frame_ref %p", pa);
+  return &refcount[(a - boot.ram_base) / PGSIZE];
+}
+// END SOLUTION
+
 static int overlaps(uintptr_t page, uintptr_t start, uintptr_t stop) {
   return start < stop && page < stop && page + PGSIZE > start;
+}
+
+static int in_use_at_boot(uintptr_t page) {
+  return overlaps(page, boot.dtb, boot.dtb + boot.dtb_size) ||
+         overlaps(page, boot.initrd_start, boot.initrd_end);
 }
 
 static void push_free(void *pa) {
@@ -31,32 +57,64 @@ static void push_free(void *pa) {
 
 void kinit(void) {
   uintptr_t top = boot.ram_base + boot.ram_size;
-  for (uintptr_t pa = PGROUNDUP((uintptr_t)end); pa + PGSIZE <= top; pa += PGSIZE) {
-    if (overlaps(pa, boot.dtb, boot.dtb + boot.dtb_size) ||
-        overlaps(pa, boot.initrd_start, boot.initrd_end))
-      continue;
-    push_free((void *)pa);
-  }
+  uintptr_t pa = PGROUNDUP((uintptr_t)end);
+  // BEGIN SOLUTION
+  size_t bytes = PGROUNDUP(boot.ram_size / PGSIZE * sizeof(uint16_t));
+  for (uintptr_t page = pa; page < pa + bytes; page += PGSIZE)
+    if (page + PGSIZE > top || in_use_at_boot(page))
+      panic("kinit: no room for the frames' reference counts");
+  refcount = (uint16_t *)pa;
+  memset(refcount, 0, bytes);  // every frame free: count 0
+  pa += bytes;
+  // END SOLUTION
+  for (; pa + PGSIZE <= top; pa += PGSIZE)
+    if (!in_use_at_boot(pa))
+      push_free((void *)pa);
 }
 
-// Return a page to the free list. The junk fill makes use-after-free bugs loud.
+// Let go of a page: with reference counts (lab 10), of one owner's share of it. The
+// last owner's kfree() returns it to the free list, with a junk fill that makes
+// use-after-free bugs loud.
 void kfree(void *pa) {
   uintptr_t a = (uintptr_t)pa;
   if (a % PGSIZE != 0 || a < (uintptr_t)end || a >= boot.ram_base + boot.ram_size)
     panic("kfree %p", pa);
+  // BEGIN SOLUTION
+  uint16_t *ref = frame_ref(pa);
+  if (*ref == 0)
+    panic("kfree %p: the frame is free already", pa);
+  if (--*ref > 0)
+    return;  // another page table still maps it
+  // END SOLUTION
   memset(pa, 0x5a, PGSIZE);
   push_free(pa);
 }
 
-// One zeroed 4096-byte page, or 0 if memory is exhausted.
+// One zeroed 4096-byte page (with one owner), or 0 if memory is exhausted.
 void *kalloc(void) {
   struct run *r = freelist;
   if (r == 0)
     return 0;
   freelist = r->next;
   nfree--;
+  // BEGIN SOLUTION
+  *frame_ref(r) = 1;
+  // END SOLUTION
   memset(r, 0, PGSIZE);
   return r;
 }
+
+// BEGIN SOLUTION
+// One more owner of an allocated frame: a page table that now maps it too (fork).
+void kref(void *pa) {
+  uint16_t *ref = frame_ref(pa);
+  if (*ref == 0 || *ref == UINT16_MAX)
+    panic("kref %p: count %d", pa, *ref);
+  ++*ref;
+}
+
+// How many owners the frame has (0: it is free).
+int kref_count(void *pa) { return *frame_ref(pa); }
+// END SOLUTION
 
 size_t kfree_count(void) { return nfree; }

@@ -245,11 +245,7 @@ long growproc(long n) {
   struct proc *p = myprocess();
   uintptr_t old = p->brk, new = old + (uintptr_t)n;
   if (n > 0) {
-    if (new < old || new > USER_MMAP_TOP)
-      return -1;
-    uintptr_t from = PGROUNDUP(old), pages = (PGROUNDUP(new) - from) / PGSIZE;
-    if (!uvm_range_unmapped(p->pagetable, from, pages) ||
-        uvmmap_zeroed(p->pagetable, from, pages * PGSIZE, PTE_R | PTE_W) < 0)
+    if (new < old || new > USER_MMAP_TOP || heap_grow(p, new) < 0)  // lazy.c
       return -1;
   } else if (n < 0) {
     if ((uintptr_t)-n > old - p->heap_bottom)

@@ -114,6 +114,10 @@ void usertrap(void) {
     device_interrupt();
   } else if (scause & CAUSE_INTERRUPT) {
     w_sie(r_sie() & ~BIT(CAUSE_CODE(scause)));  // no device of ours: mask it
+  } else if ((scause == CAUSE_LOAD_PAGE_FAULT || scause == CAUSE_STORE_PAGE_FAULT) &&
+             user_page_fault(p, scause, r_stval()) == 0) {
+    // A page the kernel supplies on demand (pagefault.c: copy-on-write, lazy heap):
+    // return to the same sepc, and the load or store runs again.
   } else if (scause == CAUSE_EXEC_PAGE_FAULT && r_sepc() == SIGRETURN_PC &&
              signal_return(p) == 0) {
     // A signal handler returned: start_handler() (signal.c) set its ra to an address

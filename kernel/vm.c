@@ -86,8 +86,14 @@ static pte_t *walkuser(pagetable_t pt, uintptr_t va) {
 // The physical address behind user address va if the user could access it with all
 // of `perm` itself, else 0. A W-without-R page has PTE_W but the hart faults on every
 // access to it, so the kernel must not read or write it on the user's behalf either.
+//
+// A page the hart would fault on but the kernel supplies on demand (pagefault.c: a
+// COW page to store to, a heap page not touched yet) is first made accessible, as
+// the hart's page fault would make it: a system call may be given either.
 uintptr_t walkaddr(pagetable_t pt, uintptr_t va, int perm) {
   pte_t *pte = walkuser(pt, va);
+  if ((pte == 0 || (*pte & perm) != perm) && uvm_fault(pt, va, perm & PTE_W) == FAULT_FIXED)
+    pte = walkuser(pt, va);
   if (pte == 0 || (*pte & perm) != perm || PTE_W_WITHOUT_R(*pte))
     return 0;
   return PTE2PA(*pte) + (va % PGSIZE);
@@ -175,6 +181,9 @@ static int for_each_user_leaf(pagetable_t pt, int level, uintptr_t base, leaf_fn
 }
 
 static int copy_leaf(pte_t *pte, uintptr_t va, void *newpt) {
+  int shared = cow_share(pte, va, newpt);  // lab 10 (cow.c): share the frame instead?
+  if (shared != 0)
+    return shared < 0 ? -1 : 0;
   void *mem = kalloc();
   if (mem == 0)
     return -1;
@@ -186,7 +195,8 @@ static int copy_leaf(pte_t *pte, uintptr_t va, void *newpt) {
   return 0;
 }
 
-// Give `new` a copy of every user page of `old` (fork). On failure the caller frees new.
+// Give `new` a copy of every user page of `old` (fork), or with copy-on-write (lab 10)
+// the same frames, shared. On failure the caller frees new.
 int uvmcopy(pagetable_t old, pagetable_t new) {
   return for_each_user_leaf(old, PT_LEVELS - 1, 0, copy_leaf, new) ? -1 : 0;
 }

@@ -14,9 +14,11 @@ from harness.abi.csr import Field
 
 __all__ = [
     "FLAG_ORDER",
+    "KERNEL_PTE_FIELDS",
     "LEAF_BITS",
     "PAGE_SHIFT",
     "PAGE_SIZE",
+    "PTE_COW",
     "PTE_FIELDS",
     "PTE_FLAG_MASK",
     "PTE_PPN_SHIFT",
@@ -62,6 +64,15 @@ PTE_FIELDS: tuple[Field, ...] = (
 )
 
 PTE_FLAG_MASK = sum(PteFlag)  # the eight flag bits, 0xff
+
+# What privlab's kernel keeps in RSW, the two bits the spec leaves to software (the
+# hart ignores them). One definition for the kernel (riscv_gen.h's PTE_COW), the
+# inspectors and the graders.
+KERNEL_PTE_FIELDS: tuple[Field, ...] = (
+    Field("COW", 8, doc="copy-on-write: a page fork shares read-only; the first store "
+                        "copies it (kernel/cow.c, labs/cow)"),
+)
+PTE_COW = KERNEL_PTE_FIELDS[0].mask(64)
 
 FLAG_ORDER = "RWXUGAD"  # how flags are spelled out: r-xu-ad
 LEAF_BITS = PteFlag.R | PteFlag.W | PteFlag.X

@@ -14,7 +14,8 @@ What it defines, each from its one Python definition:
 - IRQ_<NAME>: interrupt codes (csr.Irq); MIP_/MIE_/SIP_/SIE_<X>IP/<X>IE: their bits
 - CAUSE_<NAME>: exception codes, named as QEMU's `-d int` names them (csr.EXCEPTION_NAMES)
 - COUNTEREN_CY/TM/IR, PMP_R/W/X/L, PMP_A, PMP_A_SHIFT, PMP_A_<MODE> (csr fields)
-- PAGE_SHIFT, PAGE_SIZE, PTE_<F>, PTE_PPN_SHIFT, <SCHEME>_MODE/_LEVELS/_VPN_BITS (paging)
+- PAGE_SHIFT, PAGE_SIZE, PTE_<F>, PTE_PPN_SHIFT, <SCHEME>_MODE/_LEVELS/_VPN_BITS (paging);
+  PTE_COW, the kernel's own use of an RSW bit (paging.KERNEL_PTE_FIELDS)
 - for one XLEN only: CAUSE_INTERRUPT, CAUSE_IRQ_<NAME>, MSTATUS_SD, SATP_MODE_SHIFT,
   SATP_MODE (this XLEN's paged mode, in place), SATP_PPN, SATP_ASID, PT_LEVELS,
   PT_INDEX_BITS
@@ -38,7 +39,14 @@ from harness.abi.csr import (
     Priv,
     csr_fields,
 )
-from harness.abi.paging import PAGE_SHIFT, PAGE_SIZE, PTE_FIELDS, PTE_PPN_SHIFT, SCHEMES
+from harness.abi.paging import (
+    KERNEL_PTE_FIELDS,
+    PAGE_SHIFT,
+    PAGE_SIZE,
+    PTE_FIELDS,
+    PTE_PPN_SHIFT,
+    SCHEMES,
+)
 
 __all__ = ["render"]
 
@@ -95,6 +103,8 @@ def _neutral_defines(field_xlen: int) -> list[str]:
     out += ["", "/* Pages and page-table entries (Sv39, Sv32). */"]
     out += [_num("PAGE_SHIFT", PAGE_SHIFT), _num("PAGE_SIZE", PAGE_SIZE)]
     out += _field_defines("PTE", PTE_FIELDS, 64)
+    out += ["/* The kernel's software bits, inside RSW (the hart ignores them). */"]
+    out += _field_defines("PTE", KERNEL_PTE_FIELDS, 64)
     out.append(_num("PTE_PPN_SHIFT", PTE_PPN_SHIFT))
     for scheme in SCHEMES.values():
         name = scheme.name.upper()

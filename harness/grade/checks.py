@@ -1,8 +1,9 @@
 """Ready-made expectations that need the machine's own view of the guest: the page
 table behind vmprint, the frame-pointer chain behind a backtrace, the time slices
-behind a scheduler's shares, and the ticks behind an alarm. The harness computes the
-truth itself, from memory and the trace, so the expected output differs from run to
-run and cannot be memorised.
+behind a scheduler's shares, the ticks behind an alarm, and the page-table entries
+and trap returns behind a page fault the kernel resolves (copy-on-write, lazy
+allocation). The harness computes the truth itself, from memory and the trace, so the
+expected output differs from run to run and cannot be memorised.
 """
 
 from __future__ import annotations
@@ -13,15 +14,18 @@ from dataclasses import dataclass, field
 
 from harness.abi.asm_offsets import kernel_layout
 from harness.abi.csr import Irq, Priv
-from harness.abi.paging import PAGE_SIZE
-from harness.grade.kernel_run import KernelRun
+from harness.abi.paging import PAGE_SIZE, PTE_COW, PteFlag
+from harness.grade.kernel_run import DEFAULT_MAX_INSNS, KernelRun
 from harness.grade.trace import SyscallRecord
-from harness.machine.until import AtAddress, PrivilegeChange
+from harness.machine.until import AfterSyscall, AtAddress, PrivilegeChange
+from harness.mmu import walk
 from harness.trace import Event, TrapEvent, XretEvent
+from harness.trace.raw import KIND, TO, XRET, iter_records
 from harness.trace.syscalls import to_signed
 
-__all__ = ["AlarmLoop", "AlarmTrace", "FrameWalk", "alarm_trace", "backtrace_at_entry",
-           "backtrace_in", "check_shares", "printed_backtrace", "slices_by_priority",
+__all__ = ["AlarmLoop", "AlarmTrace", "FrameWalk", "UserLeaf", "alarm_trace",
+           "backtrace_at_entry", "backtrace_in", "check_shares", "printed_backtrace",
+           "resumed_at", "slices_by_priority", "stop_at_syscall", "user_leaf",
            "vmprint_lines", "walk_frames"]
 
 
@@ -127,6 +131,86 @@ def printed_block(text: str, header: str, line: re.Pattern[str]) -> list[str]:
                 block.append(following)
             return block
     return []
+
+
+# -- page faults the kernel resolves ---------------------------------------------------
+@dataclass(frozen=True)
+class UserLeaf:
+    """The valid leaf PTE that maps one user page, read from guest memory."""
+
+    va: int     # the page's virtual address
+    pa: int     # the frame it maps
+    raw: int    # the whole PTE
+
+    @property
+    def flags(self) -> PteFlag:
+        return PteFlag(self.raw & 0xFF)
+
+    @property
+    def readable(self) -> bool:
+        return bool(self.raw & PteFlag.R)
+
+    @property
+    def writable(self) -> bool:
+        return bool(self.raw & PteFlag.W)
+
+    @property
+    def executable(self) -> bool:
+        return bool(self.raw & PteFlag.X)
+
+    @property
+    def user(self) -> bool:
+        return bool(self.raw & PteFlag.U)
+
+    @property
+    def cow(self) -> bool:
+        """The kernel's copy-on-write mark (PTE_COW, an RSW bit: harness/abi/paging.py)."""
+        return bool(self.raw & PTE_COW)
+
+    def __str__(self) -> str:
+        spelled = "".join(c.lower() if self.raw & PteFlag[c] else "-" for c in "RWXUAD")
+        return f"va {self.va:#x} -> pa {self.pa:#x} {spelled}{' cow' if self.cow else ''}"
+
+
+def user_leaf(run: KernelRun, satp: int, va: int) -> UserLeaf | None:
+    """The valid leaf that maps the page of `va` in the address space `satp` names (a
+    trap's or a system call's satp), by the harness's own walk (harness/mmu); None if
+    no valid leaf maps it. Whatever the leaf's permissions: a page U may not write, or
+    not even read, is still a mapped page."""
+    page = va - va % PAGE_SIZE
+    w = walk(run.machine.memory, satp, page, xlen=run.machine.xlen)
+    last = w.steps[-1].pte if w.steps else None
+    if last is None or not last.valid or not last.leaf:
+        return None
+    return UserLeaf(page, int(last.ppn) * PAGE_SIZE, last.raw)
+
+
+def stop_at_syscall(run: KernelRun, name: str, within: int = DEFAULT_MAX_INSNS) -> TrapEvent:
+    """Run until the next system call `name` from U (any process) and stop on its
+    ecall's trap, before the kernel has done any of it: the page tables are as the
+    caller left them, and the trap's satp names the caller's address space. A test
+    program makes such a call (getppid, say) where the grader should look."""
+    number = next((n for n, spec in run.flow.specs.items() if spec.name == name), None)
+    if number is None:
+        run.fail(f"the kernel has no system call {name}")
+    assert number is not None
+    result = run.run(within, until=[AfterSyscall(number)])
+    if not isinstance(result.event, TrapEvent):
+        run.fail(f"expected a {name} system call within {within:,} instructions")
+    assert isinstance(result.event, TrapEvent)
+    return result.event
+
+
+def resumed_at(run: KernelRun, trap: TrapEvent) -> XretEvent | None:
+    """The first sret into U after `trap`: where the kernel went back to user code,
+    and in which address space (its satp). None if no sret to U followed (yet)."""
+    log = run.flow.log
+    for seq, rec in iter_records(log, trap.seq + 1):
+        if rec[KIND] == XRET and rec[TO] == Priv.U:
+            event = log[seq]
+            assert isinstance(event, XretEvent)
+            return event
+    return None
 
 
 # -- frame pointers ---------------------------------------------------------------------

@@ -5,7 +5,8 @@
 
 The tree shows each table page and each valid entry, with runs of leaves that map
 consecutive virtual pages with the same flags folded into one line; a leaf with W but
-not R is marked reserved (the hart faults on every access through it). The walk shows
+not R is marked reserved (the hart faults on every access through it), and one the
+kernel shares copy-on-write (PTE_COW, an RSW bit) is marked cow. The walk shows
 VPN[i], the PTE's address and value, and its flags at every level, and names the
 exact check that stopped a walk that faults.
 """
@@ -21,6 +22,7 @@ from rich.text import Text
 from rich.tree import Tree
 
 from harness.abi.csr import cause_name
+from harness.abi.paging import PTE_COW
 from harness.inspect.theme import priv_style
 from harness.kernelinfo.symbols import Location
 from harness.mmu.address import PAGE_SIZE, PhysAddr
@@ -42,6 +44,11 @@ _OFFENDING: dict[FaultKind, str] = {
 def _reserved(pte: Pte) -> bool:
     """W without R: an encoding spec 4.3.1 reserves; the walk faults on any access."""
     return bool(pte.raw & PteFlag.W) and not pte.raw & PteFlag.R
+
+
+def _cow(pte: Pte) -> bool:
+    """The kernel's copy-on-write mark (harness/abi/paging.py): the hart ignores it."""
+    return bool(pte.raw & PTE_COW)
 
 
 def _size(n: int) -> str:
@@ -152,6 +159,8 @@ class PageTableTree:
                      "muted")
         if _reserved(m.pte):
             t.append("  reserved", "fault")
+        if _cow(m.pte):
+            t.append("  cow", "muted")
         if self.symbolize is not None:
             loc = self.symbolize(int(m.va))
             if loc.symbol is not None:
@@ -199,6 +208,9 @@ class PageTableTree:
         if any(_reserved(m.pte) for m in ms):
             foot.append("\nreserved: W without R, an encoding the spec reserves; any access "
                         "through it page-faults", "fault")
+        if any(_cow(m.pte) for m in ms):
+            foot.append("\ncow: shared by fork, copy-on-write (PTE_COW, a software bit): the "
+                        "first store page-faults and the kernel copies the page", "muted")
         if self.table.truncated:
             foot.append("  (truncated: too many entries)", "fault")
         yield foot

@@ -14,9 +14,9 @@ from harness.grade.labs import BASE_DIR, all_labs, find_lab
 LABS = [lab.name for lab in all_labs()]
 
 
-def test_there_are_eleven_labs_each_with_tests_hidden_tests_and_a_students_page() -> None:
+def test_there_are_thirteen_labs_each_with_tests_hidden_tests_and_a_students_page() -> None:
     assert LABS == ["taskinfo", "mmap", "stride", "vmprint", "backtrace", "trap", "bigfile",
-                    "link", "pipe", "alarm", "deadlock"]
+                    "link", "pipe", "cow", "lazy", "alarm", "deadlock"]
     for lab in all_labs():
         assert list(lab.directory.glob("test_*.py")), lab.name
         assert list(lab.hidden_dir.glob("test_*.py")), lab.name

@@ -133,3 +133,26 @@ def test_kernel_string_c_never_runs_inside_the_test_programs(tmp_path: Path) -> 
     assert report.built, report.build_output
     graded = [t for t in report.tests if t.max_score]
     assert len(graded) == 3 and report.score == 0, [(t.name, t.score) for t in graded]
+
+
+def test_cow_fault_that_copies_any_read_only_page_fails_the_kill_test(tmp_path: Path) -> None:
+    """The copy-on-write bug to expect: resolving every store fault on a present page,
+    without asking whether fork made it read-only (PTE_COW). A store to the text then
+    lands in a private copy, and the child lives on."""
+    edit = {"cow.c": ("  if ((*pte & PTE_COW) == 0)\n    return FAULT_BAD;\n", "")}
+    report = grade_lab("cow", variant(tmp_path, edit), keyword="read_only")
+    assert report.built, report.build_output
+    by_name = report.by_name()
+    assert by_name["test_fork_shares_every_page_read_only"].passed
+    assert not by_name["test_a_store_to_a_truly_read_only_page_still_kills"].passed
+
+
+def test_lazy_fault_that_maps_above_brk_fails_the_outside_test(tmp_path: Path) -> None:
+    """The lazy-allocation bug to expect: mapping any address below the mmap limit
+    rather than only [heap_bottom, brk). A load past the heap then reads zeros."""
+    edit = {"lazy.c": ("va >= p->brk)", "va >= USER_MMAP_TOP)")}
+    report = grade_lab("lazy", variant(tmp_path, edit), keyword="outside")
+    assert report.built, report.build_output
+    by_name = report.by_name()
+    assert by_name["test_sbrk_maps_nothing_and_a_touch_maps_one_zeroed_page"].passed
+    assert not by_name["test_a_fault_outside_the_heap_still_kills"].passed

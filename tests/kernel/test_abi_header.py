@@ -59,6 +59,16 @@ def test_the_generated_header_has_the_specs_values(xlen: int) -> None:
     assert {name: defines.get(name) for name in expected} == expected
 
 
+@pytest.mark.parametrize("xlen", [64, 32])
+def test_the_kernels_copy_on_write_bit_is_one_of_the_software_bits(xlen: int) -> None:
+    """PTE_COW is the kernel's, not the spec's: it must lie inside RSW (bits 8-9),
+    which the hart ignores, so a COW page translates exactly as its R/W/X say."""
+    defines = parse_define_lines(render(xlen))
+    assert defines["PTE_RSW"] == 0x300 and defines["PTE_RSW_SHIFT"] == 8
+    assert defines["PTE_COW"] == 1 << 8
+    assert defines["PTE_COW"] & defines["PTE_RSW"] == defines["PTE_COW"]
+
+
 def test_rv32_has_no_rv64_only_fields() -> None:
     rv32, rv64 = parse_define_lines(render(32)), parse_define_lines(render(64))
     assert "MSTATUS_UXL" in rv64 and "MSTATUS_UXL" not in rv32
