@@ -18,6 +18,7 @@
  *                                         (docs/unicorn.md#counters-ignore-mcounteren)
  *   menvcfg(h), senvcfg, mcountinhibit,   priv 1.11/1.12 CSRs QEMU 7.2 has and Unicorn's
  *   mconfigptr                            QEMU 5.0 (priv 1.10) lacks
+ *   pmpcfg0-3, pmpaddr0-15                the core enforces PMP itself (pmp.c)
  *
  * Emulation happens in a code hook before the instruction runs, or after Unicorn
  * raised illegal-instruction for it (rdtime, and the CSRs Unicorn lacks:
@@ -80,7 +81,7 @@ bool is_virtualised_csr(unsigned csr, unsigned xlen)
     case CSR_MENVCFGH: case CSR_MCYCLEH: case CSR_MINSTRETH:
         return xlen == 32;
     default:
-        return is_user_counter(csr, xlen);
+        return is_user_counter(csr, xlen) || pmp_is_csr(csr);
     }
 }
 
@@ -159,7 +160,10 @@ bool csr_read_virtual(hart *h, unsigned csr, uint64_t *value)
     case CSR_INSTRET: case CSR_MINSTRET: v = clock_instret(h); break;
     case CSR_TIMEH: high = true; /* fallthrough */
     case CSR_TIME: v = mtime(h); break;
-    default: return false;
+    default:
+        if (!pmp_read_csr(h, csr, &v))
+            return false;
+        break;
     }
     *value = (high ? v >> 32 : v) & h->xmask;
     return true;
@@ -222,7 +226,7 @@ bool csr_write_virtual(hart *h, unsigned csr, uint64_t value)
         h->instret_offset += value - cur - 1;
         break;
     default:
-        return false;
+        return pmp_write_csr(h, csr, value);
     }
     return true;
 }
@@ -236,22 +240,6 @@ static bool counter_allowed(hart *h, unsigned csr, unsigned priv)
     if (!(h->mcounteren & bit))
         return false;
     return priv == PRV_S || (h->scounteren & bit);
-}
-
-/* pmpcfg writes update the shadow used by QEMU 7.2's mret rule; a locked entry
- * (L bit) ignores writes. The instruction itself still runs in Unicorn. */
-static void observe_pmpcfg(hart *h, unsigned csr, unsigned funct3, uint64_t src)
-{
-    unsigned n = csr - CSR_PMPCFG0, bytes = h->s.xlen / 8;
-    if (h->s.xlen == 64 && (n & 1))
-        return;   /* odd pmpcfg registers do not exist on RV64 */
-    for (unsigned i = 0; i < bytes && n * 4 + i < 16; i++) {
-        uint8_t *cfg = &h->pmpcfg[n * 4 + i];
-        uint8_t b = (uint8_t)(src >> (8 * i));
-        if (*cfg & 0x80)
-            continue;
-        *cfg = funct3 == FUNCT3_CSRRW ? b : funct3 == FUNCT3_CSRRS ? (*cfg | b) : (*cfg & ~b);
-    }
 }
 
 /* Emulate (or observe) the CSR instruction `insn` at `pc`, run at privilege `priv`.
@@ -271,12 +259,14 @@ bool emulate_csr(hart *h, uint32_t insn, uint64_t pc, unsigned priv)
     if (!is_virtualised_csr(csr, h->s.xlen)) {
         if (writes && csr == CSR_SATP)
             h->satp_stale = true;   /* fetch.c re-reads it after the write has run */
-        else if (writes && csr >= CSR_PMPCFG0 && csr < CSR_PMPCFG0 + 16)
-            observe_pmpcfg(h, csr, op, src);
         return false;
     }
     if (writes && (csr & CSR_RO_BITS) == CSR_RO_BITS)
         return false;
+    if (pmp_is_csr(csr) && !pmp_csr_exists(h, csr)) {
+        take_exception(h, CAUSE_ILLEGAL_INSTRUCTION, pc);   /* odd pmpcfg on RV64 */
+        return true;
+    }
     if (!counter_allowed(h, csr, priv)) {
         /* Not allowed by the guest's mcounteren/scounteren. (M-mode code reaches here
          * before running the instruction; raising it here keeps one path.) */

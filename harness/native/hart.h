@@ -19,6 +19,7 @@
  *   interrupt.c  the virtual mip and the pending-and-enabled decision
  *   csrops.c     CSR instructions the core must see or emulate
  *   xret.c       mret, sret and wfi
+ *   pmp.c        physical memory protection, in place of Unicorn's
  *   decode.c     instruction fields, tval derivation
  *   events.c     the trap/xRET event buffer Python drains
  *   regs.c       register and CSR access through Unicorn, and the CSR number map
@@ -37,6 +38,7 @@
 #include "privlab_gen.h"   /* PRV_*, CSR_*, CAUSE_*, MSTATUS_*, MIP_*, ...: harness/abi */
 
 #define UNLIMITED UINT64_MAX
+#define PMP_ENTRIES 16   /* as QEMU 7.2: pmpcfg0-3, pmpaddr0-15 */
 
 /* Kinds of instruction that get an exact-address code hook. */
 enum insn_kind {
@@ -154,7 +156,9 @@ struct hart {
      * a QEMU bug since fixed. The core applies TW and TSR itself (xret.c). */
     uint64_t mstatus_extra;
     uint64_t cycle_offset, instret_offset;
-    uint8_t pmpcfg[16];           /* shadow of pmpcfg bytes, for QEMU 7.2's mret rule */
+    /* The guest's PMP entries (pmp.c); Unicorn's own stay zero and decide nothing. */
+    uint8_t pmpcfg[PMP_ENTRIES];
+    uint64_t pmpaddr[PMP_ENTRIES];
 
     /* Trap-storm detection: the last xRET target and the instret when it ran, and the
      * last trap. */
@@ -193,6 +197,7 @@ int csr_ucid(unsigned csr);
 uint64_t csr_raw(hart *h, int ucid);          /* read at M, whatever the current level */
 void set_csr_raw(hart *h, int ucid, uint64_t v);
 bool read_insn(hart *h, uint64_t addr, uint32_t *insn);
+bool vmem_read(hart *h, uint64_t addr, uc_prot prot, void *buf, size_t len);
 
 /* fetch.c */
 bool fetch_paddr(hart *h, uint64_t vaddr, uint64_t *paddr);
@@ -232,6 +237,16 @@ bool csr_read_virtual(hart *h, unsigned csr, uint64_t *value);
 bool csr_write_virtual(hart *h, unsigned csr, uint64_t value);
 bool csr_write_enables_interrupts(unsigned csr);
 bool is_virtualised_csr(unsigned csr, unsigned xlen);
+
+/* pmp.c */
+bool pmp_install(void);
+void pmp_register(hart *h, bool on);
+bool pmp_is_csr(unsigned csr);
+bool pmp_csr_exists(const hart *h, unsigned csr);
+bool pmp_read_csr(hart *h, unsigned csr, uint64_t *value);
+bool pmp_write_csr(hart *h, unsigned csr, uint64_t value);
+bool pmp_has_active_rule(const hart *h);
+bool pmp_allows(const hart *h, uint64_t addr, uint64_t size, unsigned privs, unsigned mode);
 
 /* xret.c */
 bool do_mret(hart *h, uint64_t pc);

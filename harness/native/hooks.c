@@ -292,6 +292,8 @@ static bool on_unmapped(uc_engine *uc, uc_mem_type type, uint64_t addr, int size
 
 hart *hart_new(uc_engine *uc, unsigned xlen)
 {
+    if (!pmp_install())
+        return NULL;   /* Unicorn's PMP could not be replaced (pmp.c) */
     hart *h = calloc(1, sizeof *h);
     if (!h)
         return NULL;
@@ -319,6 +321,7 @@ hart *hart_new(uc_engine *uc, unsigned xlen)
         free(h);
         return NULL;
     }
+    pmp_register(h, true);
     return h;
 }
 
@@ -326,6 +329,7 @@ void hart_free(hart *h)
 {
     if (!h)
         return;
+    pmp_register(h, false);
     for (size_t i = 0; i < h->nhooks; i++)
         free(h->hooks[i]);
     free(h->hooks);

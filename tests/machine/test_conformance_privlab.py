@@ -24,22 +24,9 @@ from harness.trace import TrapEvent
 
 QEMU_CPU = {"rv64": "rv64,h=false,sstc=false", "rv32": "rv32,h=false,sstc=false"}
 
-# Unicorn 2.1.4 checks PMP only when it fills a TLB entry and caches the page's full
-# permissions; QEMU 7.2 re-checks each access type (docs/conformance.md, "Known
-# divergences"; docs/unicorn.md#pmp-permissions-cached-per-page). strict: a fix in
-# Unicorn makes these tests fail, prompting cleanup.
-KNOWN_DIVERGENCES = {"pmp_partial": "Unicorn caches PMP permissions per page"}
-
-
 def params() -> list[object]:
-    out = []
-    for arch in ("rv64", "rv32"):
-        for name in PROGRAMS:
-            marks = []
-            if name in KNOWN_DIVERGENCES:
-                marks.append(pytest.mark.xfail(reason=KNOWN_DIVERGENCES[name], strict=True))
-            out.append(pytest.param(name, arch, marks=marks, id=f"{arch}-{name}"))
-    return out
+    return [pytest.param(name, arch, id=f"{arch}-{name}")
+            for arch in ("rv64", "rv32") for name in PROGRAMS]
 
 
 def run_privlab(name: str, arch: str, tmp: Path) -> tuple[Machine,
