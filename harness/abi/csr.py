@@ -16,6 +16,7 @@ __all__ = [
     "CSR_FIELDS",
     "EXCEPTION_NAMES",
     "INTERRUPT_NAMES",
+    "MCONTROL_FIELDS",
     "PMPCFG_FIELDS",
     "SSTATUS_MASK",
     "Csr",
@@ -95,6 +96,12 @@ class Csr(IntEnum):
     # Memory protection (first of each bank; pmpcfg0..15, pmpaddr0..63 follow)
     PMPCFG0 = 0x3A0
     PMPADDR0 = 0x3B0
+    # Debug triggers (Sdtrig): tselect picks the trigger tdata1..3 show
+    TSELECT = 0x7A0
+    TDATA1 = 0x7A1
+    TDATA2 = 0x7A2
+    TDATA3 = 0x7A3
+    TINFO = 0x7A4
     # Machine counters
     MCYCLE = 0xB00
     MINSTRET = 0xB02
@@ -267,6 +274,27 @@ _CAUSE_FIELDS = (
     Field("CODE", 0, 63, doc="exception or interrupt code"),
     Field("INTERRUPT", -1, doc="1 for an interrupt"),
 )
+MCONTROL_FIELDS: tuple[Field, ...] = (
+    Field("LOAD", 0, doc="match the address of loads"),
+    Field("STORE", 1, doc="match the address of stores"),
+    Field("EXECUTE", 2, doc="match the address of instructions executed"),
+    Field("U", 3, doc="fire in U-mode"),
+    Field("S", 4, doc="fire in S-mode"),
+    Field("M", 6, doc="fire in M-mode"),
+    Field("MATCH", 7, 4, doc="0: address equals tdata2"),
+    Field("CHAIN", 11),
+    Field("ACTION", 12, 4, doc="0: breakpoint exception"),
+    Field("SIZELO", 16, 2, doc="access size (mcontrol, type 2)"),
+    Field("TIMING", 18),
+    Field("SELECT", 19),
+    Field("HIT", 20),
+    Field("SIZEHI", 21, 2, doc="access size, high bits (RV64)", xlen=64),
+    Field("DMODE", -5, doc="only debug mode may write this trigger"),
+    Field("TYPE", -4, 4, doc="2 mcontrol, 6 mcontrol6, 15 none"),
+)
+"""tdata1 as an address/data match trigger (Sdtrig's mcontrol, type 2). Its type 6
+(mcontrol6) shares LOAD..ACTION and TYPE and keeps its SIZE at 16-19."""
+
 _COUNTEREN_FIELDS = (
     Field("CY", 0, doc="cycle readable below"),
     Field("TM", 1, doc="time readable below"),
@@ -288,6 +316,7 @@ CSR_FIELDS: dict[Csr, tuple[Field, ...]] = {
     Csr.SCAUSE: _CAUSE_FIELDS,
     Csr.MCOUNTEREN: _COUNTEREN_FIELDS,
     Csr.SCOUNTEREN: _COUNTEREN_FIELDS,
+    Csr.TDATA1: MCONTROL_FIELDS,
 }
 
 class PmpMode(IntEnum):

@@ -19,6 +19,7 @@
  *   menvcfg(h), senvcfg, mcountinhibit,   priv 1.11/1.12 CSRs QEMU 7.2 has and Unicorn's
  *   mconfigptr                            QEMU 5.0 (priv 1.10) lacks
  *   pmpcfg0-3, pmpaddr0-15                the core enforces PMP itself (pmp.c)
+ *   tselect, tdata1-3, tinfo              debug triggers (trigger.c), which Unicorn lacks
  *
  * Emulation happens in a code hook before the instruction runs, or after Unicorn
  * raised illegal-instruction for it (rdtime, and the CSRs Unicorn lacks:
@@ -81,7 +82,7 @@ bool is_virtualised_csr(unsigned csr, unsigned xlen)
     case CSR_MENVCFGH: case CSR_MCYCLEH: case CSR_MINSTRETH:
         return xlen == 32;
     default:
-        return is_user_counter(csr, xlen) || pmp_is_csr(csr);
+        return is_user_counter(csr, xlen) || pmp_is_csr(csr) || trigger_is_csr(csr);
     }
 }
 
@@ -161,7 +162,7 @@ bool csr_read_virtual(hart *h, unsigned csr, uint64_t *value)
     case CSR_TIMEH: high = true; /* fallthrough */
     case CSR_TIME: v = mtime(h); break;
     default:
-        if (!pmp_read_csr(h, csr, &v))
+        if (!pmp_read_csr(h, csr, &v) && !trigger_read_csr(h, csr, &v))
             return false;
         break;
     }
@@ -226,7 +227,7 @@ bool csr_write_virtual(hart *h, unsigned csr, uint64_t value)
         h->instret_offset += value - cur - 1;
         break;
     default:
-        return pmp_write_csr(h, csr, value);
+        return pmp_write_csr(h, csr, value) || trigger_write_csr(h, csr, value);
     }
     return true;
 }

@@ -20,6 +20,7 @@
  *   csrops.c     CSR instructions the core must see or emulate
  *   xret.c       mret, sret and wfi
  *   pmp.c        physical memory protection, in place of Unicorn's
+ *   trigger.c    the debug trigger module (tselect, tdata1-3, tinfo)
  *   decode.c     instruction fields, tval derivation
  *   events.c     the trap/xRET event buffer Python drains
  *   regs.c       register and CSR access through Unicorn, and the CSR number map
@@ -39,6 +40,7 @@
 
 #define UNLIMITED UINT64_MAX
 #define PMP_ENTRIES 16   /* as QEMU 7.2: pmpcfg0-3, pmpaddr0-15 */
+#define TRIGGERS 2       /* debug triggers, as QEMU 7.2 */
 
 /* Kinds of instruction that get an exact-address code hook. */
 enum insn_kind {
@@ -159,6 +161,11 @@ struct hart {
     /* The guest's PMP entries (pmp.c); Unicorn's own stay zero and decide nothing. */
     uint8_t pmpcfg[PMP_ENTRIES];
     uint64_t pmpaddr[PMP_ENTRIES];
+    /* Debug triggers (trigger.c). trig_exec/trig_data: some trigger matches execution /
+     * loads or stores; trig_hit: pmp.c refused an access because a trigger fired. */
+    unsigned tselect;
+    uint64_t tdata1[TRIGGERS], tdata2[TRIGGERS];
+    bool trig_exec, trig_data, trig_hit;
 
     /* Trap-storm detection: the last xRET target and the instret when it ran, and the
      * last trap. */
@@ -248,6 +255,15 @@ bool pmp_write_csr(hart *h, unsigned csr, uint64_t value);
 bool pmp_has_active_rule(const hart *h);
 bool pmp_allows(const hart *h, uint64_t addr, uint64_t size, unsigned privs, unsigned mode);
 
+/* trigger.c */
+void trigger_reset(hart *h);
+bool trigger_is_csr(unsigned csr);
+bool trigger_read_csr(hart *h, unsigned csr, uint64_t *value);
+bool trigger_write_csr(hart *h, unsigned csr, uint64_t value);
+bool trigger_exec_hit(hart *h, uint64_t pc);
+bool trigger_data_hit(hart *h, uint64_t addr, uint64_t size, unsigned privs);
+bool trigger_watches_page(hart *h, uint64_t page);
+
 /* xret.c */
 bool do_mret(hart *h, uint64_t pc);
 bool do_sret(hart *h, uint64_t pc);
@@ -263,5 +279,6 @@ void request_stop(hart *h, unsigned reason, uint64_t pc);
 void redirect(hart *h, uint64_t pc);
 void hook_insn_at(hart *h, uint64_t addr, uint32_t insn, enum insn_kind kind, bool *added);
 void hart_update(hart *h);
+void hart_set_trigger_hook(hart *h, uint64_t addr);
 
 #endif /* HART_H */

@@ -155,6 +155,12 @@ static void on_code(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
     (void)uc; (void)size;
     if (h->s.stop_reason != STOP_NONE || at_breakpoint(h, hi))
         return;
+    if (trigger_exec_hit(h, addr)) {
+        /* An execute trigger (trigger.c): a breakpoint before the instruction runs. */
+        retire_before(h, addr);
+        take_trap(h, false, CAUSE_BREAKPOINT, addr, 0);
+        return;
+    }
     if (hi->epoch != h->code_epoch)
         revalidate(h, hi);
     unsigned priv = cur_priv(h);
@@ -259,6 +265,14 @@ static void on_intr(uc_engine *uc, uint32_t intno, void *user)
     if (code == CAUSE_USER_ECALL)   /* Unicorn reports every ecall as 8 */
         code = priv == PRV_M ? CAUSE_MACHINE_ECALL : priv == PRV_S ? CAUSE_SUPERVISOR_ECALL : CAUSE_USER_ECALL;
     retire_before(h, epc);
+    if (h->trig_hit) {
+        h->trig_hit = false;
+        if (code == CAUSE_FAULT_LOAD || code == CAUSE_FAULT_STORE) {
+            /* pmp.c refused the access for a load/store trigger (trigger.c). */
+            take_trap(h, false, CAUSE_BREAKPOINT, epc, 0);
+            return;
+        }
+    }
     if (code == CAUSE_ILLEGAL_INSTRUCTION) {
         uint32_t insn;
         if (read_insn(h, epc, &insn) && classify(insn, h->s.xlen) == INSN_CSR &&
@@ -322,6 +336,7 @@ hart *hart_new(uc_engine *uc, unsigned xlen)
         return NULL;
     }
     pmp_register(h, true);
+    trigger_reset(h);
     return h;
 }
 
@@ -486,6 +501,22 @@ int hart_set_breakpoint(hart *h, uint64_t addr, int on)
     }
     hi->breakpoint = on;
     return 1;
+}
+
+/* An execute trigger at addr (trigger.c): make sure on_code runs there. */
+void hart_set_trigger_hook(hart *h, uint64_t addr)
+{
+    if (find_hook(h, addr))
+        return;
+    struct hooked_insn *hi = add_hook(h, addr);
+    if (!hi)
+        return;
+    uint32_t insn;
+    if (read_insn(h, addr, &insn)) {
+        hi->insn = insn;
+        hi->kind = classify(insn, h->s.xlen);
+    }
+    uc_ctl_remove_cache(h->uc, addr, addr + 4);
 }
 
 void hart_skip_breakpoint_once(hart *h, uint64_t addr)

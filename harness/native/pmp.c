@@ -267,7 +267,7 @@ extern void tlb_set_page_riscv64(void *cpu, uint64_t vaddr, uint64_t paddr, int 
  * riscv_cpu_tlb_fill (page-table walks check their PTE reads first, the data access
  * last). */
 static _Thread_local struct {
-    const hart *h;
+    hart *h;
     uint64_t page;
     unsigned mode, privs;
 } last_check;
@@ -279,6 +279,10 @@ static bool check(void *env, unsigned xlen, uint64_t addr, uint64_t size, unsign
     if (!h)
         return true;   /* an engine no hart drives: nothing to enforce */
     bool ok = pmp_allows(h, addr, size, privs, (unsigned)mode);
+    /* A load/store trigger fires before the access (trigger.c); a probe (size 0: a
+     * translation asked for by the host or the core) is no access. */
+    if (ok && size && trigger_data_hit(h, addr, size, privs))
+        ok = false;
     last_check.h = ok ? h : NULL;
     last_check.page = addr & ~(PAGE - 1);
     last_check.mode = (unsigned)mode;
@@ -300,10 +304,12 @@ static bool check64(void *env, uint64_t addr, uint64_t size, int privs, uint64_t
 static void fill_args(uint64_t paddr, int *prot, uint64_t *size)
 {
     unsigned privs;
-    const hart *h = last_check.h;
+    hart *h = last_check.h;
     if (!h || last_check.page != (paddr & ~(PAGE - 1)))
         return;
     last_check.h = NULL;
+    if (last_check.privs != PMP_X && trigger_watches_page(h, last_check.page))
+        *size = 1;   /* a load/store trigger watches the page: check every access */
     if (page_privs(h, last_check.page, last_check.mode, &privs))
         *prot &= (int)privs | ~(int)PMP_RWX;
     else if (last_check.privs != PMP_X)

@@ -468,7 +468,7 @@ def test_an_instruction_above_the_current_privilege_is_illegal(priv: int, insn: 
     assert seen == [2]
 
 
-@pytest.mark.parametrize("csr", [0x30A, 0x10A, 0x320, 0xF15])
+@pytest.mark.parametrize("csr", [0x30A, 0x10A, 0x320, 0xF15, 0x7A0, 0x7A1, 0x7A2, 0x7A4])
 def test_csrs_newer_than_priv_1_10_are_illegal(csr: int) -> None:
     # docs/unicorn.md#csrs-newer-than-priv-1-10: menvcfg, senvcfg, mcountinhibit and
     # mconfigptr, which csrops.c emulates from on_intr's illegal-instruction path.
