@@ -55,9 +55,11 @@ class Csr(IntEnum):
     CYCLE = 0xC00
     TIME = 0xC01
     INSTRET = 0xC02
+    HPMCOUNTER3 = 0xC03     # first of hpmcounter3..31
     CYCLEH = 0xC80
     TIMEH = 0xC81
     INSTRETH = 0xC82
+    HPMCOUNTER3H = 0xC83
     # Supervisor
     SSTATUS = 0x100
     SIE = 0x104
@@ -68,6 +70,8 @@ class Csr(IntEnum):
     SEPC = 0x141
     SCAUSE = 0x142
     STVAL = 0x143
+    STIMECMP = 0x14D        # Sstc
+    STIMECMPH = 0x15D
     SIP = 0x144
     SATP = 0x180
     # Machine information
@@ -88,6 +92,7 @@ class Csr(IntEnum):
     MSTATUSH = 0x310
     MENVCFGH = 0x31A
     MCOUNTINHIBIT = 0x320
+    MHPMEVENT3 = 0x323      # first of mhpmevent3..31
     MSCRATCH = 0x340
     MEPC = 0x341
     MCAUSE = 0x342
@@ -102,11 +107,13 @@ class Csr(IntEnum):
     TDATA2 = 0x7A2
     TDATA3 = 0x7A3
     TINFO = 0x7A4
-    # Machine counters
+    # Machine counters (hpm: the first of each bank of 29, 3..31)
     MCYCLE = 0xB00
     MINSTRET = 0xB02
+    MHPMCOUNTER3 = 0xB03
     MCYCLEH = 0xB80
     MINSTRETH = 0xB82
+    MHPMCOUNTER3H = 0xB83
 
     @property
     def level(self) -> Priv:
@@ -295,6 +302,14 @@ MCONTROL_FIELDS: tuple[Field, ...] = (
 """tdata1 as an address/data match trigger (Sdtrig's mcontrol, type 2). Its type 6
 (mcontrol6) shares LOAD..ACTION and TYPE and keeps its SIZE at 16-19."""
 
+_ENVCFG_FIELDS = (
+    Field("FIOM", 0, doc="fence of I/O implies memory"),
+    Field("CBIE", 4, 2, doc="cbo.inval enable"),
+    Field("CBCFE", 6, doc="cbo.clean/flush enable"),
+    Field("CBZE", 7, doc="cbo.zero enable"),
+    Field("STCE", 63, doc="Sstc: stimecmp drives STIP (menvcfgh bit 31 on RV32)"),
+)
+
 _COUNTEREN_FIELDS = (
     Field("CY", 0, doc="cycle readable below"),
     Field("TM", 1, doc="time readable below"),
@@ -317,6 +332,7 @@ CSR_FIELDS: dict[Csr, tuple[Field, ...]] = {
     Csr.MCOUNTEREN: _COUNTEREN_FIELDS,
     Csr.SCOUNTEREN: _COUNTEREN_FIELDS,
     Csr.TDATA1: MCONTROL_FIELDS,
+    Csr.MENVCFG: _ENVCFG_FIELDS,
 }
 
 class PmpMode(IntEnum):

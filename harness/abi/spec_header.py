@@ -30,6 +30,7 @@ from collections.abc import Iterable
 from harness.abi.csr import (
     EXCEPTION_NAMES,
     INTERRUPT_NAMES,
+    CSR_FIELDS,
     MCONTROL_FIELDS,
     PMPCFG_FIELDS,
     Csr,
@@ -94,6 +95,8 @@ def _neutral_defines(field_xlen: int) -> list[str]:
     out += _field_defines("PMP", PMPCFG_FIELDS, 64)
     a_field = next(f for f in PMPCFG_FIELDS if f.name == "A")
     out += [_mask(f"PMP_A_{m.name}", a_field.insert(0, m, 64)) for m in PmpMode]
+    out += ["", "/* menvcfg (RV64 layout; RV32's menvcfgh holds bits 63:32). */"]
+    out += _field_defines("MENVCFG", CSR_FIELDS[Csr.MENVCFG], 64)
     out += ["", "/* tdata1 of an address match trigger (mcontrol); TYPE/DMODE: see RV32/RV64. */"]
     out += _field_defines("MCONTROL", (f for f in MCONTROL_FIELDS if f.lsb >= 0), 64)
     for f in MCONTROL_FIELDS:

@@ -41,6 +41,9 @@
 #define UNLIMITED UINT64_MAX
 #define PMP_ENTRIES 16   /* as QEMU 7.2: pmpcfg0-3, pmpaddr0-15 */
 #define TRIGGERS 2       /* debug triggers, as QEMU 7.2 */
+#define HPM_FIRST 3      /* hpm counters 3..31 are named; QEMU 7.2 on virt has 16 */
+#define HPM_COUNTERS 16
+#define HPM_NAMED 29
 
 /* Kinds of instruction that get an exact-address code hook. */
 enum insn_kind {
@@ -153,11 +156,15 @@ struct hart {
 
     /* CSRs Unicorn (QEMU 5.0, priv 1.10) lacks or must not hold, kept here. */
     uint64_t mcounteren, scounteren, menvcfg, senvcfg, mcountinhibit;
+    uint64_t stimecmp;            /* Sstc: with menvcfg.STCE, STIP = (time >= stimecmp) */
     /* mstatus bits Unicorn cannot hold: VS (QEMU 7.2 keeps it writable, Unicorn's
      * QEMU 5.0 drops it) and TW/TSR, which Unicorn 2.1.4 still places at bits 29/30,
      * a QEMU bug since fixed. The core applies TW and TSR itself (xret.c). */
     uint64_t mstatus_extra;
     uint64_t cycle_offset, instret_offset;
+    uint64_t cycle_frozen, instret_frozen;   /* their values while mcountinhibit stops them */
+    uint64_t mhpmcounter[HPM_COUNTERS];      /* count nothing: no event is implemented */
+    uint64_t mhpmevent[HPM_NAMED];
     /* The guest's PMP entries (pmp.c); Unicorn's own stay zero and decide nothing. */
     uint8_t pmpcfg[PMP_ENTRIES];
     uint64_t pmpaddr[PMP_ENTRIES];
@@ -234,6 +241,7 @@ void take_exception(hart *h, unsigned code, uint64_t epc);
 uint64_t mip_value(hart *h);
 uint64_t guest_ns(const hart *h);
 uint64_t mtime(const hart *h);
+bool sstc_on(const hart *h);
 int pending_interrupt(hart *h);
 bool check_interrupts(hart *h, uint64_t pc);
 void update_deadline(hart *h);

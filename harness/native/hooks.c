@@ -428,9 +428,14 @@ int hart_wfi_wake(hart *h)
 {
     if (mip_value(h) & h->mie)
         return 1;
-    if (!(h->mie & MIP_MTIP) || h->s.mtimecmp > UNLIMITED / h->s.ns_per_tick)
+    uint64_t wake = UNLIMITED;
+    if (h->mie & MIP_MTIP)
+        wake = h->s.mtimecmp;
+    if ((h->mie & MIP_STIP) && sstc_on(h) && h->stimecmp < wake)
+        wake = h->stimecmp;   /* Sstc's comparator */
+    if (wake > UNLIMITED / h->s.ns_per_tick)
         return 0;
-    uint64_t wake_ns = h->s.mtimecmp * h->s.ns_per_tick;
+    uint64_t wake_ns = wake * h->s.ns_per_tick;
     uint64_t now_ns = guest_ns(h);
     if (wake_ns > now_ns)
         h->s.idle_ns += wake_ns - now_ns;
