@@ -28,9 +28,9 @@ import re
 from collections.abc import Iterable
 
 from harness.abi.csr import (
+    CSR_FIELDS,
     EXCEPTION_NAMES,
     INTERRUPT_NAMES,
-    CSR_FIELDS,
     MCONTROL_FIELDS,
     PMPCFG_FIELDS,
     Csr,
