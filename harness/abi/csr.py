@@ -307,7 +307,7 @@ _ENVCFG_FIELDS = (
     Field("CBIE", 4, 2, doc="cbo.inval enable"),
     Field("CBCFE", 6, doc="cbo.clean/flush enable"),
     Field("CBZE", 7, doc="cbo.zero enable"),
-    Field("STCE", 63, doc="Sstc: stimecmp drives STIP (menvcfgh bit 31 on RV32)"),
+    Field("STCE", 63, doc="Sstc: stimecmp drives STIP (menvcfgh bit 31 on RV32)", xlen=64),
 )
 
 _COUNTEREN_FIELDS = (
