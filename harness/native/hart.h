@@ -255,6 +255,7 @@ bool is_virtualised_csr(unsigned csr, unsigned xlen);
 
 /* pmp.c */
 bool pmp_install(void);
+void privlab_probe(int on);
 void pmp_register(hart *h, bool on);
 bool pmp_is_csr(unsigned csr);
 bool pmp_csr_exists(const hart *h, unsigned csr);

@@ -92,6 +92,7 @@ def load_library() -> ctypes.CDLL:
         "hart_mtime": (u64, [vp]),
         "hart_mip": (u64, [vp]),
         "hart_hook_count": (ctypes.c_size_t, [vp]),
+        "privlab_probe": (None, [i32]),
     }
     for name, (restype, argtypes) in signatures.items():
         fn = getattr(lib, name)

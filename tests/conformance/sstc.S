@@ -68,7 +68,7 @@ TEST_MAIN sstc
 #if __riscv_xlen == 64
     CHECK_CSR 1, menvcfg, 0
 #else
-    CHECK_CSR 1, menvcfgh, 0
+    CHECK_CSR 15, menvcfgh, 0
 #endif
     csrw mcounteren, zero
     MRET_TO PRV_S, in_s
