@@ -25,7 +25,7 @@ from harness.machine import Machine, Stop, load_elf
 from harness.machine.assemble import boot_system
 
 PROGRAMS = Path(__file__).resolve().parent / "programs"
-QEMU_CPU = {64: "rv64,h=false,sstc=false", 32: "rv32,h=false,sstc=false"}
+QEMU_CPU = {64: "rv64,h=false", 32: "rv32,h=false"}
 
 
 def build(name: str, iterations: int, arch: Arch = RV64) -> Path:

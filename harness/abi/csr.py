@@ -16,6 +16,7 @@ __all__ = [
     "CSR_FIELDS",
     "EXCEPTION_NAMES",
     "INTERRUPT_NAMES",
+    "MCONTROL_FIELDS",
     "PMPCFG_FIELDS",
     "SSTATUS_MASK",
     "Csr",
@@ -54,9 +55,11 @@ class Csr(IntEnum):
     CYCLE = 0xC00
     TIME = 0xC01
     INSTRET = 0xC02
+    HPMCOUNTER3 = 0xC03     # first of hpmcounter3..31
     CYCLEH = 0xC80
     TIMEH = 0xC81
     INSTRETH = 0xC82
+    HPMCOUNTER3H = 0xC83
     # Supervisor
     SSTATUS = 0x100
     SIE = 0x104
@@ -67,6 +70,8 @@ class Csr(IntEnum):
     SEPC = 0x141
     SCAUSE = 0x142
     STVAL = 0x143
+    STIMECMP = 0x14D        # Sstc
+    STIMECMPH = 0x15D
     SIP = 0x144
     SATP = 0x180
     # Machine information
@@ -87,6 +92,7 @@ class Csr(IntEnum):
     MSTATUSH = 0x310
     MENVCFGH = 0x31A
     MCOUNTINHIBIT = 0x320
+    MHPMEVENT3 = 0x323      # first of mhpmevent3..31
     MSCRATCH = 0x340
     MEPC = 0x341
     MCAUSE = 0x342
@@ -95,11 +101,19 @@ class Csr(IntEnum):
     # Memory protection (first of each bank; pmpcfg0..15, pmpaddr0..63 follow)
     PMPCFG0 = 0x3A0
     PMPADDR0 = 0x3B0
-    # Machine counters
+    # Debug triggers (Sdtrig): tselect picks the trigger tdata1..3 show
+    TSELECT = 0x7A0
+    TDATA1 = 0x7A1
+    TDATA2 = 0x7A2
+    TDATA3 = 0x7A3
+    TINFO = 0x7A4
+    # Machine counters (hpm: the first of each bank of 29, 3..31)
     MCYCLE = 0xB00
     MINSTRET = 0xB02
+    MHPMCOUNTER3 = 0xB03
     MCYCLEH = 0xB80
     MINSTRETH = 0xB82
+    MHPMCOUNTER3H = 0xB83
 
     @property
     def level(self) -> Priv:
@@ -267,6 +281,35 @@ _CAUSE_FIELDS = (
     Field("CODE", 0, 63, doc="exception or interrupt code"),
     Field("INTERRUPT", -1, doc="1 for an interrupt"),
 )
+MCONTROL_FIELDS: tuple[Field, ...] = (
+    Field("LOAD", 0, doc="match the address of loads"),
+    Field("STORE", 1, doc="match the address of stores"),
+    Field("EXECUTE", 2, doc="match the address of instructions executed"),
+    Field("U", 3, doc="fire in U-mode"),
+    Field("S", 4, doc="fire in S-mode"),
+    Field("M", 6, doc="fire in M-mode"),
+    Field("MATCH", 7, 4, doc="0: address equals tdata2"),
+    Field("CHAIN", 11),
+    Field("ACTION", 12, 4, doc="0: breakpoint exception"),
+    Field("SIZELO", 16, 2, doc="access size (mcontrol, type 2)"),
+    Field("TIMING", 18),
+    Field("SELECT", 19),
+    Field("HIT", 20),
+    Field("SIZEHI", 21, 2, doc="access size, high bits (RV64)", xlen=64),
+    Field("DMODE", -5, doc="only debug mode may write this trigger"),
+    Field("TYPE", -4, 4, doc="2 mcontrol, 6 mcontrol6, 15 none"),
+)
+"""tdata1 as an address/data match trigger (Sdtrig's mcontrol, type 2). Its type 6
+(mcontrol6) shares LOAD..ACTION and TYPE and keeps its SIZE at 16-19."""
+
+_ENVCFG_FIELDS = (
+    Field("FIOM", 0, doc="fence of I/O implies memory"),
+    Field("CBIE", 4, 2, doc="cbo.inval enable"),
+    Field("CBCFE", 6, doc="cbo.clean/flush enable"),
+    Field("CBZE", 7, doc="cbo.zero enable"),
+    Field("STCE", 63, doc="Sstc: stimecmp drives STIP (menvcfgh bit 31 on RV32)", xlen=64),
+)
+
 _COUNTEREN_FIELDS = (
     Field("CY", 0, doc="cycle readable below"),
     Field("TM", 1, doc="time readable below"),
@@ -288,6 +331,8 @@ CSR_FIELDS: dict[Csr, tuple[Field, ...]] = {
     Csr.SCAUSE: _CAUSE_FIELDS,
     Csr.MCOUNTEREN: _COUNTEREN_FIELDS,
     Csr.SCOUNTEREN: _COUNTEREN_FIELDS,
+    Csr.TDATA1: MCONTROL_FIELDS,
+    Csr.MENVCFG: _ENVCFG_FIELDS,
 }
 
 class PmpMode(IntEnum):

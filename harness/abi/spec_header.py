@@ -14,6 +14,7 @@ What it defines, each from its one Python definition:
 - IRQ_<NAME>: interrupt codes (csr.Irq); MIP_/MIE_/SIP_/SIE_<X>IP/<X>IE: their bits
 - CAUSE_<NAME>: exception codes, named as QEMU's `-d int` names them (csr.EXCEPTION_NAMES)
 - COUNTEREN_CY/TM/IR, PMP_R/W/X/L, PMP_A, PMP_A_SHIFT, PMP_A_<MODE> (csr fields)
+- MCONTROL_* (tdata1 of an address match trigger; TYPE and DMODE per XLEN)
 - PAGE_SHIFT, PAGE_SIZE, PTE_<F>, PTE_PPN_SHIFT, <SCHEME>_MODE/_LEVELS/_VPN_BITS (paging);
   PTE_COW, the kernel's own use of an RSW bit (paging.KERNEL_PTE_FIELDS)
 - for one XLEN only: CAUSE_INTERRUPT, CAUSE_IRQ_<NAME>, MSTATUS_SD, SATP_MODE_SHIFT,
@@ -28,8 +29,10 @@ import re
 from collections.abc import Iterable
 
 from harness.abi.csr import (
+    CSR_FIELDS,
     EXCEPTION_NAMES,
     INTERRUPT_NAMES,
+    MCONTROL_FIELDS,
     PMPCFG_FIELDS,
     Csr,
     Exc,
@@ -100,6 +103,14 @@ def _neutral_defines(field_xlen: int) -> list[str]:
     out += _field_defines("PMP", PMPCFG_FIELDS, 64)
     a_field = next(f for f in PMPCFG_FIELDS if f.name == "A")
     out += [_mask(f"PMP_A_{m.name}", a_field.insert(0, m, 64)) for m in PmpMode]
+    out += ["", "/* menvcfg (RV64 layout; RV32's menvcfgh holds bits 63:32). */"]
+    out += _field_defines("MENVCFG", CSR_FIELDS[Csr.MENVCFG], 64)
+    out += ["", "/* tdata1 of an address match trigger (mcontrol); TYPE/DMODE: see RV32/RV64. */"]
+    out += _field_defines("MCONTROL", (f for f in MCONTROL_FIELDS if f.lsb >= 0), 64)
+    for f in MCONTROL_FIELDS:
+        if f.lsb < 0:   # at bit XLEN - FROM_TOP, for the XLEN-neutral native core
+            out += [_num(f"MCONTROL_{f.name}_FROM_TOP", -f.lsb),
+                    _num(f"MCONTROL_{f.name}_WIDTH", f.width)]
     out += ["", "/* Pages and page-table entries (Sv39, Sv32). */"]
     out += [_num("PAGE_SHIFT", PAGE_SHIFT), _num("PAGE_SIZE", PAGE_SIZE)]
     out += _field_defines("PTE", PTE_FIELDS, 64)
@@ -120,6 +131,7 @@ def _xlen_defines(xlen: int) -> list[str]:
     out = [f"/* RV{xlen} only. */", _mask("CAUSE_INTERRUPT", top)]
     out += [_mask(f"CAUSE_IRQ_{i.name}", top | i) for i in Irq]
     out.append(_mask("MSTATUS_SD", top))
+    out += _field_defines("MCONTROL", (f for f in MCONTROL_FIELDS if f.lsb < 0), xlen)
     out += [_num("SATP_MODE_SHIFT", satp["MODE"].position(xlen)),
             _mask("SATP_MODE", satp["MODE"].insert(0, scheme.satp_mode, xlen)),
             _mask("SATP_ASID", satp["ASID"].mask(xlen)),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ctypes
 import mmap
+from collections.abc import Callable
 
 from unicorn import Uc, UcError
 from unicorn.unicorn_const import UC_PROT_ALL, UC_PROT_EXEC, UC_PROT_READ, UC_PROT_WRITE
@@ -11,6 +12,7 @@ from unicorn.unicorn_py3.unicorn import uclib
 
 from harness.errors import BadInput, GuestError
 from harness.machine.loader import ElfImage
+from harness.native.library import load_library
 
 __all__ = ["Memory"]
 
@@ -23,6 +25,17 @@ uclib.uc_vmem_read.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_int,
 uclib.uc_vmem_translate.restype = ctypes.c_int
 uclib.uc_vmem_translate.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_int,
                                     ctypes.POINTER(ctypes.c_uint64)]
+
+
+def _probe(fn: Callable[..., int], *args: object) -> int:
+    """A translation for the host (debugger, inspectors): the native core does not
+    apply PMP to it (harness/native/pmp.c, privlab_probe)."""
+    lib = load_library()
+    lib.privlab_probe(1)
+    try:
+        return fn(*args)
+    finally:
+        lib.privlab_probe(0)
 
 
 class Memory:
@@ -67,7 +80,7 @@ class Memory:
         """Read through the current address translation and privilege, as a load (or a
         fetch, with access="x") by the hart would; GuestError if it would fault."""
         buf = ctypes.create_string_buffer(size)
-        err = uclib.uc_vmem_read(self._uc._uch, vaddr, _PROT[access], buf, size)
+        err = _probe(uclib.uc_vmem_read, self._uc._uch, vaddr, _PROT[access], buf, size)
         if err:
             raise GuestError(f"virtual address {vaddr:#x} is not readable ({UcError(err)})")
         return buf.raw
@@ -89,7 +102,8 @@ class Memory:
     def translate(self, vaddr: int, access: str = "r") -> int | None:
         """The physical address for vaddr under the current satp and privilege, or None."""
         out = ctypes.c_uint64()
-        err = uclib.uc_vmem_translate(self._uc._uch, vaddr, _PROT[access], ctypes.byref(out))
+        err = _probe(uclib.uc_vmem_translate, self._uc._uch, vaddr, _PROT[access],
+                     ctypes.byref(out))
         return None if err else out.value
 
     def load(self, image: ElfImage) -> None:

@@ -18,6 +18,8 @@
  *                                         (docs/unicorn.md#counters-ignore-mcounteren)
  *   menvcfg(h), senvcfg, mcountinhibit,   priv 1.11/1.12 CSRs QEMU 7.2 has and Unicorn's
  *   mconfigptr                            QEMU 5.0 (priv 1.10) lacks
+ *   pmpcfg0-3, pmpaddr0-15                the core enforces PMP itself (pmp.c)
+ *   tselect, tdata1-3, tinfo              debug triggers (trigger.c), which Unicorn lacks
  *
  * Emulation happens in a code hook before the instruction runs, or after Unicorn
  * raised illegal-instruction for it (rdtime, and the CSRs Unicorn lacks:
@@ -44,8 +46,7 @@
 #define MSTATUS_EXTRA (MSTATUS_VS | MSTATUS_TW | MSTATUS_TSR)   /* kept in the core */
 #define UNICORN_TW_TSR (3ull << 29)         /* where Unicorn keeps them; never set */
 
-#define ENVCFG_WRITABLE 0xf1ull             /* FIOM, CBIE, CBCFE, CBZE (QEMU 7.2) */
-#define COUNTINHIBIT_WRITABLE (~0x2ull)     /* bit 1 (time) is read-only zero */
+#define ENVCFG_WRITABLE (MENVCFG_FIOM | MENVCFG_CBIE | MENVCFG_CBCFE | MENVCFG_CBZE)
 
 #define CSR_RO_BITS 0xc00                   /* address bits 11:10 == 3: read-only */
 #define FUNCT3_CSRRW 1
@@ -57,8 +58,34 @@ static unsigned counter_bit(unsigned csr)
     return csr & 0x1f;   /* cycle 0, time 1, instret 2, in mcounteren/scounteren */
 }
 
+/* hpm counter n (3..31) of a CSR in one of the hpm banks, or 0. */
+static unsigned hpm_index(unsigned csr, unsigned xlen)
+{
+    unsigned n = csr & 0x1f;
+    if (n < HPM_FIRST)
+        return 0;
+    switch (csr & ~0x1fu) {
+    case CSR_CYCLE: case CSR_MCYCLE: case CSR_MCOUNTINHIBIT:
+        return n;
+    case CSR_CYCLEH: case CSR_MCYCLEH:
+        return xlen == 32 ? n : 0;
+    default:
+        return 0;
+    }
+}
+
+/* The CSRs QEMU 7.2 lacks among those named: hpm counters past the 16 it has
+ * (mhpmeventN all exist). Accessing one is an illegal instruction, in M too. */
+static bool csr_missing(unsigned csr, unsigned xlen)
+{
+    unsigned n = hpm_index(csr, xlen);
+    return n && (csr & ~0x1fu) != CSR_MCOUNTINHIBIT && n >= HPM_FIRST + HPM_COUNTERS;
+}
+
 static bool is_user_counter(unsigned csr, unsigned xlen)
 {
+    if (hpm_index(csr, xlen) && ((csr & ~0x1fu) == CSR_CYCLE || (csr & ~0x1fu) == CSR_CYCLEH))
+        return true;
     switch (csr) {
     case CSR_CYCLE: case CSR_TIME: case CSR_INSTRET:
         return true;
@@ -77,10 +104,13 @@ bool is_virtualised_csr(unsigned csr, unsigned xlen)
     case CSR_MENVCFG: case CSR_SENVCFG: case CSR_MCOUNTINHIBIT: case CSR_MCONFIGPTR:
     case CSR_MCYCLE: case CSR_MINSTRET:
         return true;
-    case CSR_MENVCFGH: case CSR_MCYCLEH: case CSR_MINSTRETH:
+    case CSR_STIMECMP:
+        return true;
+    case CSR_MENVCFGH: case CSR_MCYCLEH: case CSR_MINSTRETH: case CSR_STIMECMPH:
         return xlen == 32;
     default:
-        return is_user_counter(csr, xlen);
+        return is_user_counter(csr, xlen) || hpm_index(csr, xlen) || pmp_is_csr(csr) ||
+               trigger_is_csr(csr);
     }
 }
 
@@ -88,7 +118,8 @@ bool csr_write_enables_interrupts(unsigned csr)
 {
     switch (csr) {
     case CSR_MSTATUS: case CSR_SSTATUS: case CSR_MIE: case CSR_SIE: case CSR_MIP:
-    case CSR_SIP: case CSR_MIDELEG:
+    case CSR_SIP: case CSR_MIDELEG: case CSR_STIMECMP: case CSR_STIMECMPH:
+    case CSR_MENVCFG: case CSR_MENVCFGH:
         return true;
     default:
         return false;
@@ -119,14 +150,39 @@ static void write_mstatus(hart *h, uint64_t value)
     set_csr_raw(h, UC_RISCV_REG_MSTATUS, v & ~MSTATUS_EXTRA & ~UXL_SXL_64);
 }
 
-static uint64_t clock_cycles(const hart *h)
+static uint64_t running_cycles(const hart *h)
 {
     return guest_ns(h) + h->cycle_offset;   /* QEMU 7.2 with -icount: the virtual clock */
 }
 
-static uint64_t clock_instret(const hart *h)
+static uint64_t running_instret(const hart *h)
 {
     return h->s.instret + h->instret_offset;
+}
+
+/* mcycle and minstret; mcountinhibit.CY/IR stops them (spec 3.1.13). */
+static uint64_t clock_cycles(const hart *h)
+{
+    return h->mcountinhibit & COUNTEREN_CY ? h->cycle_frozen : running_cycles(h);
+}
+
+static uint64_t clock_instret(const hart *h)
+{
+    return h->mcountinhibit & COUNTEREN_IR ? h->instret_frozen : running_instret(h);
+}
+
+static void write_countinhibit(hart *h, uint64_t value)
+{
+    uint64_t was = h->mcountinhibit;
+    if (!(was & COUNTEREN_CY) && (value & COUNTEREN_CY))
+        h->cycle_frozen = running_cycles(h);
+    if ((was & COUNTEREN_CY) && !(value & COUNTEREN_CY))
+        h->cycle_offset += h->cycle_frozen - running_cycles(h);
+    if (!(was & COUNTEREN_IR) && (value & COUNTEREN_IR))
+        h->instret_frozen = running_instret(h);
+    if ((was & COUNTEREN_IR) && !(value & COUNTEREN_IR))
+        h->instret_offset += h->instret_frozen - running_instret(h);
+    h->mcountinhibit = value;
 }
 
 bool csr_read_virtual(hart *h, unsigned csr, uint64_t *value)
@@ -151,6 +207,8 @@ bool csr_read_virtual(hart *h, unsigned csr, uint64_t *value)
     case CSR_MENVCFG: v = h->menvcfg; break;
     case CSR_MENVCFGH: v = h->menvcfg >> 32; break;
     case CSR_SENVCFG: v = h->senvcfg; break;
+    case CSR_STIMECMP: v = h->stimecmp; break;
+    case CSR_STIMECMPH: v = h->stimecmp >> 32; break;
     case CSR_MCOUNTINHIBIT: v = h->mcountinhibit; break;
     case CSR_MCONFIGPTR: v = 0; break;
     case CSR_CYCLEH: case CSR_MCYCLEH: high = true; /* fallthrough */
@@ -159,7 +217,22 @@ bool csr_read_virtual(hart *h, unsigned csr, uint64_t *value)
     case CSR_INSTRET: case CSR_MINSTRET: v = clock_instret(h); break;
     case CSR_TIMEH: high = true; /* fallthrough */
     case CSR_TIME: v = mtime(h); break;
-    default: return false;
+    default:
+        if (hpm_index(csr, h->s.xlen)) {
+            unsigned n = hpm_index(csr, h->s.xlen);
+            if (csr_missing(csr, h->s.xlen))
+                return false;
+            if ((csr & ~0x1fu) == CSR_MCOUNTINHIBIT) {
+                v = h->mhpmevent[n - HPM_FIRST];
+                break;
+            }
+            high = (csr & ~0x1fu) == CSR_CYCLEH || (csr & ~0x1fu) == CSR_MCYCLEH;
+            v = h->mhpmcounter[n - HPM_FIRST];
+            break;
+        }
+        if (!pmp_read_csr(h, csr, &v) && !trigger_read_csr(h, csr, &v))
+            return false;
+        break;
     }
     *value = (high ? v >> 32 : v) & h->xmask;
     return true;
@@ -190,9 +263,12 @@ bool csr_write_virtual(hart *h, unsigned csr, uint64_t value)
         set_csr_raw(h, UC_RISCV_REG_MIE, h->mie);
         break;
     }
-    case CSR_MIP:
-        h->s.mip_sw = (h->s.mip_sw & ~MIP_WRITABLE) | (value & MIP_WRITABLE);
+    case CSR_MIP: {
+        /* With Sstc on, STIP is the comparator's, not software's (QEMU 7.2). */
+        uint64_t mask = MIP_WRITABLE & ~(sstc_on(h) ? MIP_STIP : 0);
+        h->s.mip_sw = (h->s.mip_sw & ~mask) | (value & mask);
         break;
+    }
     case CSR_SIP: {
         uint64_t mask = h->mideleg & SIP_WRITABLE;
         h->s.mip_sw = (h->s.mip_sw & ~mask) | (value & mask);
@@ -202,56 +278,80 @@ bool csr_write_virtual(hart *h, unsigned csr, uint64_t value)
         h->mideleg = value & MIDELEG_WRITABLE;
         set_csr_raw(h, UC_RISCV_REG_MIDELEG, h->mideleg);
         break;
-    case CSR_MCOUNTEREN: h->mcounteren = value & 0xffffffffull; break;
-    case CSR_SCOUNTEREN: h->scounteren = value & 0xffffffffull; break;
-    case CSR_MENVCFG: h->menvcfg = with_half(h->menvcfg, value & ENVCFG_WRITABLE, false); break;
-    case CSR_MENVCFGH: break;   /* no writable fields without Sstc/Svpbmt */
+    /* QEMU 7.2 keeps every XLEN bit of these three (the spec: 32 bits, and
+     * mcountinhibit's bit 1 read-only zero). */
+    case CSR_MCOUNTEREN: h->mcounteren = value; break;
+    case CSR_SCOUNTEREN: h->scounteren = value; break;
+    case CSR_MENVCFG:
+        if (h->s.xlen == 64)
+            h->menvcfg = value & (ENVCFG_WRITABLE | MENVCFG_STCE);
+        else
+            h->menvcfg = with_half(h->menvcfg, value & ENVCFG_WRITABLE, false);
+        update_deadline(h);
+        break;
+    case CSR_MENVCFGH:
+        h->menvcfg = with_half(h->menvcfg, (value << 32 & MENVCFG_STCE) >> 32, true);
+        update_deadline(h);
+        break;
+    case CSR_STIMECMP:
+        h->stimecmp = h->s.xlen == 64 ? value : with_half(h->stimecmp, value, false);
+        update_deadline(h);
+        break;
+    case CSR_STIMECMPH:
+        h->stimecmp = with_half(h->stimecmp, value & 0xffffffffull, true);
+        update_deadline(h);
+        break;
     case CSR_SENVCFG: h->senvcfg = value & ENVCFG_WRITABLE; break;
-    case CSR_MCOUNTINHIBIT: h->mcountinhibit = value & COUNTINHIBIT_WRITABLE & 0xffffffffull; break;
+    case CSR_MCOUNTINHIBIT: write_countinhibit(h, value); break;
     case CSR_MCYCLE: case CSR_MCYCLEH:
         cur = clock_cycles(h);
         if (h->s.xlen == 32)
             value = with_half(cur, value & 0xffffffffull, csr == CSR_MCYCLEH);
-        h->cycle_offset += value - cur;
+        if (h->mcountinhibit & COUNTEREN_CY)
+            h->cycle_frozen = value;
+        else
+            h->cycle_offset += value - cur;
         break;
     case CSR_MINSTRET: case CSR_MINSTRETH:
         cur = clock_instret(h);
         if (h->s.xlen == 32)
             value = with_half(cur, value & 0xffffffffull, csr == CSR_MINSTRETH);
         /* the write happens as this instruction retires: it does not count itself */
-        h->instret_offset += value - cur - 1;
+        if (h->mcountinhibit & COUNTEREN_IR)
+            h->instret_frozen = value;
+        else
+            h->instret_offset += value - cur - 1;
         break;
     default:
-        return false;
+        if (hpm_index(csr, h->s.xlen) && !csr_missing(csr, h->s.xlen)) {
+            unsigned n = hpm_index(csr, h->s.xlen) - HPM_FIRST;
+            if ((csr & ~0x1fu) == CSR_MCOUNTINHIBIT)
+                h->mhpmevent[n] = value;
+            else if ((csr & ~0x1fu) == CSR_MCYCLE || (csr & ~0x1fu) == CSR_MCYCLEH)
+                h->mhpmcounter[n] = h->s.xlen == 32
+                    ? with_half(h->mhpmcounter[n], value & 0xffffffffull, csr >= CSR_MCYCLEH)
+                    : value;
+            else
+                return false;   /* hpmcounterN are read-only */
+            break;
+        }
+        return pmp_write_csr(h, csr, value) || trigger_write_csr(h, csr, value);
     }
     return true;
 }
 
-/* Counters below M need the guest's mcounteren (and scounteren for U) bit. */
+/* Counters below M need the guest's mcounteren (and scounteren for U) bit; S's
+ * stimecmp needs mcounteren.TM and menvcfg.STCE (QEMU 7.2's sstc predicate). */
 static bool counter_allowed(hart *h, unsigned csr, unsigned priv)
 {
+    if (csr == CSR_STIMECMP || csr == CSR_STIMECMPH)
+        return priv == PRV_M || ((h->mcounteren & COUNTEREN_TM) && sstc_on(h));
     if (!is_user_counter(csr, h->s.xlen) || priv == PRV_M)
         return true;
     uint64_t bit = 1ull << counter_bit(csr);
     if (!(h->mcounteren & bit))
         return false;
     return priv == PRV_S || (h->scounteren & bit);
-}
-
-/* pmpcfg writes update the shadow used by QEMU 7.2's mret rule; a locked entry
- * (L bit) ignores writes. The instruction itself still runs in Unicorn. */
-static void observe_pmpcfg(hart *h, unsigned csr, unsigned funct3, uint64_t src)
-{
-    unsigned n = csr - CSR_PMPCFG0, bytes = h->s.xlen / 8;
-    if (h->s.xlen == 64 && (n & 1))
-        return;   /* odd pmpcfg registers do not exist on RV64 */
-    for (unsigned i = 0; i < bytes && n * 4 + i < 16; i++) {
-        uint8_t *cfg = &h->pmpcfg[n * 4 + i];
-        uint8_t b = (uint8_t)(src >> (8 * i));
-        if (*cfg & 0x80)
-            continue;
-        *cfg = funct3 == FUNCT3_CSRRW ? b : funct3 == FUNCT3_CSRRS ? (*cfg | b) : (*cfg & ~b);
-    }
 }
 
 /* Emulate (or observe) the CSR instruction `insn` at `pc`, run at privilege `priv`.
@@ -271,12 +371,18 @@ bool emulate_csr(hart *h, uint32_t insn, uint64_t pc, unsigned priv)
     if (!is_virtualised_csr(csr, h->s.xlen)) {
         if (writes && csr == CSR_SATP)
             h->satp_stale = true;   /* fetch.c re-reads it after the write has run */
-        else if (writes && csr >= CSR_PMPCFG0 && csr < CSR_PMPCFG0 + 16)
-            observe_pmpcfg(h, csr, op, src);
         return false;
     }
     if (writes && (csr & CSR_RO_BITS) == CSR_RO_BITS)
         return false;
+    if (csr_missing(csr, h->s.xlen)) {
+        take_exception(h, CAUSE_ILLEGAL_INSTRUCTION, pc);   /* an hpm counter QEMU lacks */
+        return true;
+    }
+    if (pmp_is_csr(csr) && !pmp_csr_exists(h, csr)) {
+        take_exception(h, CAUSE_ILLEGAL_INSTRUCTION, pc);   /* odd pmpcfg on RV64 */
+        return true;
+    }
     if (!counter_allowed(h, csr, priv)) {
         /* Not allowed by the guest's mcounteren/scounteren. (M-mode code reaches here
          * before running the instruction; raising it here keeps one path.) */

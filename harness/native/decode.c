@@ -139,7 +139,7 @@ static uint64_t fetch_fault_address(hart *h, uint64_t epc)
     uint16_t lo;
     uint64_t next = epc + 2;
     if ((next & (PAGE_SIZE - 1)) == 0 &&
-        uc_vmem_read(h->uc, epc, UC_PROT_EXEC, &lo, 2) == UC_ERR_OK && (lo & 3) == 3)
+        vmem_read(h, epc, UC_PROT_EXEC, &lo, 2) && (lo & 3) == 3)
         return next & h->xmask;
     return epc;
 }

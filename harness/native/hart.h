@@ -19,6 +19,8 @@
  *   interrupt.c  the virtual mip and the pending-and-enabled decision
  *   csrops.c     CSR instructions the core must see or emulate
  *   xret.c       mret, sret and wfi
+ *   pmp.c        physical memory protection, in place of Unicorn's
+ *   trigger.c    the debug trigger module (tselect, tdata1-3, tinfo)
  *   decode.c     instruction fields, tval derivation
  *   events.c     the trap/xRET event buffer Python drains
  *   regs.c       register and CSR access through Unicorn, and the CSR number map
@@ -37,6 +39,11 @@
 #include "privlab_gen.h"   /* PRV_*, CSR_*, CAUSE_*, MSTATUS_*, MIP_*, ...: harness/abi */
 
 #define UNLIMITED UINT64_MAX
+#define PMP_ENTRIES 16   /* as QEMU 7.2: pmpcfg0-3, pmpaddr0-15 */
+#define TRIGGERS 2       /* debug triggers, as QEMU 7.2 */
+#define HPM_FIRST 3      /* hpm counters 3..31 are named; QEMU 7.2 on virt has 16 */
+#define HPM_COUNTERS 16
+#define HPM_NAMED 29
 
 /* Kinds of instruction that get an exact-address code hook. */
 enum insn_kind {
@@ -149,12 +156,23 @@ struct hart {
 
     /* CSRs Unicorn (QEMU 5.0, priv 1.10) lacks or must not hold, kept here. */
     uint64_t mcounteren, scounteren, menvcfg, senvcfg, mcountinhibit;
+    uint64_t stimecmp;            /* Sstc: with menvcfg.STCE, STIP = (time >= stimecmp) */
     /* mstatus bits Unicorn cannot hold: VS (QEMU 7.2 keeps it writable, Unicorn's
      * QEMU 5.0 drops it) and TW/TSR, which Unicorn 2.1.4 still places at bits 29/30,
      * a QEMU bug since fixed. The core applies TW and TSR itself (xret.c). */
     uint64_t mstatus_extra;
     uint64_t cycle_offset, instret_offset;
-    uint8_t pmpcfg[16];           /* shadow of pmpcfg bytes, for QEMU 7.2's mret rule */
+    uint64_t cycle_frozen, instret_frozen;   /* their values while mcountinhibit stops them */
+    uint64_t mhpmcounter[HPM_COUNTERS];      /* count nothing: no event is implemented */
+    uint64_t mhpmevent[HPM_NAMED];
+    /* The guest's PMP entries (pmp.c); Unicorn's own stay zero and decide nothing. */
+    uint8_t pmpcfg[PMP_ENTRIES];
+    uint64_t pmpaddr[PMP_ENTRIES];
+    /* Debug triggers (trigger.c). trig_exec/trig_data: some trigger matches execution /
+     * loads or stores; trig_hit: pmp.c refused an access because a trigger fired. */
+    unsigned tselect;
+    uint64_t tdata1[TRIGGERS], tdata2[TRIGGERS];
+    bool trig_exec, trig_data, trig_hit;
 
     /* Trap-storm detection: the last xRET target and the instret when it ran, and the
      * last trap. */
@@ -193,6 +211,7 @@ int csr_ucid(unsigned csr);
 uint64_t csr_raw(hart *h, int ucid);          /* read at M, whatever the current level */
 void set_csr_raw(hart *h, int ucid, uint64_t v);
 bool read_insn(hart *h, uint64_t addr, uint32_t *insn);
+bool vmem_read(hart *h, uint64_t addr, uc_prot prot, void *buf, size_t len);
 
 /* fetch.c */
 bool fetch_paddr(hart *h, uint64_t vaddr, uint64_t *paddr);
@@ -222,6 +241,7 @@ void take_exception(hart *h, unsigned code, uint64_t epc);
 uint64_t mip_value(hart *h);
 uint64_t guest_ns(const hart *h);
 uint64_t mtime(const hart *h);
+bool sstc_on(const hart *h);
 int pending_interrupt(hart *h);
 bool check_interrupts(hart *h, uint64_t pc);
 void update_deadline(hart *h);
@@ -232,6 +252,27 @@ bool csr_read_virtual(hart *h, unsigned csr, uint64_t *value);
 bool csr_write_virtual(hart *h, unsigned csr, uint64_t value);
 bool csr_write_enables_interrupts(unsigned csr);
 bool is_virtualised_csr(unsigned csr, unsigned xlen);
+
+/* pmp.c */
+bool pmp_install(void);
+void privlab_probe(int on);
+void pmp_register(hart *h, bool on);
+bool pmp_is_csr(unsigned csr);
+bool pmp_csr_exists(const hart *h, unsigned csr);
+bool pmp_read_csr(hart *h, unsigned csr, uint64_t *value);
+bool pmp_write_csr(hart *h, unsigned csr, uint64_t value);
+bool pmp_has_active_rule(const hart *h);
+bool pmp_allows(const hart *h, uint64_t addr, uint64_t size, unsigned privs, unsigned mode);
+
+/* trigger.c */
+void trigger_reset(hart *h);
+void trigger_rearm(hart *h);
+bool trigger_is_csr(unsigned csr);
+bool trigger_read_csr(hart *h, unsigned csr, uint64_t *value);
+bool trigger_write_csr(hart *h, unsigned csr, uint64_t value);
+bool trigger_exec_hit(hart *h, uint64_t pc);
+bool trigger_data_hit(hart *h, uint64_t addr, uint64_t size, unsigned privs);
+bool trigger_watches_page(hart *h, uint64_t page);
 
 /* xret.c */
 bool do_mret(hart *h, uint64_t pc);
@@ -248,5 +289,6 @@ void request_stop(hart *h, unsigned reason, uint64_t pc);
 void redirect(hart *h, uint64_t pc);
 void hook_insn_at(hart *h, uint64_t addr, uint32_t insn, enum insn_kind kind, bool *added);
 void hart_update(hart *h);
+void hart_set_trigger_hook(hart *h, uint64_t addr);
 
 #endif /* HART_H */

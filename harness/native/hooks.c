@@ -155,6 +155,12 @@ static void on_code(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
     (void)uc; (void)size;
     if (h->s.stop_reason != STOP_NONE || at_breakpoint(h, hi))
         return;
+    if (trigger_exec_hit(h, addr)) {
+        /* An execute trigger (trigger.c): a breakpoint before the instruction runs. */
+        retire_before(h, addr);
+        take_trap(h, false, CAUSE_BREAKPOINT, addr, 0);
+        return;
+    }
     if (hi->epoch != h->code_epoch)
         revalidate(h, hi);
     unsigned priv = cur_priv(h);
@@ -259,6 +265,14 @@ static void on_intr(uc_engine *uc, uint32_t intno, void *user)
     if (code == CAUSE_USER_ECALL)   /* Unicorn reports every ecall as 8 */
         code = priv == PRV_M ? CAUSE_MACHINE_ECALL : priv == PRV_S ? CAUSE_SUPERVISOR_ECALL : CAUSE_USER_ECALL;
     retire_before(h, epc);
+    if (h->trig_hit) {
+        h->trig_hit = false;
+        if (code == CAUSE_FAULT_LOAD || code == CAUSE_FAULT_STORE) {
+            /* pmp.c refused the access for a load/store trigger (trigger.c). */
+            take_trap(h, false, CAUSE_BREAKPOINT, epc, 0);
+            return;
+        }
+    }
     if (code == CAUSE_ILLEGAL_INSTRUCTION) {
         uint32_t insn;
         if (read_insn(h, epc, &insn) && classify(insn, h->s.xlen) == INSN_CSR &&
@@ -292,6 +306,8 @@ static bool on_unmapped(uc_engine *uc, uc_mem_type type, uint64_t addr, int size
 
 hart *hart_new(uc_engine *uc, unsigned xlen)
 {
+    if (!pmp_install())
+        return NULL;   /* Unicorn's PMP could not be replaced (pmp.c) */
     hart *h = calloc(1, sizeof *h);
     if (!h)
         return NULL;
@@ -319,6 +335,8 @@ hart *hart_new(uc_engine *uc, unsigned xlen)
         free(h);
         return NULL;
     }
+    pmp_register(h, true);
+    trigger_reset(h);
     return h;
 }
 
@@ -326,6 +344,7 @@ void hart_free(hart *h)
 {
     if (!h)
         return;
+    pmp_register(h, false);
     for (size_t i = 0; i < h->nhooks; i++)
         free(h->hooks[i]);
     free(h->hooks);
@@ -409,9 +428,14 @@ int hart_wfi_wake(hart *h)
 {
     if (mip_value(h) & h->mie)
         return 1;
-    if (!(h->mie & MIP_MTIP) || h->s.mtimecmp > UNLIMITED / h->s.ns_per_tick)
+    uint64_t wake = UNLIMITED;
+    if (h->mie & MIP_MTIP)
+        wake = h->s.mtimecmp;
+    if ((h->mie & MIP_STIP) && sstc_on(h) && h->stimecmp < wake)
+        wake = h->stimecmp;   /* Sstc's comparator */
+    if (wake > UNLIMITED / h->s.ns_per_tick)
         return 0;
-    uint64_t wake_ns = h->s.mtimecmp * h->s.ns_per_tick;
+    uint64_t wake_ns = wake * h->s.ns_per_tick;
     uint64_t now_ns = guest_ns(h);
     if (wake_ns > now_ns)
         h->s.idle_ns += wake_ns - now_ns;
@@ -482,6 +506,22 @@ int hart_set_breakpoint(hart *h, uint64_t addr, int on)
     }
     hi->breakpoint = on;
     return 1;
+}
+
+/* An execute trigger at addr (trigger.c): make sure on_code runs there. */
+void hart_set_trigger_hook(hart *h, uint64_t addr)
+{
+    if (find_hook(h, addr))
+        return;
+    struct hooked_insn *hi = add_hook(h, addr);
+    if (!hi)
+        return;
+    uint32_t insn;
+    if (read_insn(h, addr, &insn)) {
+        hi->insn = insn;
+        hi->kind = classify(insn, h->s.xlen);
+    }
+    uc_ctl_remove_cache(h->uc, addr, addr + 4);
 }
 
 void hart_skip_breakpoint_once(hart *h, uint64_t addr)

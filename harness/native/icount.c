@@ -49,7 +49,7 @@ static const uint8_t *block_bytes(hart *h, uint64_t vaddr, uint64_t paddr, uint3
         if (p)
             return p;
     }
-    if (size > MAX_BLOCK_BYTES || uc_vmem_read(h->uc, vaddr, UC_PROT_EXEC, buf, size) != UC_ERR_OK)
+    if (size > MAX_BLOCK_BYTES || !vmem_read(h, vaddr, UC_PROT_EXEC, buf, size))
         return NULL;
     return buf;
 }

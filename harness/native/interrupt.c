@@ -27,14 +27,35 @@ uint64_t mtime(const hart *h)
     return guest_ns(h) / h->s.ns_per_tick;
 }
 
+/* Sstc (as QEMU 7.2 on virt): menvcfg.STCE hands STIP to the stimecmp comparator. */
+bool sstc_on(const hart *h)
+{
+    return (h->menvcfg & MENVCFG_STCE) != 0;
+}
+
 uint64_t mip_value(hart *h)
 {
     uint64_t mip = h->s.mip_sw | h->s.mip_ext;
     if (h->s.msip & 1)
         mip |= MIP_MSIP;
-    if (mtime(h) >= h->s.mtimecmp)
+    uint64_t now = mtime(h);
+    if (now >= h->s.mtimecmp)
         mip |= MIP_MTIP;
+    if (sstc_on(h))
+        mip = (mip & ~MIP_STIP) | (now >= h->stimecmp ? MIP_STIP : 0);
     return mip;
+}
+
+/* The first instret at which mtime reaches `cmp` (ticks), or UNLIMITED. */
+static uint64_t instret_at(const hart *h, uint64_t cmp)
+{
+    uint64_t npt = h->s.ns_per_tick;
+    if (cmp > UNLIMITED / npt)
+        return UNLIMITED;
+    uint64_t ns = cmp * npt;
+    uint64_t busy = ns > h->s.idle_ns ? ns - h->s.idle_ns : 0;
+    unsigned shift = h->s.icount_shift;
+    return (busy >> shift) + ((busy & ((1ull << shift) - 1)) != 0);   /* rounded up */
 }
 
 /* Lowest set bit. QEMU 7.2 without the AIA extension picks the lowest-numbered pending
@@ -83,16 +104,11 @@ bool check_interrupts(hart *h, uint64_t pc)
 void update_deadline(hart *h)
 {
     uint64_t deadline = h->s.budget < h->s.poll_at ? h->s.budget : h->s.poll_at;
-    uint64_t npt = h->s.ns_per_tick;
-    if (!(mip_value(h) & MIP_MTIP) && h->s.mtimecmp <= UNLIMITED / npt) {
-        uint64_t ns = h->s.mtimecmp * npt;
-        uint64_t busy = ns > h->s.idle_ns ? ns - h->s.idle_ns : 0;
-        unsigned shift = h->s.icount_shift;
-        /* The first instret whose time reaches the comparator: rounded up. */
-        uint64_t at = (busy >> shift) + ((busy & ((1ull << shift) - 1)) != 0);
-        if (at < deadline)
-            deadline = at;
-    }
+    uint64_t mip = mip_value(h);
+    if (!(mip & MIP_MTIP) && instret_at(h, h->s.mtimecmp) < deadline)
+        deadline = instret_at(h, h->s.mtimecmp);
+    if (sstc_on(h) && !(mip & MIP_STIP) && instret_at(h, h->stimecmp) < deadline)
+        deadline = instret_at(h, h->stimecmp);
     /* An interrupt held back inside a block a run stopped in (hooks.c) is looked at
      * again where that block ends. */
     if (h->irq_from > h->s.instret && h->irq_from < deadline)

@@ -108,19 +108,41 @@ void set_csr_raw(hart *h, int ucid, uint64_t v)
         set_priv(h, priv);
 }
 
+/* uc_vmem_read, also on a page whose TLB entry Unicorn refills on every access (PMP
+ * divides it: pmp.c): there uc_vmem_read finds no host pointer, so translate (which
+ * refills the entry) and read physical memory. */
+bool vmem_read(hart *h, uint64_t addr, uc_prot prot, void *buf, size_t len)
+{
+    uint8_t *out = buf;
+    while (len) {
+        size_t n = 4096 - (addr & 4095);
+        if (n > len)
+            n = len;
+        uint64_t pa;
+        if (uc_vmem_read(h->uc, addr, prot, out, n) != UC_ERR_OK &&
+            (uc_vmem_translate(h->uc, addr, prot, &pa) != UC_ERR_OK ||
+             uc_mem_read(h->uc, pa, out, n) != UC_ERR_OK))
+            return false;
+        out += n;
+        addr = (addr + n) & h->xmask;
+        len -= n;
+    }
+    return true;
+}
+
 /* The instruction at a virtual address, fetched as the current privilege would.
  * Reads 2 bytes first so a compressed instruction at the end of a page does not need
  * the next page. */
 bool read_insn(hart *h, uint64_t addr, uint32_t *insn)
 {
     uint16_t lo = 0, hi = 0;
-    if (uc_vmem_read(h->uc, addr, UC_PROT_EXEC, &lo, 2) != UC_ERR_OK)
+    if (!vmem_read(h, addr, UC_PROT_EXEC, &lo, 2))
         return false;
     if ((lo & 3) != 3) {
         *insn = lo;
         return true;
     }
-    if (uc_vmem_read(h->uc, addr + 2, UC_PROT_EXEC, &hi, 2) != UC_ERR_OK)
+    if (!vmem_read(h, addr + 2, UC_PROT_EXEC, &hi, 2))
         return false;
     *insn = (uint32_t)lo | ((uint32_t)hi << 16);
     return true;

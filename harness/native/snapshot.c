@@ -20,9 +20,13 @@ struct hart_snap {
     uint32_t blk_size, blk_count;
     unsigned priv;
     uint64_t mie, mideleg;
-    uint64_t mcounteren, scounteren, menvcfg, senvcfg, mcountinhibit;
-    uint64_t mstatus_extra, cycle_offset, instret_offset;
-    uint8_t pmpcfg[16];
+    uint64_t mcounteren, scounteren, menvcfg, senvcfg, mcountinhibit, stimecmp;
+    uint64_t mstatus_extra, cycle_offset, instret_offset, cycle_frozen, instret_frozen;
+    uint64_t mhpmcounter[HPM_COUNTERS], mhpmevent[HPM_NAMED];
+    uint8_t pmpcfg[PMP_ENTRIES];
+    uint64_t pmpaddr[PMP_ENTRIES];
+    unsigned tselect;
+    uint64_t tdata1[TRIGGERS], tdata2[TRIGGERS];
     uint64_t ret_pc, ret_instret;
     uint64_t last_cause, last_epc, last_tval, last_trap_instret;
     uint32_t storm_count;
@@ -46,10 +50,19 @@ struct hart_snap {
     (dst)->menvcfg = (src)->menvcfg;                                   \
     (dst)->senvcfg = (src)->senvcfg;                                   \
     (dst)->mcountinhibit = (src)->mcountinhibit;                       \
+    (dst)->stimecmp = (src)->stimecmp;                                 \
     (dst)->mstatus_extra = (src)->mstatus_extra;                       \
     (dst)->cycle_offset = (src)->cycle_offset;                         \
     (dst)->instret_offset = (src)->instret_offset;                     \
+    (dst)->cycle_frozen = (src)->cycle_frozen;                         \
+    (dst)->instret_frozen = (src)->instret_frozen;                     \
+    memcpy((dst)->mhpmcounter, (src)->mhpmcounter, sizeof (dst)->mhpmcounter); \
+    memcpy((dst)->mhpmevent, (src)->mhpmevent, sizeof (dst)->mhpmevent); \
     memcpy((dst)->pmpcfg, (src)->pmpcfg, sizeof (dst)->pmpcfg);        \
+    memcpy((dst)->pmpaddr, (src)->pmpaddr, sizeof (dst)->pmpaddr);     \
+    (dst)->tselect = (src)->tselect;                                   \
+    memcpy((dst)->tdata1, (src)->tdata1, sizeof (dst)->tdata1);        \
+    memcpy((dst)->tdata2, (src)->tdata2, sizeof (dst)->tdata2);        \
     (dst)->ret_pc = (src)->ret_pc;                                     \
     (dst)->ret_instret = (src)->ret_instret;                           \
     (dst)->last_cause = (src)->last_cause;                             \
@@ -90,6 +103,7 @@ void hart_snap_restore(hart *h, const void *buf)
     icount_flush(h);
     uc_ctl_flush_tb(h->uc);
     uc_ctl_flush_tlb(h->uc);
+    trigger_rearm(h);         /* the execute hook and the data-trigger flags follow tdata */
 }
 
 /* One 64-bit hash per 4 KiB page of RAM, four lanes at a time so the multiplies

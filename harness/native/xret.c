@@ -17,16 +17,6 @@
  */
 #include "hart.h"
 
-#define PMP_A_MASK 0x18   /* pmpcfg.A: OFF, TOR, NA4, NAPOT */
-
-static bool pmp_has_active_rule(const hart *h)
-{
-    for (unsigned i = 0; i < 16; i++)
-        if (h->pmpcfg[i] & PMP_A_MASK)
-            return true;
-    return false;
-}
-
 static bool xret(hart *h, uint64_t pc, bool is_mret, uint64_t mstatus, uint64_t target)
 {
     unsigned from = cur_priv(h);

@@ -5,11 +5,10 @@
 // loads and stores with S's permissions: the load succeeds, the store right after it,
 // to the same word, is a store access fault (cause 7, tval = the address).
 //
-// Known privlab divergence (docs/conformance.md): Unicorn 2.1.4 checks PMP only when it
-// fills a TLB entry and then caches the page's full permissions, so after the load has
-// filled the entry the store is not checked again and does not fault. QEMU 7.2 limits
-// the cached permissions to what PMP allows. The differential test marks this program
-// as an expected failure on privlab, strictly, so a fix shows up.
+// Unicorn 2.1.4 by itself checks PMP only when it fills a TLB entry and then caches the
+// page's full permissions, so the store would not be checked again
+// (docs/unicorn.md#pmp-permissions-cached-per-page); QEMU 7.2 limits the cached
+// permissions to what PMP allows, and so does privlab's core (harness/native/pmp.c).
 //
 // Expected traps, in order (to M):
 //   1: store_access from M with MPRV = 1, MPP = S, tval = buf

@@ -4,8 +4,8 @@ Every program in tests/conformance checks its own traps (cause, epc, tval, targe
 level, xPP, xIE, vector) and must exit 0 on privlab as it does on QEMU. The
 differential test then runs the same ELF under `qemu-system-riscvXX -machine virt
 -bios none -d int` and requires the sequence of (interrupt, code, epc, tval) to be
-identical. The hart privlab emulates has no hypervisor extension and no Sstc, so QEMU
-runs with the matching CPU options.
+identical. The hart privlab emulates has no hypervisor extension, so QEMU runs with
+h=false; it has Sstc, as QEMU 7.2 enables it by default on virt.
 """
 
 from __future__ import annotations
@@ -22,24 +22,11 @@ from harness.machine import Machine, Stop, load_elf
 from harness.machine.assemble import boot_bare
 from harness.trace import TrapEvent
 
-QEMU_CPU = {"rv64": "rv64,h=false,sstc=false", "rv32": "rv32,h=false,sstc=false"}
-
-# Unicorn 2.1.4 checks PMP only when it fills a TLB entry and caches the page's full
-# permissions; QEMU 7.2 re-checks each access type (docs/conformance.md, "Known
-# divergences"; docs/unicorn.md#pmp-permissions-cached-per-page). strict: a fix in
-# Unicorn makes these tests fail, prompting cleanup.
-KNOWN_DIVERGENCES = {"pmp_partial": "Unicorn caches PMP permissions per page"}
-
+QEMU_CPU = {"rv64": "rv64,h=false", "rv32": "rv32,h=false"}
 
 def params() -> list[object]:
-    out = []
-    for arch in ("rv64", "rv32"):
-        for name in PROGRAMS:
-            marks = []
-            if name in KNOWN_DIVERGENCES:
-                marks.append(pytest.mark.xfail(reason=KNOWN_DIVERGENCES[name], strict=True))
-            out.append(pytest.param(name, arch, marks=marks, id=f"{arch}-{name}"))
-    return out
+    return [pytest.param(name, arch, id=f"{arch}-{name}")
+            for arch in ("rv64", "rv32") for name in PROGRAMS]
 
 
 def run_privlab(name: str, arch: str, tmp: Path) -> tuple[Machine,

@@ -468,7 +468,7 @@ def test_an_instruction_above_the_current_privilege_is_illegal(priv: int, insn: 
     assert seen == [2]
 
 
-@pytest.mark.parametrize("csr", [0x30A, 0x10A, 0x320, 0xF15])
+@pytest.mark.parametrize("csr", [0x30A, 0x10A, 0x320, 0xF15, 0x7A0, 0x7A1, 0x7A2, 0x7A4])
 def test_csrs_newer_than_priv_1_10_are_illegal(csr: int) -> None:
     # docs/unicorn.md#csrs-newer-than-priv-1-10: menvcfg, senvcfg, mcountinhibit and
     # mconfigptr, which csrops.c emulates from on_intr's illegal-instruction path.
@@ -682,3 +682,99 @@ def test_a_store_through_a_dirty_alias_leaves_the_old_translation_running(
     first, second = uc.reg_read(UC_RISCV_REG_X11), uc.reg_read(UC_RISCV_REG_X10)
     assert uc.mem_read(sym["func"], 2) == (0x4509).to_bytes(2, "little")
     assert (first, second) == ((1, 2) if guarded else (1, 1))
+
+
+# The facts below concern Unicorn's own PMP, which the native core replaces in the
+# process that loads it (harness/native/pmp.c patches libunicorn's PLT). They are
+# reproduced in a fresh interpreter that never loads the core.
+PMP_PROBE = r"""
+import sys
+from unicorn import Uc, UcError
+from unicorn.riscv_const import UC_RISCV_REG_PC, UC_RISCV_REG_PRIV
+from unicorn.unicorn_const import UC_ARCH_RISCV, UC_HOOK_INTR, UC_MODE_RISCV32, UC_MODE_RISCV64
+from harness.machine import load_elf
+from machine.asm import build_asm
+
+arch, body, start_sym, priv = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+image = load_elf(build_asm(body, arch))
+uc = Uc(UC_ARCH_RISCV, UC_MODE_RISCV64 if arch == "rv64" else UC_MODE_RISCV32)
+ram = min(s.paddr for s in image.segments) & ~0xfffff
+uc.mem_map(ram, 1 << 20)
+for seg in image.segments:
+    uc.mem_write(seg.paddr, seg.data)
+seen = []
+def intr(uc, intno, _ud):
+    seen.append((intno, uc.reg_read(UC_RISCV_REG_PC)))
+    uc.emu_stop()
+uc.hook_add(UC_HOOK_INTR, intr)
+try:
+    uc.emu_start(ram, ram + 0x1000, count=200)
+except UcError:
+    pass
+print(seen, image.symbols[start_sym])
+"""
+
+
+def unicorn_pmp_probe(arch: str, body: str, sym: str) -> tuple[list[tuple[int, int]], int]:
+    """Run `body` on a bare Unicorn in a fresh interpreter: the exceptions it reported
+    (code, PC in the hook) and the address of symbol `sym`."""
+    import ast
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+    tests = Path(__file__).resolve().parent.parent
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tests), str(tests.parent)]))
+    out = subprocess.run([sys.executable, "-c", PMP_PROBE, arch, body, sym, "0"],
+                         capture_output=True, text=True, env=env, check=True).stdout
+    seen, addr = out.rsplit(" ", 1)
+    return ast.literal_eval(seen), int(addr)
+
+
+def test_unicorns_rv32_napot_of_the_whole_34_bit_space_covers_4_bytes() -> None:
+    # docs/unicorn.md#pmp-is-qemu-5: pmpaddr0 = 0x7fffffff (NAPOT, RWX) should cover
+    # all of the 34-bit space; Unicorn's 32-bit arithmetic makes it [0, 3], so U's
+    # first fetch (at `user`) is an instruction access fault (code 1).
+    seen, _user = unicorn_pmp_probe("rv32", """
+        li t0, 0x7fffffff
+        csrw pmpaddr0, t0
+        li t0, 0x1f
+        csrw pmpcfg0, t0
+        la t0, user
+        csrw mepc, t0
+        li t0, 0x1800
+        csrc mstatus, t0
+        mret
+    .globl user
+    user:
+        addi a0, a0, 1
+        ecall
+    """, "user")
+    assert [code for code, _pc in seen] == [1]
+
+
+def test_unicorn_caches_a_pages_pmp_permissions_from_the_first_access() -> None:
+    # docs/unicorn.md#pmp-permissions-cached-per-page: entry 0 over everything, R only;
+    # M with MPRV = 1, MPP = S loads a word and then stores to it. The store should be
+    # a store access fault (code 7); Unicorn filled the TLB entry with the page
+    # table's RWX at the load and lets the store through: the ecall after it (code 8)
+    # is the first exception.
+    seen, _ = unicorn_pmp_probe("rv64", """
+        li t0, -1
+        csrw pmpaddr0, t0
+        li t0, 0x19
+        csrw pmpcfg0, t0
+        li t0, 0x1800
+        csrc mstatus, t0
+        li t0, 0x20800
+        csrs mstatus, t0
+        la a0, word
+        lw t1, 0(a0)
+        sw t1, 0(a0)
+        ecall
+        .data
+    .globl word
+    word:
+        .word 0
+    """, "word")
+    assert [code for code, _pc in seen] == [8]

@@ -1,0 +1,427 @@
+/*
+ * pmp.c: physical memory protection as the privileged spec (3.7) and QEMU 7.2 define
+ * it, in place of Unicorn's QEMU 5.0 copy.
+ *
+ * What is wrong with Unicorn's (docs/unicorn.md#pmp-is-qemu-5):
+ *   - its range arithmetic is XLEN-wide, so on RV32 a NAPOT entry of 2^32 bytes or
+ *     more (riscv-tests open all memory with pmpaddr0 = 0x7fffffff, the whole 34-bit
+ *     space) covers 4 bytes, and TOR tops at or above 2^32 wrap;
+ *   - on RV64 pmpcfg2 configures entries 16-23 (nonexistent) instead of 8-15;
+ *   - with no active entry S and U may access everything (QEMU 7.2 and the spec: nothing);
+ *   - it checks PMP only when it fills a TLB entry and then caches the whole page with
+ *     the page table's permissions, so permissions finer than a page, or an access type
+ *     the entry forbids after another type filled the entry, go unchecked
+ *     (docs/unicorn.md#pmp-permissions-cached-per-page).
+ *
+ * What the core does: the guest's pmpcfg0-3 and pmpaddr0-15 live here (csrops.c
+ * emulates every CSR instruction on them, Unicorn's copies stay zero), and Unicorn's
+ * own check, pmp_hart_has_privs_riscv{32,64}, and its TLB fill, tlb_set_page_riscv
+ * {32,64}, are replaced in libunicorn's PLT (GOT slots patched once, at the first
+ * hart_new) by the functions below. The check decides each access as the spec does; the
+ * TLB fill then keeps the page's PMP permissions for the access mode (ANDed with the
+ * page table's, as QEMU 7.2's get_physical_address_pmp does) and, when entries divide
+ * the page, asks for an entry smaller than a page, which QEMU's softmmu refills on
+ * every access (TLB_INVALID_MASK; code from such a page runs one instruction per
+ * block): QEMU 7.2's pmp_is_range_in_tlb. Every PMP write flushes Unicorn's TLB, as
+ * QEMU 7.2's pmpcfg_csr_write/pmpaddr_csr_write do.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "hart.h"
+
+#define PMP_RWX (PMP_R | PMP_W | PMP_X)
+#define PAGE 4096ull
+#define MAX_HARTS 256
+
+/* Live harts, newest last, to find the one a Unicorn CPU state (env) belongs to. A
+ * hart the host never freed stays until an engine at the same address replaces it
+ * (its engine is gone then) or the table is full (the oldest goes). */
+static hart *harts[MAX_HARTS];
+static unsigned nharts;
+static hart *last_hart;   /* the hart of the last lookup */
+
+static void unregister_at(unsigned i)
+{
+    if (harts[i] == last_hart)
+        last_hart = NULL;
+    memmove(&harts[i], &harts[i + 1], (nharts - i - 1) * sizeof *harts);
+    nharts--;
+}
+
+void pmp_register(hart *h, bool on)
+{
+    for (unsigned i = nharts; i-- > 0;)
+        if (harts[i] == h || (on && harts[i]->uc == h->uc))
+            unregister_at(i);
+    if (!on)
+        return;
+    if (nharts == MAX_HARTS)
+        unregister_at(0);
+    harts[nharts++] = h;
+}
+
+/* QEMU's CPURISCVState ends with `struct uc_struct *uc` (Unicorn's field): the word of
+ * env at that offset names the engine, and so the hart. The offset is found once, as
+ * the first word of an env equal to a live hart's engine. */
+#define ENV_SCAN_BYTES 8192
+static size_t env_uc_offset[2] = {SIZE_MAX, SIZE_MAX};   /* RV32's env, RV64's */
+
+static hart *hart_of_env(void *env, unsigned xlen)
+{
+    const uintptr_t *w = env;
+    size_t *off = &env_uc_offset[xlen == 64];
+    if (*off == SIZE_MAX) {
+        for (size_t k = 0; k < ENV_SCAN_BYTES / sizeof *w && *off == SIZE_MAX; k++)
+            for (unsigned i = 0; i < nharts; i++)
+                if (harts[i]->s.xlen == xlen && w[k] == (uintptr_t)harts[i]->uc)
+                    *off = k;
+        if (*off == SIZE_MAX)
+            return NULL;
+    }
+    uintptr_t uc = w[*off];
+    if (last_hart && (uintptr_t)last_hart->uc == uc)
+        return last_hart;
+    for (unsigned i = nharts; i-- > 0;)
+        if ((uintptr_t)harts[i]->uc == uc)
+            return last_hart = harts[i];
+    return NULL;
+}
+
+/* ---- the guest's PMP registers ---- */
+
+static unsigned pmp_a(uint8_t cfg)
+{
+    return cfg & PMP_A;
+}
+
+/* An entry's address register is locked by its own L bit, or (TOR) by the next
+ * entry's L bit when that one is TOR. */
+static bool addr_locked(const hart *h, unsigned i)
+{
+    if (h->pmpcfg[i] & PMP_L)
+        return true;
+    return i + 1 < PMP_ENTRIES && (h->pmpcfg[i + 1] & PMP_L) &&
+           pmp_a(h->pmpcfg[i + 1]) == PMP_A_TOR;
+}
+
+/* pmpaddr holds address bits 33:2 on RV32 and 55:2 on RV64; RV64's bits 63:54 read
+ * as zero (spec 3.7.1; QEMU 7.2 keeps them, with no effect on matching). */
+static uint64_t pmpaddr_mask(const hart *h)
+{
+    return h->s.xlen == 32 ? 0xffffffffull : (1ull << 54) - 1;
+}
+
+/* The pmpcfg CSRs that exist: pmpcfg0-3 on RV32, the even ones on RV64. */
+bool pmp_csr_exists(const hart *h, unsigned csr)
+{
+    if (csr >= CSR_PMPCFG0 && csr < CSR_PMPCFG0 + PMP_ENTRIES / 4)
+        return h->s.xlen == 32 || !((csr - CSR_PMPCFG0) & 1);
+    return csr >= CSR_PMPADDR0 && csr < CSR_PMPADDR0 + PMP_ENTRIES;
+}
+
+bool pmp_is_csr(unsigned csr)
+{
+    return (csr >= CSR_PMPCFG0 && csr < CSR_PMPCFG0 + PMP_ENTRIES / 4) ||
+           (csr >= CSR_PMPADDR0 && csr < CSR_PMPADDR0 + PMP_ENTRIES);
+}
+
+bool pmp_read_csr(hart *h, unsigned csr, uint64_t *value)
+{
+    if (!pmp_csr_exists(h, csr))
+        return false;
+    if (csr >= CSR_PMPADDR0) {
+        *value = h->pmpaddr[csr - CSR_PMPADDR0];
+        return true;
+    }
+    unsigned first = (csr - CSR_PMPCFG0) * 4, n = h->s.xlen / 8;
+    uint64_t v = 0;
+    for (unsigned i = 0; i < n; i++)
+        v |= (uint64_t)h->pmpcfg[first + i] << (8 * i);
+    *value = v;
+    return true;
+}
+
+bool pmp_write_csr(hart *h, unsigned csr, uint64_t value)
+{
+    if (!pmp_csr_exists(h, csr))
+        return false;
+    if (csr >= CSR_PMPADDR0) {
+        unsigned i = csr - CSR_PMPADDR0;
+        if (!addr_locked(h, i))
+            h->pmpaddr[i] = value & pmpaddr_mask(h);
+    } else {
+        unsigned first = (csr - CSR_PMPCFG0) * 4, n = h->s.xlen / 8;
+        for (unsigned i = 0; i < n; i++) {
+            uint8_t b = (uint8_t)(value >> (8 * i));
+            /* Locked until reset. Every other value is kept as written, the reserved
+             * R=0 W=1 too, as QEMU 7.2 does. */
+            if (!(h->pmpcfg[first + i] & PMP_L))
+                h->pmpcfg[first + i] = b;
+        }
+    }
+    /* The entries changed: no cached translation may keep the old permissions. */
+    uc_ctl_flush_tlb(h->uc);
+    return true;
+}
+
+bool pmp_has_active_rule(const hart *h)
+{
+    for (unsigned i = 0; i < PMP_ENTRIES; i++)
+        if (pmp_a(h->pmpcfg[i]))
+            return true;
+    return false;
+}
+
+/* Entry i's address range [*lo, *hi] (physical, 64-bit arithmetic), or false when it
+ * is off or empty. */
+static bool entry_range(const hart *h, unsigned i, uint64_t *lo, uint64_t *hi)
+{
+    uint64_t a = h->pmpaddr[i];
+    switch (pmp_a(h->pmpcfg[i])) {
+    case PMP_A_TOR: {
+        uint64_t prev = i == 0 ? 0 : h->pmpaddr[i - 1];
+        if (a <= prev)
+            return false;   /* pmpaddr[i-1] >= pmpaddr[i]: matches nothing */
+        *lo = prev << 2;
+        *hi = (a << 2) - 1;
+        return true;
+    }
+    case PMP_A_NA4:
+        *lo = a << 2;
+        *hi = *lo + 3;
+        return true;
+    case PMP_A_NAPOT: {
+        /* aaaa...a0111 with t trailing ones: 2^(t+3) bytes. */
+        unsigned t = (unsigned)__builtin_ctzll(~a);
+        uint64_t size_m1 = t + 3 >= 64 ? UINT64_MAX : (1ull << (t + 3)) - 1;
+        *lo = (a << 2) & ~size_m1;
+        *hi = *lo + size_m1;
+        return true;
+    }
+    default:
+        return false;
+    }
+}
+
+/* The permissions an entry grants an access at `mode`: all to M unless locked. */
+static unsigned entry_privs(uint8_t cfg, unsigned mode)
+{
+    return mode == PRV_M && !(cfg & PMP_L) ? PMP_RWX : cfg & PMP_RWX;
+}
+
+static unsigned default_privs(unsigned mode)
+{
+    /* No entry matched: M may access, S and U may not (16 entries are implemented). */
+    return mode == PRV_M ? PMP_RWX : 0;
+}
+
+/* Spec 3.7.1: the lowest-numbered entry matching any byte of [addr, addr+size) decides;
+ * it must match all of them. */
+bool pmp_allows(const hart *h, uint64_t addr, uint64_t size, unsigned privs, unsigned mode)
+{
+    uint64_t last = addr + (size ? size : 1) - 1;
+    for (unsigned i = 0; i < PMP_ENTRIES; i++) {
+        uint64_t lo, hi;
+        if (!entry_range(h, i, &lo, &hi) || last < lo || addr > hi)
+            continue;
+        if (addr < lo || last > hi)
+            return false;   /* partial match */
+        return (privs & ~entry_privs(h->pmpcfg[i], mode)) == 0;
+    }
+    return (privs & ~default_privs(mode)) == 0;
+}
+
+/* The permissions PMP gives the whole page at `page` for `mode`, or false when entries
+ * divide it (then every access must be checked on its own). */
+static bool page_privs(const hart *h, uint64_t page, unsigned mode, unsigned *privs)
+{
+    uint64_t last = page + PAGE - 1;
+    for (unsigned i = 0; i < PMP_ENTRIES; i++) {
+        uint64_t lo, hi;
+        if (!entry_range(h, i, &lo, &hi) || last < lo || page > hi)
+            continue;
+        if (page < lo || last > hi)
+            return false;
+        *privs = entry_privs(h->pmpcfg[i], mode);
+        return true;
+    }
+    *privs = default_privs(mode);
+    return true;
+}
+
+/* ---- replacing Unicorn's functions ---- */
+
+/* Unicorn's own, called for the TLB fill after ours adjusted it. */
+extern void tlb_set_page_riscv32(void *cpu, uint32_t vaddr, uint64_t paddr, int prot,
+                                 int mmu_idx, uint32_t size);
+extern void tlb_set_page_riscv64(void *cpu, uint64_t vaddr, uint64_t paddr, int prot,
+                                 int mmu_idx, uint64_t size);
+
+/* The last check that passed, for the TLB fill that follows it in
+ * riscv_cpu_tlb_fill (page-table walks check their PTE reads first, the data access
+ * last). */
+static _Thread_local struct {
+    hart *h;
+    uint64_t page;
+    unsigned mode, privs;
+} last_check;
+
+/* While the host translates or reads through the current address space for itself
+ * (harness/machine/memory.py: the debugger, the inspectors), PMP does not apply: the
+ * question is what the page tables say. Such a fill is not cached (size 1 below). */
+static _Thread_local int probing;
+
+void privlab_probe(int on)
+{
+    probing += on ? 1 : -1;
+}
+
+static bool check(void *env, unsigned xlen, uint64_t addr, uint64_t size, unsigned privs,
+                  uint64_t mode)
+{
+    hart *h = hart_of_env(env, xlen);
+    if (!h)
+        return true;   /* an engine no hart drives: nothing to enforce */
+    if (probing > 0) {
+        last_check.h = h;
+        last_check.page = addr & ~(PAGE - 1);
+        last_check.privs = 0;   /* a probe: fill_args keeps no entry */
+        return true;
+    }
+    bool ok = pmp_allows(h, addr, size, privs, (unsigned)mode);
+    /* A load/store trigger fires before the access (trigger.c); a probe (size 0: a
+     * translation asked for by the host or the core) is no access. */
+    if (ok && size && trigger_data_hit(h, addr, size, privs))
+        ok = false;
+    last_check.h = ok ? h : NULL;
+    last_check.page = addr & ~(PAGE - 1);
+    last_check.mode = (unsigned)mode;
+    last_check.privs = privs;
+    return ok;
+}
+
+static bool check32(void *env, uint32_t addr, uint32_t size, int privs, uint32_t mode)
+{
+    return check(env, 32, addr, size, (unsigned)privs, mode);
+}
+
+static bool check64(void *env, uint64_t addr, uint64_t size, int privs, uint64_t mode)
+{
+    return check(env, 64, addr, size, (unsigned)privs, mode);
+}
+
+/* QEMU's PAGE_READ/WRITE/EXEC are PMP's R/W/X bits. */
+static void fill_args(uint64_t paddr, int *prot, uint64_t *size)
+{
+    unsigned privs;
+    hart *h = last_check.h;
+    if (!h || last_check.page != (paddr & ~(PAGE - 1)))
+        return;
+    last_check.h = NULL;
+    if (last_check.privs == 0) {
+        *size = 1;   /* a host probe: the next real access checks PMP again */
+        return;
+    }
+    if (last_check.privs != PMP_X && trigger_watches_page(h, last_check.page))
+        *size = 1;   /* a load/store trigger watches the page: check every access */
+    if (page_privs(h, last_check.page, last_check.mode, &privs))
+        *prot &= (int)privs | ~(int)PMP_RWX;
+    else if (last_check.privs != PMP_X)
+        *size = 1;   /* smaller than a page: QEMU re-checks every access */
+    /* A fetch from a divided page keeps the page's entry, as QEMU 7.2 does: the first
+     * fetch's check decides for the instructions on the page (docs/machine.md). */
+}
+
+static void fill32(void *cpu, uint32_t vaddr, uint64_t paddr, int prot, int mmu_idx,
+                   uint32_t size)
+{
+    uint64_t sz = size;
+    fill_args(paddr, &prot, &sz);
+    tlb_set_page_riscv32(cpu, vaddr, paddr, prot, mmu_idx, (uint32_t)sz);
+}
+
+static void fill64(void *cpu, uint64_t vaddr, uint64_t paddr, int prot, int mmu_idx,
+                   uint64_t size)
+{
+    fill_args(paddr, &prot, &size);
+    tlb_set_page_riscv64(cpu, vaddr, paddr, prot, mmu_idx, size);
+}
+
+/* Point libunicorn's PLT slot for `name` at `fn`. */
+static bool patch_slot(const ElfW(Addr) base, const ElfW(Dyn) *dyn, const char *name, void *fn)
+{
+    const ElfW(Rela) *rela = NULL;
+    const ElfW(Sym) *symtab = NULL;
+    const char *strtab = NULL;
+    size_t relsz = 0;
+    for (const ElfW(Dyn) *d = dyn; d->d_tag != DT_NULL; d++) {
+        switch (d->d_tag) {
+        case DT_JMPREL: rela = (const ElfW(Rela) *)d->d_un.d_ptr; break;
+        case DT_PLTRELSZ: relsz = d->d_un.d_val; break;
+        case DT_SYMTAB: symtab = (const ElfW(Sym) *)d->d_un.d_ptr; break;
+        case DT_STRTAB: strtab = (const char *)d->d_un.d_ptr; break;
+        default: break;
+        }
+    }
+    if (!rela || !symtab || !strtab)
+        return false;
+    for (size_t k = 0; k < relsz / sizeof *rela; k++) {
+        const ElfW(Sym) *s = &symtab[ELF64_R_SYM(rela[k].r_info)];
+        if (strcmp(strtab + s->st_name, name) != 0)
+            continue;
+        void **slot = (void **)(base + rela[k].r_offset);
+        long pg = sysconf(_SC_PAGESIZE);
+        void *start = (void *)((uintptr_t)slot & ~(uintptr_t)(pg - 1));
+        if (mprotect(start, (size_t)pg, PROT_READ | PROT_WRITE) != 0)
+            return false;
+        *slot = fn;
+        return true;
+    }
+    return false;
+}
+
+struct find_arg {
+    uintptr_t inside;
+    ElfW(Addr) base;
+    const ElfW(Dyn) *dyn;
+};
+
+static int find_object(struct dl_phdr_info *info, size_t size, void *data)
+{
+    struct find_arg *a = data;
+    for (unsigned i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *p = &info->dlpi_phdr[i];
+        uintptr_t lo = info->dlpi_addr + p->p_vaddr;
+        if (p->p_type == PT_LOAD && a->inside >= lo && a->inside < lo + p->p_memsz) {
+            for (unsigned j = 0; j < info->dlpi_phnum; j++)
+                if (info->dlpi_phdr[j].p_type == PT_DYNAMIC)
+                    a->dyn = (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[j].p_vaddr);
+            a->base = info->dlpi_addr;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Once per process. False when libunicorn is not laid out as expected (then the
+ * hart must not run: PMP would be Unicorn's). */
+bool pmp_install(void)
+{
+    static int state;   /* 0 not tried, 1 installed, -1 failed */
+    if (state)
+        return state > 0;
+    struct find_arg a = {(uintptr_t)(void *)&uc_open, 0, NULL};
+    bool ok = dl_iterate_phdr(find_object, &a) && a.dyn &&
+        patch_slot(a.base, a.dyn, "pmp_hart_has_privs_riscv32", (void *)check32) &&
+        patch_slot(a.base, a.dyn, "pmp_hart_has_privs_riscv64", (void *)check64) &&
+        patch_slot(a.base, a.dyn, "tlb_set_page_riscv32", (void *)fill32) &&
+        patch_slot(a.base, a.dyn, "tlb_set_page_riscv64", (void *)fill64);
+    state = ok ? 1 : -1;
+    return ok;
+}
