@@ -187,3 +187,27 @@ def test_changing_the_machine_voids_the_recorded_future(images: Images) -> None:
     s.run_back(instret=60_000)                # going back still works
     assert s.instret == 60_000
     s.close()
+
+
+def test_a_snapshot_keeps_pmp_triggers_sstc_and_counter_state(images: Images) -> None:
+    """The core keeps PMP entries, the debug triggers, stimecmp, menvcfg and the hpm
+    counters itself (not Unicorn): restore() puts every one back as it was."""
+    from harness.abi.csr import Csr
+
+    s = Session.boot("hello", images=images, bundled_disk=False)
+    s.run_until_syscall("write")
+    names = [Csr.PMPADDR0, Csr.PMPCFG0, Csr.TSELECT, Csr.TDATA2, Csr.STIMECMP, Csr.MENVCFG,
+             Csr.MHPMCOUNTER3, Csr.MHPMEVENT3, Csr.MCOUNTINHIBIT]
+    before = {n: s.csr(n).value for n in names}
+    snap = s.snapshot()
+    for n in names:
+        s.set_csr(n, before[n] ^ 0x10)
+    s.set_csr(Csr.TSELECT, 1)
+    s.set_csr(Csr.TDATA2, 0x1234)
+    assert s.csr(Csr.TDATA2).value == 0x1234
+    s.set_csr(Csr.TSELECT, 0)
+    s.restore(snap)
+    assert {n: s.csr(n).value for n in names} == before
+    s.set_csr(Csr.TSELECT, 1)
+    assert s.csr(Csr.TDATA2).value == 0   # trigger 1's tdata2 came back too
+    s.close()
