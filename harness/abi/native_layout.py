@@ -17,6 +17,7 @@ from harness.abi import spec_header
 
 __all__ = [
     "EVENT_FIELDS",
+    "HOST_WATCHES",
     "SHARED_FIELDS",
     "EventKind",
     "EventRecord",
@@ -27,6 +28,10 @@ __all__ = [
 
 U64, U32, U8 = "uint64_t", "uint32_t", "uint8_t"
 _CTYPES = {U64: ctypes.c_uint64, U32: ctypes.c_uint32, U8: ctypes.c_uint8}
+
+
+HOST_WATCHES = 64
+"""Debugger watch slots in the core (trigger.c), one per watched page (harness/gdb/watch.py)."""
 
 
 class StopReason(IntEnum):
@@ -44,6 +49,8 @@ class StopReason(IntEnum):
     EVENT = 9  # an event matched the stop conditions (stop_* fields)
     RESUME = 10  # restart Unicorn at once (it frees deleted hooks only then): guard.c
     POLL = 11  # instret reached poll_at: the run loop looks at live console input
+    WATCH = 12  # a debugger watchpoint: the hart is before the access (watch_addr)
+    RETRY = 13  # a single step ran nothing (an access to a watched page): step again
 
 
 class EventKind(IntEnum):
@@ -86,6 +93,8 @@ SHARED_FIELDS: tuple[tuple[str, str, str], ...] = (
     ("budget_exact", U32, "nonzero: stop before a block that would cross the budget"),
     ("icount_shift", U32, "guest time per instruction: 2^icount_shift ns (QEMU -icount shift)"),
     ("poll_at", U64, "stop (StopReason.POLL) when instret reaches this (UINT64_MAX: never)"),
+    ("watch_addr", U64, "physical address of the access a debugger watchpoint stopped"),
+    ("watch_write", U32, "nonzero: that access was a store"),
 )
 
 # One trap or xRET. For a trap: epc/tval/cause as the guest reads them, pc = the
@@ -159,6 +168,7 @@ def gen_header() -> str:
         f"#define MSTATUS32_SD {1 << 31:#x}ull",
         "",
     ]
+    lines.append(f"#define HOST_WATCHES {HOST_WATCHES}")
     lines += [f"#define STOP_{r.name} {int(r)}" for r in StopReason]
     lines += [f"#define EV_{k.name} {int(k)}" for k in EventKind]
     lines.append("")

@@ -4,8 +4,8 @@
     target   the register file and the target description XML (from harness/abi/csr.py)
     stub     one method per packet type
     server   the socket, sessions, Ctrl-C, vanishing clients
-    halt     stopping a running machine safely from another thread or a hook
-    watch    watchpoints (Unicorn memory hooks)
+    halt     stopping a running machine safely from another thread
+    watch    watchpoints (the native core's watch slots, stopping before the access)
     access   guest memory as the debugger sees it
     monitor  `monitor` commands: traps, CSRs, page tables, physical memory
 """

@@ -10,8 +10,9 @@ way an exhausted instruction budget does instead: the budget drops to zero and t
 stops at the start of the next block, exactly as for ``--max-insns``.
 
 `Halter.run()` brackets `Machine.run()`; `request()` may be called from any thread (the
-socket reader on Ctrl-C) or from a Unicorn hook (a watchpoint). The reasons collected
-during a run tell the caller why a Stop.BUDGET result happened.
+socket reader on Ctrl-C, a debugger attaching). The reasons collected during a run tell
+the caller why a Stop.BUDGET result happened. (Watchpoints stop in the core itself,
+before the access: watch.py.)
 """
 
 from __future__ import annotations
@@ -31,7 +32,6 @@ REPOKE = 0.05   # seconds
 
 class StopCause(Enum):
     INTERRUPT = "interrupt"     # gdb sent Ctrl-C, or the client went away
-    WATCH = "watch"             # a watchpoint was hit
     ATTACH = "attach"           # a debugger connected to a free-running machine
 
 

@@ -28,7 +28,7 @@ from harness.gdb.codec import PacketError, from_hex, parse_hex, to_hex
 from harness.gdb.halt import Halter, StopCause
 from harness.gdb.monitor import Monitor
 from harness.gdb.target import Register, RegKind, TargetDescription
-from harness.gdb.watch import WatchHit, WatchKind, Watchpoints
+from harness.gdb.watch import WatchKind, Watchpoints
 from harness.machine import Machine, RunResult, Stop
 
 __all__ = ["SessionEnd", "Stub"]
@@ -71,7 +71,7 @@ class Stub:
         self.m = machine
         self.memory = DebugMemory(machine)
         self.halter = Halter(machine)
-        self.watchpoints = Watchpoints(machine, self.memory, self._on_watch_hit)
+        self.watchpoints = Watchpoints(machine, self.memory)
         self.target = TargetDescription(machine.xlen, self._has_csr)
         self.monitor = Monitor(machine, self.memory, self.status_lines)
         self.breakpoints: dict[int, set[str]] = {}
@@ -82,8 +82,8 @@ class Stub:
         self.result: RunResult | None = None     # how the guest ended, once it has
         self._budget_end = (machine.hart.state.instret + max_insns
                             if max_insns is not None else None)
-        self._stopping_on_watch = False
         self._last_stop = b"T%02xthread:%x;" % (SIGTRAP, THREAD_ID)
+        self._watch_pc = NO_ADDRESS     # where the last stop was a watchpoint's
         self._handlers: dict[bytes, Handler] = {
             b"?": self.stop_reason, b"g": self.read_registers, b"G": self.write_registers,
             b"p": self.read_register, b"P": self.write_register,
@@ -334,10 +334,6 @@ class Stub:
     def remove_access_watchpoint(self, args: bytes) -> bytes:
         return self._remove_watch(args, WatchKind.ACCESS)
 
-    def _on_watch_hit(self, hit: WatchHit) -> None:
-        if self._stopping_on_watch:
-            self.halter.request(StopCause.WATCH)
-
     # -- running -------------------------------------------------------------------
     def _optional_addr(self, args: bytes) -> int | None:
         return parse_hex(args, "address") if args else None
@@ -386,7 +382,9 @@ class Stub:
         # Resuming from a breakpoint's address runs that instruction; the core keeps a
         # "skip once" address, set here every time so an old one never lingers.
         h.skip_breakpoint_once(h.pc if h.pc in self.m.breakpoints else NO_ADDRESS)
-        self.watchpoints.take_hit()
+        if self._watch_pc == h.pc:
+            h.skip_watch_once(h.pc)     # the access a watchpoint stopped before goes on
+        self._watch_pc = NO_ADDRESS
         remaining = self.remaining()
         if remaining == 0:
             return self._budget_exhausted()
@@ -396,11 +394,7 @@ class Stub:
             causes: set[StopCause] = set()
         else:
             self.watchpoints.forget_deleted()
-            self._stopping_on_watch = True
-            try:
-                result = self.halter.run(remaining)
-            finally:
-                self._stopping_on_watch = False
+            result = self.halter.run(remaining)
             causes = self.halter.take()
         return self._stop_reply(result, causes)
 
@@ -408,7 +402,8 @@ class Stub:
     def reverse_step(self, args: bytes) -> bytes:
         if self.history is None:
             return b""
-        r = self.history.step_back()
+        with self.watchpoints.suspended():
+            r = self.history.step_back()
         return self._reverse_reply(r.begin)
 
     def reverse_continue(self, args: bytes) -> bytes:
@@ -416,11 +411,12 @@ class Stub:
         not looked for going back), or to the start of the recording."""
         if self.history is None:
             return b""
-        r = self.history.back_to_breakpoint(self.breakpoints)
+        with self.watchpoints.suspended():
+            r = self.history.back_to_breakpoint(self.breakpoints)
         return self._reverse_reply(r.begin)
 
     def _reverse_reply(self, begin: bool) -> bytes:
-        self.watchpoints.take_hit()           # hits seen while re-executing are old
+        self._watch_pc = NO_ADDRESS
         self.halter.take()
         thread = b"thread:%x;" % THREAD_ID
         if begin:
@@ -448,15 +444,18 @@ class Stub:
         return b"W%02x" % ExitStatus.BUDGET
 
     def _stop_reply(self, r: RunResult, causes: set[StopCause]) -> bytes:
-        hit = self.watchpoints.take_hit()
+        hit = self.watchpoints.hit(r.access, r.pc) if r.access is not None else None
         thread = b"thread:%x;" % THREAD_ID
         if r.stop is Stop.HALT:
             self.result = r
             self.end = SessionEnd.EXITED
             return b"W%02x" % (r.status & 0xFF)
-        if hit is not None and (r.stop is Stop.STEP or StopCause.WATCH in causes):
-            self.notes.append(f"privlab: {hit.kind.stop_key} hit at {hit.addr:#x} by the "
-                              f"instruction at {hit.pc:#x}; physical {hit.paddr:#x}\n")
+        if hit is not None:
+            self._watch_pc = hit.pc
+            what = "store" if hit.write else "load"
+            self.notes.append(f"privlab: {hit.kind.stop_key} hit at {hit.addr:#x}: the {what} "
+                              f"by the instruction at {hit.pc:#x} (physical {hit.paddr:#x}), "
+                              "stopped before it\n")
             reply = b"T%02x%s:%x;" % (SIGTRAP, hit.kind.stop_key.encode(), hit.addr) + thread
         elif r.stop is Stop.BREAKPOINT:
             kinds = self.breakpoints.get(r.pc, {"sw"})

@@ -1,38 +1,35 @@
-"""Watchpoints: Unicorn memory hooks bounded to the watched physical bytes.
+"""Watchpoints: the native core's debugger watch slots, on the watched physical bytes.
 
 gdb gives a virtual range; it is translated through the current address space the
-first time gdb inserts the watchpoint, and each page's physical range gets one hook.
-gdb removes every watchpoint when the hart stops and inserts it again when it resumes,
-perhaps from another address space (a kernel watchpoint while a user program is
-current, a user variable while the kernel runs, where the same virtual address may be a
-kernel stack): the watchpoint stays on the physical bytes it was first given. That
-binding is dropped once gdb continues without the watchpoint (it was deleted), and when
-the session ends. Unicorn reports data accesses by physical address, with pc at the
-accessing instruction.
+first time gdb inserts the watchpoint, and each page's physical range takes one of the
+core's watch slots (harness/native/trigger.c). gdb removes every watchpoint when the
+hart stops and inserts it again when it resumes, perhaps from another address space (a
+kernel watchpoint while a user program is current, a user variable while the kernel
+runs, where the same virtual address may be a kernel stack): the watchpoint stays on the
+physical bytes it was first given. That binding is dropped once gdb continues without
+the watchpoint (it was deleted), and when the session ends.
 
-A hit is recorded exactly (the address, and the pc of the instruction that made the
-access); the machine then stops at the start of the next translated block, because
-that is the earliest point where it can stop without losing track of time (see
-halt.py). The stop is after the access, at most a few instructions later: blocks end
-at every branch, and at every instruction the core intercepts.
+The core checks every load and store to a watched page as it checks PMP, and a hit
+stops the run *before* the access, with pc at the accessing instruction, which has not
+run: what gdb's RISC-V target expects of a hardware watchpoint (it then removes the
+watchpoints, steps that one instruction and compares the values itself). A page-table
+walk's reads are not accesses and never hit.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from enum import IntEnum
 
-from unicorn.riscv_const import UC_RISCV_REG_PC
-from unicorn.unicorn_const import UC_HOOK_MEM_READ, UC_HOOK_MEM_WRITE, UC_MEM_WRITE
-
+from harness.abi.native_layout import HOST_WATCHES
 from harness.abi.paging import PAGE_SIZE
 from harness.gdb.access import DebugMemory
-from harness.machine import Machine
+from harness.machine import DataAccess, Machine
 
 __all__ = ["WatchHit", "WatchKind", "Watchpoint", "Watchpoints"]
 
-MAX_ACCESS = 8          # widest load/store: an access starting this far below may overlap
 MAX_LENGTH = 1 << 16
 
 Piece = tuple[int, int, int]     # virtual address, physical address, length: one page
@@ -51,11 +48,12 @@ class WatchKind(IntEnum):
                 WatchKind.ACCESS: "awatch"}[self]
 
     @property
-    def hook_type(self) -> int:
-        types: dict[WatchKind, int] = {
-            WatchKind.WRITE: UC_HOOK_MEM_WRITE, WatchKind.READ: UC_HOOK_MEM_READ,
-            WatchKind.ACCESS: UC_HOOK_MEM_WRITE | UC_HOOK_MEM_READ}
-        return types[self]
+    def loads(self) -> bool:
+        return self is not WatchKind.WRITE
+
+    @property
+    def stores(self) -> bool:
+        return self is not WatchKind.READ
 
 
 @dataclass(frozen=True)
@@ -63,7 +61,7 @@ class WatchHit:
     kind: WatchKind
     addr: int           # virtual address gdb asked to watch that was accessed
     paddr: int
-    pc: int             # the instruction that made the access
+    pc: int             # the instruction that makes the access (it has not run yet)
     write: bool
 
 
@@ -72,29 +70,28 @@ class Watchpoint:
     kind: WatchKind
     addr: int
     length: int
-    handles: list[int] = field(default_factory=list)
+    pieces: list[Piece]
+    slots: list[int] = field(default_factory=list)
 
 
 class Watchpoints:
-    """The set of inserted watchpoints. `on_hit` is called (from inside the machine's
-    run) on the first hit; `hit` keeps it until `take_hit()`."""
+    """The set of inserted watchpoints, each piece in one of the core's watch slots."""
 
-    def __init__(self, machine: Machine, memory: DebugMemory,
-                 on_hit: Callable[[WatchHit], None]) -> None:
+    def __init__(self, machine: Machine, memory: DebugMemory) -> None:
         self._m = machine
         self._mem = memory
-        self._on_hit = on_hit
         self._points: dict[tuple[WatchKind, int, int], Watchpoint] = {}
         self._bound: dict[tuple[WatchKind, int, int], list[Piece]] = {}
-        self.hit: WatchHit | None = None
+        self._free = list(range(HOST_WATCHES))
+        self._suspended = False
 
     def __len__(self) -> int:
         return len(self._points)
 
     def insert(self, kind: WatchKind, addr: int, length: int) -> str | None:
         """None when inserted; else why not (the range is not mapped to RAM in the
-        current address space, the first time; gdb then reports that it could not
-        insert the watchpoint)."""
+        current address space, the first time, or the core's slots are all taken; gdb
+        then reports that it could not insert the watchpoint)."""
         key = (kind, addr, length)
         if key in self._points:
             return None
@@ -104,10 +101,14 @@ class Watchpoints:
         if pieces is None:
             return (f"cannot watch {addr:#x}+{length}: not mapped to RAM in the current "
                     "address space")
+        if len(pieces) > len(self._free):
+            return (f"cannot watch {addr:#x}+{length}: it needs {len(pieces)} of the "
+                    f"{HOST_WATCHES} watched pages and {len(self._free)} are left")
         self._bound[key] = pieces
-        wp = Watchpoint(kind, addr, length)
-        for va, pa, n in pieces:
-            wp.handles.append(self._hook(wp, va, pa, n))
+        wp = Watchpoint(kind, addr, length, pieces)
+        wp.slots = [self._free.pop(0) for _ in pieces]
+        if not self._suspended:
+            self._arm(wp, True)
         self._points[key] = wp
         return None
 
@@ -115,8 +116,8 @@ class Watchpoints:
         wp = self._points.pop((kind, addr, length), None)
         if wp is None:
             return False
-        for h in wp.handles:
-            self._m.uc.hook_del(h)
+        self._arm(wp, False)
+        self._free = sorted(self._free + wp.slots)
         return True
 
     def forget_deleted(self) -> None:
@@ -128,11 +129,36 @@ class Watchpoints:
         for kind, addr, length in list(self._points):
             self.remove(kind, addr, length)
         self._bound.clear()
-        self.hit = None
 
-    def take_hit(self) -> WatchHit | None:
-        hit, self.hit = self.hit, None
-        return hit
+    @contextmanager
+    def suspended(self) -> Iterator[None]:
+        """The core does not watch while the body runs (re-execution for reverse
+        debugging, where accesses are history, not hits)."""
+        self._suspended = True
+        for wp in self._points.values():
+            self._arm(wp, False)
+        try:
+            yield
+        finally:
+            self._suspended = False
+            for wp in self._points.values():
+                self._arm(wp, True)
+
+    def hit(self, access: DataAccess, pc: int) -> WatchHit | None:
+        """The watchpoint the core stopped for, at instruction `pc`."""
+        for wp in self._points.values():
+            if not (wp.kind.stores if access.write else wp.kind.loads):
+                continue
+            for va, pa, n in wp.pieces:
+                if pa <= access.paddr < pa + n:
+                    return WatchHit(wp.kind, va + (access.paddr - pa), access.paddr, pc,
+                                    access.write)
+        return None
+
+    def _arm(self, wp: Watchpoint, on: bool) -> None:
+        for slot, (_va, pa, n) in zip(wp.slots, wp.pieces, strict=True):
+            self._m.hart.set_watch(slot, pa, n, read=on and wp.kind.loads,
+                                   write=on and wp.kind.stores)
 
     def _pieces(self, addr: int, length: int) -> list[Piece] | None:
         out = []
@@ -146,19 +172,3 @@ class Watchpoints:
             out.append((va, pa, n))
             done += n
         return out
-
-    def _hook(self, wp: Watchpoint, va: int, pa: int, n: int) -> int:
-        end = pa + n   # exclusive
-
-        def on_access(uc: object, access: int, addr: int, size: int, value: int,
-                      _ud: object) -> None:
-            if addr >= end or addr + size <= pa or self.hit is not None:
-                return
-            first = max(addr, pa)
-            pc = int(self._m.uc.reg_read(UC_RISCV_REG_PC))
-            self.hit = WatchHit(wp.kind, va + (first - pa), first, pc,
-                                access == UC_MEM_WRITE)
-            self._on_hit(self.hit)
-
-        begin = max(0, pa - (MAX_ACCESS - 1))
-        return int(self._m.uc.hook_add(wp.kind.hook_type, on_access, None, begin, end - 1))

@@ -2,8 +2,8 @@
 
 from harness.machine.hart import Hart
 from harness.machine.loader import ElfImage, Segment, load_elf
-from harness.machine.machine import Machine, RunResult, Stop
+from harness.machine.machine import DataAccess, Machine, RunResult, Stop
 from harness.machine.memory import Memory
 
-__all__ = ["ElfImage", "Hart", "Machine", "Memory", "RunResult", "Segment", "Stop",
+__all__ = ["DataAccess", "ElfImage", "Hart", "Machine", "Memory", "RunResult", "Segment", "Stop",
            "load_elf"]

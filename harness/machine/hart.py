@@ -12,9 +12,11 @@ import ctypes
 from unicorn import Uc
 from unicorn.riscv_const import UC_RISCV_REG_PC, UC_RISCV_REG_PRIV, UC_RISCV_REG_X0
 
-from harness.abi.csr import Csr, Priv
+from harness.abi.csr import PMPCFG_FIELDS, Csr, Priv
 from harness.errors import GuestError
 from harness.native import EventRecord, SharedState, load_library
+
+_PMP = {f.name: f.mask(64) for f in PMPCFG_FIELDS}   # the core's access kinds (pmp.c)
 
 __all__ = ["Hart"]
 
@@ -140,6 +142,18 @@ class Hart:
 
     def skip_breakpoint_once(self, addr: int) -> None:
         self._lib.hart_skip_breakpoint_once(self._h, addr)
+
+    def skip_watch_once(self, pc: int) -> None:
+        """Resuming at `pc`, where a watchpoint stopped: that access goes through."""
+        self._lib.hart_skip_watch_once(self._h, pc)
+
+    def set_watch(self, slot: int, paddr: int, length: int, read: bool, write: bool) -> None:
+        """Debugger watch slot `slot` on physical [paddr, paddr + length), for loads
+        and/or stores (neither: the slot is cleared). A hit stops the run before the
+        access (StopReason.WATCH)."""
+        privs = (_PMP["R"] if read else 0) | (_PMP["W"] if write else 0)
+        if not self._lib.hart_set_watch(self._h, slot, paddr, length, privs):
+            raise ValueError(f"watch slot {slot} ({paddr:#x}+{length}) refused by the core")
 
     def step_begin(self) -> None:
         self._lib.hart_step_begin(self._h)

@@ -79,9 +79,18 @@ class Stop(Enum):
     BREAKPOINT = "breakpoint"    # a debugger breakpoint (or AtAddress)
     EVENT = "event"              # an `until` event condition matched
     STEP = "step"
+    WATCH = "watch"              # a debugger watchpoint, before the access (`access`)
     USER = "user"                # the host asked to stop
     INPUT_ENDED = "input ended"  # the console input ended and the guest waits for more
     ERROR = "error"              # the guest got stuck: trap storm, wfi forever, bad device use
+
+
+@dataclass(frozen=True)
+class DataAccess:
+    """The load or store a debugger watchpoint stopped before (Stop.WATCH)."""
+
+    paddr: int          # the first watched byte it touches
+    write: bool
 
 
 @dataclass
@@ -95,6 +104,7 @@ class RunResult:
     last_traps: list[TrapEvent] = field(default_factory=list)
     event: Event | None = None          # the event that matched, for Stop.EVENT
     condition: Until | None = None      # the `until` condition that held
+    access: DataAccess | None = None    # the access a watchpoint stopped, for Stop.WATCH
 
     @property
     def status(self) -> int:
@@ -256,11 +266,13 @@ class Machine:
 
     def _result(self, stop: Stop, message: str = "", status: int | None = None,
                 event: Event | None = None, condition: Until | None = None) -> RunResult:
+        s = self.hart.state
+        access = DataAccess(s.watch_addr, bool(s.watch_write)) if stop is Stop.WATCH else None
         return RunResult(stop=stop, exit_status=status, message=message, pc=self.hart.pc,
-                         priv=self.hart.priv, instret=self.hart.state.instret,
+                         priv=self.hart.priv, instret=s.instret,
                          last_traps=[e for e in self.events.tail(16)
                                      if isinstance(e, TrapEvent)][-8:],
-                         event=event, condition=condition)
+                         event=event, condition=condition, access=access)
 
     def run(self, max_insns: int | None = None, *, until: Until | list[Until] | None = None,
             on_stop: Callable[[], None] | None = None) -> RunResult:
@@ -404,6 +416,8 @@ class Machine:
                            and s.instret >= c.instret), None)
                 if at is not None:
                     return self._result(Stop.EVENT, condition=at)
+            if reason == StopReason.WATCH:
+                return self._result(Stop.WATCH)
             if reason == StopReason.BREAKPOINT:
                 at_addr = next((c for c in conditions if isinstance(c, AtAddress)
                                 and c.addr == s.break_addr), None)
@@ -479,22 +493,29 @@ class Machine:
             self.uc.ctl_flush_tb()
             self._ran_since_step = False
         self.hart.update()
-        self.hart.step_begin()
-        error = 0
-        try:
-            self.uc.emu_start(self.hart.pc, (1 << self.xlen) - 1, 0, 1)
-        except UcError as e:
-            error = e.errno
-        finally:
-            self.hart.step_end()
-        if error in _UNMAPPED:
-            self.hart.access_fault(self.hart.pc)
-        reason = StopReason(s.stop_reason)
-        s.stop_reason = StopReason.NONE
+        for _ in range(2):
+            self.hart.step_begin()
+            error = 0
+            try:
+                self.uc.emu_start(self.hart.pc, (1 << self.xlen) - 1, 0, 1)
+            except UcError as e:
+                error = e.errno
+            finally:
+                self.hart.step_end()
+            if error in _UNMAPPED:
+                self.hart.access_fault(self.hart.pc)
+            reason = StopReason(s.stop_reason)
+            s.stop_reason = StopReason.NONE
+            if reason != StopReason.RETRY:
+                break
+            # The instruction's access was to a watched page but not to watched bytes:
+            # the core let it through for the next try, which this is.
         self._drain()
         if self._halted is not None:
             status, why = self._halted
             return self._result(Stop.HALT, why, status)
+        if reason == StopReason.WATCH:
+            return self._result(Stop.WATCH)   # the instruction did not run
         if reason == StopReason.WFI:
             # A stepped wfi waits as in a run: time skips to the interrupt, which is
             # taken, so the step ends at the trap vector (or the hart is stuck).

@@ -170,6 +170,19 @@ uint64_t exception_tval(hart *h, unsigned code, uint64_t epc)
     }
 }
 
+/* The virtual address and size of the load, store or AMO at `pc` (not yet executed:
+ * its registers hold their old values). */
+bool data_access_at(hart *h, uint64_t pc, uint64_t *ea, unsigned *size)
+{
+    uint32_t insn;
+    struct mem_access m;
+    if (!read_insn(h, pc, &insn) || !mem_access(h, insn, &m))
+        return false;
+    *ea = m.ea & h->xmask;
+    *size = m.size;
+    return true;
+}
+
 /* CSRs whose accesses the core must see. See csrops.c for why each is here. */
 static bool watched_csr(unsigned csr, unsigned xlen)
 {

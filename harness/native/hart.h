@@ -169,10 +169,20 @@ struct hart {
     uint8_t pmpcfg[PMP_ENTRIES];
     uint64_t pmpaddr[PMP_ENTRIES];
     /* Debug triggers (trigger.c). trig_exec/trig_data: some trigger matches execution /
-     * loads or stores; trig_hit: pmp.c refused an access because a trigger fired. */
+     * loads or stores; trig_hit: pmp.c refused an access to a watched page. */
     unsigned tselect;
     uint64_t tdata1[TRIGGERS], tdata2[TRIGGERS];
     bool trig_exec, trig_data, trig_hit;
+    /* The debugger's watchpoints (trigger.c): physical ranges checked like data
+     * triggers but invisible to the guest; a hit stops the run before the access
+     * (STOP_WATCH) instead of raising a breakpoint exception. */
+    struct host_watch { uint64_t lo, len; unsigned privs; } watches[HOST_WATCHES];
+    /* A data access refused because its page is watched (trig_hit): the page and the
+     * access kind, for on_intr's exact check; trig_skip lets the next such access
+     * through once (it matched nothing and is made again at trig_skip_pc). */
+    uint64_t trig_page, trig_skip_pc;
+    unsigned trig_privs;
+    bool trig_skip;
 
     /* Trap-storm detection: the last xRET target and the instret when it ran, and the
      * last trap. */
@@ -231,6 +241,7 @@ void guard_code(hart *h, uint64_t vaddr, uint64_t paddr, uint32_t size);
 /* decode.c */
 unsigned insn_len(uint32_t insn);
 uint64_t exception_tval(hart *h, unsigned code, uint64_t epc);
+bool data_access_at(hart *h, uint64_t pc, uint64_t *ea, unsigned *size);
 enum insn_kind classify(uint32_t insn, unsigned xlen);
 
 /* trap.c */
@@ -273,6 +284,8 @@ bool trigger_write_csr(hart *h, unsigned csr, uint64_t value);
 bool trigger_exec_hit(hart *h, uint64_t pc);
 bool trigger_data_hit(hart *h, uint64_t addr, uint64_t size, unsigned privs);
 bool trigger_watches_page(hart *h, uint64_t page);
+enum trigger_match { TRIGGER_NONE, TRIGGER_BREAKPOINT, TRIGGER_WATCHPOINT };
+enum trigger_match trigger_confirm(hart *h, uint64_t ea, unsigned size);
 
 /* xret.c */
 bool do_mret(hart *h, uint64_t pc);

@@ -84,6 +84,8 @@ static void on_block(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
         uc_emu_stop(h->uc);    /* a stop asked for outside the core: honour it here */
         return;
     }
+    if (__builtin_expect(h->trig_skip, 0) && addr != h->trig_skip_pc)
+        h->trig_skip = false;   /* the access it was for was not made again */
     if (__builtin_expect(h->s.instret >= h->deadline, 0) && deadline_reached(h, addr))
         return;
     /* Fast path: a loop re-entering the block it just ran. */
@@ -255,6 +257,38 @@ void hook_insn_at(hart *h, uint64_t addr, uint32_t insn, enum insn_kind kind, bo
     *added = true;
 }
 
+/* An access to a page a data trigger or debugger watchpoint watches (trigger.c), by
+ * the instruction at epc, which has not run. Interrupts stay held to the end of the
+ * block in every case, as the block would have run on without the watch. */
+static void data_trigger_fault(hart *h, uint64_t epc)
+{
+    uint64_t ea;
+    unsigned size;
+    enum trigger_match match = data_access_at(h, epc, &ea, &size)
+        ? trigger_confirm(h, ea, size) : TRIGGER_NONE;
+    uint64_t hold = h->s.step ? h->irq_from : h->blk_instret + h->blk_count;
+    switch (match) {
+    case TRIGGER_WATCHPOINT:
+        /* The debugger's: stop before the access, no trap. */
+        set_reg(h, UC_RISCV_REG_PC, epc);
+        h->irq_from = hold;
+        request_stop(h, STOP_WATCH, epc);
+        break;
+    case TRIGGER_BREAKPOINT:
+        take_trap(h, false, CAUSE_BREAKPOINT, epc, 0);   /* tval 0, as QEMU 7.2 */
+        break;
+    case TRIGGER_NONE:
+        /* The page is watched, the bytes are not: make the access again, let through. */
+        h->trig_skip = true;
+        h->trig_skip_pc = epc;
+        redirect(h, epc);
+        h->irq_from = hold;
+        if (h->s.step)
+            request_stop(h, STOP_RETRY, epc);   /* the step ran nothing: Python steps again */
+        break;
+    }
+}
+
 static void on_intr(uc_engine *uc, uint32_t intno, void *user)
 {
     hart *h = user;
@@ -268,8 +302,7 @@ static void on_intr(uc_engine *uc, uint32_t intno, void *user)
     if (h->trig_hit) {
         h->trig_hit = false;
         if (code == CAUSE_FAULT_LOAD || code == CAUSE_FAULT_STORE) {
-            /* pmp.c refused the access for a load/store trigger (trigger.c). */
-            take_trap(h, false, CAUSE_BREAKPOINT, epc, 0);
+            data_trigger_fault(h, epc);   /* pmp.c refused it: its page is watched */
             return;
         }
     }

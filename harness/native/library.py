@@ -88,6 +88,8 @@ def load_library() -> ctypes.CDLL:
         "hart_write_csr": (i32, [vp, u32, u64]),
         "hart_set_breakpoint": (i32, [vp, u64, i32]),
         "hart_skip_breakpoint_once": (None, [vp, u64]),
+        "hart_set_watch": (i32, [vp, u32, u64, u64, u32]),
+        "hart_skip_watch_once": (None, [vp, u64]),
         "hart_step_begin": (None, [vp]),
         "hart_step_end": (None, [vp]),
         "hart_mtime": (u64, [vp]),

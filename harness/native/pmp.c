@@ -270,7 +270,16 @@ static _Thread_local struct {
     hart *h;
     uint64_t page;
     unsigned mode, privs;
+    void *caller;
 } last_check;
+
+/* Where in libunicorn the check of an access itself is called from (one place per
+ * XLEN: riscv_cpu_tlb_fill), as opposed to the checks of the page-table entries a walk
+ * reads on the way (get_physical_address), which look alike (an S-mode read of
+ * XLEN/8 bytes). Learned from the first TLB fill, which always follows the check of
+ * the access. Data triggers and watchpoints match accesses, not walks: QEMU 7.2's
+ * do not fire on page-table reads either. */
+static void *access_caller[2];
 
 /* While the host translates or reads through the current address space for itself
  * (harness/machine/memory.py: the debugger, the inspectors), PMP does not apply: the
@@ -283,7 +292,7 @@ void privlab_probe(int on)
 }
 
 static bool check(void *env, unsigned xlen, uint64_t addr, uint64_t size, unsigned privs,
-                  uint64_t mode)
+                  uint64_t mode, void *caller)
 {
     hart *h = hart_of_env(env, xlen);
     if (!h)
@@ -292,13 +301,17 @@ static bool check(void *env, unsigned xlen, uint64_t addr, uint64_t size, unsign
         last_check.h = h;
         last_check.page = addr & ~(PAGE - 1);
         last_check.privs = 0;   /* a probe: fill_args keeps no entry */
+        last_check.caller = NULL;
         return true;
     }
     bool ok = pmp_allows(h, addr, size, privs, (unsigned)mode);
     /* A load/store trigger fires before the access (trigger.c); a probe (size 0: a
-     * translation asked for by the host or the core) is no access. */
-    if (ok && size && trigger_data_hit(h, addr, size, privs))
+     * translation asked for by the host or the core) is no access, nor is a walk's
+     * read of a page-table entry. */
+    void *known = access_caller[xlen == 64];
+    if (ok && size && (!known || known == caller) && trigger_data_hit(h, addr, size, privs))
         ok = false;
+    last_check.caller = caller;
     last_check.h = ok ? h : NULL;
     last_check.page = addr & ~(PAGE - 1);
     last_check.mode = (unsigned)mode;
@@ -308,12 +321,12 @@ static bool check(void *env, unsigned xlen, uint64_t addr, uint64_t size, unsign
 
 static bool check32(void *env, uint32_t addr, uint32_t size, int privs, uint32_t mode)
 {
-    return check(env, 32, addr, size, (unsigned)privs, mode);
+    return check(env, 32, addr, size, (unsigned)privs, mode, __builtin_return_address(0));
 }
 
 static bool check64(void *env, uint64_t addr, uint64_t size, int privs, uint64_t mode)
 {
-    return check(env, 64, addr, size, (unsigned)privs, mode);
+    return check(env, 64, addr, size, (unsigned)privs, mode, __builtin_return_address(0));
 }
 
 /* QEMU's PAGE_READ/WRITE/EXEC are PMP's R/W/X bits. */
@@ -324,6 +337,8 @@ static void fill_args(uint64_t paddr, int *prot, uint64_t *size)
     if (!h || last_check.page != (paddr & ~(PAGE - 1)))
         return;
     last_check.h = NULL;
+    if (!access_caller[h->s.xlen == 64] && last_check.caller)
+        access_caller[h->s.xlen == 64] = last_check.caller;
     if (last_check.privs == 0) {
         *size = 1;   /* a host probe: the next real access checks PMP again */
         return;

@@ -20,6 +20,13 @@
  *             page on every data access so each one is checked.
  * Matching is on the address as the access sees it: virtual for execute, and for loads
  * and stores the physical address tdata2 translates to with the current satp.
+ *
+ * The debugger's watchpoints (gdb's Z2-Z4, harness/gdb/watch.py) ride on the same
+ * check: physical ranges the guest cannot see or change, matched in every privilege
+ * before the guest's triggers. A hit refuses the access like a trigger's, and on_intr
+ * stops the run with the hart at the accessing instruction, which has not run
+ * (STOP_WATCH, shared.watch_addr/watch_write): gdb's RISC-V target expects exactly
+ * that (a watchpoint that fires before the access), then steps over it itself.
  */
 #include "hart.h"
 
@@ -91,7 +98,11 @@ bool trigger_is_csr(unsigned csr)
  * snapshot is restored: snapshot.c). */
 void trigger_rearm(hart *h)
 {
-    h->trig_exec = h->trig_data = false;
+    h->trig_exec = false;
+    h->trig_data = false;
+    for (unsigned i = 0; i < HOST_WATCHES; i++)
+        if (h->watches[i].privs)
+            h->trig_data = true;
     for (unsigned i = 0; i < TRIGGERS; i++) {
         uint64_t t = h->tdata1[i];
         if (t & MCONTROL_EXECUTE) {
@@ -174,23 +185,71 @@ static bool data_range(hart *h, unsigned i, uint64_t *lo, uint64_t *len)
     return fetch_paddr(h, h->tdata2[i], lo);
 }
 
-/* Called by pmp.c for each data access at physical `addr` (privs: PMP_R or PMP_W). */
+static bool overlaps(uint64_t lo, uint64_t len, uint64_t addr, uint64_t size)
+{
+    return addr < lo + len && lo < addr + (size ? size : 1);
+}
+
+/* Called by pmp.c for each data access to the physical page of `addr` (privs: PMP_R
+ * or PMP_W). Unicorn gives the exact address only without translation; through the
+ * page tables it gives the page (docs/unicorn.md#pmp-is-qemu-5). So this says only
+ * whether a trigger or watchpoint of the access's kind watches the page: the access is
+ * then refused, and on_intr (hooks.c) decides exactly, from the instruction's own
+ * address (trigger_confirm). */
 bool trigger_data_hit(hart *h, uint64_t addr, uint64_t size, unsigned privs)
 {
+    (void)size;
     if (!h->trig_data || privs == PMP_X)
         return false;
+    uint64_t page = addr & ~(uint64_t)(PAGE_SIZE - 1);
+    bool watched = false;
+    for (unsigned i = 0; i < HOST_WATCHES && !watched; i++) {
+        const struct host_watch *w = &h->watches[i];
+        watched = (w->privs & privs) && w->lo < page + PAGE_SIZE && page < w->lo + w->len;
+    }
     uint64_t want = privs & PMP_W ? MCONTROL_STORE : MCONTROL_LOAD;
-    for (unsigned i = 0; i < TRIGGERS; i++) {
+    for (unsigned i = 0; i < TRIGGERS && !watched; i++) {
         uint64_t lo, len;
-        if (!(h->tdata1[i] & want) || !enabled_at(h->tdata1[i], cur_priv(h)) ||
-            !data_range(h, i, &lo, &len))
-            continue;
-        if (addr < lo + len && lo < addr + (size ? size : 1)) {
-            h->trig_hit = true;
-            return true;
+        watched = (h->tdata1[i] & want) && enabled_at(h->tdata1[i], cur_priv(h)) &&
+            data_range(h, i, &lo, &len) && lo < page + PAGE_SIZE && page < lo + len;
+    }
+    if (!watched)
+        return false;
+    if (h->trig_skip) {
+        h->trig_skip = false;   /* the access on_intr found no match for, made again */
+        return false;
+    }
+    h->trig_hit = true;
+    h->trig_page = page;
+    h->trig_privs = privs;
+    return true;
+}
+
+/* pmp.c refused the access by the instruction at `epc` because its page is watched:
+ * does a watchpoint or trigger match the access itself (virtual `ea`, `size` bytes,
+ * physically trig_page + the page offset)? */
+enum trigger_match trigger_confirm(hart *h, uint64_t ea, unsigned size)
+{
+    uint64_t pa = h->trig_page | (ea & (PAGE_SIZE - 1));
+    unsigned privs = h->trig_privs;
+    for (unsigned i = 0; i < HOST_WATCHES; i++) {
+        const struct host_watch *w = &h->watches[i];
+        if ((w->privs & privs) && overlaps(w->lo, w->len, pa, size)) {
+            h->s.watch_addr = pa > w->lo ? pa : w->lo;   /* the first watched byte */
+            h->s.watch_write = (privs & PMP_W) != 0;
+            return TRIGGER_WATCHPOINT;
         }
     }
-    return false;
+    /* A trigger matches the virtual address, as QEMU 7.2's do. */
+    uint64_t want = privs & PMP_W ? MCONTROL_STORE : MCONTROL_LOAD;
+    for (unsigned i = 0; i < TRIGGERS; i++) {
+        int bytes = size_bytes(size_code(h, h->tdata1[i]));
+        uint64_t len = bytes > 0 ? (uint64_t)bytes : h->s.xlen / 8;
+        if ((h->tdata1[i] & want) && enabled_at(h->tdata1[i], cur_priv(h)) &&
+            overlaps(h->tdata2[i], len, ea & h->xmask, size))
+            return TRIGGER_BREAKPOINT;
+    }
+    return TRIGGER_NONE;
 }
 
 /* Whether data accesses to the physical page at `page` must each be checked. */
@@ -198,6 +257,11 @@ bool trigger_watches_page(hart *h, uint64_t page)
 {
     if (!h->trig_data)
         return false;
+    for (unsigned i = 0; i < HOST_WATCHES; i++) {
+        const struct host_watch *w = &h->watches[i];
+        if (w->privs && w->lo < page + PAGE_SIZE && page < w->lo + w->len)
+            return true;
+    }
     for (unsigned i = 0; i < TRIGGERS; i++) {
         uint64_t lo, len;
         if ((h->tdata1[i] & (MCONTROL_LOAD | MCONTROL_STORE)) && data_range(h, i, &lo, &len) &&
@@ -205,4 +269,22 @@ bool trigger_watches_page(hart *h, uint64_t page)
             return true;
     }
     return false;
+}
+
+/* The debugger sets (privs PMP_R and/or PMP_W) or clears (0) watch slot `i`. */
+int hart_set_watch(hart *h, unsigned i, uint64_t lo, uint64_t len, unsigned privs)
+{
+    if (i >= HOST_WATCHES || (privs & ~(unsigned)(PMP_R | PMP_W)) || (privs && !len))
+        return 0;
+    h->watches[i] = (struct host_watch){lo, privs ? len : 0, privs};
+    trigger_rearm(h);
+    return 1;
+}
+
+/* Resuming from a watchpoint stop at `pc`: its access goes through once, as QEMU's
+ * gdbstub lets a stop-before-access watchpoint's access happen on resume. */
+void hart_skip_watch_once(hart *h, uint64_t pc)
+{
+    h->trig_skip = true;
+    h->trig_skip_pc = pc;
 }

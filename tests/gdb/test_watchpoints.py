@@ -24,9 +24,65 @@ def test_watchpoint_kind_is_reported_with_the_watched_address(
     c = Client(s.port)
     assert c.ask(b"Z%d,%x,4" % (kind, nextpid)) == b"OK"
     assert c.ask(b"c") == b"T05%s:%x;thread:1;" % (key, nextpid)
-    assert any(f"hit at {nextpid:#x} by the instruction at" in t for t in c.console)
+    assert any(f"hit at {nextpid:#x}: the " in t for t in c.console)
     assert c.ask(b"z%d,%x,4" % (kind, nextpid)) == b"OK"
     assert c.ask(b"c") == b"W00"
+
+
+def _pc(c: Client) -> int:
+    return int.from_bytes(bytes.fromhex(c.ask(b"p20").decode()), "little")
+
+
+def _word(c: Client, addr: int) -> int:
+    return int.from_bytes(bytes.fromhex(c.ask(b"m%x,4" % addr).decode()), "little")
+
+
+# RISC-V major opcodes (ISA manual, opcode map): what the stopped instruction must be.
+OP_LOAD, OP_STORE = 0x03, 0x23
+
+
+@pytest.mark.parametrize(("kind", "opcode"), [(2, OP_STORE), (3, OP_LOAD), (4, OP_LOAD)])
+def test_watchpoint_stops_at_the_access_before_it_happens(
+        served: Serve, images: Images, kind: int, opcode: int) -> None:
+    # allocproc reads nextpid (1) and stores 2: a watch stops at that store, with
+    # nextpid still 1; rwatch and awatch at the load before it. One step then makes
+    # the access (the watchpoint still inserted) and stops at the next instruction.
+    s = served("hello")
+    nextpid = symbol(images.kernel, "nextpid")
+    start, size = symbol_range(images.kernel, "allocproc")
+    c = Client(s.port)
+    assert c.ask(b"Z%d,%x,4" % (kind, nextpid)) == b"OK"
+    assert c.ask(b"c").startswith(b"T05")
+    pc = _pc(c)
+    assert start <= pc < start + size, hex(pc)
+    insn = int.from_bytes(s.machine.read_virtual(pc, 4), "little")
+    assert insn & 0x7F == opcode, f"{insn:#010x} at {pc:#x}"
+    assert any(f"by the instruction at {pc:#x} (physical {nextpid:#x}), stopped before it"
+               in t for t in c.console), c.console
+    assert _word(c, nextpid) == 1
+    before = s.machine.hart.state.instret
+    assert c.ask(b"s").startswith(b"T05")
+    assert _pc(c) == pc + 4 and s.machine.hart.state.instret == before + 1
+    assert _word(c, nextpid) == (2 if opcode == OP_STORE else 1)
+
+
+def test_watchpoint_ignores_other_bytes_of_its_page(served: Serve, images: Images) -> None:
+    # nextpid's neighbours on the same page are read and written all through boot;
+    # none of those accesses stops, and the run's trace is the plain run's.
+    plain = boot(images, "hello")
+    plain.run()
+    s = served("hello")
+    nextpid = symbol(images.kernel, "nextpid")
+    c = Client(s.port)
+    assert c.ask(b"Z2,%x,1" % (nextpid + 3)) == b"OK"    # nextpid's top byte: 0 stays 0
+    replies = [c.ask(b"c")]
+    while replies[-1] != b"W00" and len(replies) < 10:
+        replies.append(c.ask(b"c"))
+    # Each store to nextpid (sw covers its top byte) stops; nothing else does.
+    assert len(replies) > 1 and replies[-1] == b"W00"
+    assert all(r.startswith(b"T05watch:%x;" % (nextpid + 3)) for r in replies[:-1]), replies
+    assert s.finish().stop is Stop.HALT
+    assert [e.to_json() for e in s.machine.events] == [e.to_json() for e in plain.events]
 
 
 def test_watchpoint_on_unmapped_memory_is_refused(served: Serve) -> None:
@@ -75,7 +131,7 @@ def test_user_watchpoint_keeps_watching_the_same_bytes_from_the_kernel(
     s = served("compute", ["2000", "3"])
     out = gdb(s.port, ["break compute.c:32", "continue", "delete", "watch -l status",
                        *["continue"] * 8], user="compute")
-    pcs = [int(pc, 16) for pc in re.findall(r"watch hit at 0x[0-9a-f]+ by the "
+    pcs = [int(pc, 16) for pc in re.findall(r"watch hit at 0x[0-9a-f]+: the store by the "
                                              r"instruction at (0x[0-9a-f]+)", out)]
     start, size = symbol_range(images.kernel, "memmove")
     assert pcs and all(start <= pc < start + size for pc in pcs), (pcs, out)

@@ -1,0 +1,130 @@
+"""The core's debugger watch slots (harness/native/trigger.c), under the page tables.
+
+Through translation Unicorn hands the PMP check only the page of an access, so the core
+refuses every access to a watched page and decides from the instruction's own address.
+A page-table walk's reads of a watched entry are not accesses: they never stop the
+hart, while the program's own load of the same entry does, before it runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from harness.machine import DataAccess, Machine, Stop, load_elf
+from machine.asm import build_asm
+
+Bare = Callable[[Path], Machine]
+
+# An S-mode program with two superpage mappings of RAM (VA 0x80000000, and its alias
+# at 0xc0000000) and one of the finisher's region at VA 0. It loads `word` through the
+# alias twice, with an sfence.vma between, so the walk reads the alias's entry each
+# time; then it loads that entry itself (at `read_pte`). `word` sits at the same page
+# offset as the entry, so a walk's read taken for the program's would match too.
+PROGRAM = """
+#if __riscv_xlen == 64
+#define LREG ld
+#define SREG sd
+#define ENTRY_RAM 16            /* Sv39: VPN[2] of 0x80000000 is 2, 8-byte entries */
+#define ENTRY_ALIAS 24          /* 0xc0000000 */
+#define SATP_MODE (8 << 60)
+#else
+#define LREG lw
+#define SREG sw
+#define ENTRY_RAM 0x800         /* Sv32: VPN[1] of 0x80000000 is 0x200, 4-byte entries */
+#define ENTRY_ALIAS 0xc00       /* 0xc0000000 */
+#define SATP_MODE (1 << 31)
+#endif
+#define LEAF_RWX 0xcf           /* V R W X A D */
+    OPEN_PMP
+    la t0, root
+    li t1, ((0x80000000 >> 12) << 10) | LEAF_RWX
+    li t2, ENTRY_RAM
+    add t2, t0, t2
+    SREG t1, 0(t2)
+    li t2, ENTRY_ALIAS
+    add t2, t0, t2
+    SREG t1, 0(t2)
+    li t1, LEAF_RWX             /* VA 0 -> PA 0: the finisher, for PASS */
+    SREG t1, 0(t0)
+    srli t0, t0, 12
+    li t1, SATP_MODE
+    or t0, t0, t1
+    csrw satp, t0
+    sfence.vma
+    la t0, s_code
+    csrw mepc, t0
+    li t0, 1 << 11              /* mstatus.MPP = S */
+    csrw mstatus, t0
+    mret
+s_code:
+    la t0, word
+    li t1, 0x40000000
+    add t2, t0, t1
+    LREG a0, 0(t2)
+    sfence.vma
+    LREG a1, 0(t2)
+    la t3, root
+    li t5, ENTRY_ALIAS
+    add t3, t3, t5
+read_pte:
+    LREG a2, 0(t3)
+    li t4, 42
+    bne a0, t4, 1f
+    bne a1, t4, 1f
+    PASS
+1:  FAIL 1
+    .data
+    .balign 4096
+root:
+    .space 4096
+word_page:
+    .space ENTRY_ALIAS
+word:
+    .word 42
+    .word 0
+"""
+
+
+@pytest.mark.parametrize("arch", ["rv64", "rv32"])
+def test_walks_of_a_watched_entry_do_not_stop_the_program_read_does(
+        bare: Bare, arch: str) -> None:
+    elf = build_asm(PROGRAM, arch)
+    m = bare(elf)
+    entry = _symbol(elf, "root") + (24 if arch == "rv64" else 0xC00)
+    width = 8 if arch == "rv64" else 4
+    m.hart.set_watch(0, entry, width, read=True, write=False)
+    r = m.run(max_insns=10_000)
+    assert r.stop is Stop.WATCH, r
+    assert r.pc == _symbol(elf, "read_pte")
+    assert r.access == DataAccess(entry, write=False)
+    stopped_at = r.instret
+    m.hart.skip_watch_once(r.pc)
+    r = m.run(max_insns=10_000)
+    assert r.stop is Stop.HALT and r.status == 0, r
+    assert r.instret > stopped_at
+
+
+@pytest.mark.parametrize("arch", ["rv64", "rv32"])
+def test_a_write_watch_ignores_loads_and_a_cleared_slot_nothing_stops(
+        bare: Bare, arch: str) -> None:
+    elf = build_asm(PROGRAM, arch)
+    m = bare(elf)
+    entry = _symbol(elf, "root") + (24 if arch == "rv64" else 0xC00)
+    m.hart.set_watch(0, entry, 4, read=False, write=True)
+    r = m.run(max_insns=10_000)
+    assert r.stop is Stop.WATCH and r.access == DataAccess(entry, write=True)
+    insn = int.from_bytes(m.read_physical(r.pc, 4), "little")
+    assert insn & 0x7F == 0x23          # the SREG that fills the entry, not yet run
+    assert int.from_bytes(m.read_physical(entry, 4), "little") == 0
+    m.hart.set_watch(0, 0, 0, read=False, write=False)
+    r = m.run(max_insns=10_000)
+    assert r.stop is Stop.HALT and r.status == 0, r
+
+
+def _symbol(elf: Path, name: str) -> int:
+    addr = load_elf(elf).symbol(name)
+    assert addr is not None, name
+    return addr
