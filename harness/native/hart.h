@@ -169,7 +169,7 @@ struct hart {
     uint8_t pmpcfg[PMP_ENTRIES];
     uint64_t pmpaddr[PMP_ENTRIES];
     /* Debug triggers (trigger.c). trig_exec/trig_data: some trigger matches execution /
-     * loads or stores; trig_hit: pmp.c refused an access to a watched page. */
+     * loads or stores; trig_hit: pmp.c refused an access for hooks.c to decide. */
     unsigned tselect;
     uint64_t tdata1[TRIGGERS], tdata2[TRIGGERS];
     bool trig_exec, trig_data, trig_hit;
@@ -177,12 +177,15 @@ struct hart {
      * triggers but invisible to the guest; a hit stops the run before the access
      * (STOP_WATCH) instead of raising a breakpoint exception. */
     struct host_watch { uint64_t lo, len; unsigned privs; } watches[HOST_WATCHES];
-    /* A data access refused because its page is watched (trig_hit): the page and the
-     * access kind, for on_intr's exact check; trig_skip lets the next such access
-     * through once (it matched nothing and is made again at trig_skip_pc). */
+    /* A data access refused because its page is watched or divided by PMP (trig_hit):
+     * the page, the access kind and mode, for on_intr's exact check; trig_skip lets the
+     * next access through once (it was allowed and is made again at trig_skip_pc). */
     uint64_t trig_page, trig_skip_pc;
-    unsigned trig_privs;
+    unsigned trig_privs, trig_mode;
     bool trig_skip;
+    /* pmp.c could not decide that access: PMP entries divide a page it was given
+     * only the base of (the exact address is decided in hooks.c as well). */
+    bool pmp_undecided;
 
     /* Trap-storm detection: the last xRET target and the instret when it ran, and the
      * last trap. */

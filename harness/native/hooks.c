@@ -257,15 +257,25 @@ void hook_insn_at(hart *h, uint64_t addr, uint32_t insn, enum insn_kind kind, bo
     *added = true;
 }
 
-/* An access to a page a data trigger or debugger watchpoint watches (trigger.c), by
- * the instruction at epc, which has not run. Interrupts stay held to the end of the
- * block in every case, as the block would have run on without the watch. */
-static void data_trigger_fault(hart *h, uint64_t epc)
+/* pmp.c refused, for the core to decide, the access by the instruction at epc, which
+ * has not run: its page is watched by a data trigger or debugger watchpoint
+ * (trigger.c), or divided by PMP entries and pmp.c was given only the page. The exact
+ * address comes from the instruction. Interrupts stay held to the end of the block
+ * whatever follows, as the block would have run on without the check. */
+static void data_trigger_fault(hart *h, uint64_t epc, unsigned code)
 {
     uint64_t ea;
     unsigned size;
-    enum trigger_match match = data_access_at(h, epc, &ea, &size)
-        ? trigger_confirm(h, ea, size) : TRIGGER_NONE;
+    bool decoded = data_access_at(h, epc, &ea, &size);
+    if (h->pmp_undecided) {
+        h->pmp_undecided = false;
+        uint64_t pa = h->trig_page | (ea & (PAGE_SIZE - 1));
+        if (!decoded || !pmp_allows(h, pa, size, h->trig_privs, h->trig_mode)) {
+            take_exception(h, code, epc);   /* PMP refuses those bytes */
+            return;
+        }
+    }
+    enum trigger_match match = decoded ? trigger_confirm(h, ea, size) : TRIGGER_NONE;
     uint64_t hold = h->s.step ? h->irq_from : h->blk_instret + h->blk_count;
     switch (match) {
     case TRIGGER_WATCHPOINT:
@@ -278,7 +288,8 @@ static void data_trigger_fault(hart *h, uint64_t epc)
         take_trap(h, false, CAUSE_BREAKPOINT, epc, 0);   /* tval 0, as QEMU 7.2 */
         break;
     case TRIGGER_NONE:
-        /* The page is watched, the bytes are not: make the access again, let through. */
+        /* Nothing watches these bytes and PMP allows them: make the access again, let
+         * through. */
         h->trig_skip = true;
         h->trig_skip_pc = epc;
         redirect(h, epc);
@@ -302,7 +313,7 @@ static void on_intr(uc_engine *uc, uint32_t intno, void *user)
     if (h->trig_hit) {
         h->trig_hit = false;
         if (code == CAUSE_FAULT_LOAD || code == CAUSE_FAULT_STORE) {
-            data_trigger_fault(h, epc);   /* pmp.c refused it: its page is watched */
+            data_trigger_fault(h, epc, code);   /* pmp.c left it to the core */
             return;
         }
     }

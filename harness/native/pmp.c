@@ -24,6 +24,12 @@
  * every access (TLB_INVALID_MASK; code from such a page runs one instruction per
  * block): QEMU 7.2's pmp_is_range_in_tlb. Every PMP write flushes Unicorn's TLB, as
  * QEMU 7.2's pmpcfg_csr_write/pmpaddr_csr_write do.
+ *
+ * Through the page tables Unicorn's caller passes only the page's physical address
+ * (docs/unicorn.md#pmp-check-gets-the-page-under-translation). Where that matters, on a
+ * page PMP entries divide, the check refuses the access for the core to decide from
+ * the instruction's own address (hooks.c data_trigger_fault): an access fault, or the
+ * access made again and let through (trig_skip).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -304,13 +310,33 @@ static bool check(void *env, unsigned xlen, uint64_t addr, uint64_t size, unsign
         last_check.caller = NULL;
         return true;
     }
-    bool ok = pmp_allows(h, addr, size, privs, (unsigned)mode);
-    /* A load/store trigger fires before the access (trigger.c); a probe (size 0: a
-     * translation asked for by the host or the core) is no access, nor is a walk's
-     * read of a page-table entry. */
+    /* A probe (size 0: a translation asked for by the host or the core) is no access,
+     * nor is a walk's read of a page-table entry. */
     void *known = access_caller[xlen == 64];
-    if (ok && size && (!known || known == caller) && trigger_data_hit(h, addr, size, privs))
+    bool access = size && privs != PMP_X && (!known || known == caller);
+    unsigned whole;
+    bool ok;
+    if (access && h->trig_skip) {
+        /* The access hooks.c decided and makes again (data_trigger_fault). */
+        h->trig_skip = false;
+        ok = true;
+    } else if (access && mode != PRV_M && !(addr & (PAGE - 1)) &&
+               !page_privs(h, addr, (unsigned)mode, &whole)) {
+        /* Probably only the page (docs/unicorn.md#pmp-check-gets-the-page-under-
+         * translation), and PMP entries divide it: refused for now, decided by hooks.c
+         * from the instruction's own address. */
+        h->pmp_undecided = true;
+        h->trig_hit = true;
+        h->trig_page = addr;
+        h->trig_privs = privs;
+        h->trig_mode = (unsigned)mode;
         ok = false;
+    } else {
+        ok = pmp_allows(h, addr, size, privs, (unsigned)mode);
+        /* A load/store trigger fires before the access (trigger.c). */
+        if (ok && access && trigger_data_hit(h, addr, size, privs))
+            ok = false;
+    }
     last_check.caller = caller;
     last_check.h = ok ? h : NULL;
     last_check.page = addr & ~(PAGE - 1);

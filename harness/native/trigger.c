@@ -215,10 +215,6 @@ bool trigger_data_hit(hart *h, uint64_t addr, uint64_t size, unsigned privs)
     }
     if (!watched)
         return false;
-    if (h->trig_skip) {
-        h->trig_skip = false;   /* the access on_intr found no match for, made again */
-        return false;
-    }
     h->trig_hit = true;
     h->trig_page = page;
     h->trig_privs = privs;
