@@ -5,6 +5,9 @@
     event:N        just after trace event #N, trap or xRET
     syscall:NAME   just after the next ecall making this system call (NAME:K: the Kth;
                    `syscall:*` is any system call)
+    sbi:NAME       just after the next SBI call NAME (`DBCN.WRITE`, as `privlab trace`
+                   names it; NAME:K: the Kth; `sbi:*` is any): the kernel's ecall
+                   from S, taken into M; the hart sits at the firmware's trap vector
     symbol:NAME    just before the instruction at this symbol runs
     pc:ADDR        just before the instruction at this address runs
     priv:U|S|M     just after the next change into this privilege level
@@ -24,9 +27,9 @@ if TYPE_CHECKING:
 
 __all__ = ["POINT_HELP", "NotReached", "Point", "parse_point", "run_to"]
 
-KINDS = ("trap", "event", "syscall", "symbol", "pc", "priv", "instret")
-POINT_HELP = ("trap:N, event:N, syscall:NAME[:K], symbol:NAME, pc:ADDR, priv:U|S|M or "
-              "instret:N")
+KINDS = ("trap", "event", "syscall", "sbi", "symbol", "pc", "priv", "instret")
+POINT_HELP = ("trap:N, event:N, syscall:NAME[:K], sbi:NAME[:K], symbol:NAME, pc:ADDR, "
+              "priv:U|S|M or instret:N")
 
 
 class NotReached(BadInput):
@@ -98,6 +101,9 @@ def run_to(session: Session, point: Point | str, max_insns: int | None = None) -
         else:
             result = session.run_until_syscall(int(p.value) if p.value.isdigit() else p.value,
                                                p.count, max_insns)
+    elif p.kind == "sbi":
+        assert isinstance(p.value, str)
+        result = session.run_until_sbi(p.value, p.count, max_insns)
     elif p.kind == "symbol":
         assert isinstance(p.value, str)
         result = session.run_until_symbol(p.value, max_insns=max_insns)

@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.abi.csr import EXCEPTION_NAMES, INTERRUPT_NAMES, Csr, Priv
+from harness.abi.csr import EXCEPTION_NAMES, INTERRUPT_NAMES, Csr, Exc, Priv
 from harness.abi.registers import register_number
 from harness.abi.syscall_table import abi_table, load_syscall_table
 from harness.api.memory import MemoryAccess
@@ -49,7 +49,7 @@ from harness.machine.until import (
 )
 from harness.trace.events import Event, EventLog, TrapEvent, XretEvent
 from harness.trace.flow import Flow
-from harness.trace.sbi import load_sbi_names
+from harness.trace.sbi import SBI_EXTENSION_REG, SBI_FUNCTION_REG, load_sbi_names
 from harness.trace.syscalls import SyscallRecord, call_specs
 from harness.trace.tracer import Tracer
 
@@ -108,8 +108,9 @@ class Session(MemoryAccess):
         self.notes: tuple[str, ...] = ()   # what the boot wants said (an --add replacing)
         self.specs = call_specs(load_syscall_table(table) if table is not None
                                 else abi_table(abi))
+        self.sbi = load_sbi_names()
         self.tracer = Tracer(machine, self.specs, kernel=lambda: info.kernel_info,
-                             sbi=load_sbi_names(), capture=capture,
+                             sbi=self.sbi, capture=capture,
                              capture_limit=capture_limit)
         self.history: History | None = None
         self._pages: PageStore | None = None
@@ -200,6 +201,27 @@ class Session(MemoryAccess):
                 break
             result = self.run(max_insns, AfterSyscall(number))
         return result
+
+    def run_until_sbi(self, call: str, count: int = 1,
+                      max_insns: int | None = None) -> RunResult:
+        """Until the `count`th SBI call named `call` (`DBCN.WRITE`, as `privlab trace`
+        names it; `*` is any): an ecall from S, which traps into M. The hart then sits
+        at the firmware's trap vector, the extension in a7, the function in a6."""
+        known = self.sbi.known()
+        wanted = next((n for n in known if n.lower() == call.lower()), None)
+        if call != "*" and wanted is None:
+            raise BadInput(f"no SBI call named {call!r} in kernel/include/sbi.h "
+                           f"(e.g. {', '.join(sorted(known)[:4])})")
+        seen = 0
+        while True:
+            result = self.run_until_trap(1, Exc.ECALL_S, max_insns)
+            if result.stop is not Stop.EVENT or not isinstance(result.event, TrapEvent):
+                return result
+            a = result.event.args
+            if call == "*" or self.sbi.name(a[SBI_EXTENSION_REG], a[SBI_FUNCTION_REG]) == wanted:
+                seen += 1
+                if seen == count:
+                    return result
 
     def run_until_symbol(self, symbol: str, image: str | None = None,
                          max_insns: int | None = None) -> RunResult:

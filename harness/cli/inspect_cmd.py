@@ -3,12 +3,13 @@
     privlab inspect --at trap:6               # event #6 of `privlab trace --user hello`
     privlab inspect --at syscall:write --user hello
     privlab inspect --at symbol:usertrap
+    privlab inspect --at sbi:DBCN.WRITE       # the kernel's console write, in the firmware
 
-Shows the event, the registers, every field of the trap CSRs (fields the event
-changed are highlighted: the run is replayed to the instruction before it), the code
-where it trapped and where the hart is now, and the kernel's process table and the
-current process's trap frame and open files (--pid N: that process's), decoded from the
-kernel's DWARF.
+Shows the event, the registers, every field of the trap CSRs, those of the level the
+hart is in first (fields the event changed are highlighted: the run is replayed to
+the instruction before it), the code where it trapped and where the hart is now, and
+the kernel's process table and the current process's trap frame and open files
+(--pid N: that process's), decoded from the kernel's DWARF.
 """
 
 from __future__ import annotations

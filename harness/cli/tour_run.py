@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import time
 
-import capstone
 from rich.console import Console
 from rich.padding import Padding
 from rich.rule import Rule
@@ -14,11 +13,12 @@ from rich.text import Text
 
 from harness.abi.csr import Csr, Priv
 from harness.api import Session
+from harness.cli.tour_mmode import follow, insn_in, show
 from harness.errors import GuestError
 from harness.inspect import CsrPanel, CsrSnapshot, PageTableTree, TrapTimeline, WalkView
 from harness.inspect.theme import make_console, priv_style
 from harness.kernelinfo.symbols import Location
-from harness.machine import Stop, load_elf
+from harness.machine import Stop
 from harness.machine.until import AtAddress
 from harness.trace.flow import FlowFilter, FlowRow
 
@@ -27,23 +27,6 @@ __all__ = ["run", "tour"]
 PROGRAM = "hello"
 CALL = "write"
 
-
-
-def _ecall_in(session: Session, symbol: str) -> int:
-    """The address of the ecall instruction inside the program's stub for `symbol`."""
-    img = session.info.symbolizer.image(PROGRAM)
-    if img is None or symbol not in img.by_name:
-        raise GuestError(f"{PROGRAM} has no {symbol}() stub")
-    start, size = img.by_name[symbol]
-    elf = load_elf(img.path)
-    seg = next(s for s in elf.segments if s.vaddr <= start < s.vaddr + len(s.data))
-    code = seg.data[start - seg.vaddr:start - seg.vaddr + (size or 64)]
-    mode = capstone.CS_MODE_RISCV64 if elf.xlen == 64 else capstone.CS_MODE_RISCV32
-    cs = capstone.Cs(capstone.CS_ARCH_RISCV, mode | capstone.CS_MODE_RISCVC)
-    for insn in cs.disasm(code, start):
-        if insn.mnemonic == "ecall":
-            return int(insn.address)
-    raise GuestError(f"no ecall in {PROGRAM}'s {symbol}()")
 
 
 def _section(c: Console, n: int, title: str) -> None:
@@ -66,7 +49,7 @@ def tour(arch: str = "rv64", console: Console | None = None) -> int:
     c = console or make_console()
     started = time.perf_counter()
     s = Session.boot(PROGRAM, arch=arch, capture=True)
-    ecall = _ecall_in(s, CALL)
+    ecall = insn_in(s, PROGRAM, CALL, "ecall")
     r = s.run(None, AtAddress(ecall))
     if r.stop is not Stop.BREAKPOINT:
         raise GuestError(f"{PROGRAM} never reached its {CALL}() ecall ({r.stop.value})")
@@ -77,6 +60,7 @@ def tour(arch: str = "rv64", console: Console | None = None) -> int:
     a = [s.reg(f"a{i}") for i in range(8)]
     table = s.page_table(satp)
     walk = s.translate(a[1], "r", satp, Priv.U)
+    firmware = follow(s)                        # the kernel's write into M, and back
     result = s.run()
     flow = s.flow
     sym = s.symbolize
@@ -138,7 +122,20 @@ def tour(arch: str = "rv64", console: Console | None = None) -> int:
     _say(c, f"The arguments are still in the registers: a7 = {a[7]} ({CALL}), a0 = {a[0]}, "
          f"a1 = {a[1]:#x} (the buffer), a2 = {a[2]}.")
 
-    _section(c, 4, f"{PROGRAM}'s page table, and the walk to its buffer")
+    _section(c, 4, "The kernel's write reaches the firmware, in M-mode")
+    _say(c, "The same ecall-and-return once more, one level down: the kernel calls the "
+         "firmware. We stop at the kernel's ecall and at the firmware's mret and step over "
+         "each; only the machine CSRs are shown (the supervisor ones did not change).")
+    show(c, firmware, s, lambda text: _say(c, text))
+    sret = next((x for x in call_rows if not x.is_trap and x.priv_to == Priv.U), None)
+    if sret is not None:
+        _say(c, f"#{sret.seq}: the kernel finishes write() and returns to {PROGRAM} by sret: "
+             f"{sret.priv_from.letter}-mode to {sret.priv_to.letter}-mode at pc = sepc = ",
+             Text(sym(sret.target, satp).name, "symbol"),
+             f", the instruction after {PROGRAM}'s ecall (the kernel added 4 to the saved "
+             "epc, as the firmware did).")
+
+    _section(c, 5, f"{PROGRAM}'s page table, and the walk to its buffer")
     c.print(PageTableTree(table, None))
     c.print(WalkView(walk))
     if walk.pa is not None and call is not None and call.inputs:
@@ -154,6 +151,8 @@ def tour(arch: str = "rv64", console: Console | None = None) -> int:
             (f"privlab trace{on} --user {PROGRAM}", "every trap and return of the run"),
             (f"privlab inspect{on} --at trap:{call.entry_seq if call else 0}",
              "the whole machine at that event"),
+            (f"privlab inspect{on} --at sbi:DBCN.WRITE",
+             "the same in the firmware, M CSRs first"),
             (f"privlab pagetable{on} --kernel-table", "the kernel's own page table"),
             (f"privlab translate{on} {a[1]:#x} --priv U", "one walk, level by level"),
             (f"privlab trace{on} --format html -o {PROGRAM}.html --user {PROGRAM}",

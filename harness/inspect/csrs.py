@@ -6,6 +6,10 @@ Each CSR is one row: its name, its value, and its fields decoded (privilege leve
 by letter, cause names, trap vectors and pcs as symbol+offset and file:line). Given
 a `previous` snapshot, CSRs and fields that differ are highlighted and show their
 old value, so a student sees exactly what taking a trap changed.
+
+The CSRs of the level the hart is in come first: at an M-mode trap (an SBI call,
+the machine timer) the machine CSRs lead, elsewhere the supervisor CSRs do.
+`machine=False` or `supervisor=False` leaves one level out.
 """
 
 from __future__ import annotations
@@ -48,12 +52,25 @@ class CsrPanel:
 
     def __init__(self, snapshot: CsrSnapshot, previous: CsrSnapshot | None = None,
                  symbolize: Symbolize | None = None, title: str | None = None,
-                 machine: bool = True) -> None:
+                 machine: bool = True, supervisor: bool = True,
+                 only: tuple[Csr, ...] | None = None) -> None:
         self.now = snapshot
         self.before = previous
         self.symbolize = symbolize
         self.title = title
         self.machine = machine
+        self.supervisor = supervisor
+        self.only = only
+
+    def levels(self) -> tuple[tuple[tuple[Csr, ...], str], ...]:
+        """The CSR groups shown, in order: the hart's own level first."""
+        sup, mach = ((tuple(c for c in csrs if self.only is None or c in self.only), heading)
+                     for csrs, heading in ((SUPERVISOR_CSRS, "Supervisor"),
+                                           (MACHINE_CSRS, "Machine")))
+        groups = (sup,) if self.supervisor else ()
+        if self.machine:
+            groups = (mach, *groups) if self.now.priv is Priv.M else (*groups, mach)
+        return tuple(g for g in groups if g[0])
 
     def _old(self, csr: Csr) -> CsrValue | None:
         if self.before is None:
@@ -162,10 +179,9 @@ class CsrPanel:
         head.append(f"  pc {self.now.pc:#x} ")
         head.append_text(self._where(self.now.pc))
         if self.before is not None:
-            shown = SUPERVISOR_CSRS + (MACHINE_CSRS if self.machine else ())
-            n = len(self.now.changed(self.before) & set(shown))
+            shown = {c for csrs, _ in self.levels() for c in csrs}
+            n = len(self.now.changed(self.before) & shown)
             head.append(f"   {n} changed (*)", "muted")
         yield head
-        yield self._table(SUPERVISOR_CSRS, "Supervisor")
-        if self.machine:
-            yield self._table(MACHINE_CSRS, "Machine")
+        for csrs, heading in self.levels():
+            yield self._table(csrs, heading)

@@ -66,6 +66,15 @@ class Pane(Static):
         self.update(self.text)
 
 
+class TimelineScroll(VerticalScroll):
+    """The timeline's scroller: it keeps the newest event in view. It scrolls when
+    the rows' layout changes its height, not when they are handed over (their height
+    is not known yet then)."""
+
+    def watch_virtual_size(self) -> None:
+        self.scroll_end(animate=False, immediate=True)
+
+
 class Prompt(ModalScreen[str | None]):
     """One line of input: a breakpoint, an event number, an address."""
 
@@ -141,7 +150,7 @@ class StepApp(App[int]):
         yield Static(id="status")
         with Horizontal(id="top"):
             with Vertical(id="left"):
-                with VerticalScroll(id="timeline-scroll"):
+                with TimelineScroll(id="timeline-scroll"):
                     yield Static(id="timeline")
                 yield Pane("console", lambda: Text(st.console_text()[-4000:]), id="console")
             with Vertical(id="right"):
@@ -189,7 +198,6 @@ class StepApp(App[int]):
         scroll = self.query_one("#timeline-scroll", VerticalScroll)
         self.timeline_shown = self.timeline_text(max(scroll.size.width - 4, 40))
         self.query_one("#timeline", Static).update(self.timeline_shown)
-        scroll.call_after_refresh(scroll.scroll_end, animate=False)
         for pane in self.query(Pane):
             pane.refresh_view()
 

@@ -13,10 +13,12 @@ from pathlib import Path
 from harness.abi.platform import parse_defines
 from harness.paths import KERNEL_DIR
 
-__all__ = ["SBI_HEADER", "SbiNames", "load_sbi_names"]
+__all__ = ["SBI_EXTENSION_REG", "SBI_FUNCTION_REG", "SBI_HEADER", "SbiNames", "load_sbi_names"]
 
 SBI_HEADER = KERNEL_DIR / "include" / "sbi.h"
 LEGACY_MAX = 0x0F  # legacy extension IDs are 0x00..0x0F (SBI spec, chapter 5)
+SBI_EXTENSION_REG = 7  # a7: the extension ID (an index into TrapEvent.args)
+SBI_FUNCTION_REG = 6   # a6: the function ID
 
 
 @dataclass(frozen=True)
@@ -33,6 +35,11 @@ class SbiNames:
         if ext is None:
             return f"ext {eid:#x}.{fid}"
         return f"{ext}.{self.functions.get((eid, fid), str(fid))}"
+
+    def known(self) -> set[str]:
+        """Every call the header names, as `name` spells them."""
+        out = {f"legacy.{n}" for n in self.legacy.values()}
+        return out | {self.name(eid, fid) for eid, fid in self.functions}
 
 
 def load_sbi_names(header: Path = SBI_HEADER) -> SbiNames:

@@ -58,6 +58,7 @@ def test_inspect_at_a_trap_shows_every_section_and_what_changed(
         assert heading in out
     assert re.search(r" scause\*\s+0x0+8  user_ecall", out)
     assert re.search(r" sepc\*\s+0x0+1[0-9a-f]{4}  write\+0x", out)
+    assert out.index("\nSupervisor") < out.index("\nMachine")   # a trap into S: S first
     assert "▶ 0x" in out and "ecall" in out and "uservec:" in out
     assert re.search(r"▶\s+0\s+1\s+0\s+RUNNING\s+hello", out)  # slot, pid, tid
     # the trap frame's code pointers, named
@@ -78,7 +79,8 @@ def test_tour_walks_through_boot_write_csrs_and_page_table() -> None:
     text = out.getvalue()
     for title in ("1  Boot: M-mode to S-mode to U-mode", "2  hello's write(), across U, S and M",
                   "3  What the ecall did to the CSRs",
-                  "4  hello's page table, and the walk to its buffer"):
+                  "4  The kernel's write reaches the firmware, in M-mode",
+                  "5  hello's page table, and the walk to its buffer"):
         assert title in text
     assert 'user_ecall  write(1, "Hello, world!\\n", 14)  pid 1' in text
     assert "sret  → 14  write" in text and "SIE=1→0" in text and "✓ pa 0x" in text
@@ -133,7 +135,7 @@ def test_the_tours_next_commands_run_on_the_tours_own_machine(
     assert tour("rv32", console=make_console(width=200, file=out, color=False)) == 0
     nexts = [line.split("  ")[1].strip() for line in out.getvalue().splitlines()
              if line.startswith("  privlab ")]
-    assert len(nexts) == 5 and all(" --arch rv32 " in cmd for cmd in nexts)
+    assert len(nexts) == 6 and all(" --arch rv32 " in cmd for cmd in nexts)
     monkeypatch.chdir(tmp_path)           # the html export writes hello.html here
     for cmd in nexts:
         assert main(cmd.split()[1:]) == 0, cmd

@@ -111,6 +111,69 @@ def test_csr_panel_without_a_previous_point_marks_nothing(render: Render) -> Non
     assert "*" not in render(CsrPanel(AFTER, None, symbolize, machine=False))
 
 
+_FIRMWARE = {0x80000228: ("mtrap_vector", "kernel/firmware/mtrap.S", 16),
+             0x80205E28: ("sbi_console_write", "kernel/sbi.c", 58)}
+
+
+def symbolize_firmware(addr: int) -> Location:
+    for base, (name, file, line) in _FIRMWARE.items():
+        if base <= addr < base + 0x40:
+            return Location(addr, "test", name, addr - base, file, line)
+    return Location(addr)
+
+
+def _sbi_call(xlen: int, priv: Priv, pc: int, mstatus: int, mepc: int) -> CsrSnapshot:
+    """The hart at the kernel's DBCN ecall (S) or just after it, at mtvec (M)."""
+    return CsrSnapshot(xlen, priv, pc, (
+        (Csr.SEPC, 0x1128C), (Csr.SCAUSE, 8), (Csr.MSTATUS, mstatus), (Csr.MTVEC, 0x80000228),
+        (Csr.MEPC, mepc), (Csr.MCAUSE, 9), (Csr.MTVAL, 0)))
+
+
+def test_csr_panel_at_an_m_mode_trap_shows_the_machine_csrs_first(render: Render) -> None:
+    before = _sbi_call(64, Priv.S, 0x80205E42, 0xA00000080, 0x80205E70)
+    after = _sbi_call(64, Priv.M, 0x80000228, 0xA00000800, 0x80205E42)
+    assert lines(render(CsrPanel(after, before, symbolize_firmware))) == [
+        "M-mode (was S-mode)  pc 0x80000228 mtrap_vector kernel/firmware/mtrap.S:16   "
+        "2 changed (*)",
+        "Machine",
+        " mstatus*   0x0000000a00000800  SIE=0  MIE=0  SPIE=0  UBE=0  MPIE=1→0  SPP=U  VS=Off  "
+        "MPP=U→S",
+        "                                FS=Off  XS=Off  MPRV=0  SUM=0  MXR=0  TVM=0  TW=0  TSR=0  "
+        "UXL=64",
+        "                                SXL=64  SBE=0  MBE=0  SD=0",
+        " mtvec      0x0000000080000228  BASE=0x80000228 MODE=direct mtrap_vector "
+        "kernel/firmware/mtrap.S:16",
+        " mepc*      0x0000000080205e42  sbi_console_write+0x1a kernel/sbi.c:58  (was 0x80205e70)",
+        " mcause     0x0000000000000009  supervisor_ecall  (exception 9)",
+        " mtval      0x0000000000000000  0",
+        "Supervisor",
+        " sepc       0x000000000001128c",
+        " scause     0x0000000000000008  user_ecall  (exception 8)",
+    ]
+
+
+def test_csr_panel_on_rv32_decodes_mstatus_without_the_rv64_fields(render: Render) -> None:
+    before = _sbi_call(32, Priv.S, 0x80205E42, 0x80, 0x80205E70)
+    after = _sbi_call(32, Priv.M, 0x80000228, 0x800, 0x80205E42)
+    out = lines(render(CsrPanel(after, before, symbolize_firmware, supervisor=False,
+                                only=(Csr.MSTATUS, Csr.MEPC))))
+    assert out == [
+        "M-mode (was S-mode)  pc 0x80000228 mtrap_vector kernel/firmware/mtrap.S:16   "
+        "2 changed (*)",
+        "Machine",
+        " mstatus*   0x00000800  SIE=0  MIE=0  SPIE=0  UBE=0  MPIE=1→0  SPP=U  VS=Off  MPP=U→S  "
+        "FS=Off",
+        "                        XS=Off  MPRV=0  SUM=0  MXR=0  TVM=0  TW=0  TSR=0  SD=0",
+        " mepc*      0x80205e42  sbi_console_write+0x1a kernel/sbi.c:58  (was 0x80205e70)",
+    ]
+
+
+def test_csr_panel_in_s_mode_keeps_the_supervisor_csrs_first(render: Render) -> None:
+    back = _sbi_call(64, Priv.S, 0x80205E46, 0xA00000080, 0x80205E46)
+    out = lines(render(CsrPanel(back, None, symbolize_firmware)))
+    assert out.index("Supervisor") < out.index("Machine")
+
+
 def test_page_table_tree_folds_runs_and_fully_mapped_tables(render: Render) -> None:
     m = FakeMemory()
     root, l1, l0, l1b = 0x8000_1000, 0x8000_2000, 0x8000_3000, 0x8000_4000
