@@ -133,7 +133,7 @@ def test_backtrace_addresses_that_follow_no_call_are_left_out_and_listed(
 
 def test_a_panic_in_a_system_call_keeps_the_ecall_that_led_to_it(
         panic_in_syscall: tuple[KernelRun, str, Path]) -> None:
-    run, text, kernel = panic_in_syscall
+    _, text, kernel = panic_in_syscall
     lines = text.splitlines()
     assert lines[0] == "kernel panic: boom 7"
     traps = _block(text, "last traps:")
