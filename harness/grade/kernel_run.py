@@ -21,9 +21,8 @@ from harness.boot import make_bootargs
 from harness.budget import DEFAULT_MAX_INSNS
 from harness.devices import Console, ScriptedInput
 from harness.grade.errors import GradeFailure
-from harness.grade.naming import Namer, backtrace_after
+from harness.grade.naming import Namer, backtrace_after, system_info
 from harness.grade.trace import RecentTraps, SyscallRecord, TraceView
-from harness.kernelinfo.system import SystemInfo
 from harness.machine import RunResult, Stop
 from harness.machine.assemble import new_system
 from harness.machine.until import AfterSyscall, AfterTrap, AfterXret, PrivilegeChange, Until
@@ -288,8 +287,8 @@ class KernelRun:
         process runs another program (exec, spawn): after that, which one an address
         belongs to is not known here, and they stay bare."""
         other = any(c.name in ("exec", "spawn") for c in self.trace.syscalls())
-        info = SystemInfo(self.machine.xlen, firmware=self.firmware_image.path,
-                          kernel=self.kernel_image.path, users=dict(self.users))
+        info = system_info(self.machine.xlen, self.firmware_image.path,
+                           self.kernel_image.path, self.users)
         return Namer(info, self.machine.memory, None if other else self.spec.program)
 
     def rerun_command(self) -> str:

@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import re
 import struct
-from collections.abc import Sequence
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from elftools.common.exceptions import DWARFError, ELFError
 
@@ -26,13 +28,43 @@ from harness.kernelinfo.symbols import Location
 from harness.kernelinfo.system import SystemInfo
 from harness.mmu.walk import PhysicalMemory
 
-__all__ = ["NamedBacktrace", "Namer", "backtrace_after", "call_before"]
+__all__ = ["NamedBacktrace", "Namer", "backtrace_after", "call_before", "system_info"]
 
 # What a kernel ELF the grader has never seen may throw while its tables are read.
 _UNREADABLE = (OSError, ValueError, KeyError, IndexError, struct.error, ELFError, DWARFError)
 
 SEPC = re.compile(r"\bsepc=(0x[0-9a-fA-F]+)")
 KILLED = re.compile(r"\((?P<program>[^()\s]+)\) killed:")   # kernel/trap.c kill_for_fault
+
+
+_INFOS: OrderedDict[tuple[object, ...], SystemInfo] = OrderedDict()
+KEPT_INFOS = 4
+
+
+def _stamp(path: Path) -> tuple[str, int, int, int]:
+    try:
+        st = path.stat()
+    except OSError:
+        return (str(path), 0, 0, 0)
+    return (str(path), st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def system_info(xlen: int, firmware: Path, kernel: Path,
+                users: Mapping[str, Path]) -> SystemInfo:
+    """The images' SystemInfo, shared by the runs of one test process: reading a
+    kernel's DWARF the first time costs about a second, and every failure of a
+    session names addresses of the same kernel. Keyed by the files' identity, so a
+    kernel rebuilt at the same path is read afresh."""
+    key = (xlen, _stamp(firmware), _stamp(kernel),
+           tuple(sorted((name, _stamp(p)) for name, p in users.items())))
+    info = _INFOS.get(key)
+    if info is None:
+        info = _INFOS[key] = SystemInfo(xlen, firmware=firmware, kernel=kernel,
+                                        users=dict(users))
+        while len(_INFOS) > KEPT_INFOS:
+            _INFOS.popitem(last=False)[1].close()
+    _INFOS.move_to_end(key)
+    return info
 
 
 def _is_call(insn: int) -> bool:
