@@ -170,3 +170,27 @@ def test_a_trap_loop_has_one_headline_not_a_hang_as_well() -> None:
         f"stopped: more than {EVENT_LIMIT:,} traps and xRETs (a trap loop that makes progress)",
         "pc 0x8000026e in M-mode after 30,000,011 instructions"]
     assert "hang" not in text
+
+
+def test_a_killed_processes_sepc_is_named_from_the_program_its_line_names() -> None:
+    from harness.kernelinfo.symbols import ElfSymbols
+    from harness.paths import REPO_ROOT, USERLAND_DIR
+
+    with staging_slot() as slot:
+        built = build_submission(REPO_ROOT, slot)
+        assert built.images is not None
+        kernel = KernelUnderTest(built.images)
+        run = kernel.boot("hostile", "kread")
+        run.run(50_000_000)
+        killed = re.search(r"^\[kernel\] pid \d+ \(hostile\) killed: load_page_fault "
+                           r"sepc=(0x[0-9a-f]+) ", run.output, re.M)
+        assert killed is not None, run.output
+        sepc = int(killed.group(1), 16)
+        symbols = ElfSymbols(built.images.users["hostile"])
+        main_at = symbols.by_name["main"][0]
+        symbols.close()
+        text = run.diagnosis()
+        kernel.close()
+    line = _line_of(USERLAND_DIR / "hostile.c", 'strcmp(mode, "kread")') + 1
+    assert text.splitlines()[2] == (f"sepc=0x{sepc:x} main+{sepc - main_at:#x} "
+                                    f"userland/hostile.c:{line}")
