@@ -62,8 +62,10 @@ def _block(text: str, head: str) -> list[str]:
 def test_a_kernel_trap_panic_names_its_sepc_with_symbol_offset_and_line(
         store_fault: tuple[KernelRun, str, Path]) -> None:
     run, text, kernel = store_fault
-    sepc = int(re.search(r"^panic: kernel trap: store_page_fault .*sepc=(0x[0-9a-f]+)",
-                         run.output, re.M).group(1), 16)  # type: ignore[union-attr]
+    panic = re.search(r"^panic: kernel trap: store_page_fault .*sepc=(0x[0-9a-f]+)",
+                      run.output, re.M)
+    assert panic is not None
+    sepc = int(panic.group(1), 16)
     start = run.kernel_image.symbol("sys_getpid")
     assert start is not None
     line = _line_of(kernel / "sysproc.c", FAULT)
@@ -87,9 +89,10 @@ def test_the_pc_line_names_where_the_hart_stopped(
     start = run.firmware_image.symbol("finisher_exit")
     assert start is not None and start <= pc
     line = _line_of(kernel / "firmware" / "finisher.c", "for (;;)")  # where it spins
+    assert run.result is not None
     assert text.splitlines()[1] == (
         f"pc 0x{pc:x} finisher_exit+{pc - start:#x} kernel/firmware/finisher.c:{line} "
-        f"in M-mode after {run.result.instret:,} instructions")  # type: ignore[union-attr]
+        f"in M-mode after {run.result.instret:,} instructions")
 
 
 def test_each_backtrace_frame_is_named_by_the_call_it_returns_from(
