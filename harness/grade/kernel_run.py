@@ -106,9 +106,9 @@ def _headline(result: RunResult | None, console: LimitedConsole, budget: int | N
     return f"stopped ({result.stop.value}) at pc {result.pc:#x}"
 
 
-def _named_panic(lines: list[str], panic_at: int | None, namer: Namer) -> list[str]:
-    """The `sepc=` values of the panic line and the last console lines, and the
-    panic's backtrace, named."""
+def _named_addresses(lines: list[str], panic_at: int | None, namer: Namer) -> list[str]:
+    """The `sepc=` values of the panic line and of the last console lines (a kernel
+    trap's panic, a killed process), and the panic's backtrace, named."""
     shown = lines[-TAIL_LINES:]
     if panic_at is not None and panic_at < len(lines) - TAIL_LINES:
         shown = [lines[panic_at], *shown]
@@ -141,7 +141,7 @@ def diagnose(result: RunResult | None, console: LimitedConsole, budget: int | No
         parts.append(f"pc {pc} in {result.priv.letter}-mode after "
                      f"{result.instret:,} instructions")
     if namer is not None:
-        parts += [printable(line) for line in _named_panic(lines, panic_at, namer)]
+        parts += [printable(line) for line in _named_addresses(lines, panic_at, namer)]
     tail = _tail(text)
     parts.append("last console lines:" if tail else "the console is empty")
     parts += [f"  | {line}" for line in tail]
