@@ -32,8 +32,8 @@ static void vmprint_level(pagetable_t pt, int level, uintptr_t base) {
 // END SOLUTION
 
 void vmprint(pagetable_t pt) {
-  printf("page table %p\n", (void *)pt);
   // BEGIN SOLUTION
+  printf("page table %p\n", (void *)pt);
   vmprint_level(pt, PT_LEVELS - 1, 0);
   // END SOLUTION
 }

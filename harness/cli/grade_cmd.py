@@ -47,6 +47,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--arch", choices=("rv64", "rv32"), default="rv64")
     p.add_argument("-k", dest="keyword", metavar="EXPR", help="grade only tests matching EXPR")
     p.add_argument("--details", action="store_true", help="show whole failure messages")
+    p.add_argument("-v", "--verbose", action="count", default=0,
+                   help="longer comparisons in failure messages, where a test compares "
+                        "with a plain assert (pytest's 'Use -v to get more diff'); -vv: "
+                        "whole")
     p.add_argument("--seed", type=int, metavar="N",
                    help="reproduce a run's random test parameters (shown on failures)")
     p.set_defaults(func=run)
@@ -79,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
     options = GradeOptions(lab, Path(args.submission).resolve(), _hidden(args.hidden),
                            args.jobs or default_jobs(), args.arch, args.keyword,
                            keep_kernel=None if args.submissions else kept,
-                           seed=args.seed)
+                           seed=args.seed, verbosity=args.verbose)
     console = PipeConsole(stderr=False, highlight=False)
     if args.submissions:
         return _batch(options, Path(args.submissions), out, args.jobs, console)

@@ -123,11 +123,13 @@ class KernelUnderTest:
         if timer_hz is not None:
             words += (f"timer_hz={timer_hz}",)
         initrd, disk = self.images.initrd, self.images.disk
+        users = dict(self.images.users)
         if program not in self.images.users:
             path = Path(program)
             if not path.is_file():
                 raise GradeFailure(f"grader error: no user program {program!r}")
             program = path.name.removesuffix(".elf")
+            users[program] = path
             files = {name: p.read_bytes() for name, p in self.images.users.items()}
             files[program] = path.read_bytes()
             initrd = pack_initrd(files)
@@ -139,7 +141,8 @@ class KernelUnderTest:
         spec = BootSpec(program, tuple(str(a) for a in args), words, ram_mib, input, shift)
         run = KernelRun(self.images.firmware, self.images.kernel, initrd, spec,
                         self.images.call_specs, self.token,
-                        drive=Drive.in_memory(disk, "fs.img"), source=self.images.source)
+                        drive=Drive.in_memory(disk, "fs.img"), source=self.images.source,
+                        users=users)
         self.runs.append(run)
         return run
 

@@ -16,12 +16,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from harness.abi.csr import Priv
+from harness.abi.csr import Csr, Priv
 from harness.boot import make_bootargs
 from harness.budget import DEFAULT_MAX_INSNS
 from harness.devices import Console, ScriptedInput
 from harness.grade.errors import GradeFailure
-from harness.grade.trace import SyscallRecord, TraceView
+from harness.grade.naming import Namer, backtrace_after, system_info
+from harness.grade.trace import RecentTraps, SyscallRecord, TraceView
 from harness.machine import RunResult, Stop
 from harness.machine.assemble import new_system
 from harness.machine.until import AfterSyscall, AfterTrap, AfterXret, PrivilegeChange, Until
@@ -71,42 +72,89 @@ def _tail(text: str, n: int = TAIL_LINES) -> list[str]:
     return [printable(line) for line in lines[-n:]]
 
 
-def _describe_trap(t: TrapEvent) -> str:
-    return (f"#{t.seq} {t.name} {t.priv_from.letter}->{t.priv_to.letter} "
-            f"epc={t.epc:#x} tval={t.tval:#x}")
+def _describe_trap(t: TrapEvent, namer: Namer | None) -> str:
+    epc = namer.where(t.epc, t.satp) if namer is not None else f"{t.epc:#x}"
+    return f"#{t.seq} {t.name} {t.priv_from.letter}->{t.priv_to.letter} epc={epc} tval={t.tval:#x}"
 
 
-def diagnose(result: RunResult | None, console: LimitedConsole, budget: int | None) -> str:
-    """How the run ended, in words a student can act on, plus the evidence."""
-    text = console.text()
-    panic = next((printable(line) for line in text.splitlines() if line.startswith("panic:")),
-                 None)
+def _headline(result: RunResult | None, console: LimitedConsole, budget: int | None,
+              panic: str | None, flood: bool) -> str:
+    """How the run ended, in one line: the first of these that holds. The console
+    limit and the event limit are the grader's own stops; a panic is the kernel's
+    own account and comes before whatever it did next. A run stopped for its events
+    (`flood`) ended inside an instruction slice (Stop.BUDGET, at far fewer
+    instructions than its budget): "hang: still running after N instructions" would
+    say the budget ran out, and it did not; the guest was trapping without end, so
+    the event limit wins over the budget."""
     if result is None:
-        how = "the kernel was not run"
-    elif console.truncated:
-        how = (f"stopped: the guest printed more than {console.limit // 1024} KiB "
-               "(runaway output)")
-    elif panic is not None:
-        how = f"kernel panic: {panic.removeprefix('panic:').strip()}"
-    elif result.stop is Stop.BUDGET:
-        how = (f"hang: still running after {result.instret:,} instructions "
-               f"(limit {budget:,})" if budget else "hang: instruction budget exhausted")
-    elif result.stop is Stop.ERROR:
-        how = f"the machine stopped: {result.message}"
-    elif result.stop is Stop.HALT:
-        how = f"powered off with exit status {result.exit_status}"
-    else:
-        how = f"stopped ({result.stop.value}) at pc {result.pc:#x}"
-    parts = [how]
+        return "the kernel was not run"
+    if console.truncated:
+        return (f"stopped: the guest printed more than {console.limit // 1024} KiB "
+                "(runaway output)")
+    if panic is not None:
+        return f"kernel panic: {panic.removeprefix('panic:').strip()}"
+    if flood:
+        return (f"stopped: more than {EVENT_LIMIT:,} traps and xRETs (a trap loop that "
+                "makes progress)")
+    if result.stop is Stop.BUDGET:
+        return (f"hang: still running after {result.instret:,} instructions "
+                f"(limit {budget:,})" if budget else "hang: instruction budget exhausted")
+    if result.stop is Stop.ERROR:
+        return f"the machine stopped: {result.message}"
+    if result.stop is Stop.HALT:
+        return f"powered off with exit status {result.exit_status}"
+    return f"stopped ({result.stop.value}) at pc {result.pc:#x}"
+
+
+def _named_addresses(lines: list[str], panic_at: int | None, namer: Namer) -> list[str]:
+    """The `sepc=` values of the panic line and of the last console lines (a kernel
+    trap's panic, a killed process), and the panic's backtrace, named."""
+    shown = lines[-TAIL_LINES:]
+    if panic_at is not None and panic_at < len(lines) - TAIL_LINES:
+        shown = [lines[panic_at], *shown]
+    parts = namer.sepc_lines(shown)
+    addresses = backtrace_after(lines, panic_at) if panic_at is not None else None
+    if addresses:
+        bt = namer.backtrace(addresses)
+        parts.append("backtrace, each return address named by its call:")
+        parts += [f"  {frame}" for frame in bt.frames]
+        if bt.left_out:
+            parts.append("  left out, not return addresses (no call instruction before "
+                         f"them): {', '.join(hex(a) for a in bt.left_out)}")
+    return parts
+
+
+def diagnose(result: RunResult | None, console: LimitedConsole, budget: int | None, *,
+             flood: bool = False, traps: RecentTraps | None = None,
+             namer: Namer | None = None, satp: int | None = None) -> str:
+    """How the run ended, in words a student can act on, plus the evidence: where the
+    hart was, the addresses the kernel's last words print (named by `namer`, from the
+    graded images), the last console lines and the last traps (`traps`, else the
+    machine's own short list). `satp` is the hart's, for naming its pc."""
+    text = console.text()
+    lines = text.splitlines()
+    panic_at = next((i for i, line in enumerate(lines) if line.startswith("panic:")), None)
+    panic = printable(lines[panic_at]) if panic_at is not None else None
+    parts = [_headline(result, console, budget, panic, flood)]
     if result is not None:
-        parts.append(f"pc {result.pc:#x} in {result.priv.letter}-mode after "
+        pc = namer.where(result.pc, satp) if namer is not None else f"{result.pc:#x}"
+        parts.append(f"pc {pc} in {result.priv.letter}-mode after "
                      f"{result.instret:,} instructions")
-    lines = _tail(text)
-    parts.append("last console lines:" if lines else "the console is empty")
-    parts += [f"  | {line}" for line in lines]
-    if result is not None and result.last_traps:
+    if namer is not None:
+        parts += [printable(line) for line in _named_addresses(lines, panic_at, namer)]
+    tail = _tail(text)
+    parts.append("last console lines:" if tail else "the console is empty")
+    parts += [f"  | {line}" for line in tail]
+    if traps is None and result is not None:
+        traps = RecentTraps(result.last_traps)
+    if traps is not None and (traps.last or traps.cause):
         parts.append("last traps:")
-        parts += [f"  {_describe_trap(t)}" for t in result.last_traps]
+        if traps.cause is not None:
+            parts.append(f"  {_describe_trap(traps.cause, namer)} (the last trap into S-mode)")
+            if traps.between:
+                parts.append(f"  ... {traps.between:,} trap{'s' * (traps.between != 1)} "
+                             "left out")
+        parts += [f"  {_describe_trap(t, namer)}" for t in traps.last]
     return "\n".join(parts)
 
 
@@ -141,9 +189,11 @@ class KernelRun:
 
     def __init__(self, firmware: ElfImage, kernel: ElfImage, initrd: bytes, spec: BootSpec,
                  specs: Mapping[int, CallSpec], token: str, drive: Drive | None = None,
-                 source: Path | None = None) -> None:
+                 source: Path | None = None, users: Mapping[str, Path] | None = None) -> None:
         """`source` is the directory whose kernel/ was built (the submission), named
-        in the rerun command (`--src`) so that it boots this kernel, not privlab's."""
+        in the rerun command (`--src`) so that it boots this kernel, not privlab's;
+        `users`, the user programs' ELF files by name, to name user addresses in a
+        diagnosis."""
         self.spec = spec
         self.source = source
         self.token = token
@@ -155,6 +205,8 @@ class KernelRun:
                                   icount_shift=spec.icount_shift, drive=drive)
         self.console.on_full = self.machine.request_stop
         self.kernel_image = kernel
+        self.firmware_image = firmware
+        self.users = dict(users or {})
         # The run's one trap flow: it pairs the system calls of every event, fed as the
         # trace is read (harness/grade/trace.py).
         self.flow = Flow(self.machine.events, dict(specs), kernel.xlen,
@@ -222,13 +274,22 @@ class KernelRun:
         return result
 
     def diagnosis(self) -> str:
-        text = diagnose(self.result, self.console, self.budget)
+        satp = self.machine.hart.csr(Csr.SATP) if self.result is not None else None
+        text = diagnose(self.result, self.console, self.budget, flood=self.event_flood,
+                        traps=self.trace.recent_traps(), namer=self.namer(), satp=satp)
         text += (f"\nbooted with {self.spec.ram_mib} MiB of RAM and bootargs "
                  f"'{self.bootargs}'; to run it yourself:\n  {self.rerun_command()}")
-        if self.event_flood:
-            text = (f"stopped: more than {EVENT_LIMIT:,} traps and xRETs (a trap loop that "
-                    f"makes progress)\n{text}")
         return text
+
+    def namer(self) -> Namer:
+        """Names this run's addresses from the graded firmware, kernel and user
+        programs. User addresses are named from the first program's symbols until a
+        process runs another program (exec, spawn): after that, which one an address
+        belongs to is not known here, and they stay bare."""
+        other = any(c.name in ("exec", "spawn") for c in self.trace.syscalls())
+        info = system_info(self.machine.xlen, self.firmware_image.path,
+                           self.kernel_image.path, self.users)
+        return Namer(info, self.machine.memory, None if other else self.spec.program)
 
     def rerun_command(self) -> str:
         """The `privlab run` command line that boots this machine the same way: the

@@ -59,6 +59,7 @@ class GradeOptions:
     keyword: str | None = None       # pytest -k: grade only matching tests
     keep_kernel: Path | None = None  # copy the graded kernel.elf here (for students to run)
     seed: int | None = None          # fixed random parameters (tokens stay random)
+    verbosity: int = 0               # privlab grade -v/-vv: pytest's assertion verbosity
 
 
 def _shard_command(options: GradeOptions, slot: Path, index: int, count: int,
@@ -79,6 +80,10 @@ def _shard_command(options: GradeOptions, slot: Path, index: int, count: int,
     if options.keyword:
         cmd += ["-k", options.keyword]
     cmd += ["--privlab-seed", str(seed)]
+    if options.verbosity:
+        # Only the assertion messages get longer (the reports' text); the test
+        # processes' own output stays quiet.
+        cmd += ["-o", f"verbosity_assertions={min(options.verbosity, 2)}"]
     if options.lab.icount_shift:
         cmd += ["--privlab-icount-shift", str(options.lab.icount_shift)]
     return cmd

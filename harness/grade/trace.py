@@ -11,6 +11,8 @@ separately, to the child (`child_seq`).
 
 from __future__ import annotations
 
+from collections import deque
+from dataclasses import dataclass
 from functools import cached_property
 
 from harness.abi.csr import Irq, Priv
@@ -19,7 +21,21 @@ from harness.trace.flow import Flow
 from harness.trace.raw import CODE, FROM, INTERRUPT, KIND, TO, TRAP, iter_records
 from harness.trace.syscalls import SyscallRecord
 
-__all__ = ["SyscallRecord", "TraceView"]
+__all__ = ["RecentTraps", "SyscallRecord", "TraceView"]
+
+
+@dataclass(frozen=True)
+class RecentTraps:
+    """The traps a diagnosis shows: the last few, and before them the last trap into
+    S-mode (`cause`) when it is older than those, with how many traps came between
+    (`between`). A panicking kernel prints through the firmware, one S->M ecall per
+    write, so the last traps alone are those calls; the trap that led to the panic
+    (a system call, a page fault in the kernel, a timer interrupt) is the last one the
+    kernel itself took."""
+
+    last: list[TrapEvent]
+    cause: TrapEvent | None = None
+    between: int = 0
 
 
 class TraceView:
@@ -65,6 +81,26 @@ class TraceView:
         """Supervisor timer interrupts that stopped user code: preemption points."""
         return self.traps(code=int(Irq.S_TIMER), interrupt=True, from_priv=Priv.U,
                           to_priv=Priv.S)
+
+    def recent_traps(self, n: int = 8) -> RecentTraps:
+        """The last `n` traps, and the last trap into S-mode if it is not among them."""
+        log = self.flow.log
+        last: deque[int] = deque(maxlen=n)
+        count = into_s = count_at_s = 0
+        for seq, rec in iter_records(log, self.flow.start, self._stop):
+            if rec[KIND] != TRAP:
+                continue
+            count += 1
+            last.append(seq)
+            if rec[TO] == Priv.S:
+                into_s, count_at_s = seq, count
+        shown = [log[seq] for seq in last]
+        traps = [t for t in shown if isinstance(t, TrapEvent)]
+        if not count_at_s or into_s in last:
+            return RecentTraps(traps)
+        cause = log[into_s]
+        assert isinstance(cause, TrapEvent)
+        return RecentTraps(traps, cause, count - count_at_s - len(traps))
 
     def syscalls(self, name: str | None = None) -> list[SyscallRecord]:
         """The system calls from U, in the order they were made (all, or those named

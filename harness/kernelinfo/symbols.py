@@ -97,6 +97,7 @@ class ElfSymbols:
         self._load_symbols()
         self.ranges = [(s["p_vaddr"], s["p_vaddr"] + s["p_memsz"])
                        for s in self._elf.iter_segments() if s["p_type"] == "PT_LOAD"]
+        self._contents: list[tuple[int, bytes]] | None = None
         self._dwarf: Any | None = None
         self._aranges: Any | None = None
         self._lines: dict[int, _Lines] = {}
@@ -124,6 +125,17 @@ class ElfSymbols:
 
     def contains(self, addr: int) -> bool:
         return any(lo <= addr < hi for lo, hi in self.ranges)
+
+    def code(self, addr: int, size: int) -> bytes | None:
+        """The `size` bytes the image loads at `addr` (from its PT_LOAD segments'
+        file contents), or None if they are not all in one segment's file part."""
+        if self._contents is None:
+            self._contents = [(s["p_vaddr"], s.data()) for s in self._elf.iter_segments()
+                              if s["p_type"] == "PT_LOAD"]
+        for start, data in self._contents:
+            if start <= addr and addr + size <= start + len(data):
+                return data[addr - start:addr - start + size]
+        return None
 
     def symbol(self, addr: int) -> tuple[str, int] | None:
         """The symbol covering addr and the offset into it."""

@@ -307,8 +307,9 @@ def test_the_rerun_command_boots_the_graded_kernel_not_privlabs(
     handout = tmp_path / "h"
     assert main(["lab", "handout", "vmprint", "-o", str(handout)]) == 0
     vmprint = handout / "kernel" / "vmprint.c"
-    vmprint.write_text(vmprint.read_text().replace('"page table %p\\n"',
-                                                   '"my table %p\\n"'))
+    vmprint.write_text(vmprint.read_text().replace(
+        "void vmprint(pagetable_t pt) {\n",
+        "void vmprint(pagetable_t pt) {\n  printf(\"my table %p\\n\", (void *)pt);\n"))
     with staging_slot() as slot:
         built = build_submission(handout, slot)
         assert built.images is not None
@@ -353,3 +354,29 @@ def test_the_labs_clock_reaches_each_boot_and_the_rerun_command(
     capfd.readouterr()
     assert main(shlex.split(command)[1:]) == 0
     assert capfd.readouterr().out == fast.output == "sleep: 20 ms\n"
+
+
+def test_grade_takes_the_v_that_pytests_assertion_messages_advertise(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A plain assert comparing lists fails with pytest's "Use -v to get more diff":
+    `privlab grade -v` (and -vv, which pytest asks for next) give those longer diffs."""
+    hidden = tmp_path / "hidden"
+    hidden.mkdir()
+    (hidden / "test_lists.py").write_text(
+        "import pytest\n\n\n"
+        "@pytest.mark.points(1)\n"
+        "def test_lists(privlab_kernel):\n"
+        "    assert [f'line {i}' for i in range(40)] == [f'line {i}' for i in range(41)]\n")
+    sub = _submission(tmp_path / "s")
+    outputs = []
+    for flags in ([], ["-v"], ["-vv"]):
+        out = tmp_path / f"out{len(flags)}"
+        assert main(["grade", "taskinfo", "--submission", str(sub), "--hidden", str(hidden),
+                     "-k", "test_lists", "--out", str(out), *flags]) == 1
+        report = json.loads((out / "results.json").read_text())
+        outputs.append(next(t["output"] for t in report["tests"] if t["name"] == "test_lists"))
+    capsys.readouterr()
+    quiet, verbose, whole = outputs
+    assert "Use -v to get more diff" in quiet
+    assert "Full diff:" in verbose and "use '-vv' to show" in verbose
+    assert "Full diff:" in whole and "-v" not in whole.replace("--seed", "")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from harness.grade.handout import strip_solutions
@@ -156,3 +157,54 @@ def test_lazy_fault_that_maps_above_brk_fails_the_outside_test(tmp_path: Path) -
     by_name = report.by_name()
     assert by_name["test_sbrk_maps_nothing_and_a_touch_maps_one_zeroed_page"].passed
     assert not by_name["test_a_fault_outside_the_heap_still_kills"].passed
+
+
+VMPRINT_TESTS = ("test_header_names_the_root_page_table",
+                 "test_interior_entries_point_to_the_next_level",
+                 "test_every_leaf_with_its_address_and_permissions")
+
+
+def test_vmprint_with_a_correct_header_and_no_entries_earns_the_header_point(
+        tmp_path: Path) -> None:
+    """labs/vmprint/README.md: the header is worth 1 of the 8 points on its own. The
+    handout, with the header written and nothing else."""
+    sub = variant(tmp_path, {})
+    vmprint = sub / "kernel" / "vmprint.c"
+    vmprint.write_text(strip_solutions(vmprint.read_text()).replace(
+        "void vmprint(pagetable_t pt) {\n",
+        "void vmprint(pagetable_t pt) {\n  printf(\"page table %p\\n\", (void *)pt);\n"))
+    report = grade_lab("vmprint", sub, keyword="TestVmprint")
+    assert report.built, report.build_output
+    by_name = report.by_name()
+    header, interior, leaves = (by_name[name] for name in VMPRINT_TESTS)
+    assert header.passed and header.score == 1
+    assert not interior.passed and not leaves.passed
+    assert re.match(r"expected \d+ interior entries, the kernel printed 0\n"
+                    r"the kernel printed, from its header to the first process:\n"
+                    r"  \| page table 0x[0-9a-f]+\n\(random seed", interior.output), \
+        interior.output
+    assert report.score == 1
+
+
+def test_vmprint_entries_in_the_wrong_format_are_reported_as_misformatted(
+        tmp_path: Path) -> None:
+    """An entry that is not vmprint's format ends no block and vanishes from no count:
+    the test names it and shows the lines the kernel printed."""
+    edit = {"vmprint.c": ('printf("%d: pte %p pa %p", i,', 'printf("%d: pte=%p pa=%p", i,')}
+    report = grade_lab("vmprint", variant(tmp_path, edit), keyword="TestVmprint")
+    assert report.built, report.build_output
+    by_name = report.by_name()
+    header, interior, leaves = (by_name[name] for name in VMPRINT_TESTS)
+    assert header.passed and not interior.passed and not leaves.passed
+    lines = interior.output.splitlines()
+    assert re.fullmatch(r"\d+ printed entries are misformatted \(the format: "
+                        r"labs/vmprint/README\.md\):", lines[0]), lines[0]
+    assert re.fullmatch(r"  line 2: ' \.\.0: pte=0x[0-9a-f]+ pa=0x[0-9a-f]+'", lines[1])
+    printed = lines.index("the kernel printed, from its header to the first process:")
+    assert all(line.startswith("  line ") for line in lines[1:printed])
+    assert lines[printed + 1].startswith("  | page table 0x")
+    assert re.fullmatch(r"  \|  \.\. \.\. \.\.16: pte=0x[0-9a-f]+ pa=0x[0-9a-f]+ va 0x10000 "
+                        r"r-xu", lines[printed + 4]), lines[printed + 4]
+    assert leaves.output.splitlines()[0].endswith(" printed entries are misformatted "
+                                                  "(the format: labs/vmprint/README.md):")
+    assert all("-v" not in by_name[name].output for name in VMPRINT_TESTS)
