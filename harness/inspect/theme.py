@@ -78,14 +78,17 @@ class PipeConsole(Console):
 
 
 def make_console(width: int | None = None, file: IO[str] | None = None,
-                 color: bool | None = None) -> Console:
-    """A Console with privlab's theme. color=False gives plain text (tests, pipes)."""
+                 color: bool | None = None, truecolor: bool = False) -> Console:
+    """A Console with privlab's theme. color=False gives plain text (tests, pipes);
+    truecolor=True the palette's exact colours whatever the terminal says it has (for
+    a renderer that downsamples itself, as Textual does)."""
     if color is False:
         c = PipeConsole(width=width, file=file, theme=THEME, color_system=None,
                         force_terminal=False, highlight=False, emoji=False)
     else:
         c = PipeConsole(width=width, file=file, theme=THEME, highlight=False, emoji=False,
-                        force_terminal=color)
+                        force_terminal=color,
+                        color_system="truecolor" if truecolor else "auto")
     if width is None and not c.is_terminal:
         c.width = PIPE_WIDTH
     return c

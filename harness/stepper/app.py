@@ -44,9 +44,11 @@ SHORT = {"step": "step", "next_trap": "trap", "next_xret": "xret", "next_syscall
 
 
 def themed(renderable: RenderableType, width: int) -> Text:
-    """`renderable` as privlab's console prints it (its theme's styles), as Text."""
+    """`renderable` as privlab's console prints it (its theme's styles), as Text. In
+    the palette's own colours, not the terminal's guess (TERM, COLORTERM): Textual
+    fits them to the terminal itself, and the screen is the same everywhere."""
     out = io.StringIO()
-    console = make_console(width=max(width, 20), file=out, color=True)
+    console = make_console(width=max(width, 20), file=out, color=True, truecolor=True)
     console.print(renderable, soft_wrap=False)
     return Text.from_ansi(out.getvalue().rstrip("\n"), no_wrap=True)
 
