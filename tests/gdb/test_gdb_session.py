@@ -160,6 +160,20 @@ def test_monitor_commands_print_the_inspectors(served: Serve, gdb: Gdb) -> None:
     assert "instructions retired" in out, out
 
 
+def test_monitor_status_lists_the_breakpoints_gdb_inserted_for_the_last_resume(
+        served: Serve, gdb: Gdb, images: Images) -> None:
+    s = served("hello")
+    sys_write = symbol(images.kernel, "sys_write")
+    exit_ = symbol(images.users["hello"], "exit")
+    out = gdb(s.port, [f"break *{sys_write:#x}", f"hbreak *{exit_:#x}", "monitor status",
+                       "continue", "monitor status", "kill"])
+    lines = out.splitlines()
+    assert ("breakpoints: none (gdb inserts its breakpoints when the guest resumes)"
+            in lines), out
+    assert (f"breakpoints: {exit_:#x} hw, {sys_write:#x} sw (inserted by gdb for the last "
+            "resume; it lifts them while the guest is stopped)") in lines, out
+
+
 def test_unknown_monitor_command_is_one_line_error(served: Serve, gdb: Gdb) -> None:
     s = served("hello")
     out = gdb(s.port, ["monitor frobnicate", "monitor traps x", "p 6 * 7", "kill"])
