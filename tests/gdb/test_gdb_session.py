@@ -35,6 +35,19 @@ def test_breakpoint_on_syscall_handler_after_user_write_shows_the_ecall(
     assert values(out)[-1].endswith("<kernelvec>"), out   # usertrap() set it
 
 
+def test_backtrace_in_a_syscall_handler_ends_at_the_trap_entry(
+        served: Serve, gdb: Gdb) -> None:
+    s = served("hello")
+    out = gdb(s.port, ["break sys_write", "continue", "bt", "kill"])
+    frames = re.findall(r"^#(\d+) +(?:0x[0-9a-f]+ in )?(\w+) \(.*\) at ([\w/.]+):\d+$",
+                        out, re.M)
+    assert frames == [("0", "sys_write", "kernel/sysfile.c"), ("1", "syscall", "kernel/syscall.c"),
+                      ("2", "usertrap", "kernel/trap.c"),
+                      ("3", "usertrap_entry", "kernel/trampoline.S")], out
+    assert len(re.findall(r"^#\d+ ", out, re.M)) == 4, out    # nothing below the trap entry
+    assert "Backtrace stopped" not in out, out
+
+
 def test_stepi_across_sret_arrives_in_user_mode_at_sepc(
         served: Serve, gdb: Gdb, images: Images) -> None:
     s = served("hello")

@@ -61,7 +61,8 @@ def test_inspect_at_a_trap_shows_every_section_and_what_changed(
     assert "▶ 0x" in out and "ecall" in out and "uservec:" in out
     assert re.search(r"▶\s+0\s+1\s+0\s+RUNNING\s+hello", out)  # slot, pid, tid
     # the trap frame's code pointers, named
-    assert re.search(r"kernel_trap +0x0+802[0-9a-f]{5}  usertrap \(kernel/trap\.c:\d+\)", out)
+    assert re.search(r"kernel_trap +0x0+802[0-9a-f]{5}  usertrap_entry "
+                     r"\(kernel/trampoline\.S:\d+\)", out)
     assert re.search(r"epc +0x0+1[0-9a-f]{4}  \S+ \(", out)
 
 
