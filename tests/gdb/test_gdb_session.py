@@ -35,16 +35,47 @@ def test_breakpoint_on_syscall_handler_after_user_write_shows_the_ecall(
     assert values(out)[-1].endswith("<kernelvec>"), out   # usertrap() set it
 
 
+def frames(out: str) -> list[tuple[str, str, str]]:
+    """What gdb's `bt` printed: (level, function, source file) for each frame."""
+    found = re.findall(r"^#(\d+) +(?:0x[0-9a-f]+ in )?(\w+) \(.*\) at ([\w/.]+):\d+$",
+                       out, re.M)
+    assert len(found) == len(re.findall(r"^#\d+ ", out, re.M)), out   # every frame named
+    return found
+
+
 def test_backtrace_in_a_syscall_handler_ends_at_the_trap_entry(
         served: Serve, gdb: Gdb) -> None:
     s = served("hello")
     out = gdb(s.port, ["break sys_write", "continue", "bt", "kill"])
-    frames = re.findall(r"^#(\d+) +(?:0x[0-9a-f]+ in )?(\w+) \(.*\) at ([\w/.]+):\d+$",
-                        out, re.M)
-    assert frames == [("0", "sys_write", "kernel/sysfile.c"), ("1", "syscall", "kernel/syscall.c"),
-                      ("2", "usertrap", "kernel/trap.c"),
-                      ("3", "usertrap_entry", "kernel/trampoline.S")], out
-    assert len(re.findall(r"^#\d+ ", out, re.M)) == 4, out    # nothing below the trap entry
+    assert frames(out) == [("0", "sys_write", "kernel/sysfile.c"),
+                           ("1", "syscall", "kernel/syscall.c"),
+                           ("2", "usertrap", "kernel/trap.c"),
+                           ("3", "usertrap_entry", "kernel/trampoline.S")], out
+    assert "Backtrace stopped" not in out, out
+
+
+def test_backtrace_in_an_interrupt_handler_continues_in_the_interrupted_function(
+        served: Serve, gdb: Gdb) -> None:
+    """The kernel reads the superblock at boot and waits in sleep() for the disk's
+    interrupt: kernelvec's CFI gives the interrupted pc (sepc) as its caller."""
+    s = served("hello", disk=True)
+    out = gdb(s.port, ["break virtio_disk_intr", "continue", "bt", "kill"])
+    assert [(f, src) for _, f, src in frames(out)] == [
+        ("virtio_disk_intr", "kernel/virtio_disk.c"), ("device_interrupt", "kernel/trap.c"),
+        ("kerneltrap", "kernel/trap.c"), ("kernelvec", "kernel/kernelvec.S"),
+        ("intr_on", "kernel/include/riscv.h"), ("wait_for_interrupt", "kernel/proc.c"),
+        ("sleep", "kernel/proc.c"), ("virtio_disk_rw", "kernel/virtio_disk.c"),
+        ("bread", "kernel/bio.c"), ("fsinit", "kernel/fs.c"), ("main", "kernel/main.c")], out
+    assert "Backtrace stopped" not in out, out
+
+
+def test_backtrace_of_a_new_process_ends_at_its_first_switch(
+        served: Serve, gdb: Gdb) -> None:
+    s = served("hello")
+    out = gdb(s.port, ["break usertrapret", "continue", "bt", "kill"])
+    assert frames(out) == [("0", "usertrapret", "kernel/trap.c"),
+                           ("1", "forkret", "kernel/proc.c"),
+                           ("2", "forkret_entry", "kernel/switch.S")], out
     assert "Backtrace stopped" not in out, out
 
 
