@@ -158,7 +158,7 @@ def _round_trip(s: Session, e: TrapEvent) -> RoundTripView | str:
                 return f"{ended} before this thread returned to U-mode"
             if x.satp == e.satp and (who is None or _running(s) == who):
                 return RoundTripView(at_trap, RegisterSnapshot.take(s.machine.hart),
-                                     e.seq, x.seq)
+                                     e.seq, x.seq, x.insn)
     return f"no return to this thread within {RETURN_SEARCH:,} instructions"
 
 

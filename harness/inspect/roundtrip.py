@@ -1,6 +1,6 @@
-"""The user registers at a trap from U beside their values at the sret that returns to
-the same thread: the round trip through the kernel, with every register that did not
-come back as it left marked `*`.
+"""The user registers at a trap from U beside their values at the sret (or mret) that
+returns to the same thread: the round trip through the kernel, with every register
+that did not come back as it left marked `*`.
 
 After an interrupt, or a page fault the kernel resolved, every register must come back
 unchanged: a mark there is a register the trap path did not save or restore (the trap
@@ -30,6 +30,7 @@ class RoundTripView:
     at_return: RegisterSnapshot     # pc: where the sret went
     trap_seq: int
     return_seq: int
+    return_insn: str = "sret"       # mret for a bare-metal program's U-mode
 
     def differing(self) -> list[str]:
         """The ABI names (and `pc`) whose values differ, in register order."""
@@ -42,7 +43,7 @@ class RoundTripView:
         for _ in range(PER_LINE):
             grid.add_column("", justify="right", no_wrap=True)
             grid.add_column(f"trap #{self.trap_seq}", no_wrap=True)
-            grid.add_column(f"sret #{self.return_seq}", no_wrap=True)
+            grid.add_column(f"{self.return_insn} #{self.return_seq}", no_wrap=True)
         rows = [("pc", self.at_trap.pc, self.at_return.pc)]
         rows += [(ABI_NAMES[n], self.at_trap.x[n], self.at_return.x[n]) for n in range(1, 32)]
         for i in range(0, len(rows), PER_LINE):

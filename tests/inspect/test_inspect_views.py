@@ -260,6 +260,14 @@ def test_round_trip_of_a_system_call_differs_in_pc_and_a0_only(render: Render) -
     assert out[-1] == "* differs: pc, a0"
 
 
+def test_round_trip_names_the_return_instruction(render: Render) -> None:
+    """A bare-metal program's U-mode returns with mret; nothing differs here."""
+    regs = RegisterSnapshot(32, Priv.U, 0x80001000, (0,) * 32)
+    out = lines(render(RoundTripView(regs, regs, 3, 4, "mret")))
+    assert out[0] == "       trap #3   mret #4         trap #3   mret #4"
+    assert out[-1] == "every register came back as it was at the trap"
+
+
 def test_disassembly_marks_the_pc_and_labels_symbols(render: Render) -> None:
     insns = [Instruction(0x10E56, bytes.fromhex("93080004"), "addi a7, zero, 0x40", "write"),
              Instruction(0x10E5A, bytes.fromhex("73000000"), "ecall"),
