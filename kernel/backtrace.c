@@ -5,9 +5,9 @@
 // The kernel is built with -fno-omit-frame-pointer: s0 (fp) points just above each
 // frame, where the prologue stored the return address at fp - 1 word and the
 // caller's fp at fp - 2 words. Walk that chain while it stays strictly inside this
-// stack: the frame at the very top belongs to the function entered from assembly
-// (usertrap from uservec, main from entry.S), whose saved ra and fp are not the
-// kernel's (in usertrap they are the user's registers), so the walk ends below it.
+// stack: the frame at the very top belongs to the function called from assembly
+// on an empty stack (usertrap from usertrap_entry in trampoline.S, main from
+// entry.S), whose saved ra and fp lead out of the C frames, so the walk ends below it.
 // Each line is one return address; `llvm-addr2line -e kernel.elf` names it.
 #include "defs.h"
 #include "memlayout.h"

@@ -15,7 +15,8 @@ struct proc proc[NPROC];
 static struct proc *initproc;  // the first process: orphans go to it; its exit powers off
 static int nextpid = 1;
 
-static void forkret(void);
+void forkret(void);
+extern char forkret_entry[];  // switch.S: calls forkret()
 
 // The running thread, and the process it belongs to (its main thread's slot).
 struct proc *myproc(void) { return cpu.proc; }
@@ -59,7 +60,7 @@ void proc_freepagetable(pagetable_t pt) {
 }
 
 // Claim an UNUSED slot for a thread: a trapframe, and a context that starts in
-// forkret(). 0 if the table or memory is full. allocproc() and thread_create()
+// forkret() (through forkret_entry). 0 if the table or memory is full. allocproc() and thread_create()
 // (thread.c) give it the rest.
 struct proc *allocslot(void) {
   struct proc *p = proc;
@@ -74,7 +75,7 @@ struct proc *allocslot(void) {
     return 0;
   }
   memset(p->trapframe, 0, PGSIZE);
-  p->context.ra = (uintptr_t)forkret;
+  p->context.ra = (uintptr_t)forkret_entry;
   p->context.sp = p->kstack + KSTACK_SIZE;
   sched_newproc(p);
   return p;
@@ -373,6 +374,7 @@ struct proc *wakeup_one(void *chan) {
   return first;
 }
 
-// A new process's first run: scheduler() swtch()ed here (allocproc set context.ra);
-// go out to user space as if returning from a trap.
-static void forkret(void) { usertrapret(); }
+// A new process's first run: scheduler() swtch()ed to forkret_entry (switch.S;
+// allocslot set context.ra), which calls this: go out to user space as if returning
+// from a trap.
+void forkret(void) { usertrapret(); }

@@ -4,7 +4,7 @@
 // generated asm-offsets.h) into *old, load them from *new, and return on new's
 // stack to new's ra. Called from sched() (proc.c, a process giving up the CPU) and
 // scheduler() (proc.c, the scheduler picking a process); each call "returns" in the
-// other one. A new process first returns into forkret() (proc.c).
+// other one. A new process first returns into forkret_entry, below.
 #include "asm.h"
 #include "asm-offsets.h"
 
@@ -41,3 +41,21 @@ swtch:
     REG_L s10, CTX_S10(a1)
     REG_L s11, CTX_S11(a1)
     ret
+
+// forkret_entry: where a new thread's first swtch() returns (context.ra, set by
+// allocslot() in proc.c), on its empty kernel stack. It calls forkret() (proc.c),
+// which never returns, as the outermost frame of that stack: the CFI marks ra
+// undefined, so gdb's `bt` ends here (as at usertrap_entry in trampoline.S) instead
+// of naming whatever function precedes forkret.
+.cfi_sections .debug_frame
+.balign 4
+.global forkret_entry
+.type forkret_entry, @function
+forkret_entry:
+    .cfi_startproc
+    .cfi_undefined ra
+    mv s0, zero                 // no frame-pointer chain below this frame
+    call forkret                // proc.c; ends in userret, never back here
+    unimp
+    .cfi_endproc
+.size forkret_entry, . - forkret_entry

@@ -7,7 +7,8 @@
 //   uservec: stvec while a process runs in U. On any trap from U, sscratch holds
 //     the running thread's trapframe address; we save all 31 user registers into struct trapframe (trapframe.h;
 //     offsets from the generated asm-offsets.h), switch to the kernel page table
-//     and stack, and jump to usertrap() (trap.c). usertrap() saves sepc itself.
+//     and stack, and jump to usertrap_entry, which calls usertrap() (trap.c).
+//     usertrap() saves sepc itself.
 //   userret(satp, trapframe): called by usertrapret() (trap.c) to return to U:
 //     switch to the user page table, restore the registers from the trapframe at
 //     the user address `trapframe` (TRAPFRAME for a process's main thread, another
@@ -71,7 +72,7 @@ uservec:
     sfence.vma zero, zero           // order the stores above before the switch
     csrw satp, t1                   // kernel page table: this page stays mapped
     sfence.vma zero, zero
-    jr t0                           // -> usertrap() in trap.c; it never returns here
+    jr t0                           // -> usertrap_entry below; it never returns here
 
 // userret(a0 = user satp, a1 = the trapframe's user address): entered from
 // usertrapret() in trap.c.
@@ -118,3 +119,24 @@ userret:
     // END SOLUTION
     REG_L a0, TF_A0(a0)             // last: a0 was the pointer
     sret                            // to U at sepc (set by usertrapret), SIE := SPIE
+
+// usertrap_entry: where uservec lands in kernel text (trapframe->kernel_trap), on the
+// kernel stack with the kernel page table. It calls usertrap() (trap.c), which never
+// returns, so that usertrap has a kernel caller: the bottom of every kernel stack
+// that came from U. The CFI marks this frame as the outermost one (ra undefined), so
+// gdb's `bt` ends here instead of following the user's ra and s0 into frames that
+// are not there; the user's pc is in the trapframe (p->trapframe->epc). s0 = 0: no
+// frame-pointer chain continues below this frame either.
+.cfi_sections .debug_frame
+.text
+.balign 4
+.global usertrap_entry
+.type usertrap_entry, @function
+usertrap_entry:
+    .cfi_startproc
+    .cfi_undefined ra
+    mv s0, zero
+    call usertrap                   // trap.c; ends in userret, never back here
+    unimp
+    .cfi_endproc
+.size usertrap_entry, . - usertrap_entry

@@ -2,10 +2,10 @@
 // the kernel (kerneltrap), and the scheduler's timer.
 //
 // Path of a trap from U: the hardware jumps to stvec = uservec (trampoline.S), which
-// saves the user registers in the trapframe and jumps here to usertrap(). Going back,
-// usertrapret() acts on pending signals (signal.c), prepares the trapframe and
-// sstatus and calls userret (trampoline.S), which restores the registers and
-// executes sret.
+// saves the user registers in the trapframe and jumps to usertrap_entry (there too),
+// which calls usertrap() here. Going back, usertrapret() acts on pending signals
+// (signal.c), prepares the trapframe and sstatus and calls userret (trampoline.S),
+// which restores the registers and executes sret.
 #include "abi.h"
 #include "defs.h"
 #include "memlayout.h"
@@ -14,7 +14,7 @@
 #include "riscv.h"
 #include "trapframe.h"
 
-extern char trampoline[], uservec[], userret[];  // trampoline.S
+extern char trampoline[], uservec[], userret[], usertrap_entry[];  // trampoline.S
 void kernelvec(void);                            // kernelvec.S
 
 static uint64_t timer_interval;  // timebase ticks per time slice
@@ -91,8 +91,9 @@ static void device_interrupt(void) {
     plic_complete(src);
 }
 
-// Entered from uservec (trampoline.S) on the process's kernel stack, with the kernel
-// page table and the user registers saved in p->trapframe.
+// Called by usertrap_entry, where uservec jumps (both in trampoline.S), on the
+// process's kernel stack, with the kernel page table and the user registers saved in
+// p->trapframe.
 void usertrap(void) {
   struct proc *p = myproc();
   if (r_sstatus() & SSTATUS_SPP)
@@ -142,7 +143,7 @@ void usertrapret(void) {
 
   p->trapframe->kernel_satp = kernel_satp();
   p->trapframe->kernel_sp = p->kstack + KSTACK_SIZE;
-  p->trapframe->kernel_trap = (uintptr_t)usertrap;
+  p->trapframe->kernel_trap = (uintptr_t)usertrap_entry;  // trampoline.S
   p->trapframe->kernel_hartid = r_tp();
 
   uintptr_t sstatus = r_sstatus();

@@ -14,7 +14,7 @@ struct trapframe {
   // Filled by usertrapret() (trap.c) for uservec to find the kernel again:
   uintptr_t kernel_satp;    // the kernel page table
   uintptr_t kernel_sp;      // top of this process's kernel stack
-  uintptr_t kernel_trap;    // usertrap()
+  uintptr_t kernel_trap;    // usertrap_entry (trampoline.S), which calls usertrap()
   uintptr_t kernel_hartid;  // the kernel's tp
   uintptr_t epc;            // user pc: sepc at the trap, sepc again for sret
   // The 31 user registers, in x1..x31 order.

@@ -1,11 +1,12 @@
 // vmprint.c: print a page table as a tree (lab 4, after xv6's vmprint lab).
 // Called for the first process when bootargs contain "vmprint" (userinit, proc.c).
 //
-// Output: a header line, then one line per valid PTE, indented by level with " ..":
-//   page table 0x0000000087f6e000
-//    ..0: pte 0x0000000021fd9801 pa 0x0000000087f66000
+// Output: a header line, then one line per valid PTE, indented by level with " ..".
+// %p (printf.c) prints 0x and hex without leading zeros, as labs/vmprint/README.md says:
+//   page table 0x81f66000
+//    ..0: pte 0x207d8801 pa 0x81f62000
 //    .. ..0: pte ...
-//    .. .. ..16: pte 0x0000000021fd941b pa 0x0000000087f65000 va 0x10000 r-xu
+//    .. .. ..16: pte 0x207d8cdb pa 0x81f63000 va 0x10000 r-xu
 // Leaves also show their virtual address and permissions (r w x u).
 #include "defs.h"
 #include "riscv.h"

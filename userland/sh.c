@@ -4,14 +4,16 @@
 // pipe for that command. Every command runs in its own child (fork, then exec); the
 // shell waits for all of them and reports each non-zero exit status. A name without
 // a `/` is a program in `/`, so programs are found whatever the current directory.
-// Built-ins: `cd [DIR]` (to `/` without DIR) and `exit [status]`. The console does
-// not echo input, so the shell echoes what it reads. Ctrl-D on an empty line exits.
+// Built-ins: `cd [DIR]` (to `/` without DIR), `exit [status]` and `help` (the
+// built-ins, the command syntax and the programs in `/`). The console does not echo
+// input, so the shell echoes what it reads. Ctrl-D on an empty line exits.
 #include "user.h"
 
 #define MAXLINE 256
 #define MAXARGS 16    // words of one command
 #define MAXSTAGES 16  // commands in one pipeline
 #define MAXPATH 64    // kernel/param.h: the longest path exec accepts
+#define HELP_WIDTH 78 // help wraps its list of programs at this column
 #define CTRL_D 4
 #define BACKSPACE 8
 #define DELETE 127
@@ -233,6 +235,58 @@ static void cd(struct cmd *c) {
     fprintf(STDERR, "sh: cd: %s: no such directory\n", dir);
 }
 
+// Whether /NAME is a program: a file that starts with the ELF magic (exec's test).
+static int is_program(const char *name) {
+  char path[MAXPATH], magic[4];
+  if (snprintf(path, sizeof(path), "/%s", name) >= (int)sizeof(path))
+    return 0;
+  int fd = open(path, O_RDONLY);
+  if (fd < 0)
+    return 0;
+  long n = read(fd, magic, sizeof(magic));
+  close(fd);
+  return n == (long)sizeof(magic) && memcmp(magic, "\x7f" "ELF", sizeof(magic)) == 0;
+}
+
+// The programs a command can name: those in the root directory, where exec_cmd()
+// looks, in directory order, wrapped at HELP_WIDTH. Without a file system (no disk)
+// exec finds programs in the initrd, which has no directory to list.
+static void list_programs(void) {
+  static char buf[512];  // whole linux_dirent64 records (abi.h)
+  int fd = open("/", O_RDONLY);
+  if (fd < 0) {
+    printf("programs: those in the initrd, by name (no file system to list them from)\n");
+    return;
+  }
+  printf("programs in /:");
+  int col = (int)strlen("programs in /:");
+  long n;
+  while ((n = getdents64(fd, buf, sizeof(buf))) > 0) {
+    for (long off = 0; off < n;) {
+      struct linux_dirent64 *d = (struct linux_dirent64 *)(buf + off);
+      off += d->d_reclen;
+      if (d->d_name[0] == '.' || !is_program(d->d_name))
+        continue;
+      int len = (int)strlen(d->d_name);
+      if (col + 1 + len > HELP_WIDTH) {
+        printf("\n ");  // a continuation line starts one column in
+        col = 1;
+      }
+      printf(" %s", d->d_name);
+      col += 1 + len;
+    }
+  }
+  printf("\n");
+  close(fd);
+}
+
+static void help(void) {
+  printf("built-ins: cd [DIR], exit [STATUS], help\n");
+  printf("a command: PROGRAM [ARGS...] [< FILE] [> FILE | >> FILE]; "
+         "cmd | cmd | ... a pipeline\n");
+  list_programs();
+}
+
 int main(void) {
   static char line[MAXLINE];
   static char *tok[MAXLINE];  // a token takes at least one byte of the line
@@ -253,6 +307,10 @@ int main(void) {
       return cmds[0].argv[1] ? atoi(cmds[0].argv[1]) : 0;
     if (n == 1 && strcmp(cmds[0].argv[0], "cd") == 0) {
       cd(&cmds[0]);
+      continue;
+    }
+    if (n == 1 && strcmp(cmds[0].argv[0], "help") == 0) {
+      help();
       continue;
     }
     run(cmds, n);

@@ -6,9 +6,10 @@ from __future__ import annotations
 import argparse
 
 from rich.console import Group, RenderableType
+from rich.rule import Rule
 from rich.text import Text
 
-from harness.abi.csr import Csr
+from harness.abi.csr import Csr, Priv
 from harness.api import Session
 from harness.cli.console import interrupt_stops
 from harness.cli.sessionargs import open_session, raise_for_stop, session_at
@@ -21,6 +22,7 @@ from harness.inspect import (
     ProcessTableView,
     RegisterSnapshot,
     RegisterView,
+    RoundTripView,
     TrapFrameView,
     disassemble_around,
     make_console,
@@ -29,15 +31,17 @@ from harness.inspect.moment import MomentView
 from harness.inspect.theme import priv_style
 from harness.inspect.timeline import describe
 from harness.kernelinfo.dwarf_types import StructValue
+from harness.kernelinfo.mirrors import Process
 from harness.kernelinfo.symbols import Location
 from harness.machine import Stop
-from harness.machine.until import AtAddress
-from harness.trace.events import Event, TrapEvent
+from harness.machine.until import AtAddress, PrivilegeChange
+from harness.trace.events import Event, TrapEvent, XretEvent
 
 __all__ = ["run"]
 
 REPLAY_MARGIN = 64     # replay at full speed to this many instructions before the event
 REPLAY_HITS = 64       # then break at its address at most this often
+RETURN_SEARCH = 20_000_000   # instructions to look for a trap's return to U in
 
 
 
@@ -122,6 +126,42 @@ def _frame_locations(s: Session, tf: StructValue, pid: int) -> dict[str, Locatio
     return out
 
 
+def _thread(p: Process) -> tuple[int, int]:
+    """A thread of the kernel: its process and its own trap frame."""
+    return p.pid, p.trapframe_addr
+
+
+def _running(s: Session) -> tuple[int, int] | None:
+    try:
+        table = s.processes()
+    except (BadInput, GuestError, KeyError, TypeError):   # no table, or a student's struct
+        return None
+    p = next((p for p in table.processes if p.slot == table.current), None)
+    return _thread(p) if p is not None else None
+
+
+def _round_trip(s: Session, e: TrapEvent) -> RoundTripView | str:
+    """Run on from the trap (the session is at it) to the sret that returns to the same
+    thread (same process and trap frame; same address space without a process table):
+    its registers then beside those at the trap. A string: why there is none."""
+    at_trap = RegisterSnapshot.take(s.machine.hart)
+    at_trap = RegisterSnapshot(at_trap.xlen, e.priv_from, e.epc, at_trap.x)
+    who = _running(s)
+    start = s.instret
+    with interrupt_stops(s.machine):
+        while (left := RETURN_SEARCH - (s.instret - start)) > 0:
+            r = s.run(left, PrivilegeChange(to=Priv.U))
+            x = r.event
+            if r.stop is not Stop.EVENT or not isinstance(x, XretEvent):
+                ended = (f"the guest halted with status {r.exit_status}" if r.stop is Stop.HALT
+                         else f"the run stopped ({r.stop.value})")
+                return f"{ended} before this thread returned to U-mode"
+            if x.satp == e.satp and (who is None or _running(s) == who):
+                return RoundTripView(at_trap, RegisterSnapshot.take(s.machine.hart),
+                                     e.seq, x.seq, x.insn)
+    return f"no return to this thread within {RETURN_SEARCH:,} instructions"
+
+
 def run(args: argparse.Namespace) -> int:
     s, result = session_at(args, capture=True)
     e = result.event
@@ -175,5 +215,12 @@ def run(args: argparse.Namespace) -> int:
          if isinstance(e, TrapEvent) and e.priv_from.letter == "U" else "Trap frame", frame),
         *([files] if files is not None else []),
     ])
-    make_console().print(view)
+    console = make_console()
+    console.print(view)
+    if isinstance(e, TrapEvent) and e.priv_from is Priv.U:
+        # Last: this runs the guest on, past the moment shown above.
+        trip = _round_trip(s, e)
+        console.print(Rule(Text("User registers: at the trap and at its return", "heading"),
+                           align="left", style="muted"))
+        console.print(trip if isinstance(trip, RoundTripView) else Text(trip, "muted"))
     return 0

@@ -75,6 +75,10 @@ class Stub:
         self.target = TargetDescription(machine.xlen, self._has_csr)
         self.monitor = Monitor(machine, self.memory, self.status_lines)
         self.breakpoints: dict[int, set[str]] = {}
+        # gdb inserts its breakpoints when it resumes the guest and lifts them at each
+        # stop (unless `set breakpoint always-inserted on`): what was in place for the
+        # last resume is what `monitor status` reports while stopped.
+        self.last_resume_breakpoints: dict[int, set[str]] = {}
         self.gdb_features: set[str] = set()
         self.no_ack = False
         self.notes: list[str] = []
@@ -377,6 +381,7 @@ class Stub:
 
     def _resume(self, action: _Action) -> bytes:
         h = self.m.hart
+        self.last_resume_breakpoints = {a: set(k) for a, k in self.breakpoints.items()}
         if action.addr is not None:
             h.pc = action.addr
         # Resuming from a breakpoint's address runs that instruction; the core keeps a
@@ -558,9 +563,22 @@ class Stub:
         for addr in list(self.breakpoints):
             self.m.clear_breakpoint(addr)
         self.breakpoints.clear()
+        self.last_resume_breakpoints.clear()
         self.watchpoints.clear()
 
     def status_lines(self) -> list[str]:
-        bps = ", ".join(f"{a:#x}" for a in sorted(self.breakpoints)) or "none"
-        return [f"breakpoints: {bps}", f"watchpoints: {len(self.watchpoints)}",
+        return [self._breakpoint_line(), f"watchpoints: {len(self.watchpoints)}",
                 f"memory: {self.memory.mode.value} addresses"]
+
+    def _breakpoint_line(self) -> str:
+        if self.breakpoints:
+            return f"breakpoints: {_listed(self.breakpoints)}"
+        if self.last_resume_breakpoints:
+            return (f"breakpoints: {_listed(self.last_resume_breakpoints)} (inserted by gdb "
+                    "for the last resume; it lifts them while the guest is stopped)")
+        return "breakpoints: none (gdb inserts its breakpoints when the guest resumes)"
+
+
+def _listed(breakpoints: dict[int, set[str]]) -> str:
+    """`0x80207660 sw, 0x10000 hw`: each address with how gdb set it (break, hbreak)."""
+    return ", ".join(f"{a:#x} {'/'.join(sorted(k))}" for a, k in sorted(breakpoints.items()))

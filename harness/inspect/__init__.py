@@ -10,6 +10,7 @@
     OpenFilesView     a process's open descriptors (DWARF mirror of struct file)
     TrapFrameView     a process's struct trapframe (DWARF mirror)
     RegisterView      x0..x31 by ABI name
+    RoundTripView     user registers at a trap beside those at its sret, changes marked
     Disassembly       instructions around a pc (capstone)
     DiskSummary       a file-system image's regions (harness/fs)
     DiskTree          its files, ls -lR-like
@@ -23,6 +24,7 @@ from harness.inspect.disk import DiskSummary, DiskTree, InodeView
 from harness.inspect.pagetable import PageTableTree, WalkView
 from harness.inspect.procs import OpenFilesView, ProcessTableView, TrapFrameView
 from harness.inspect.registers import RegisterView
+from harness.inspect.roundtrip import RoundTripView
 from harness.inspect.state import CsrSnapshot, CsrValue, RegisterSnapshot
 from harness.inspect.theme import PALETTE, STYLES, THEME, make_console
 from harness.inspect.timeline import TrapTimeline
@@ -44,6 +46,7 @@ __all__ = [
     "ProcessTableView",
     "RegisterSnapshot",
     "RegisterView",
+    "RoundTripView",
     "SyscallSummary",
     "SyscallTable",
     "TrapFrameView",

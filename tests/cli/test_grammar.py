@@ -131,3 +131,15 @@ def test_a_program_that_dies_before_its_first_call_suggests_its_fault(
     assert main(["pagetable", "--no-drive", "--at", "trap:6", "--user", "hostile",
                  "kread"]) == 0
     assert capsys.readouterr().out.startswith("Page table at trap:6")
+
+
+def test_translate_for_a_program_that_dies_before_its_first_call_suggests_its_fault(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["translate", "0x10000", "--no-drive", "--user", "hostile", "kread"]) == 2
+    assert capsys.readouterr().err == (
+        "privlab: never reached syscall:*: the guest halted with status 255 after 10 "
+        "events; the program made no system call; its first exception is event #6 "
+        "(load_page_fault): try --at trap:6\n")
+    assert main(["translate", "0x10000", "--no-drive", "--at", "trap:6", "--user",
+                 "hostile", "kread"]) == 0
+    assert "translate 0x10000" in capsys.readouterr().out

@@ -15,12 +15,14 @@ from harness.build.images import Images
 
 @pytest.fixture
 def served(images: Images) -> Iterator[Callable[..., Served]]:
-    """served(prog, args, wait=..., flags=...) -> Served; stopped after the test."""
+    """served(prog, args, wait=..., flags=..., disk=...) -> Served; stopped after the
+    test."""
     started: list[Served] = []
 
     def make(prog: str = "hello", args: Sequence[str] = (), *, wait: bool = True,
-             flags: Sequence[str] = ("quiet",), max_insns: int | None = None) -> Served:
-        s = serve(boot(images, prog, args, flags), wait=wait, max_insns=max_insns)
+             flags: Sequence[str] = ("quiet",), max_insns: int | None = None,
+             disk: bool = False) -> Served:
+        s = serve(boot(images, prog, args, flags, disk), wait=wait, max_insns=max_insns)
         started.append(s)
         return s
 

@@ -14,6 +14,7 @@ from elftools.elf.elffile import ELFFile
 
 from harness.boot import make_bootargs, pack_initrd
 from harness.build.images import Images
+from harness.devices.disk import Drive
 from harness.gdb import Address, GdbServer
 from harness.machine import Machine, RunResult, load_elf
 from harness.machine.assemble import boot_system
@@ -26,10 +27,12 @@ ECALL = 0x00000073
 
 
 def boot(images: Images, prog: str = "hello", args: Sequence[str] = (),
-         flags: Sequence[str] = ("quiet",)) -> Machine:
-    """The bundled firmware and kernel running `prog` as the first process."""
+         flags: Sequence[str] = ("quiet",), disk: bool = False) -> Machine:
+    """The bundled firmware and kernel running `prog` as the first process (with
+    `disk`, the bundled file system attached as virtio-blk, as `privlab run` has it)."""
     files = {name: path.read_bytes() for name, path in sorted(images.users.items())}
-    m = Machine(64)
+    m = Machine(64, drive=Drive.in_memory(images.disk.read_bytes(), images.disk.name)
+                if disk else None)
     boot_system(m, load_elf(images.firmware), load_elf(images.kernel), pack_initrd(files),
                 make_bootargs(prog, list(args), flags=list(flags)))
     return m

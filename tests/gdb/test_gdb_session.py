@@ -35,6 +35,50 @@ def test_breakpoint_on_syscall_handler_after_user_write_shows_the_ecall(
     assert values(out)[-1].endswith("<kernelvec>"), out   # usertrap() set it
 
 
+def frames(out: str) -> list[tuple[str, str, str]]:
+    """What gdb's `bt` printed: (level, function, source file) for each frame."""
+    found = re.findall(r"^#(\d+) +(?:0x[0-9a-f]+ in )?(\w+) \(.*\) at ([\w/.]+):\d+$",
+                       out, re.M)
+    assert len(found) == len(re.findall(r"^#\d+ ", out, re.M)), out   # every frame named
+    return found
+
+
+def test_backtrace_in_a_syscall_handler_ends_at_the_trap_entry(
+        served: Serve, gdb: Gdb) -> None:
+    s = served("hello")
+    out = gdb(s.port, ["break sys_write", "continue", "bt", "kill"])
+    assert frames(out) == [("0", "sys_write", "kernel/sysfile.c"),
+                           ("1", "syscall", "kernel/syscall.c"),
+                           ("2", "usertrap", "kernel/trap.c"),
+                           ("3", "usertrap_entry", "kernel/trampoline.S")], out
+    assert "Backtrace stopped" not in out, out
+
+
+def test_backtrace_in_an_interrupt_handler_continues_in_the_interrupted_function(
+        served: Serve, gdb: Gdb) -> None:
+    """The kernel reads the superblock at boot and waits in sleep() for the disk's
+    interrupt: kernelvec's CFI gives the interrupted pc (sepc) as its caller."""
+    s = served("hello", disk=True)
+    out = gdb(s.port, ["break virtio_disk_intr", "continue", "bt", "kill"])
+    assert [(f, src) for _, f, src in frames(out)] == [
+        ("virtio_disk_intr", "kernel/virtio_disk.c"), ("device_interrupt", "kernel/trap.c"),
+        ("kerneltrap", "kernel/trap.c"), ("kernelvec", "kernel/kernelvec.S"),
+        ("intr_on", "kernel/include/riscv.h"), ("wait_for_interrupt", "kernel/proc.c"),
+        ("sleep", "kernel/proc.c"), ("virtio_disk_rw", "kernel/virtio_disk.c"),
+        ("bread", "kernel/bio.c"), ("fsinit", "kernel/fs.c"), ("main", "kernel/main.c")], out
+    assert "Backtrace stopped" not in out, out
+
+
+def test_backtrace_of_a_new_process_ends_at_its_first_switch(
+        served: Serve, gdb: Gdb) -> None:
+    s = served("hello")
+    out = gdb(s.port, ["break usertrapret", "continue", "bt", "kill"])
+    assert frames(out) == [("0", "usertrapret", "kernel/trap.c"),
+                           ("1", "forkret", "kernel/proc.c"),
+                           ("2", "forkret_entry", "kernel/switch.S")], out
+    assert "Backtrace stopped" not in out, out
+
+
 def test_stepi_across_sret_arrives_in_user_mode_at_sepc(
         served: Serve, gdb: Gdb, images: Images) -> None:
     s = served("hello")
@@ -171,6 +215,20 @@ def test_monitor_commands_print_the_inspectors(served: Serve, gdb: Gdb) -> None:
     assert "--full" not in out, out
     assert "0x10000" in out, out
     assert "instructions retired" in out, out
+
+
+def test_monitor_status_lists_the_breakpoints_gdb_inserted_for_the_last_resume(
+        served: Serve, gdb: Gdb, images: Images) -> None:
+    s = served("hello")
+    sys_write = symbol(images.kernel, "sys_write")
+    exit_ = symbol(images.users["hello"], "exit")
+    out = gdb(s.port, [f"break *{sys_write:#x}", f"hbreak *{exit_:#x}", "monitor status",
+                       "continue", "monitor status", "kill"])
+    lines = out.splitlines()
+    assert ("breakpoints: none (gdb inserts its breakpoints when the guest resumes)"
+            in lines), out
+    assert (f"breakpoints: {exit_:#x} hw, {sys_write:#x} sw (inserted by gdb for the last "
+            "resume; it lifts them while the guest is stopped)") in lines, out
 
 
 def test_unknown_monitor_command_is_one_line_error(served: Serve, gdb: Gdb) -> None:

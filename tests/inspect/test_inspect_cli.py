@@ -4,6 +4,7 @@ system-call argument decoding from syscall.tbl."""
 from __future__ import annotations
 
 import re
+import shutil
 import time
 from io import StringIO
 from pathlib import Path
@@ -12,10 +13,11 @@ import pytest
 
 from harness.abi.syscall_table import load_syscall_table
 from harness.api import Session
-from harness.build.images import Images
+from harness.build.images import Images, build_images
 from harness.cli.main import main
 from harness.cli.tour_run import tour
 from harness.inspect import make_console
+from harness.paths import KERNEL_DIR
 from harness.trace.syscalls import ArgKind, call_specs, escape_bytes
 
 
@@ -62,8 +64,36 @@ def test_inspect_at_a_trap_shows_every_section_and_what_changed(
     assert "▶ 0x" in out and "ecall" in out and "uservec:" in out
     assert re.search(r"▶\s+0\s+1\s+0\s+RUNNING\s+hello", out)  # slot, pid, tid
     # the trap frame's code pointers, named
-    assert re.search(r"kernel_trap +0x0+802[0-9a-f]{5}  usertrap \(kernel/trap\.c:\d+\)", out)
+    assert re.search(r"kernel_trap +0x0+802[0-9a-f]{5}  usertrap_entry "
+                     r"\(kernel/trampoline\.S:\d+\)", out)
     assert re.search(r"epc +0x0+1[0-9a-f]{4}  \S+ \(", out)
+
+
+def test_inspect_at_a_system_call_shows_the_registers_again_at_its_return(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["inspect", "--no-drive", "--at", "syscall:write", "--user", "compute"]) == 0
+    out = capsys.readouterr().out
+    trip = out[out.index("User registers: at the trap and at its return"):].splitlines()
+    assert re.fullmatch(r" +trap #(\d+) +sret #(\d+) +trap #\1 +sret #\2 *", trip[1])
+    assert re.match(r"  a0\*  0{15}1  0{15}4 ", trip[7])     # fd 1 in, 4 bytes written out
+    assert trip[-1] == "* differs: pc, a0"
+
+
+def test_inspect_round_trip_shows_the_register_a_broken_trap_path_lost(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The trap lab's bug: uservec does not save s5, so the write's return hands back
+    the trap frame's stale s5 (0) instead of compute's loop bound."""
+    shutil.copytree(KERNEL_DIR, tmp_path / "kernel")
+    trampoline = tmp_path / "kernel" / "trampoline.S"
+    trampoline.write_text(trampoline.read_text().replace("    REG_S s5, TF_S5(a0)\n", "", 1))
+    broken = build_images("rv64", kernel_dir=tmp_path / "kernel", out_dir=tmp_path / "out",
+                          listings=False)
+    assert main(["inspect", "--no-drive", "--kernel", str(broken.kernel),
+                 "--at", "syscall:write", "--user", "compute"]) == 0
+    out = capsys.readouterr().out
+    trip = out[out.index("User registers: at the trap and at its return"):].splitlines()
+    assert re.search(r"  s5\*  0000000000030d40  0{16} *$", trip[12]), trip[12]
+    assert trip[-1] == "* differs: pc, a0, s5"
 
 
 def test_inspect_bad_point_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:

@@ -19,6 +19,7 @@ from harness.inspect import (
     ProcessTableView,
     RegisterSnapshot,
     RegisterView,
+    RoundTripView,
     TrapFrameView,
 )
 from harness.kernelinfo import (
@@ -287,6 +288,47 @@ def test_registers_by_abi_name_with_changes_starred(render: Render) -> None:
     assert out[5] == ("   a6  0000000000000000  a7*  0000000000000040   s2  0000000000000000"
                       "   s3  0000000000000000")
     assert len(out) == 9 and sum("*" in line for line in out) == 1
+
+
+def test_round_trip_marks_a_register_the_trap_path_did_not_restore(render: Render) -> None:
+    """A timer interrupt from U whose return hands back a kernel value in t0: the trap
+    lab's bug, shown beside the value the user code had."""
+    x = [0, 0x10B36, 0x3FFFFFDD50, 0, 0, 0x2A] + [0] * 26
+    after = list(x)
+    after[5] = 0x80209F00
+    out = lines(render(RoundTripView(RegisterSnapshot(64, Priv.U, 0x10230, tuple(x)),
+                                     RegisterSnapshot(64, Priv.U, 0x10230, tuple(after)),
+                                     12, 15)))
+    assert out[:4] == [
+        "       trap #12          sret #15                trap #12          sret #15",
+        "   pc  0000000000010230  0000000000010230    ra  0000000000010b36  0000000000010b36",
+        "   sp  0000003fffffdd50  0000003fffffdd50    gp  0000000000000000  0000000000000000",
+        "   tp  0000000000000000  0000000000000000   t0*  000000000000002a  0000000080209f00",
+    ]
+    assert out[16] == ("   t5  0000000000000000  0000000000000000    t6  0000000000000000"
+                       "  0000000000000000")
+    assert out[17:] == ["* differs: t0"]
+
+
+def test_round_trip_of_a_system_call_differs_in_pc_and_a0_only(render: Render) -> None:
+    x = [0] * 32
+    x[10], x[17] = 1, 64
+    after = list(x)
+    after[10] = 14
+    trip = RoundTripView(RegisterSnapshot(32, Priv.U, 0x1128C, tuple(x)),
+                         RegisterSnapshot(32, Priv.U, 0x11290, tuple(after)), 6, 9)
+    out = lines(render(trip))
+    assert trip.differing() == ["pc", "a0"]
+    assert out[1] == "  pc*  0001128c  00011290    ra  00000000  00000000"
+    assert out[-1] == "* differs: pc, a0"
+
+
+def test_round_trip_names_the_return_instruction(render: Render) -> None:
+    """A bare-metal program's U-mode returns with mret; nothing differs here."""
+    regs = RegisterSnapshot(32, Priv.U, 0x80001000, (0,) * 32)
+    out = lines(render(RoundTripView(regs, regs, 3, 4, "mret")))
+    assert out[0] == "       trap #3   mret #4         trap #3   mret #4"
+    assert out[-1] == "every register came back as it was at the trap"
 
 
 def test_disassembly_marks_the_pc_and_labels_symbols(render: Render) -> None:

@@ -126,7 +126,11 @@ NEW_FILES = ["f", "d", "y", "count"]     # in the order the session makes them
 D_SIZE = 3 * DIRENT_SIZE                 # ".", "..", y
 Expect = str | Callable[[Tree], str]
 
+HELP = ("built-ins: cd [DIR], exit [STATUS], help\n"
+        "a command: PROGRAM [ARGS...] [< FILE] [> FILE | >> FILE]; cmd | cmd | ... a pipeline\n")
+
 SESSION: list[tuple[str, Expect]] = [
+    ("help", HELP + "programs in /: " + " ".join(TOOLS) + "\n"),
     ("echo hello > f", ""),
     ("cat f", "hello\n"),
     ("cat < f", "hello\n"),
@@ -228,6 +232,32 @@ def test_the_session_leaves_a_consistent_disk_holding_what_it_made(session: Sess
     assert img.lookup("/g").inum == session.tree.ino("f")
     with pytest.raises(BadInput):
         img.lookup("/f")
+
+
+def test_help_lists_every_program_on_the_disk_wrapped_at_78_columns(images: Images) -> None:
+    programs = sorted(images.users)
+    run = boot_with_disk(images, programs, "quiet", stdin="help\nexit\n",
+                         size_blocks=4 * SMALL_DISK)
+    (cmd, out), _ = transcript(run.console)
+    lines = out.splitlines()
+    assert (cmd, lines[:2]) == ("help", HELP.splitlines()), run.console
+    assert lines[2].startswith("programs in /: ") and len(lines) > 4, run.console
+    assert all(len(line) <= 78 for line in lines[2:]), run.console
+    assert all(line.startswith("  ") for line in lines[3:]), run.console
+    assert " ".join(lines[2:]).split()[3:] == programs
+
+
+def test_help_without_a_disk_says_the_programs_are_in_the_initrd(images: Images) -> None:
+    m = Machine(64, console=Console(), uart_input=ScriptedInput(b"help\nexit\n"))
+    try:
+        boot_system(m, load_elf(images.firmware), load_elf(images.kernel),
+                    images.initrd.read_bytes(), "quiet")
+        r = m.run(max_insns=BUDGET)
+    finally:
+        m.close()
+    assert (r.stop, r.exit_status) == (Stop.HALT, 0)
+    assert m.console.text() == ("$ help\n" + HELP + "programs: those in the initrd, by name "
+                                "(no file system to list them from)\n$ exit\n")
 
 
 def test_the_shell_without_a_disk_keeps_its_console(images: Images) -> None:
