@@ -289,12 +289,21 @@ static void *access_caller[2];
 
 /* While the host translates or reads through the current address space for itself
  * (harness/machine/memory.py: the debugger, the inspectors), PMP does not apply: the
- * question is what the page tables say. Such a fill is not cached (size 1 below). */
+ * question is what the page tables say. Such a fill must be a whole page: Unicorn's
+ * uc_vmem_translate reads the address back from the TLB entry it just filled, and an
+ * entry smaller than a page is marked invalid there (the translation then fails with
+ * UC_ERR_READ_PROT). So the fill is kept for the probe, and the TLB is flushed when the
+ * probe ends, so that the guest's next access to the page checks PMP again. */
 static _Thread_local int probing;
+static _Thread_local hart *probe_filled;   /* a probe filled a TLB entry on this hart */
 
 void privlab_probe(int on)
 {
     probing += on ? 1 : -1;
+    if (probing == 0 && probe_filled) {
+        uc_ctl_flush_tlb(probe_filled->uc);
+        probe_filled = NULL;
+    }
 }
 
 static bool check(void *env, unsigned xlen, uint64_t addr, uint64_t size, unsigned privs,
@@ -322,9 +331,9 @@ static bool check(void *env, unsigned xlen, uint64_t addr, uint64_t size, unsign
         ok = true;
     } else if (access && mode != PRV_M && !(addr & (PAGE - 1)) &&
                !page_privs(h, addr, (unsigned)mode, &whole)) {
-        /* Probably only the page (docs/unicorn.md#pmp-check-gets-the-page-under-
-         * translation), and PMP entries divide it: refused for now, decided by hooks.c
-         * from the instruction's own address. */
+        /* Probably only the page, and PMP entries divide it: refused for now, decided
+         * by hooks.c from the instruction's own address
+         * (docs/unicorn.md#pmp-check-gets-the-page-under-translation). */
         h->pmp_undecided = true;
         h->trig_hit = true;
         h->trig_page = addr;
@@ -366,7 +375,7 @@ static void fill_args(uint64_t paddr, int *prot, uint64_t *size)
     if (!access_caller[h->s.xlen == 64] && last_check.caller)
         access_caller[h->s.xlen == 64] = last_check.caller;
     if (last_check.privs == 0) {
-        *size = 1;   /* a host probe: the next real access checks PMP again */
+        probe_filled = h;   /* a host probe: flushed when it ends (privlab_probe) */
         return;
     }
     if (last_check.privs != PMP_X && trigger_watches_page(h, last_check.page))
