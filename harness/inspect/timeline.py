@@ -10,21 +10,25 @@ ecall and their result at the sret; SBI calls show their extension and function.
 An sret into a signal handler reads `→ handler for SIGUSR1`, the one that ends it
 `back from SIGUSR1 handler` (with the result of the call it interrupted); an alarm's,
 `→ alarm handler` and `back from alarm handler`.
+
+`TimelineWriter` prints the same lines as rows come (`privlab trace` streams them,
+harness/trace/stream.py): every column has its width fixed up front, so a line never
+depends on the rows after it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.text import Text
 
 from harness.abi.csr import Exc, Priv
-from harness.inspect.theme import priv_style
+from harness.inspect.theme import priv_style, write_lines
 from harness.kernelinfo.symbols import Location
 from harness.trace.flow import FlowRow
 
-__all__ = ["LANES", "TrapTimeline", "arrow"]
+__all__ = ["LANES", "TimelineWriter", "TrapTimeline", "arrow"]
 
 LANES = (Priv.U, Priv.S, Priv.M)
 LANE_WIDTH = 6
@@ -155,3 +159,47 @@ class TrapTimeline:
             shown += 1
         if shown == 0:
             yield Text("(no events)", "muted")
+
+
+class TimelineWriter:
+    """A TrapTimeline printed batch by batch: the header before the first row, each
+    batch's lines written and flushed at once, at most `limit` rows, and "(no events)"
+    at `close()` if there were none. Without colour (a pipe, a file) the lines are
+    written as plain text straight to the console's file (theme.write_lines)."""
+
+    def __init__(self, console: Console, xlen: int = 64, locate: RowLocator | None = None,
+                 limit: int | None = None) -> None:
+        self.console = console
+        self.timeline = TrapTimeline((), xlen, locate, limit)
+        self.limit = limit
+        self.shown = 0
+        self._started = False
+        self._stopped = False
+
+    def _emit(self, lines: Sequence[Text]) -> None:
+        write_lines(self.console, lines)
+
+    def start(self) -> None:
+        """Print the header (once)."""
+        if not self._started:
+            self._started = True
+            self._emit([self.timeline.header()])
+
+    def write(self, rows: Sequence[FlowRow]) -> None:
+        if self._stopped:
+            return
+        self.start()
+        if self.limit is not None and self.shown + len(rows) > self.limit:
+            rows = rows[:self.limit - self.shown]
+            self._stopped = True
+        line = self.timeline.line
+        lines = [line(r) for r in rows]
+        self.shown += len(rows)
+        if self._stopped:
+            lines.append(Text(f"... stopped after {self.limit} rows", "muted"))
+        self._emit(lines)
+
+    def close(self) -> None:
+        self.start()
+        if self.shown == 0:
+            self._emit([Text("(no events)", "muted")])
