@@ -144,9 +144,10 @@ class FlowStream:
 
     # -- showing -------------------------------------------------------------------
     def flush(self) -> None:
-        rows, self._held = self._held, []
-        if not rows:
+        if not self._held:
             return
+        rows = self._held.copy()
+        self._held.clear()             # the same list: feed_chunk holds it
         signals = self.flow.signal_notes
         if signals:
             for row in rows:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 import pytest
 
 from harness.api import Session
-from harness.build import Images
+from harness.build.images import Images
 from harness.inspect.calltable import CallsWriter
 from harness.inspect.theme import make_console
 from harness.paths import REPO_ROOT
@@ -103,7 +103,7 @@ def test_a_long_trace_keeps_a_bounded_number_of_rows_and_calls(images: Images) -
 def test_a_call_that_waits_long_is_printed_unfinished_then_resumed(
         images: Images, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.setattr("harness.inspect.calltable.WINDOW", 2)
+    monkeypatch.setattr("harness.inspect.calltable.WINDOW", 1)
     s = Session.boot("forktree", ["1"], images=images, capture=True)
     writer = CallsWriter(make_console(color=False))
     stream = FlowStream(s.tracer.stream(), FlowFilter(), writer.write,
@@ -116,7 +116,7 @@ def test_a_call_that_waits_long_is_printed_unfinished_then_resumed(
     lines = [" ".join(line.split()) for line in capsys.readouterr().out.splitlines()]
     assert lines[0] == "seq pid call result kernel insns"
     assert [line.split(" ", 1)[1] for line in lines[1:]] == [
-        "1 fork() 2 34887", "1 fork() 3 34863", "1 waitpid(2, 1) <unfinished>",
+        "1 fork() 2 34887", "1 fork() 3 34863", "1 waitpid(2, 0x3fffffdf74) <unfinished>",
         "2 exit(1) does not return", "1 <... waitpid resumed> 2 status=1 93170",
         "3 exit(1) does not return", "1 waitpid(3, 1) 3 status=1 4984",
         '1 write(1, "forktree: 3 of 3 processes\\n", 27) 27 1977',
