@@ -7,7 +7,6 @@ from __future__ import annotations
 import gc
 import subprocess
 import sys
-from collections.abc import Callable
 
 import pytest
 
