@@ -7,7 +7,8 @@ Goals: first row within 1 s, peak RSS at most 200 MB, at most 2x `run --trace-ou
     python benchmarks/trace_stream.py [--program PROG] [--format text|calls|jsonl]
 
 Each command runs once as a whole process, its output read from a pipe as fast as it
-comes (the trace) or sent to /dev/null; the peak RSS is the child's (wait4).
+comes (the trace) or sent to /dev/null; the peak RSS is the child's (wait4). The
+trace gets a budget large enough for the whole run, as `run` has none.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from startup import qemu_command
 FIRST_ROW = 1.0        # seconds
 MEMORY = 200           # MB
 RATIO = 2.0            # trace / run --trace-out
+WHOLE = ["--max-insns", "100000000000"]   # trace's default budget would end it early
 
 
 @dataclass
@@ -72,7 +74,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         out = Path(tmp) / "t.jsonl"
         subprocess.run([*privlab, "run", "--quiet", "--user", "hello"], check=True,
                        capture_output=True)      # the build and caches, untimed
-        trace = measure([*privlab, "trace", "--format", args.format, "--user",
+        trace = measure([*privlab, "trace", "--format", args.format, *WHOLE, "--user",
                          args.program], rows=True)
         run = measure([*privlab, "run", "--quiet", "--trace-out", str(out), "--user",
                        args.program], rows=False)

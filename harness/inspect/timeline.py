@@ -37,6 +37,8 @@ _FAULTS = {Exc.INSN_PAGE_FAULT, Exc.LOAD_PAGE_FAULT, Exc.STORE_PAGE_FAULT,
            Exc.INSN_MISALIGNED, Exc.LOAD_MISALIGNED, Exc.STORE_MISALIGNED}
 
 RowLocator = Callable[[FlowRow], Location | None]
+_ARROWS: dict[tuple[Priv, Priv], str] = {}      # plain lanes, by (from, to)
+_PATHS: dict[tuple[Priv, ...], str] = {}        # plain paths, padded
 
 
 def arrow(src: Priv, dst: Priv) -> Text:
@@ -143,6 +145,23 @@ class TrapTimeline:
                 t.append(f"  {'at' if row.is_trap else 'to'} {loc.name}", "symbol")
         return t
 
+    def plain_line(self, row: FlowRow) -> str:
+        """line(row).plain, made without styling what is not shown (the lanes and the
+        path are the same few strings on every line)."""
+        lanes = _ARROWS.get((row.priv_from, row.priv_to))
+        if lanes is None:
+            lanes = _ARROWS[(row.priv_from, row.priv_to)] = arrow(row.priv_from, row.priv_to).plain
+        path = _PATHS.get(row.path)
+        if path is None:
+            text = _path(row).plain
+            path = _PATHS[row.path] = text + " " * max(1, 8 - len(text))
+        out = f"{row.seq:>6} {row.instret:>10}  {lanes}{path}{describe(row, self.xlen).plain}"
+        if self.locate is not None:
+            loc = self.locate(row)
+            if loc is not None and loc.symbol is not None:
+                out += f"  {'at' if row.is_trap else 'to'} {loc.name}"
+        return out
+
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         if self.title:
             yield Text(self.title, "heading")
@@ -179,6 +198,10 @@ class TimelineWriter:
     def _emit(self, lines: Sequence[Text]) -> None:
         write_lines(self.console, lines)
 
+    @property
+    def _plain(self) -> bool:
+        return self.console.color_system is None and not self.console.is_terminal
+
     def start(self) -> None:
         """Print the header (once)."""
         if not self._started:
@@ -192,12 +215,15 @@ class TimelineWriter:
         if self.limit is not None and self.shown + len(rows) > self.limit:
             rows = rows[:self.limit - self.shown]
             self._stopped = True
-        line = self.timeline.line
-        lines = [line(r) for r in rows]
         self.shown += len(rows)
-        if self._stopped:
-            lines.append(Text(f"... stopped after {self.limit} rows", "muted"))
-        self._emit(lines)
+        stopped = [Text(f"... stopped after {self.limit} rows", "muted")] if self._stopped else []
+        if self._plain:         # most of a trace's time: no Text for what has no style
+            line = self.timeline.plain_line
+            self.console.file.write("".join([line(r) + "\n" for r in rows]))
+            self._emit(stopped)
+            return
+        rich_line = self.timeline.line
+        self._emit([rich_line(r) for r in rows] + stopped)
 
     def close(self) -> None:
         self.start()
