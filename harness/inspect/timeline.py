@@ -37,6 +37,7 @@ _FAULTS = {Exc.INSN_PAGE_FAULT, Exc.LOAD_PAGE_FAULT, Exc.STORE_PAGE_FAULT,
            Exc.INSN_MISALIGNED, Exc.LOAD_MISALIGNED, Exc.STORE_MISALIGNED}
 
 RowLocator = Callable[[FlowRow], Location | None]
+_DETAILED = _FAULTS | {Exc.ILLEGAL_INSN}         # exceptions describe() adds to
 _ARROWS: dict[tuple[Priv, Priv], str] = {}      # plain lanes, by (from, to)
 _PATHS: dict[tuple[Priv, ...], str] = {}        # plain paths, padded
 
@@ -155,7 +156,12 @@ class TrapTimeline:
         if path is None:
             text = _path(row).plain
             path = _PATHS[row.path] = text + " " * max(1, 8 - len(text))
-        out = f"{row.seq:>6} {row.instret:>10}  {lanes}{path}{describe(row, self.xlen).plain}"
+        if row.syscall is None and not row.note and not row.signal and \
+                (row.interrupt or not row.is_trap or row.code not in _DETAILED):
+            event = row.name        # what describe() gives such a row
+        else:
+            event = describe(row, self.xlen).plain
+        out = f"{row.seq:>6} {row.instret:>10}  {lanes}{path}{event}"
         if self.locate is not None:
             loc = self.locate(row)
             if loc is not None and loc.symbol is not None:
