@@ -8,6 +8,9 @@ self-contained HTML page.
     privlab trace --format perfetto -o hello.json --user hello
     privlab trace --cause user_ecall,s_timer --pid 2 --range 100:200 --user forktree
 
+Rows are printed as the run makes them (text, calls, jsonl), in bounded memory;
+perfetto and html keep the whole run and write at its end.
+
 The trace stops at each of the first 2000 system calls (--capture-limit) to read its
 string and buffer arguments at that exact moment, then goes on at full speed, showing
 later pointers as addresses; --no-capture never stops. The run stops after 150,000,000
@@ -32,7 +35,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--format", choices=("text", "calls", "jsonl", "perfetto", "html"),
                    default="text", help="text: the timeline; calls: one row per system "
-                   "call (strace-like); jsonl, perfetto, html: exports")
+                   "call (strace-like); jsonl, perfetto, html: exports (text, calls and jsonl "
+                   "stream; perfetto and html keep the whole run, then write)")
     p.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
     f = p.add_argument_group("filters")
     f.add_argument("--cause", action="append", metavar="NAME[,NAME]",

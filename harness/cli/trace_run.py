@@ -1,9 +1,16 @@
 """What `privlab trace` runs (its parser is in trace_cmd.py, which imports this
-module only when the command runs)."""
+module only when the command runs).
+
+The text formats and jsonl stream: rows are printed as the run makes them, batch by
+batch (harness/trace/stream.py), and the run keeps no event nor call, so memory stays
+bounded whatever its length. The perfetto and html exports need every row at once:
+they run to the end, keeping the whole run, then write.
+"""
 
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 from collections.abc import Callable
 from contextlib import ExitStack
@@ -14,15 +21,22 @@ from harness.api import Session
 from harness.cli.console import interrupt_stops, report_run
 from harness.cli.sessionargs import budget_of, open_session
 from harness.errors import BadInput
-from harness.inspect import SyscallSummary, SyscallTable, TrapTimeline, make_console
+from harness.inspect import SyscallSummary, make_console
+from harness.inspect.calltable import CallsWriter
+from harness.inspect.timeline import TimelineWriter
 from harness.kernelinfo.symbols import Location
 from harness.machine import Stop
-from harness.trace.flow import FlowFilter, FlowRow
+from harness.machine.machine import RunResult
+from harness.trace.flow import Flow, FlowFilter, FlowRow
 from harness.trace.html import write_html
 from harness.trace.jsonl import write_jsonl
 from harness.trace.perfetto import write_chrome_trace
+from harness.trace.stream import FlowStream
 
 __all__ = ["run"]
+
+SLICE = 20_000_000      # instructions run between looks at the rows held (~0.2 s)
+LOCATIONS = 1 << 14     # symbol lookups remembered
 
 def _range(text: str | None, what: str) -> tuple[int | None, int | None]:
     if text is None:
@@ -41,18 +55,27 @@ def _names(values: list[str] | None) -> frozenset[str]:
 
 
 
-def _filter(args: argparse.Namespace, s: Session) -> FlowFilter:
-    owners: frozenset[int] | None = None
-    if args.pid is not None:
-        owners = frozenset(s.flow.spaces.get(args.pid, ()))
-        if not owners:
-            known = sorted(s.flow.spaces)
-            raise BadInput(f"no process with pid {args.pid} in this trace "
-                           f"(pids seen: {', '.join(map(str, known)) or 'none'})")
-    if args.satp is not None:
-        owners = (owners or frozenset()) | {args.satp}
+def _filter(args: argparse.Namespace, owners: frozenset[int] | None = None) -> FlowFilter:
     return FlowFilter(causes=_names(args.cause), syscalls=_names(args.syscall), owners=owners,
                       seq=_range(args.range, "--range"), instret=_range(args.instret, "--instret"))
+
+
+def _owners(args: argparse.Namespace, flow: Flow) -> frozenset[int] | None:
+    """The address spaces --pid and --satp name (None: no such filter)."""
+    owners: frozenset[int] | None = None
+    if args.pid is not None:
+        owners = frozenset(flow.spaces.get(args.pid, ()))
+        if not owners:
+            _no_such_pid(args.pid, flow)
+    if args.satp is not None:
+        owners = (owners or frozenset()) | {args.satp}
+    return owners
+
+
+def _no_such_pid(pid: int, flow: Flow) -> None:
+    known = sorted(flow.spaces)
+    raise BadInput(f"no process with pid {pid} in this trace "
+                   f"(pids seen: {', '.join(map(str, known)) or 'none'})")
 
 
 def _output(path: str | None, stack: ExitStack) -> IO[str]:
@@ -67,13 +90,34 @@ def _output(path: str | None, stack: ExitStack) -> IO[str]:
         raise BadInput(f"{out}: cannot write: {e.strerror}") from e
 
 
-def locator(s: Session) -> Callable[[FlowRow], Location | None]:
-    """Where each row happened (traps) or went (xRETs), as symbol+offset."""
+def locator(s: Session, flow: Flow | None = None) -> Callable[[FlowRow], Location | None]:
+    """Where each row happened (traps) or went (xRETs), as symbol+offset. With `flow`
+    (one that is only fed, as a streamed trace's), lookups are remembered; without,
+    each row reads the session's flow as it is then (the stepper goes back in time)."""
+    def lookup(addr: int, satp: int, program: str | None) -> Location | None:
+        return s.info.symbolize(addr, satp, s.machine.memory, program)
+
+    remembered = functools.lru_cache(maxsize=LOCATIONS)(lookup) if flow is not None \
+        else lookup
+
     def locate(row: FlowRow) -> Location | None:
-        who = s.flow.named.get(row.satp)
-        addr = row.pc if row.is_trap else row.target
-        return s.info.symbolize(addr, row.satp, s.machine.memory, who[1] if who else None)
+        who = (flow or s.flow).named.get(row.satp)
+        return remembered(row.pc if row.is_trap else row.target, row.satp,
+                          who[1] if who else None)
     return locate
+
+
+def _run_sliced(s: Session, budget: int | None, stream: FlowStream) -> RunResult:
+    """Session.run(budget) in slices of SLICE instructions, showing the rows held
+    between them: a run with few traps still shows them as they come."""
+    start = s.instret
+    while True:
+        left = None if budget is None else budget - (s.instret - start)
+        step = SLICE if left is None else min(SLICE, left)
+        result = s.run(step)
+        stream.tick()
+        if result.stop is not Stop.BUDGET or (left is not None and step >= left):
+            return result
 
 
 def run(args: argparse.Namespace) -> int:
@@ -81,36 +125,68 @@ def run(args: argparse.Namespace) -> int:
         raise BadInput("--capture-limit must not be negative")
     s = open_session(args, capture=not args.no_capture and args.capture_limit > 0,
                      capture_limit=args.capture_limit)
+    if args.format in ("perfetto", "html"):
+        return _export(args, s)
+    budget = budget_of(args)
+    flow = s.tracer.stream()
+    filt = _filter(args)
+    with ExitStack() as stack:
+        out = _output(args.output, stack)
+        jsonl_lines = 0
+        if args.format == "jsonl":
+            def sink(rows: list[FlowRow]) -> None:
+                nonlocal jsonl_lines
+                jsonl_lines += write_jsonl(rows, out)
+                out.flush()
+            writer: TimelineWriter | CallsWriter | None = None
+        else:
+            console = make_console(file=out, color=None if args.output is None else False)
+            if args.format == "calls":
+                writer = CallsWriter(console, args.limit)
+            else:
+                writer = TimelineWriter(console, s.machine.xlen, locator(s, flow), args.limit)
+            sink = writer.write
+        stream = FlowStream(flow, filt, sink, pid=args.pid, satp=args.satp,
+                            roots=s.tracer.process_roots)
+        s.events.subscribe_raw(stream.feed_chunk)
+        with interrupt_stops(s.machine):     # Ctrl-C stops the guest; its rows are shown
+            result = _run_sliced(s, budget, stream)
+        stream.finish()
+        if args.pid is not None and stream.shown == 0 and args.pid not in flow.spaces:
+            _no_such_pid(args.pid, flow)
+        if writer is not None:
+            writer.close()
+            if isinstance(writer, TimelineWriter) and stream.made and not filt.syscalls:
+                writer.console.print(SyscallSummary.counted(stream.made, stream.failed))
+    if args.output is not None:
+        print(f"privlab: wrote {args.format} trace of {stream.shown} events to {args.output}",
+              file=sys.stderr)
+    return _status(result, budget, args)
+
+
+def _export(args: argparse.Namespace, s: Session) -> int:
+    """perfetto and html: the whole run, then every row at once."""
     budget = budget_of(args)
     with interrupt_stops(s.machine):     # Ctrl-C stops the guest; its events are shown
         result = s.run(budget)
     flow = s.flow
-    filt = _filter(args, s)
+    filt = _filter(args, _owners(args, flow))
     with ExitStack() as stack:
         out = _output(args.output, stack)
         rows = list(flow.rows(filt))
-        if args.format == "jsonl":
-            write_jsonl(rows, out)
-        elif args.format == "perfetto":
+        if args.format == "perfetto":
             names = {satp: f"pid {pid} {name}" for satp, (pid, name) in flow.named.items()}
             write_chrome_trace(rows, out, names)
-        elif args.format == "html":
+        else:
             title = f"privlab trace: {args.user or args.kernel or 'system'}"
             write_html(rows, out, title)
-        else:
-            console = make_console(file=out, color=None if args.output is None else False)
-            # the calls whose ecall is among the rows (all of them, whatever --limit shows)
-            calls = [r.syscall for r in rows if r.syscall is not None and r.is_trap]
-            if args.format == "calls":
-                console.print(SyscallTable(calls, args.limit), soft_wrap=not console.is_terminal)
-            else:
-                console.print(TrapTimeline(rows, s.machine.xlen, locator(s), args.limit),
-                              soft_wrap=not console.is_terminal)
-                if calls and not filt.syscalls:
-                    console.print(SyscallSummary(calls))
     if args.output is not None:
         print(f"privlab: wrote {args.format} trace of {len(rows)} events to {args.output}",
               file=sys.stderr)
+    return _status(result, budget, args)
+
+
+def _status(result: RunResult, budget: int | None, args: argparse.Namespace) -> int:
     if result.stop is Stop.HALT:
         return result.status
     return report_run(result, budget, sys.stderr, default=args.max_insns is None)

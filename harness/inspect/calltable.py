@@ -10,16 +10,18 @@ process ran again.
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Sequence
 
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.table import Table
 from rich.text import Text
 
+from harness.inspect.theme import write_lines
+from harness.trace.flow import FlowRow
 from harness.trace.syscalls import SyscallRecord
 
-__all__ = ["SyscallSummary", "SyscallTable"]
+__all__ = ["CallsWriter", "SyscallSummary", "SyscallTable"]
 
 
 class SyscallTable:
@@ -54,14 +56,21 @@ class SyscallTable:
 
 
 class SyscallSummary:
-    """How many times each call was made, and how many failed."""
+    """How many times each call was made, and how many failed (from the calls, or
+    from counts kept as a run went: `SyscallSummary.counted(made, failed)`)."""
 
     def __init__(self, calls: Sequence[SyscallRecord]) -> None:
-        self.calls = calls
+        self.made = Counter(c.name for c in calls)
+        self.failed = Counter(c.name for c in calls if c.failed)
+
+    @classmethod
+    def counted(cls, made: Counter[str], failed: Counter[str]) -> SyscallSummary:
+        summary = cls(())
+        summary.made, summary.failed = made, failed
+        return summary
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        made = Counter(c.name for c in self.calls)
-        failed = Counter(c.name for c in self.calls if c.failed)
+        made, failed = self.made, self.failed
         table = Table(box=None, padding=(0, 1), header_style="muted")
         table.add_column("call")
         table.add_column("calls", justify="right")
@@ -70,3 +79,83 @@ class SyscallSummary:
             table.add_row(Text(name, "syscall"), str(n),
                           Text(str(failed[name]), "ret.error" if failed[name] else "muted"))
         yield table
+
+
+WINDOW = 64     # calls printed after a call that has not returned, before it is cut
+
+
+class CallsWriter:
+    """SyscallTable's rows printed as a run makes them, in columns of fixed width
+    (a longer call pushes the rest of its line right). Calls are printed in the
+    order they were made, once they return; a call still waiting while WINDOW
+    later ones have returned (a parent in waitpid) is printed as `<unfinished>`, and
+    its result later on a `<... name resumed>` line, as strace does."""
+
+    HEADER = f" {'seq':>6}  {'pid':>4}  {'call':<44}  {'result':<16}  {'kernel insns':>12}"
+
+    def __init__(self, console: Console, limit: int | None = None) -> None:
+        self.console = console
+        self.limit = limit
+        self.made = 0                   # calls among the rows
+        self.printed = 0                # of those, printed (at most limit)
+        self._queue: deque[SyscallRecord] = deque()     # made, not printed yet
+        self._waiting: dict[int, SyscallRecord] = {}    # printed unfinished
+        self._started = False
+
+    def _line(self, c: SyscallRecord, resumed: bool = False, unfinished: bool = False) -> Text:
+        t = Text(f" {c.entry_seq:>6}  {c.pid if c.pid is not None else '?':>4}  ")
+        call = f"<... {c.name} resumed>" if resumed else c.call_text()
+        t.append(call, "syscall")
+        t.append(" " * max(2, 46 - len(call)))
+        result = Text()
+        if unfinished:
+            result.append("<unfinished>", "muted")
+        else:
+            result.append(c.ret_text(), "ret.error" if c.failed else "ret.ok")
+            for i, cap in sorted(c.outputs.items()):
+                name = c.spec.args[i].name if c.spec else f"a{i}"
+                result.append(f"  {name}={cap.text}", "muted")
+        t.append_text(result)
+        cost = str(c.exit_instret - c.entry_instret) \
+            if c.exit_instret is not None and not unfinished else ""
+        t.append(" " * max(2, 18 - len(result)) + cost.rjust(12))
+        if not cost:
+            t.rstrip()
+        return t
+
+    def write(self, rows: Sequence[FlowRow]) -> None:
+        for r in rows:
+            call = r.syscall
+            if call is not None and r.is_trap:
+                self.made += 1
+                if self.limit is None or self.made <= self.limit:
+                    self._queue.append(call)
+        self._drain(final=False)
+
+    def _drain(self, final: bool) -> None:
+        lines: list[Text] = []
+        if not self._started:
+            self._started = True
+            lines.append(Text(self.HEADER, "muted"))
+        for seq, c in list(self._waiting.items()):
+            if c.outcome != "pending":
+                lines.append(self._line(c, resumed=True))
+                del self._waiting[seq]
+        queue = self._queue
+        while queue and (queue[0].outcome != "pending" or len(queue) > WINDOW or final):
+            c = queue.popleft()
+            self.printed += 1
+            if c.outcome == "pending" and not final:
+                lines.append(self._line(c, unfinished=True))
+                self._waiting[c.entry_seq] = c
+            else:
+                lines.append(self._line(c))
+        if lines:
+            write_lines(self.console, lines)
+
+    def close(self) -> None:
+        """The run is over: print what is left, and how many calls were not shown."""
+        self._drain(final=True)
+        if self.made > self.printed:
+            write_lines(self.console, [Text(f"... and {self.made - self.printed} more calls",
+                                            "muted")])

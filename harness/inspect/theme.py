@@ -8,14 +8,17 @@ Every renderable refers to a style by name ("priv.U", "changed"), never to a col
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import IO
 
 from rich.console import Console
+from rich.text import Text
 from rich.theme import Theme
 
 from harness.abi.csr import Priv
 
-__all__ = ["PALETTE", "STYLES", "THEME", "PipeConsole", "make_console", "priv_style"]
+__all__ = ["PALETTE", "STYLES", "THEME", "PipeConsole", "make_console", "priv_style",
+           "write_lines"]
 
 PALETTE: dict[str, str] = {
     "U": "#2a9d8f",          # user: teal
@@ -92,3 +95,18 @@ def make_console(width: int | None = None, file: IO[str] | None = None,
     if width is None and not c.is_terminal:
         c.width = PIPE_WIDTH
     return c
+
+
+def write_lines(console: Console, lines: Sequence[Text]) -> None:
+    """Print whole lines now (a streaming view's batch) and flush: on a terminal
+    each cut to its width, elsewhere unwrapped; without colour, as plain text written
+    straight to the console's file (rich's rendering costs more than the run)."""
+    if console.color_system is None and not console.is_terminal:
+        console.file.write("".join(line.plain + "\n" for line in lines))
+    else:
+        terminal, width = console.is_terminal, console.width
+        for line in lines:
+            if terminal:
+                line.truncate(width, overflow="ellipsis")
+            console.print(line, soft_wrap=not terminal)
+    console.file.flush()

@@ -10,21 +10,25 @@ ecall and their result at the sret; SBI calls show their extension and function.
 An sret into a signal handler reads `→ handler for SIGUSR1`, the one that ends it
 `back from SIGUSR1 handler` (with the result of the call it interrupted); an alarm's,
 `→ alarm handler` and `back from alarm handler`.
+
+`TimelineWriter` prints the same lines as rows come (`privlab trace` streams them,
+harness/trace/stream.py): every column has its width fixed up front, so a line never
+depends on the rows after it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.text import Text
 
 from harness.abi.csr import Exc, Priv
-from harness.inspect.theme import priv_style
+from harness.inspect.theme import priv_style, write_lines
 from harness.kernelinfo.symbols import Location
 from harness.trace.flow import FlowRow
 
-__all__ = ["LANES", "TrapTimeline", "arrow"]
+__all__ = ["LANES", "TimelineWriter", "TrapTimeline", "arrow"]
 
 LANES = (Priv.U, Priv.S, Priv.M)
 LANE_WIDTH = 6
@@ -33,6 +37,9 @@ _FAULTS = {Exc.INSN_PAGE_FAULT, Exc.LOAD_PAGE_FAULT, Exc.STORE_PAGE_FAULT,
            Exc.INSN_MISALIGNED, Exc.LOAD_MISALIGNED, Exc.STORE_MISALIGNED}
 
 RowLocator = Callable[[FlowRow], Location | None]
+_DETAILED = _FAULTS | {Exc.ILLEGAL_INSN}         # exceptions describe() adds to
+_ARROWS: dict[tuple[Priv, Priv], str] = {}      # plain lanes, by (from, to)
+_PATHS: dict[tuple[Priv, ...], str] = {}        # plain paths, padded
 
 
 def arrow(src: Priv, dst: Priv) -> Text:
@@ -139,6 +146,28 @@ class TrapTimeline:
                 t.append(f"  {'at' if row.is_trap else 'to'} {loc.name}", "symbol")
         return t
 
+    def plain_line(self, row: FlowRow) -> str:
+        """line(row).plain, made without styling what is not shown (the lanes and the
+        path are the same few strings on every line)."""
+        lanes = _ARROWS.get((row.priv_from, row.priv_to))
+        if lanes is None:
+            lanes = _ARROWS[(row.priv_from, row.priv_to)] = arrow(row.priv_from, row.priv_to).plain
+        path = _PATHS.get(row.path)
+        if path is None:
+            text = _path(row).plain
+            path = _PATHS[row.path] = text + " " * max(1, 8 - len(text))
+        if row.syscall is None and not row.note and not row.signal and \
+                (row.interrupt or not row.is_trap or row.code not in _DETAILED):
+            event = row.name        # what describe() gives such a row
+        else:
+            event = describe(row, self.xlen).plain
+        out = f"{row.seq:>6} {row.instret:>10}  {lanes}{path}{event}"
+        if self.locate is not None:
+            loc = self.locate(row)
+            if loc is not None and loc.symbol is not None:
+                out += f"  {'at' if row.is_trap else 'to'} {loc.name}"
+        return out
+
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         if self.title:
             yield Text(self.title, "heading")
@@ -155,3 +184,54 @@ class TrapTimeline:
             shown += 1
         if shown == 0:
             yield Text("(no events)", "muted")
+
+
+class TimelineWriter:
+    """A TrapTimeline printed batch by batch: the header before the first row, each
+    batch's lines written and flushed at once, at most `limit` rows, and "(no events)"
+    at `close()` if there were none. Without colour (a pipe, a file) the lines are
+    written as plain text straight to the console's file (theme.write_lines)."""
+
+    def __init__(self, console: Console, xlen: int = 64, locate: RowLocator | None = None,
+                 limit: int | None = None) -> None:
+        self.console = console
+        self.timeline = TrapTimeline((), xlen, locate, limit)
+        self.limit = limit
+        self.shown = 0
+        self._started = False
+        self._stopped = False
+
+    def _emit(self, lines: Sequence[Text]) -> None:
+        write_lines(self.console, lines)
+
+    @property
+    def _plain(self) -> bool:
+        return self.console.color_system is None and not self.console.is_terminal
+
+    def start(self) -> None:
+        """Print the header (once)."""
+        if not self._started:
+            self._started = True
+            self._emit([self.timeline.header()])
+
+    def write(self, rows: Sequence[FlowRow]) -> None:
+        if self._stopped:
+            return
+        self.start()
+        if self.limit is not None and self.shown + len(rows) > self.limit:
+            rows = rows[:self.limit - self.shown]
+            self._stopped = True
+        self.shown += len(rows)
+        stopped = [Text(f"... stopped after {self.limit} rows", "muted")] if self._stopped else []
+        if self._plain:         # most of a trace's time: no Text for what has no style
+            line = self.timeline.plain_line
+            self.console.file.write("".join([line(r) + "\n" for r in rows]))
+            self._emit(stopped)
+            return
+        rich_line = self.timeline.line
+        self._emit([rich_line(r) for r in rows] + stopped)
+
+    def close(self) -> None:
+        self.start()
+        if self.shown == 0:
+            self._emit([Text("(no events)", "muted")])

@@ -118,6 +118,7 @@ def decode(raw: bytes, offset: int, seq: int) -> Event:
 
 
 Subscriber = Callable[[Event], None]
+RawSubscriber = Callable[[int, bytes], None]
 
 
 RECENT = 64
@@ -135,6 +136,7 @@ class EventLog:
         self._starts: list[int] = []
         self._count = 0
         self._subscribers: list[Subscriber] = []
+        self._raw_subscribers: list[RawSubscriber] = []
         self._sink: IO[str] | None = None
 
     def __len__(self) -> int:
@@ -144,6 +146,13 @@ class EventLog:
         """Call fn(event) for every new event; returns a function that unsubscribes."""
         self._subscribers.append(fn)
         return lambda: self._subscribers.remove(fn)
+
+    def subscribe_raw(self, fn: RawSubscriber) -> Callable[[], None]:
+        """Call fn(seq of the first, records) for every batch of new events, as the
+        core hands them over (after the subscribers have seen each): bulk readers
+        unpack them with RECORD, whether or not the log keeps them."""
+        self._raw_subscribers.append(fn)
+        return lambda: self._raw_subscribers.remove(fn)
 
     def stream_jsonl(self, sink: IO[str] | None) -> None:
         """Also write every new event as a JSON line to `sink` (None stops)."""
@@ -168,6 +177,8 @@ class EventLog:
                     fn(ev)
                 if self._sink is not None:
                     self._sink.write(json.dumps(ev.to_json()) + "\n")
+        for raw_fn in list(self._raw_subscribers):
+            raw_fn(first, raw)
 
     def restore_position(self, count: int, chunks: list[bytes], starts: list[int]) -> None:
         """Go back (or forward) to the log as it was when it held `count` events, from

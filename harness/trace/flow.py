@@ -5,7 +5,10 @@ and SBI calls.
 and keeps, per event, only what the raw log lacks: which trap an xRET returns from,
 the outermost trap of the current nesting (its `root`), and the privilege path
 (U>S>M). Rows are rebuilt on demand from the EventLog, so a run with a million
-events costs a few bytes per event.
+events costs a few bytes per event. A flow made with retain=False keeps nothing per
+event or per call: `step()` gives each event's nesting as it is fed, and the calls
+made and completed wait in `fresh` until their rows are made
+(harness/trace/stream.py: `privlab trace` at any run length).
 
 System calls pair an ecall from U with the sret that returns to the same address
 space at the ecall's pc + 4. A call that switches processes (yield, a blocking
@@ -169,10 +172,15 @@ def _within(v: int, r: tuple[int | None, int | None]) -> bool:
 class Flow:
     def __init__(self, log: EventLog, specs: dict[int, CallSpec], xlen: int,
                  sbi: SbiNames | None = None, initial: Priv = Priv.M,
-                 start: int | None = None) -> None:
+                 start: int | None = None, retain: bool = True) -> None:
         """Analyse `log` from event #start (default: events logged from now on), the
-        hart then being at privilege `initial`."""
+        hart then being at privilege `initial`. Without `retain`, the flow keeps no
+        calls nor per-event state: it is fed and stepped one event at a time."""
         self.log = log
+        self.retain = retain
+        self.calls_made = 0                            # system calls fed so far
+        # retain=False: seq -> the call made (ecall) or completed there, until read
+        self.fresh: dict[int, SyscallRecord] = {}
         self.specs = specs
         self.xlen = xlen
         self.sbi = sbi or SbiNames()
@@ -240,6 +248,16 @@ class Flow:
     def feed(self, seq: int, rec: Record, live: LiveMemory | None = None) -> SyscallRecord | None:
         """Consume one event; returns a system call that completed with it, if any.
         This runs for every event of a traced run: it is written for speed."""
+        done = self._consume(seq, rec, live)
+        if not self.retain:
+            if done is not None:
+                self.fresh[seq] = done
+            made = self._last_u
+            if made is not None and made.entry_seq == seq:
+                self.fresh[seq] = made
+        return done
+
+    def _consume(self, seq: int, rec: Record, live: LiveMemory | None) -> SyscallRecord | None:
         if seq != self.next_seq:
             return None
         self.next_seq = seq + 1
@@ -279,41 +297,67 @@ class Flow:
     def _shape_up(self) -> None:
         """Compute the nesting of every event fed so far and not shaped yet: which
         trap each xRET returns from, the outermost trap, the owner and the privilege
-        path of each event. One loop, written for speed (it sees every event)."""
-        stack, paths, root_satp = self._stack, self._path_ids, self._root_satp
-        add_return = self._add_return
-        add_root, add_path, roots = self._add_root, self._add_path, self._roots
-        start = self.start
+        path of each event."""
+        add_return, add_root, add_path = self._add_return, self._add_root, self._add_path
+        step = self._step
         with _gc_paused():
             for seq, rec in iter_records(self.log, self._shaped, self.next_seq):
-                self._shaped = seq + 1
-                frm, to = rec[FROM], rec[TO]
-                if rec[KIND] == TRAP:
-                    if stack[-1][0] != frm:
-                        self._retop(frm, stack[-1][1], stack[-1][2])
-                    top = stack[-1]
-                    if len(stack) > 1:
-                        root = top[2]
-                    else:
-                        root = seq
-                        root_satp[seq] = rec[SATP] if frm == _U else 0
-                    path = paths.get((top[3], to))
-                    if path is None:
-                        path = self._path_id(top[3], to)
-                    stack.append((to, seq, root, path))
-                    add_return(NONE)
-                else:
-                    opened = stack.pop()[1] if len(stack) > 1 and stack[-1][0] == frm \
-                        else NONE
-                    if len(stack) > 1:
-                        root = stack[-1][2]
-                    else:
-                        root = roots[opened - start] if opened != NONE else NONE
-                    if stack[-1][0] != to:
-                        self._retop(to, NONE, NONE)
-                    add_return(opened)
+                opened, root, path = step(seq, rec)
+                add_return(opened)
                 add_root(root)
-                add_path(stack[-1][3])
+                add_path(path)
+
+    def step(self, seq: int, rec: Record) -> tuple[int | None, int | None, tuple[Priv, ...], int]:
+        """The nesting after event #seq, the next to be shaped (retain=False flows):
+        the trap it returns from, the outermost trap, the privilege path, and the
+        owner (the satp of the process that trapped at the root, 0: none)."""
+        opened, root, path = self._step(seq, rec)
+        # a return to U belongs to the process it enters; the rest, to the one whose
+        # trap began the nesting
+        to_u = rec[KIND] != TRAP and rec[TO] == _U
+        owner = rec[SATP] if to_u else self._root_satp.get(root, 0)
+        return (None if opened == NONE else opened, None if root == NONE else root,
+                self._paths[path], owner)
+
+    def _step(self, seq: int, rec: Record) -> tuple[int, int, int]:
+        """Shape one event: (trap it returns from, root, path id), NONE for none.
+        Runs for every event of a trace: written for speed."""
+        stack = self._stack
+        self._shaped = seq + 1
+        frm, to = rec[FROM], rec[TO]
+        if rec[KIND] == TRAP:
+            if stack[-1][0] != frm:
+                self._retop(frm, stack[-1][1], stack[-1][2])
+            top = stack[-1]
+            if len(stack) > 1:
+                root = top[2]
+            else:
+                root = seq
+                if not self.retain:
+                    self._root_satp.clear()       # only the current nesting's
+                self._root_satp[seq] = rec[SATP] if frm == _U else 0
+            path = self._path_ids.get((top[3], to))
+            if path is None:
+                path = self._path_id(top[3], to)
+            stack.append((to, seq, root, path))
+            return NONE, root, path
+        opened = NONE
+        root = NONE
+        if len(stack) > 1 and stack[-1][0] == frm:
+            popped = stack.pop()
+            opened, root = popped[1], popped[2]
+        if len(stack) > 1:
+            root = stack[-1][2]
+        elif opened == NONE:
+            root = NONE
+        if stack[-1][0] != to:
+            self._retop(to, NONE, NONE)
+        return opened, root, stack[-1][3]
+
+    @property
+    def depth(self) -> int:
+        """Traps open after the last event shaped (0: none)."""
+        return len(self._stack) - 1
 
     def _ecall(self, seq: int, rec: Record, live: LiveMemory | None) -> SyscallRecord | None:
         number = rec[A7]
@@ -329,7 +373,9 @@ class Flow:
         if rec[SATP] in self.pids:
             call.pid, call.process = self.pids[rec[SATP]]
         key = thread_key(rec[SATP], call.tid)
-        self.syscalls.append(call)
+        self.calls_made += 1
+        if self.retain:
+            self.syscalls.append(call)
         self._last_u = call
         if number in self._kills:
             signum = to_signed(rec[A0 + 1], 32)
@@ -491,8 +537,19 @@ class Flow:
     def resolve_pids(self, roots: dict[int, tuple[int, str]]) -> None:
         """Name address spaces from a process table (page-table root physical address
         -> (pid, name)) for calls whose process was not known when they were made."""
+        self.name_calls(self.syscalls, roots)
+
+    def name_space(self, satp: int, roots: dict[int, tuple[int, str]]) -> bool:
+        """Name the address space `satp` from a process table, if it is there."""
+        who = roots.get(int(decode_satp(satp, self.xlen).ppn.addr))
+        if who is not None:
+            self._own(satp, who)
+        return who is not None
+
+    def name_calls(self, calls: list[SyscallRecord], roots: dict[int, tuple[int, str]]) -> None:
+        """resolve_pids for these calls."""
         found: dict[int, tuple[int, str] | None] = {}
-        for call in self.syscalls:
+        for call in calls:
             if call.pid is not None:
                 continue
             if call.satp not in found:

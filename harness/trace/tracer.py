@@ -81,7 +81,7 @@ class Tracer:
     def _on_event(self, e: Event) -> None:
         live = self._live if self.capture and is_live(self.machine, e) else None
         done = self.flow.feed(e.seq, record_of(e), live)
-        if self.capture_limit is not None and len(self.flow.syscalls) >= self.capture_limit:
+        if self.capture_limit is not None and self.flow.calls_made >= self.capture_limit:
             self.capture_exhausted = True
         if done is not None:
             for fn in list(self._hooks):
@@ -124,14 +124,32 @@ class Tracer:
         if self._synced == len(self.machine.events):
             return
         self._synced = len(self.machine.events)
+        roots = self.process_roots()
+        if roots:
+            self.flow.resolve_pids(roots)
+
+    def stream(self) -> Flow:
+        """Trace from now on without keeping the run: a flow that keeps no calls nor
+        per-event state (fed and stepped by harness/trace/stream.py), and a log that
+        keeps only its tail. Rewinding is not possible after this."""
+        specs, sbi, _ = self._flow_args
+        self.machine.events.keep = False
+        self.flow = Flow(self.machine.events, specs, self.machine.xlen, sbi,
+                         initial=self.machine.hart.priv, retain=False)
+        self._synced = len(self.machine.events)
+        return self.flow
+
+    def process_roots(self) -> dict[int, tuple[int, str]]:
+        """The kernel's process table now: page-table root -> (pid, name) (empty
+        when there is no kernel to read, or it cannot be read)."""
         kernel = self._kernel()
         if kernel is None:
-            return
+            return {}
         try:
             table = kernel.process_table(self.machine.memory)
         except Exception:   # a kernel mid-boot may hold anything: naming is best effort
-            return
-        self.flow.resolve_pids({p.pagetable: (p.pid, p.name) for p in table.processes})
+            return {}
+        return {p.pagetable: (p.pid, p.name) for p in table.processes}
 
     def rewind(self) -> None:
         """The machine went back in time (harness/api/timetravel.py): the flow is

@@ -35,7 +35,17 @@ def pipeline(command: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
     (f"{PRIVLAB} trace --no-capture --user sleep 2",              # 270 KB of rows
      ["   seq    instret  U     S     M     path    event",
       "     0         62  ·     ◀━━━━━●     S       mret  to _entry"]),
-], ids=["run", "tour", "trace"])
+    # a trace that would run for hours: rows stream, so head's exit ends it (issue 19
+    # item 4; it printed nothing until the end of the run before)
+    (f"{PRIVLAB} trace --max-insns 100000000000 --user compute 100000000000",
+     ["   seq    instret  U     S     M     path    event",
+      "     0         62  ·     ◀━━━━━●     S       mret  to _entry"]),
+    (f"{PRIVLAB} trace --format calls --user usertests",
+     ["    seq   pid  call                                          result            "
+      "kernel insns",
+      "     44     1  fork()                                        2                 "
+      "       34894"]),
+], ids=["run", "tour", "trace", "trace-forever", "trace-calls"])
 def test_a_closed_pipe_is_cats_status(command: str, head: list[str], tmp_path: Path) -> None:
     p = pipeline(command, tmp_path)
     assert p.stdout.splitlines() == ["cat 141", *head, "privlab 141"]

@@ -1,0 +1,215 @@
+"""The rows of a trap flow as the run makes them, in bounded memory (`privlab trace`).
+
+    flow = session.tracer.stream()
+    rows = FlowStream(flow, FlowFilter(...), sink)
+    session.events.subscribe_raw(rows.feed_chunk)
+
+Each batch of events the core hands over is fed to a flow that keeps nothing per
+event (Flow(retain=False)), and each event becomes a FlowRow at once. Rows are held
+until the nesting they belong to is over (the hart back at the level it started at),
+so that what the end of a nesting tells about its start (a signal handler that
+returned by faulting) is on the rows, then named (processes the flow could not name
+are looked up in the kernel's process table), filtered and handed to the sink. At most
+HOLD rows are held, and none longer than HOLD_SECONDS once the next batch (or
+`tick()`) comes: a nesting that goes on longer is shown as it goes.
+
+The filter is the one Flow.rows() applies, with processes named as the run goes:
+`pid` matches the address spaces known to be that process's when its rows are shown.
+What needs the whole run, the system-call summary, is counted (`made`, `failed`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Callable
+
+from harness.abi.csr import Priv
+from harness.trace.events import RECORD
+from harness.trace.flow import Flow, FlowFilter, FlowRow
+from harness.trace.raw import (
+    A0,
+    A7,
+    AT,
+    CAUSE,
+    CODE,
+    EPC,
+    FROM,
+    INSTRET,
+    INTERRUPT,
+    KIND,
+    PC,
+    SATP,
+    STATUS_AFTER,
+    STATUS_BEFORE,
+    TO,
+    TRAP,
+    TVAL,
+)
+from harness.trace.syscalls import SyscallRecord, to_signed
+
+__all__ = ["HOLD", "HOLD_SECONDS", "FlowStream", "RowSink"]
+
+HOLD = 512              # rows held at most while a nesting is open
+HOLD_SECONDS = 0.2      # and for at most this long
+_PRIVS = {int(p): p for p in Priv}
+
+RowSink = Callable[[list[FlowRow]], None]
+ProcessRoots = Callable[[], dict[int, tuple[int, str]]]
+
+
+class FlowStream:
+    def __init__(self, flow: Flow, filt: FlowFilter, sink: RowSink, *,
+                 pid: int | None = None, satp: int | None = None,
+                 roots: ProcessRoots | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        """Rows of `flow` (a retain=False flow) that pass `filt` and, if given, belong
+        to process `pid` or address space `satp`, go to `sink` in batches. `roots`
+        reads the kernel's process table (page-table root -> (pid, name))."""
+        if flow.retain:
+            raise ValueError("FlowStream needs a flow made with retain=False")
+        self.flow = flow
+        self.filt = filt
+        self.sink = sink
+        self.pid = pid
+        self.satp = satp
+        self._roots = roots
+        self._clock = clock
+        self._held: list[FlowRow] = []
+        self._held_since = 0.0
+        self._kept: set[int] = set()          # --cause: traps shown, their returns to come
+        self._root_call: SyscallRecord | None = None
+        self._counted: dict[int, SyscallRecord] = {}   # shown calls still pending
+        self.made: Counter[str] = Counter()    # calls whose ecall was shown, by name
+        self.failed: Counter[str] = Counter()  # and of those, the ones that failed
+        self.shown = 0                         # rows handed to the sink
+        self.seen = 0                          # events fed
+
+    @property
+    def held(self) -> int:
+        """Rows waiting for their nesting to end (at most HOLD)."""
+        return len(self._held)
+
+    # -- feeding -------------------------------------------------------------------
+    def feed_chunk(self, first: int, raw: bytes) -> None:
+        """EventLog.subscribe_raw's callback: events #first... as raw records."""
+        flow, held = self.flow, self._held
+        feed, step, fresh, notes = flow.feed, flow.step, flow.fresh, flow.notes
+        counted = self._counted
+        xlen = flow.xlen
+        for seq, rec in enumerate(RECORD.iter_unpack(raw), first):
+            if seq < flow._shaped:
+                continue                      # (a rewound log handing events again)
+            if seq >= flow.next_seq:
+                feed(seq, rec)                # not fed live by the tracer's capture
+            opened, root, path, owner = step(seq, rec)
+            call = fresh.pop(seq, None) if fresh else None
+            if call is not None and call.exit_seq == seq and call.entry_seq in counted:
+                del counted[call.entry_seq]
+                if call.failed:
+                    self.failed[call.name] += 1
+            is_trap = rec[KIND] == TRAP
+            note = notes.get(seq, "")
+            if opened is not None:
+                opener = notes.pop(opened, "")
+                if not note and opener.startswith("sbi "):
+                    note = f"→ {to_signed(rec[A0], xlen)}"   # a0: the SBI error code
+            if not held:
+                self._held_since = self._clock()
+            held.append(FlowRow(
+                seq, rec[INSTRET], is_trap, _PRIVS[rec[FROM]], _PRIVS[rec[TO]],
+                bool(rec[INTERRUPT]), rec[CODE], rec[CAUSE], rec[EPC] if is_trap else rec[AT],
+                rec[PC], rec[TVAL], rec[SATP], rec[A0:A7 + 1], path, opened, root, owner,
+                call, note, rec[STATUS_BEFORE], rec[STATUS_AFTER]))
+            if flow.depth == 0:               # the nesting is over
+                notes.clear()
+                self.flush()
+            elif len(held) >= HOLD:
+                self.flush()
+        self.seen = flow.next_seq - flow.start
+        self.tick()
+
+    def tick(self) -> None:
+        """Show the rows held longer than HOLD_SECONDS (call it now and then)."""
+        if self._held and self._clock() - self._held_since >= HOLD_SECONDS:
+            self.flush()
+
+    def finish(self) -> None:
+        """The run is over: show what is held; count the calls' final outcomes."""
+        self.flush()
+        for call in self._counted.values():
+            if call.failed:
+                self.failed[call.name] += 1
+        self._counted.clear()
+
+    # -- showing -------------------------------------------------------------------
+    def flush(self) -> None:
+        if not self._held:
+            return
+        rows = self._held.copy()
+        self._held.clear()             # the same list: feed_chunk holds it
+        signals = self.flow.signal_notes
+        if signals:
+            for row in rows:
+                row.signal = signals.pop(row.seq, "")
+            if self.flow.depth == 0:
+                signals.clear()
+        self._name(rows)
+        shown = [row for row in rows if self._passes(row)]
+        for row in shown:
+            call = row.syscall
+            if call is not None and row.is_trap:
+                self.made[call.name] += 1
+                if call.outcome == "pending":
+                    self._counted[call.entry_seq] = call
+                elif call.failed:
+                    self.failed[call.name] += 1
+        if shown:
+            self.shown += len(shown)
+            self.sink(shown)
+
+    def _name(self, rows: list[FlowRow]) -> None:
+        """Name the processes of these rows and calls the flow could not name, from
+        the kernel's process table (read at most once per batch)."""
+        flow = self.flow
+        unnamed = [r.syscall for r in rows if r.syscall is not None and r.syscall.pid is None]
+        need = {c.satp for c in unnamed if c.satp not in flow.pids}
+        if self.pid is not None:
+            need |= {r.owner for r in rows if r.owner and r.owner not in flow.pids}
+        roots: dict[int, tuple[int, str]] = {}
+        if need and self._roots is not None:
+            roots = self._roots()
+            for satp in need:
+                flow.name_space(satp, roots)
+        if unnamed:
+            flow.name_calls(unnamed, roots)
+
+    def _passes(self, row: FlowRow) -> bool:
+        f = self.filt
+        if row.root == row.seq:                    # a new nesting: the old ones ended
+            self._root_call = row.syscall          # the call that began it, if one
+            self._kept.clear()
+        lo, hi = f.seq
+        if (lo is not None and row.seq < lo) or (hi is not None and row.seq >= hi):
+            return False
+        lo, hi = f.instret
+        if (lo is not None and row.instret < lo) or (hi is not None and row.instret >= hi):
+            return False
+        if self.pid is not None or self.satp is not None:
+            owners = self.flow.spaces.get(self.pid, set()) if self.pid is not None else set()
+            if row.owner not in owners and row.owner != self.satp:
+                return False
+        if f.syscalls:
+            root = self._root_call if row.root is not None else None
+            if root is None or root.name not in f.syscalls:
+                return False
+        if f.causes:
+            if row.is_trap:
+                if row.name not in f.causes and str(row.code) not in f.causes:
+                    return False
+                self._kept.add(row.seq)
+            elif row.returns_from in self._kept:
+                self._kept.discard(row.returns_from)
+            else:
+                return False
+        return True
