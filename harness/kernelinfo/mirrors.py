@@ -187,6 +187,35 @@ class KernelInfo:
             procs.append(Process(i, v, pid_at.get(parent) if isinstance(parent, int) else None))
         return ProcessTable(tuple(procs), self.current_slot(memory))
 
+    def process_roots(self, memory: PhysicalMemory) -> dict[int, tuple[int, str]]:
+        """Page-table root -> (pid, name) of every used slot, later slots first as in
+        `process_table`: the same answer with only those three fields decoded (what
+        `privlab trace` asks for each time a new address space appears)."""
+        base, t, count = self._proc_array()
+        data = memory.read(base, t.size * count)
+
+        def field(name: str, offset: int) -> Value | None:
+            if not t.has(name):
+                return None
+            m = t.member(name)
+            return decode_value(m.type, data, offset + m.offset)
+
+        roots: dict[int, tuple[int, str]] = {}
+        for i in range(count):
+            off = i * t.size
+            st = field("state", off)
+            if isinstance(st, EnumValue) and st.name == UNUSED:
+                continue
+            pid, name, root = field("pid", off), field("name", off), field("pagetable", off)
+            if isinstance(pid, EnumValue):
+                pid = pid.value
+            if not isinstance(pid, int):
+                raise TypeError("proc.pid is not an integer")
+            root_addr = root.value if isinstance(root, EnumValue) else root
+            roots[root_addr if isinstance(root_addr, int) else 0] = (
+                pid, name if isinstance(name, str) else "")
+        return roots
+
     def open_files(self, memory: PhysicalMemory, process: Process) -> list[OpenFile] | None:
         """The process's open descriptors, lowest first; None when the kernel's
         struct proc has no `ofile` (a kernel without files)."""

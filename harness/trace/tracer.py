@@ -146,10 +146,9 @@ class Tracer:
         if kernel is None:
             return {}
         try:
-            table = kernel.process_table(self.machine.memory)
+            return kernel.process_roots(self.machine.memory)
         except Exception:   # a kernel mid-boot may hold anything: naming is best effort
             return {}
-        return {p.pagetable: (p.pid, p.name) for p in table.processes}
 
     def rewind(self) -> None:
         """The machine went back in time (harness/api/timetravel.py): the flow is

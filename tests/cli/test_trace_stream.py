@@ -5,6 +5,7 @@ are the ones the whole-run flow (Flow.rows) gives."""
 from __future__ import annotations
 
 import gc
+import re
 import subprocess
 import sys
 
@@ -79,12 +80,14 @@ def test_a_long_trace_keeps_a_bounded_number_of_rows_and_calls(images: Images) -
     flow = s.tracer.stream()
     peaks = {"rows": 0, "calls": 0}
     shown = [0]
+    gc.collect()    # rows and calls other tests left alive are not this run's
+    before = {"rows": _alive(FlowRow), "calls": _alive(SyscallRecord)}
 
     def sink(rows: list[FlowRow]) -> None:
         shown[0] += len(rows)
         if shown[0] // 5000 != (shown[0] - len(rows)) // 5000:   # now and then
-            peaks["rows"] = max(peaks["rows"], _alive(FlowRow))
-            peaks["calls"] = max(peaks["calls"], _alive(SyscallRecord))
+            peaks["rows"] = max(peaks["rows"], _alive(FlowRow) - before["rows"])
+            peaks["calls"] = max(peaks["calls"], _alive(SyscallRecord) - before["calls"])
 
     stream = FlowStream(flow, FlowFilter(), sink, roots=s.tracer.process_roots)
     s.events.subscribe_raw(stream.feed_chunk)
@@ -114,11 +117,15 @@ def test_a_call_that_waits_long_is_printed_unfinished_then_resumed(
     s.close()
     lines = [" ".join(line.split()) for line in capsys.readouterr().out.splitlines()]
     assert lines[0] == "seq pid call result kernel insns"
-    assert [line.split(" ", 1)[1] for line in lines[1:]] == [
-        "1 fork() 2 34887", "1 fork() 3 34863", "1 waitpid(2, 0x3fffffdf74) <unfinished>",
-        "2 exit(1) does not return", "1 <... waitpid resumed> 2 status=1 93170",
-        "3 exit(1) does not return", "1 waitpid(3, 1) 3 status=1 4984",
-        '1 write(1, "forktree: 3 of 3 processes\\n", 27) 27 1977',
+    # The kernel's instruction count per call (last column) moves with every kernel
+    # change: checked to be there, not its value.
+    rows = [line.split(" ", 1)[1] for line in lines[1:]]
+    counted = [re.sub(r" \d+$", " N", r) for r in rows]
+    assert counted == [
+        "1 fork() 2 N", "1 fork() 3 N", "1 waitpid(2, 0x3fffffdf74) <unfinished>",
+        "2 exit(1) does not return", "1 <... waitpid resumed> 2 status=1 N",
+        "3 exit(1) does not return", "1 waitpid(3, 1) 3 status=1 N",
+        '1 write(1, "forktree: 3 of 3 processes\\n", 27) 27 N',
         "1 exit(0) does not return"]
 
 

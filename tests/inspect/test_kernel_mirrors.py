@@ -55,6 +55,18 @@ def test_process_table_at_the_write_has_hello_running(hello: Session) -> None:
     assert proc.pagetable == int(decode_satp(hello.csr(Csr.SATP).value, 64).ppn.addr)
 
 
+def test_process_roots_is_the_process_tables_answer(hello: Session) -> None:
+    # privlab trace names address spaces with process_roots, which decodes only the
+    # three fields it needs: the same mapping the full table gives.
+    hello.run_until_syscall("write")
+    table = hello.processes()
+    kernel = hello.info.kernel_info
+    assert kernel is not None
+    roots = kernel.process_roots(hello.machine.memory)
+    assert roots == {p.pagetable: (p.pid, p.name) for p in table.processes}
+    assert roots == {int(decode_satp(hello.csr(Csr.SATP).value, 64).ppn.addr): (1, "hello")}
+
+
 def test_trapframe_at_exit_holds_what_uservec_saved_at_the_write(hello: Session) -> None:
     hello.run_until_syscall("write")
     ecall = hello.events[-1]
