@@ -37,6 +37,14 @@ def _word(c: Client, addr: int) -> int:
     return int.from_bytes(bytes.fromhex(c.ask(b"m%x,4" % addr).decode()), "little")
 
 
+def _continue_to_exit(c: Client, most: int = 10) -> list[bytes]:
+    """The replies to `c` until the guest exits (W00), at most `most` of them."""
+    replies = [c.ask(b"c")]
+    while replies[-1] != b"W00" and len(replies) < most:
+        replies.append(c.ask(b"c"))
+    return replies
+
+
 # RISC-V major opcodes (ISA manual, opcode map): what the stopped instruction must be.
 OP_LOAD, OP_STORE = 0x03, 0x23
 
@@ -75,9 +83,7 @@ def test_watchpoint_ignores_other_bytes_of_its_page(served: Serve, images: Image
     nextpid = symbol(images.kernel, "nextpid")
     c = Client(s.port)
     assert c.ask(b"Z2,%x,1" % (nextpid + 3)) == b"OK"    # nextpid's top byte: 0 stays 0
-    replies = [c.ask(b"c")]
-    while replies[-1] != b"W00" and len(replies) < 10:
-        replies.append(c.ask(b"c"))
+    replies = _continue_to_exit(c)
     # Each store to nextpid (sw covers its top byte) stops; nothing else does.
     assert len(replies) > 1 and replies[-1] == b"W00"
     assert all(r.startswith(b"T05watch:%x;" % (nextpid + 3)) for r in replies[:-1]), replies
@@ -97,9 +103,7 @@ def test_watchpoint_stops_do_not_change_the_trace(served: Serve, images: Images)
     nextpid = symbol(images.kernel, "nextpid")
     c = Client(s.port)
     assert c.ask(b"Z4,%x,4" % nextpid) == b"OK"
-    replies = [c.ask(b"c")]
-    while replies[-1] != b"W00" and len(replies) < 10:
-        replies.append(c.ask(b"c"))
+    replies = _continue_to_exit(c)
     assert replies[0].startswith(b"T05awatch") and replies[-1] == b"W00", replies
     assert s.finish().stop is Stop.HALT
     assert [e.to_json() for e in s.machine.events] == [e.to_json() for e in plain.events]
