@@ -3,15 +3,36 @@
 from __future__ import annotations
 
 import shutil
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
+import pytest
+
+from harness.abi.syscall_table import SYSCALL_TABLE
+from harness.build.images import build_images
+from harness.grade.kernel import KernelImages, KernelUnderTest
 from harness.grade.labs import find_lab
 from harness.grade.model import GradeReport
 from harness.grade.runner import GradeOptions, grade
-from harness.paths import KERNEL_DIR
+from harness.paths import KERNEL_DIR, REPO_ROOT
 
 Edits = Mapping[str, tuple[str, str]]  # kernel file -> (text, replacement)
+
+
+@pytest.fixture(scope="session")
+def grade_images() -> KernelImages:
+    """The bundled rv64 kernel as the grader loads it, for tests that drive a
+    KernelUnderTest directly (no lab, no staging)."""
+    built = build_images("rv64", out_dir=REPO_ROOT / "build" / "test-grade-kernel" / "rv64",
+                         listings=False)
+    return KernelImages(built.firmware, built.kernel, built.users, SYSCALL_TABLE)
+
+
+@pytest.fixture
+def kernel(grade_images: KernelImages) -> Iterator[KernelUnderTest]:
+    k = KernelUnderTest(grade_images)
+    yield k
+    k.close()
 
 
 def variant(root: Path, edits: Edits) -> Path:

@@ -5,33 +5,13 @@ the reference kernel."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from harness.abi.csr import Irq, Priv
-from harness.abi.syscall_table import SYSCALL_TABLE
-from harness.build.images import build_images
 from harness.grade import AfterSyscall, AfterTrap, AfterXret
 from harness.grade.checks import alarm_trace
-from harness.grade.kernel import KernelImages, KernelUnderTest
-from harness.paths import REPO_ROOT
+from harness.grade.kernel import KernelUnderTest
 from harness.trace import TrapEvent, XretEvent
-
-OUT = REPO_ROOT / "build" / "test-grade-alarm"
-
-
-@pytest.fixture(scope="module")
-def images() -> KernelImages:
-    built = build_images("rv64", out_dir=OUT / "rv64", listings=False)
-    return KernelImages(built.firmware, built.kernel, built.users, SYSCALL_TABLE)
-
-
-@pytest.fixture
-def kernel(images: KernelImages) -> Iterator[KernelUnderTest]:
-    k = KernelUnderTest(images)
-    yield k
-    k.close()
 
 
 def test_run_until_stops_after_the_event_with_its_registers(kernel: KernelUnderTest) -> None:

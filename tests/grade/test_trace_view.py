@@ -5,34 +5,17 @@ return), on real runs of the bundled kernel and programs."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 
 import pytest
 
 from harness.abi.csr import Priv
-from harness.abi.syscall_table import SYSCALL_TABLE, load_syscall_table
-from harness.build.images import build_images
-from harness.grade.kernel import KernelImages, KernelUnderTest
+from harness.abi.syscall_table import load_syscall_table
+from harness.grade.kernel import KernelUnderTest
 from harness.grade.kernel_run import KernelRun
-from harness.paths import REPO_ROOT
 from harness.trace import TrapEvent, XretEvent
 from harness.trace.flow import Flow
 from harness.trace.syscalls import SyscallRecord, call_specs
-
-OUT = REPO_ROOT / "build" / "test-grade-trace"
-
-
-@pytest.fixture(scope="module")
-def images() -> KernelImages:
-    built = build_images("rv64", out_dir=OUT / "rv64", listings=False)
-    return KernelImages(built.firmware, built.kernel, built.users, SYSCALL_TABLE)
-
-
-@pytest.fixture
-def kernel(images: KernelImages) -> Iterator[KernelUnderTest]:
-    k = KernelUnderTest(images)
-    yield k
-    k.close()
 
 
 def _own_flow(run: KernelRun) -> Flow:
