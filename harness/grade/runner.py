@@ -150,6 +150,21 @@ def _run_shards(options: GradeOptions, slot: Path, built: BuildResult,
                 log.close()
 
 
+# pytest prints whole assertion diffs, without "Use -v to get more diff", when one of
+# these is set (it takes them to mean "running on CI"); a report must read the same on a
+# laptop, in CI and on a Gradescope worker, so the test processes never see them.
+_HOST_CI_VARIABLES = ("CI", "BUILD_NUMBER")
+
+
+def shard_environment() -> dict[str, str]:
+    """The environment of a test process: the grader's own, with plugin autoloading off
+    (only the plugins the grader names run) and without the variables that change how
+    pytest words its failures."""
+    env = {k: v for k, v in os.environ.items() if k not in _HOST_CI_VARIABLES}
+    env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    return env
+
+
 def _start_and_collect(options: GradeOptions, slot: Path, build_arg: list[str], count: int,
                        procs: list[tuple[subprocess.Popen[bytes], IO[str]]],
                        notes: list[str]) -> list[TestResult]:
@@ -157,9 +172,8 @@ def _start_and_collect(options: GradeOptions, slot: Path, build_arg: list[str], 
     for index in range(count):
         cmd = _shard_command(options, slot, index, count, build_arg, seed)
         log: IO[str] = (slot / f"shard-{index}.log").open("w+")
-        env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
         procs.append((subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
-                                       stdin=subprocess.DEVNULL, env=env), log))
+                                       stdin=subprocess.DEVNULL, env=shard_environment()), log))
     results: list[TestResult] = []
     for index, (proc, log) in enumerate(procs):
         try:

@@ -357,9 +357,14 @@ def test_the_labs_clock_reaches_each_boot_and_the_rerun_command(
 
 
 def test_grade_takes_the_v_that_pytests_assertion_messages_advertise(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
     """A plain assert comparing lists fails with pytest's "Use -v to get more diff":
-    `privlab grade -v` (and -vv, which pytest asks for next) give those longer diffs."""
+    `privlab grade -v` (and -vv, which pytest asks for next) give those longer diffs.
+    The report reads the same where CI=... is set (CI systems, Gradescope workers), which
+    pytest otherwise takes as a reason to print whole diffs."""
+    monkeypatch.setenv("CI", "true")
+    monkeypatch.setenv("BUILD_NUMBER", "17")
     hidden = tmp_path / "hidden"
     hidden.mkdir()
     (hidden / "test_lists.py").write_text(
