@@ -7,6 +7,7 @@ self-contained HTML page.
     privlab trace --syscall write --user hello
     privlab trace --format perfetto -o hello.json --user hello
     privlab trace --cause user_ecall,s_timer --pid 2 --range 100:200 --user forktree
+    privlab run --trace-out run.trace --user forktree 2 && privlab trace --from run.trace
 
 Rows are printed as the run makes them (text, calls, jsonl), in bounded memory;
 perfetto and html keep the whole run and write at its end.
@@ -38,6 +39,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    "call (strace-like); jsonl, perfetto, html: exports (text, calls and jsonl "
                    "stream; perfetto and html keep the whole run, then write)")
     p.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
+    p.add_argument("--from", dest="from_file", metavar="TRACE",
+                   help="show the trace file `privlab run --trace-out TRACE` wrote instead "
+                        "of running (address spaces by satp, no symbols)")
     f = p.add_argument_group("filters")
     f.add_argument("--cause", action="append", metavar="NAME[,NAME]",
                    help="only traps with these cause names (or codes), and their returns")
@@ -59,6 +63,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     # Imported here: every command's parser is built on each run (harness/cli/main.py).
+    if args.from_file is not None:
+        from harness.cli.trace_replay import replay
+
+        return replay(args)
     from harness.cli.trace_run import run as trace
 
     return trace(args)

@@ -17,6 +17,8 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import IO
 
+from rich.console import Console
+
 from harness.api import Session
 from harness.cli.console import interrupt_stops, report_run
 from harness.cli.sessionargs import budget_of, open_session
@@ -55,7 +57,7 @@ def _names(values: list[str] | None) -> frozenset[str]:
 
 
 
-def _filter(args: argparse.Namespace, owners: frozenset[int] | None = None) -> FlowFilter:
+def row_filter(args: argparse.Namespace, owners: frozenset[int] | None = None) -> FlowFilter:
     return FlowFilter(causes=_names(args.cause), syscalls=_names(args.syscall), owners=owners,
                       seq=_range(args.range, "--range"), instret=_range(args.instret, "--instret"))
 
@@ -78,7 +80,7 @@ def _no_such_pid(pid: int, flow: Flow) -> None:
                    f"(pids seen: {', '.join(map(str, known)) or 'none'})")
 
 
-def _output(path: str | None, stack: ExitStack) -> IO[str]:
+def output_to(path: str | None, stack: ExitStack) -> IO[str]:
     if path is None:
         return sys.stdout
     out = Path(path)
@@ -129,24 +131,12 @@ def run(args: argparse.Namespace) -> int:
         return _export(args, s)
     budget = budget_of(args)
     flow = s.tracer.stream()
-    filt = _filter(args)
+    filt = row_filter(args)
     with ExitStack() as stack:
-        out = _output(args.output, stack)
-        jsonl_lines = 0
-        if args.format == "jsonl":
-            def sink(rows: list[FlowRow]) -> None:
-                nonlocal jsonl_lines
-                jsonl_lines += write_jsonl(rows, out)
-                out.flush()
-            writer: TimelineWriter | CallsWriter | None = None
-        else:
-            console = make_console(file=out, color=None if args.output is None else False)
-            if args.format == "calls":
-                writer = CallsWriter(console, args.limit)
-            else:
-                writer = TimelineWriter(console, s.machine.xlen, locator(s, flow), args.limit)
-            sink = writer.write
-        stream = FlowStream(flow, filt, sink, pid=args.pid, satp=args.satp,
+        out = output_to(args.output, stack)
+        rows = RowOutput(args, out, lambda console: TimelineWriter(
+            console, s.machine.xlen, locator(s, flow), args.limit))
+        stream = FlowStream(flow, filt, rows.sink, pid=args.pid, satp=args.satp,
                             roots=s.tracer.process_roots)
         s.events.subscribe_raw(stream.feed_chunk)
         with interrupt_stops(s.machine):     # Ctrl-C stops the guest; its rows are shown
@@ -154,14 +144,43 @@ def run(args: argparse.Namespace) -> int:
         stream.finish()
         if args.pid is not None and stream.shown == 0 and args.pid not in flow.spaces:
             _no_such_pid(args.pid, flow)
-        if writer is not None:
-            writer.close()
-            if isinstance(writer, TimelineWriter) and stream.made and not filt.syscalls:
-                writer.console.print(SyscallSummary.counted(stream.made, stream.failed))
-    if args.output is not None:
-        print(f"privlab: wrote {args.format} trace of {stream.shown} events to {args.output}",
-              file=sys.stderr)
+        rows.close(stream, filt)
+    say_wrote(args, stream.shown)
     return _status(result, budget, args)
+
+
+class RowOutput:
+    """Where streamed rows go for --format text, calls or jsonl: `sink` takes each
+    batch; `close` ends the table (text: with the system-call summary)."""
+
+    def __init__(self, args: argparse.Namespace, out: IO[str],
+                 timeline: Callable[[Console], TimelineWriter]) -> None:
+        self.writer: TimelineWriter | CallsWriter | None = None
+        self.sink: Callable[[list[FlowRow]], None]
+        if args.format == "jsonl":
+            def sink(rows: list[FlowRow]) -> None:
+                write_jsonl(rows, out)
+                out.flush()
+            self.sink = sink
+            return
+        console = make_console(file=out, color=None if args.output is None else False)
+        self.writer = (CallsWriter(console, args.limit) if args.format == "calls"
+                       else timeline(console))
+        self.sink = self.writer.write
+
+    def close(self, stream: FlowStream, filt: FlowFilter) -> None:
+        writer = self.writer
+        if writer is None:
+            return
+        writer.close()
+        if isinstance(writer, TimelineWriter) and stream.made and not filt.syscalls:
+            writer.console.print(SyscallSummary.counted(stream.made, stream.failed))
+
+
+def say_wrote(args: argparse.Namespace, events: int) -> None:
+    if args.output is not None:
+        print(f"privlab: wrote {args.format} trace of {events} events to {args.output}",
+              file=sys.stderr)
 
 
 def _export(args: argparse.Namespace, s: Session) -> int:
@@ -170,9 +189,9 @@ def _export(args: argparse.Namespace, s: Session) -> int:
     with interrupt_stops(s.machine):     # Ctrl-C stops the guest; its events are shown
         result = s.run(budget)
     flow = s.flow
-    filt = _filter(args, _owners(args, flow))
+    filt = row_filter(args, _owners(args, flow))
     with ExitStack() as stack:
-        out = _output(args.output, stack)
+        out = output_to(args.output, stack)
         rows = list(flow.rows(filt))
         if args.format == "perfetto":
             names = {satp: f"pid {pid} {name}" for satp, (pid, name) in flow.named.items()}
@@ -180,9 +199,7 @@ def _export(args: argparse.Namespace, s: Session) -> int:
         else:
             title = f"privlab trace: {args.user or args.kernel or 'system'}"
             write_html(rows, out, title)
-    if args.output is not None:
-        print(f"privlab: wrote {args.format} trace of {len(rows)} events to {args.output}",
-              file=sys.stderr)
+    say_wrote(args, len(rows))
     return _status(result, budget, args)
 
 
