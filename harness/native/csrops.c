@@ -130,7 +130,13 @@ bool csr_write_enables_interrupts(unsigned csr)
  * RV64 and SD computed from FS/XS/VS. */
 uint64_t guest_mstatus(hart *h)
 {
-    uint64_t v = csr_raw(h, UC_RISCV_REG_MSTATUS);
+    return guest_mstatus_of(h, csr_raw(h, UC_RISCV_REG_MSTATUS));
+}
+
+/* mstatus as the guest reads it, from the value Unicorn holds (`raw`). */
+uint64_t guest_mstatus_of(const hart *h, uint64_t raw)
+{
+    uint64_t v = raw;
     v &= ~(MSTATUS_EXTRA | MSTATUS64_SD | MSTATUS32_SD | MSTATUS_UXL | MSTATUS_SXL |
            UNICORN_TW_TSR);
     v |= h->mstatus_extra;

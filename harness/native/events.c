@@ -33,7 +33,7 @@ struct hart_event *event_begin(hart *h, unsigned kind)
     memset(e, 0, sizeof *e);
     e->kind = (uint8_t)kind;
     e->instret = h->s.instret;
-    e->satp = csr_raw(h, UC_RISCV_REG_SATP);
+    e->satp = current_satp(h);
     uint64_t a[8] = {0};
     void *ptrs[8];
     for (int i = 0; i < 8; i++)

@@ -67,7 +67,7 @@ static bool walk(hart *h, uint64_t va, uint64_t root, unsigned levels, unsigned 
     return false;
 }
 
-static uint64_t current_satp(hart *h)
+uint64_t current_satp(hart *h)
 {
     if (h->satp_stale) {
         h->satp = csr_raw(h, UC_RISCV_REG_SATP);

@@ -228,6 +228,7 @@ bool vmem_read(hart *h, uint64_t addr, uc_prot prot, void *buf, size_t len);
 
 /* fetch.c */
 bool fetch_paddr(hart *h, uint64_t vaddr, uint64_t *paddr);
+uint64_t current_satp(hart *h);   /* satp now, from fetch.c's copy (no Unicorn call) */
 const uint8_t *ram_ptr(hart *h, uint64_t paddr, uint64_t len);
 void stlb_flush(hart *h);
 
@@ -299,6 +300,7 @@ bool do_wfi(hart *h, uint64_t pc);
 struct hart_event *event_begin(hart *h, unsigned kind);
 void event_commit(hart *h);
 uint64_t guest_mstatus(hart *h);
+uint64_t guest_mstatus_of(const hart *h, uint64_t raw);
 
 /* hooks.c */
 void request_stop(hart *h, unsigned reason, uint64_t pc);

@@ -87,14 +87,18 @@ int csr_ucid(unsigned csr)
     }
 }
 
+/* csr_raw and set_csr_raw lend Unicorn level M for one access and give the level
+ * back: the hart's level (h->priv) and what its fetches translate through do not
+ * change, so the fetch-translation epoch must not move either (bumping it made every
+ * CSR access from S or U throw away the block cache; issue 13). */
 uint64_t csr_raw(hart *h, int ucid)
 {
     unsigned priv = cur_priv(h);
     if (priv == PRV_M)
         return reg(h, ucid);
-    set_priv(h, PRV_M);
+    set_reg(h, UC_RISCV_REG_PRIV, PRV_M);
     uint64_t v = reg(h, ucid);
-    set_priv(h, priv);
+    set_reg(h, UC_RISCV_REG_PRIV, priv);
     return v;
 }
 
@@ -102,10 +106,10 @@ void set_csr_raw(hart *h, int ucid, uint64_t v)
 {
     unsigned priv = cur_priv(h);
     if (priv != PRV_M)
-        set_priv(h, PRV_M);
+        set_reg(h, UC_RISCV_REG_PRIV, PRV_M);
     set_reg(h, ucid, v);
     if (priv != PRV_M)
-        set_priv(h, priv);
+        set_reg(h, UC_RISCV_REG_PRIV, priv);
 }
 
 /* uc_vmem_read, also on a page whose TLB entry Unicorn refills on every access (PMP

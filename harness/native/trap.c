@@ -48,8 +48,8 @@ void take_trap(hart *h, bool interrupt, unsigned code, uint64_t epc, uint64_t tv
     uint64_t deleg = interrupt ? h->mideleg : reg(h, UC_RISCV_REG_MEDELEG);
     bool to_s = from <= PRV_S && code < h->s.xlen && ((deleg >> code) & 1);
     uint64_t cause = (uint64_t)code | ((uint64_t)interrupt << (h->s.xlen - 1));
-    uint64_t status_before = guest_mstatus(h);
     uint64_t mstatus = reg(h, UC_RISCV_REG_MSTATUS);
+    uint64_t status_before = guest_mstatus_of(h, mstatus);
     uint64_t tvec;
 
     if (to_s) {
@@ -87,7 +87,7 @@ void take_trap(hart *h, bool interrupt, unsigned code, uint64_t epc, uint64_t tv
         e->priv_from = (uint8_t)from;
         e->priv_to = (uint8_t)to;
         e->status_before = status_before;
-        e->status_after = guest_mstatus(h);
+        e->status_after = guest_mstatus_of(h, mstatus);
         event_commit(h);
     }
     if (to != PRV_M)

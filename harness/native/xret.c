@@ -21,7 +21,7 @@ static bool xret(hart *h, uint64_t pc, bool is_mret, uint64_t mstatus, uint64_t 
 {
     unsigned from = cur_priv(h);
     unsigned to;
-    uint64_t before = guest_mstatus(h);
+    uint64_t before = guest_mstatus_of(h, mstatus);
 
     if (is_mret) {
         to = (unsigned)((mstatus & MSTATUS_MPP) >> __builtin_ctzll(MSTATUS_MPP));
@@ -46,7 +46,7 @@ static bool xret(hart *h, uint64_t pc, bool is_mret, uint64_t mstatus, uint64_t 
         e->priv_from = (uint8_t)from;
         e->priv_to = (uint8_t)to;
         e->status_before = before;
-        e->status_after = guest_mstatus(h);
+        e->status_after = guest_mstatus_of(h, mstatus);
         event_commit(h);
     }
     h->s.instret++;
