@@ -24,14 +24,14 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["RACY_NS", "check_stamp", "input_files", "stamp_path", "write_stamp"]
+__all__ = ["RACY_NS", "check_stamp", "input_files", "stamp_path", "write_stamp", "zig_binary"]
 
 FORMAT = 1
 RACY_NS = 2_000_000_000
 HARNESS_DIR = Path(__file__).resolve().parent.parent
 
 
-def _zig_binary() -> list[Path]:
+def zig_binary() -> list[Path]:
     spec = importlib.util.find_spec("ziglang")
     if spec is None or not spec.submodule_search_locations:
         return []
@@ -48,7 +48,7 @@ def _tree(root: Path) -> Iterable[Path]:
 def input_files(kernel_dir: Path, userland_dir: Path) -> list[Path]:
     """Everything a build reads: its sources, the harness that generates and packs, zig."""
     harness = [p for p in _tree(HARNESS_DIR) if p.suffix in (".py", ".tbl", ".ld", ".c", ".h")]
-    return [*_tree(kernel_dir), *_tree(userland_dir), *harness, *_zig_binary()]
+    return [*_tree(kernel_dir), *_tree(userland_dir), *harness, *zig_binary()]
 
 
 def _stats(paths: Iterable[Path]) -> dict[str, list[int]] | None:

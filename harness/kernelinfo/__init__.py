@@ -1,22 +1,32 @@
 """What the harness knows about a kernel from its ELF: DWARF struct layouts, the
-process table and trap frames it mirrors, and address symbolization."""
+process table and trap frames it mirrors, and address symbolization.
 
-from harness.kernelinfo.dwarf import DwarfTypes, Global
-from harness.kernelinfo.dwarf_types import (
-    ArrayType,
-    BaseType,
-    CType,
-    EnumType,
-    EnumValue,
-    Member,
-    PointerType,
-    StructType,
-    StructValue,
-    Value,
-    decode_value,
-)
-from harness.kernelinfo.mirrors import KernelInfo, Process, ProcessTable
-from harness.kernelinfo.symbols import ElfSymbols, Location, Symbolizer
+The names load on first use (PEP 562): `privlab run` imports harness.kernelinfo.system
+on every boot, and the DWARF readers (pyelftools) behind these names cost start-up
+time that a run which never looks inside the kernel should not pay (issue 13)."""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from harness.kernelinfo.dwarf import DwarfTypes, Global
+    from harness.kernelinfo.dwarf_types import (
+        ArrayType,
+        BaseType,
+        CType,
+        EnumType,
+        EnumValue,
+        Member,
+        PointerType,
+        StructType,
+        StructValue,
+        Value,
+        decode_value,
+    )
+    from harness.kernelinfo.mirrors import KernelInfo, Process, ProcessTable
+    from harness.kernelinfo.symbols import ElfSymbols, Location, Symbolizer
 
 __all__ = [
     "ArrayType",
@@ -39,3 +49,21 @@ __all__ = [
     "Value",
     "decode_value",
 ]
+
+_HOME = {
+    **dict.fromkeys(("DwarfTypes", "Global"), "dwarf"),
+    **dict.fromkeys(("ArrayType", "BaseType", "CType", "EnumType", "EnumValue", "Member",
+                     "PointerType", "StructType", "StructValue", "Value", "decode_value"),
+                    "dwarf_types"),
+    **dict.fromkeys(("KernelInfo", "Process", "ProcessTable"), "mirrors"),
+    **dict.fromkeys(("ElfSymbols", "Location", "Symbolizer"), "symbols"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _HOME.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value

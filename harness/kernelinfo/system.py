@@ -12,12 +12,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from harness.errors import BadInput, GuestError
-from harness.kernelinfo.mirrors import KernelInfo
-from harness.kernelinfo.symbols import Location, Symbolizer
 from harness.mmu.address import PAGE_SIZE
 from harness.mmu.walk import Access, PhysicalMemory, walk
+
+if TYPE_CHECKING:      # loaded when first asked for: a plain run never needs them
+    from harness.kernelinfo.mirrors import KernelInfo
+    from harness.kernelinfo.symbols import Location, Symbolizer
 
 __all__ = ["SystemInfo"]
 
@@ -37,6 +40,8 @@ class SystemInfo:
 
     @cached_property
     def symbolizer(self) -> Symbolizer:
+        from harness.kernelinfo.symbols import Symbolizer
+
         s = Symbolizer()
         for name, path in (("firmware", self.firmware), ("kernel", self.kernel),
                            ("program", self.bare)):
@@ -51,6 +56,8 @@ class SystemInfo:
         """The kernel's DWARF mirrors, or None for a bare-metal program."""
         if self.kernel is None:
             return None
+        from harness.kernelinfo.mirrors import KernelInfo
+
         try:
             return KernelInfo.load(self.kernel)
         except BadInput:

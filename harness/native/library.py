@@ -37,9 +37,37 @@ def _unicorn_dirs() -> tuple[Path, Path]:
     return root / "include", root / "lib"
 
 
+def _stamp_inputs(include: Path, libdir: Path) -> list[Path]:
+    """What the library is made from, for the up-to-date stamp (harness/build/stamp.py):
+    its C files, the Python that generates its header (harness/abi), Unicorn's headers
+    and library, and zig."""
+    from harness.build.stamp import HARNESS_DIR, zig_binary
+
+    abi = sorted((HARNESS_DIR / "abi").glob("*.py"))
+    return [*(SOURCE_DIR / name for name in SOURCES), SOURCE_DIR / "hart.h", *abi,
+            include / "unicorn" / "unicorn.h", include / "unicorn" / "riscv.h",
+            libdir / "libunicorn.so.2", *zig_binary()]
+
+
 def library_path() -> Path:
-    """Build the library if needed and return its path."""
+    """Build the library if needed and return its path. When nothing it is made from
+    has changed size or mtime since it was built here, the stamp answers without
+    hashing the sources or asking for zig's package metadata (a tenth of a second of
+    every command's start-up; issue 13)."""
+    from harness.build.stamp import check_stamp, write_stamp
+
     include, libdir = _unicorn_dirs()
+    inputs = _stamp_inputs(include, libdir)
+    stamped = check_stamp(cache_root() / "native", {"cflags": list(CFLAGS)}, inputs)
+    if isinstance(stamped, str) and Path(stamped).is_file():
+        return Path(stamped)
+    out = _build(include, libdir)
+    write_stamp(cache_root() / "native", {"cflags": list(CFLAGS)}, inputs, [out], str(out))
+    return out
+
+
+def _build(include: Path, libdir: Path) -> Path:
+    """The content-keyed build: compile unless this content was compiled before."""
     header = gen_header()
     sources = [SOURCE_DIR / name for name in SOURCES]
     key = content_key([

@@ -46,3 +46,19 @@ def test_every_command_is_registered_with_a_function_to_run() -> None:
     assert list(sub.choices) == subcommands()
     for name in ("run", "build", "trace", "inspect", "tour", "disk", "translate", "pagetable"):
         assert callable(sub.choices[name].get_default("func")), name
+
+
+def test_a_plain_run_reads_no_dwarf_and_no_package_metadata() -> None:
+    """`privlab run` boots from the stamped build and the cached ELF loads: the DWARF
+    readers (pyelftools, the kernel mirrors) and importlib.metadata (zig's identity,
+    asked for only when the native core must be built) stay unloaded."""
+    code = ("from harness.cli.main import main\n"
+            "import contextlib, io\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            "    status = main(['run', '--quiet', '--user', 'hello'])\n"
+            "assert status == 0, status\n")
+    subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)  # stamps
+    loaded = _modules_after(code)
+    assert sorted(m for m in loaded if m.startswith(("elftools", "importlib.metadata",
+                                                     "harness.kernelinfo.mirrors",
+                                                     "harness.kernelinfo.dwarf"))) == []
