@@ -30,7 +30,10 @@ def boot_qemu(images: Images, *, bios: str | Path | None = None, bootargs: str |
     ("default" is QEMU's OpenSBI). With `disk`, the build's fs.img is attached as a
     snapshot, as `privlab run` attaches it. With `icount`, time follows instructions
     (1 ns each) rather than the host clock, so timer interrupts land where they would
-    on any host. Returns the console output and QEMU's exit status."""
+    on any host; sleep=off makes an idle hart (wfi) jump to its next timer deadline, as
+    privlab's does, instead of waiting for the host's clock to get there (under load the
+    host overshoots, and a 30 ms sleep measured 45). Returns the console output and
+    QEMU's exit status."""
     qemu = QEMU if images.arch.xlen == 64 else QEMU32
     cmd = [qemu, "-machine", "virt", "-nographic", "-monitor", "none", "-serial", "stdio",
            "-bios", str(bios or images.firmware), "-kernel", str(images.kernel),
@@ -40,7 +43,7 @@ def boot_qemu(images: Images, *, bios: str | Path | None = None, bootargs: str |
     if dtb is not None:
         cmd += ["-dtb", str(dtb)]
     if icount:
-        cmd += ["-icount", "shift=0"]
+        cmd += ["-icount", "shift=0,sleep=off"]
     if disk:
         cmd += drive_args(images.disk, snapshot=True)
     proc = subprocess.run(cmd, input=stdin.encode(), capture_output=True, timeout=timeout,
