@@ -286,7 +286,7 @@ bool trigger_is_csr(unsigned csr);
 bool trigger_read_csr(hart *h, unsigned csr, uint64_t *value);
 bool trigger_write_csr(hart *h, unsigned csr, uint64_t value);
 bool trigger_exec_hit(hart *h, uint64_t pc);
-bool trigger_data_hit(hart *h, uint64_t addr, uint64_t size, unsigned privs);
+bool trigger_data_hit(hart *h, uint64_t addr, unsigned privs);
 bool trigger_watches_page(hart *h, uint64_t page);
 enum trigger_match { TRIGGER_NONE, TRIGGER_BREAKPOINT, TRIGGER_WATCHPOINT };
 enum trigger_match trigger_confirm(hart *h, uint64_t ea, unsigned size);

@@ -343,7 +343,7 @@ static bool check(void *env, unsigned xlen, uint64_t addr, uint64_t size, unsign
     } else {
         ok = pmp_allows(h, addr, size, privs, (unsigned)mode);
         /* A load/store trigger fires before the access (trigger.c). */
-        if (ok && access && trigger_data_hit(h, addr, size, privs))
+        if (ok && access && trigger_data_hit(h, addr, privs))
             ok = false;
     }
     last_check.caller = caller;

@@ -196,9 +196,8 @@ static bool overlaps(uint64_t lo, uint64_t len, uint64_t addr, uint64_t size)
  * whether a trigger or watchpoint of the access's kind watches the page: the access is
  * then refused, and on_intr (hooks.c) decides exactly, from the instruction's own
  * address (trigger_confirm). */
-bool trigger_data_hit(hart *h, uint64_t addr, uint64_t size, unsigned privs)
+bool trigger_data_hit(hart *h, uint64_t addr, unsigned privs)
 {
-    (void)size;
     if (!h->trig_data || privs == PMP_X)
         return false;
     uint64_t page = addr & ~(uint64_t)(PAGE_SIZE - 1);
