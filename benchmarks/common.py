@@ -74,6 +74,31 @@ def time_command(cmd: list[str]) -> tuple[float, subprocess.CompletedProcess[byt
     return time.perf_counter() - start, proc
 
 
+def time_qemu_user(images: Images, program: str, args: Sequence[str], done: bytes,
+                   scratch: Path, *, icount: bool = True, disk: bool = False) -> float:
+    """Wall time of QEMU 7.2 booting the same firmware, kernel and initrd as
+    `run_user_program` (and the build's disk as a snapshot, with `disk`), with
+    `-icount shift=0` unless told otherwise, until it exits; exits if the console
+    never shows `done`."""
+    from harness.qemu import drive_args
+
+    ub = user_boot(images.users, program, list(args))
+    initrd = scratch / f"{program}-{'-'.join(args)}.initrd"
+    initrd.write_bytes(ub.initrd)
+    cmd = ["qemu-system-riscv64", "-machine", "virt", "-nographic", "-monitor", "none",
+           "-serial", "stdio", "-bios", str(images.firmware), "-kernel", str(images.kernel),
+           "-initrd", str(initrd), "-append", ub.bootargs]
+    if icount:
+        cmd += ["-icount", "shift=0"]
+    if disk:
+        cmd += drive_args(images.disk, snapshot=True)
+    took, proc = time_command(cmd)
+    if done not in proc.stdout:
+        sys.exit(f"{program} {' '.join(args)} did not finish on QEMU ({proc.returncode}): "
+                 f"{proc.stdout[-300:].decode(errors='replace')}")
+    return took
+
+
 def time_qemu(elf: Path, xlen: int = 64, icount: bool = False) -> float | None:
     binary = shutil.which(f"qemu-system-riscv{xlen}")
     if binary is None:

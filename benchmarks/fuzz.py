@@ -17,11 +17,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from common import best_of, time_command
+from common import best_of, time_command, time_qemu_user
 
-from harness.boot import user_boot
 from harness.build.images import Images, build_images
-from harness.qemu import drive_args
 
 COUNTS = (3_000, 20_000)
 GOAL = 1.0           # privlab / QEMU at the largest count
@@ -38,18 +36,8 @@ def privlab(seed: int, n: int) -> float:
 
 
 def qemu(images: Images, seed: int, n: int, scratch: Path) -> float:
-    ub = user_boot(images.users, "fuzz", [str(seed), str(n)])
-    initrd = scratch / f"fuzz-{n}.initrd"
-    initrd.write_bytes(ub.initrd)
-    took, proc = time_command([
-        "qemu-system-riscv64", "-machine", "virt", "-nographic", "-monitor", "none",
-        "-serial", "stdio", "-bios", str(images.firmware), "-kernel", str(images.kernel),
-        "-initrd", str(initrd), "-append", ub.bootargs, "-icount", "shift=0",
-        *drive_args(images.disk, snapshot=True)])
-    if b"fuzz: kernel survived" not in proc.stdout:
-        sys.exit(f"fuzz {seed} {n} did not finish on QEMU ({proc.returncode}): "
-                 f"{proc.stdout[-300:].decode(errors='replace')}")
-    return took
+    return time_qemu_user(images, "fuzz", [str(seed), str(n)], b"fuzz: kernel survived",
+                          scratch, disk=True)
 
 
 def main() -> int:

@@ -17,9 +17,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from common import best_of, run_user_program, time_command
+from common import best_of, run_user_program, time_qemu_user
 
-from harness.boot import user_boot
 from harness.build.images import Images, build_images
 
 GOAL = 0.3
@@ -31,19 +30,7 @@ def privlab(images: Images, n: int) -> float:
 
 
 def qemu(images: Images, n: int, icount: bool, scratch: Path) -> float:
-    ub = user_boot(images.users, "getpid", [str(n)])
-    initrd = scratch / f"getpid-{n}.initrd"
-    initrd.write_bytes(ub.initrd)
-    cmd = ["qemu-system-riscv64", "-machine", "virt", "-nographic", "-monitor", "none",
-           "-serial", "stdio", "-bios", str(images.firmware), "-kernel", str(images.kernel),
-           "-initrd", str(initrd), "-append", ub.bootargs]
-    if icount:
-        cmd += ["-icount", "shift=0"]
-    took, proc = time_command(cmd)
-    if b"getpid: " not in proc.stdout:
-        sys.exit(f"getpid {n} did not finish on QEMU ({proc.returncode}): "
-                 f"{proc.stdout[-300:].decode(errors='replace')}")
-    return took
+    return time_qemu_user(images, "getpid", [str(n)], b"getpid: ", scratch, icount=icount)
 
 
 def main() -> int:

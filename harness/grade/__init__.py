@@ -10,8 +10,9 @@ of harness/grade/submission_build.py) does not load the machine.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from harness.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from harness.grade.errors import BuildFailed, GradeFailure
@@ -58,10 +59,4 @@ _HOME = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOME.get(name)
-    if home is None:
-        raise AttributeError(f"module 'harness.grade' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"harness.grade.{home}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, globals(), _HOME)
