@@ -47,6 +47,7 @@ PLUGIN = "harness.grade.plugin"  # loaded by name: other installed plugins stay 
 PARALLEL = "harness.grade.parallel"
 XDIST = "xdist.plugin"
 RESULTS = "results.json"
+NO_TESTS = 5   # pytest's status when nothing was selected (xdist's workers may not finish)
 WATCHDOG_SECONDS = 1800   # per test process: far beyond any instruction budget
 STDERR_TAIL = 3000
 
@@ -166,7 +167,7 @@ def _collect(output: str, status: int, slot: Path, notes: list[str]) -> list[Tes
     tests, complete = merge_results(slot / RESULTS)
     if "error" in output.lower() and ("ERROR collecting" in output or status in (2, 3, 4)):
         notes.append(f"test collection problem:\n{_collection_errors(output)}")
-    if not complete:
+    if not complete and status != NO_TESTS:
         why = (f"not run: the grader's test process ended early (status {status}):\n"
                f"{output[-STDERR_TAIL:]}")
         tests = [t if t.ran else replace(t, output=why) for t in tests]
