@@ -156,11 +156,15 @@ def _batch(options: GradeOptions, root: Path, out: Path, args: argparse.Namespac
 
         result = grade_batch(options, root, out, workers=args.jobs, scheduler=args.scheduler,
                              regrade=args.regrade, on_done=done)
+    from harness.grade.batch import SUMMARY_HTML
+    from harness.grade.summary import summarize
+
+    console.print(summarize(options.lab.name, result.reports))
     failed_builds = sum(1 for _, r in result.reports if not r.built)
     kept = total - result.graded
     console.print(f"graded {total} submissions ({failed_builds} did not build"
                   f"{f', {kept} kept from an earlier run' if kept else ''}); "
-                  f"gradebook: {result.gradebook}", markup=False, soft_wrap=True)
+                  f"gradebook: {result.gradebook}; summary: {out / SUMMARY_HTML}", markup=False, soft_wrap=True)
     if result.graded:
         console.print(f"{result.graded} graded in {result.wall_seconds:.1f} s, "
                       f"{result.cpu_seconds / result.graded:.1f} s of CPU each", markup=False,

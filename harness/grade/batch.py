@@ -1,6 +1,6 @@
 """Grading a class: every submission under a directory, one Dask task each, on a local
 cluster of processes or an existing Dask cluster (harness/grade/cluster.py); then a
-gradebook CSV.
+gradebook CSV and a class summary page (harness/grade/summary.py).
 
 A task carries the submission's `kernel/` (and the hidden tests) packed, so a worker
 needs only privlab installed, and returns the GradeReport, written here to
@@ -32,11 +32,13 @@ from harness.grade.packing import (
 )
 from harness.grade.reports import write_gradebook, write_reports
 from harness.grade.runner import GradeOptions, grade
+from harness.grade.summary import summarize
 
-__all__ = ["REPORT_JSON", "BatchResult", "Task", "find_submissions", "grade_batch",
+__all__ = ["REPORT_JSON", "SUMMARY_HTML", "BatchResult", "Task", "find_submissions", "grade_batch",
            "grade_task", "stored_reports"]
 
 REPORT_JSON = "report.json"
+SUMMARY_HTML = "summary.html"
 LOCAL_PROCESSES = True   # the local cluster's workers are processes (tests use threads)
 
 
@@ -205,5 +207,7 @@ def grade_batch(options: GradeOptions, root: Path, out: Path, *, workers: int | 
     ordered = sorted(merged.items())
     gradebook = out / "gradebook.csv"
     write_gradebook(ordered, gradebook)
+    page = out / SUMMARY_HTML
+    page.write_text(summarize(options.lab.name, ordered).to_html(), errors="backslashreplace")
     return BatchResult(ordered, gradebook, len(todo), round(cpu, 2),
                        round(time.perf_counter() - started, 2))

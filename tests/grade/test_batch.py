@@ -1,0 +1,69 @@
+"""Batch plumbing without a kernel: staging slots wait rather than fail silently, what
+travels to a worker, and what makes a submission count as already graded."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from harness.errors import PrivlabError
+from harness.grade import submission_build
+from harness.grade.packing import content_hash, pack, unpack
+
+
+def test_a_grading_waits_for_a_busy_slot_and_fails_loudly_when_none_frees(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """More gradings than slots made rows `0/0` ("all 64 grading slots ... are
+    busy") in a batch that exited 0."""
+    monkeypatch.setenv("PRIVLAB_CACHE", str(tmp_path))
+    monkeypatch.setattr(submission_build, "MAX_SLOTS", 2)
+    stage = tmp_path / "grade-stage"
+    stage.mkdir()
+    held = []
+    for n in range(2):
+        fd = os.open(stage / f"{n}.lock", os.O_CREAT | os.O_RDWR)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        held.append(fd)
+    with pytest.raises(PrivlabError, match="all 2 grading slots .* stayed busy for 0.3 s"), \
+            submission_build.staging_slot(wait=0.3):
+        pass
+    got: list[Path] = []
+
+    def grading() -> None:
+        with submission_build.staging_slot(wait=30) as slot:
+            got.append(slot)
+
+    waiter = threading.Thread(target=grading)
+    waiter.start()
+    time.sleep(0.5)
+    assert got == []            # still waiting
+    os.close(held.pop())        # slot 1 frees
+    waiter.join(timeout=10)
+    assert got == [stage / "1"]
+    os.close(held.pop())
+
+
+def test_a_submission_travels_whole_and_its_hash_follows_content_not_place(
+        tmp_path: Path) -> None:
+    one = tmp_path / "one" / "kernel"
+    (one / "sub").mkdir(parents=True)
+    (one / "main.c").write_text("int main;\n")
+    (one / "sub" / "a.h").write_text("#pragma once\n")
+    (one / ".git").mkdir()
+    (one / ".git" / "HEAD").write_text("ref\n")
+    os.symlink("main.c", one / "link.c")
+    os.mkfifo(one / "pipe")
+    copy = tmp_path / "copy"
+    unpack(pack(one), copy)
+    assert sorted(str(p.relative_to(copy)) for p in copy.rglob("*")) == [
+        "link.c", "main.c", "sub", "sub/a.h"]    # no .git, no pipe
+    assert os.readlink(copy / "link.c") == "main.c"
+    os.unlink(one / "pipe")
+    assert content_hash(copy) == content_hash(one)   # .git never counts
+    (copy / "main.c").write_text("int main = 1;\n")
+    assert content_hash(copy) != content_hash(one)
