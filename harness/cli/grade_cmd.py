@@ -164,7 +164,8 @@ def _batch(options: GradeOptions, root: Path, out: Path, args: argparse.Namespac
     kept = total - result.graded
     console.print(f"graded {total} submissions ({failed_builds} did not build"
                   f"{f', {kept} kept from an earlier run' if kept else ''}); "
-                  f"gradebook: {result.gradebook}; summary: {out / SUMMARY_HTML}", markup=False, soft_wrap=True)
+                  f"gradebook: {result.gradebook}; summary: {out / SUMMARY_HTML}",
+                  markup=False, soft_wrap=True)
     if result.graded:
         console.print(f"{result.graded} graded in {result.wall_seconds:.1f} s, "
                       f"{result.cpu_seconds / result.graded:.1f} s of CPU each", markup=False,

@@ -63,7 +63,7 @@ class ClassSummary:
 
     def bin_label(self, n: int) -> str:
         low, high = n * 100 // BINS, (n + 1) * 100 // BINS
-        return f"{low}–{high} %" if n < BINS - 1 else f"{low}–100 %"
+        return f"{low}-{high} %" if n < BINS - 1 else f"{low}-100 %"
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         width = max(10, min(40, options.max_width - 40))

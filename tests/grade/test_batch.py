@@ -29,7 +29,7 @@ def test_a_grading_waits_for_a_busy_slot_and_fails_loudly_when_none_frees(
         fd = os.open(stage / f"{n}.lock", os.O_CREAT | os.O_RDWR)
         fcntl.flock(fd, fcntl.LOCK_EX)
         held.append(fd)
-    with pytest.raises(PrivlabError, match="all 2 grading slots .* stayed busy for 0.3 s"), \
+    with pytest.raises(PrivlabError, match=r"all 2 grading slots .* stayed busy for 0\.3 s"), \
             submission_build.staging_slot(wait=0.3):
         pass
     got: list[Path] = []
