@@ -40,6 +40,9 @@ def _client(scheduler: str | None, workers: int | None, processes: bool) -> Iter
         return
     with LocalCluster(n_workers=workers or max(1, os.cpu_count() or 1), threads_per_worker=1,
                       processes=processes, dashboard_address=None,
+                      # no dashboard; its HTTP server (health checks) on any free port,
+                      # not 8787, which another cluster may hold
+                      scheduler_kwargs={"dashboard_address": ":0"},
                       silence_logs=logging.ERROR) as cluster, Client(cluster) as client:
         yield client
 

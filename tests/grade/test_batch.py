@@ -67,3 +67,28 @@ def test_a_submission_travels_whole_and_its_hash_follows_content_not_place(
     assert content_hash(copy) == content_hash(one)   # .git never counts
     (copy / "main.c").write_text("int main = 1;\n")
     assert content_hash(copy) != content_hash(one)
+
+
+def test_a_batch_with_a_grader_error_exits_1_and_names_the_submission(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A grader error used to be a quiet 0/0 row in a batch that exited 0."""
+    from harness.cli.main import main
+    from harness.grade import batch
+    from harness.grade.model import GradeReport
+    from harness.grade.runner import GradeOptions
+
+    def fake_grade(options: GradeOptions) -> GradeReport:
+        if options.submission.name == "bob":
+            raise PrivlabError("all 64 grading slots are busy")
+        return GradeReport("taskinfo", str(options.submission))
+
+    monkeypatch.setattr(batch, "grade", fake_grade)
+    monkeypatch.setattr(batch, "LOCAL_PROCESSES", False)
+    subs = tmp_path / "subs"
+    for name in ("alice", "bob"):
+        (subs / name).mkdir(parents=True)
+    assert main(["grade", "taskinfo", "--submissions", str(subs), "--jobs", "1",
+                 "--out", str(tmp_path / "g")]) == 1
+    assert "the grader failed on 1 submissions (see their reports): bob" in (
+        capsys.readouterr().err)
