@@ -92,3 +92,25 @@ def test_a_batch_with_a_grader_error_exits_1_and_names_the_submission(
                  "--out", str(tmp_path / "g")]) == 1
     assert "the grader failed on 1 submissions (see their reports): bob" in (
         capsys.readouterr().err)
+
+
+def test_a_kernel_built_at_a_new_place_reuses_every_cached_object(tmp_path: Path) -> None:
+    """Each new staging slot (each Dask worker takes its own) compiled everything once,
+    ~25 s: the object cache keyed on the slot's paths. Keyed on the paths as the
+    objects record them (the prefix map), a new place compiles nothing."""
+    import shutil
+
+    from harness.build.cache import cache_root
+    from harness.build.images import build_images
+    from harness.paths import KERNEL_DIR, USERLAND_DIR
+
+    def build(where: Path) -> bytes:
+        shutil.copytree(KERNEL_DIR, where / "kernel")
+        images = build_images("rv64", kernel_dir=where / "kernel", userland_dir=USERLAND_DIR,
+                              out_dir=where / "out", listings=False)
+        return images.kernel.read_bytes()
+
+    first = build(tmp_path / "slot-a")
+    objects = set((cache_root() / "obj").rglob("*.o"))
+    assert build(tmp_path / "slot-b") == first
+    assert set((cache_root() / "obj").rglob("*.o")) == objects
