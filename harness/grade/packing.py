@@ -57,7 +57,10 @@ def lab_version(lab: Lab, hidden: Path | None) -> str:
     lab's tests (base tests and hidden tests among them) and its reference kernel."""
     from harness.paths import KERNEL_DIR, USERLAND_DIR
 
-    version = importlib.metadata.version("privlab")
+    try:
+        version = importlib.metadata.version("privlab")
+    except importlib.metadata.PackageNotFoundError:   # run from a checkout, not installed
+        version = "checkout"
     parts = (version, *(content_hash(p) for p in lab.test_paths(hidden=hidden)),
              content_hash(KERNEL_DIR), content_hash(USERLAND_DIR))
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:32]
