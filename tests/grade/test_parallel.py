@@ -103,3 +103,43 @@ def test_merge_prefers_the_worker_that_ran_a_test(tmp_path: Path) -> None:
     (tmp_path / "results.gw1.json").write_text(json.dumps({"complete": True, "tests": [base]}))
     tests, complete = merge_results(tmp_path / "results.json")
     assert complete and [(t.name, t.score, t.ran) for t in tests] == [("test_a", 1.0, True)]
+
+
+STAFF = '''
+import os
+
+import pytest
+
+@pytest.mark.points(1)
+def test_staff_dies():
+    os._exit(9)
+
+@pytest.mark.points(1)
+@pytest.mark.requires("test_staff_dies")
+def test_staff_after():
+    pass
+
+@pytest.mark.points(2)
+def test_staff_fine():
+    pass
+'''
+
+
+def test_privlab_grade_fails_a_test_that_kills_its_worker_and_grades_the_rest(
+        tmp_path: Path) -> None:
+    from harness.grade.labs import find_lab
+    from harness.grade.runner import GradeOptions, grade
+    from harness.paths import REPO_ROOT
+
+    hidden = tmp_path / "hidden"
+    hidden.mkdir()
+    (hidden / "test_staff.py").write_text(STAFF)
+    report = grade(GradeOptions(find_lab("taskinfo"), REPO_ROOT, hidden, jobs=2,
+                                keyword="staff"))
+    tests = report.by_name()
+    assert report.notes == []
+    assert tests["test_staff_dies"].status == "failed"
+    assert "the test process running it died (worker 'gw" in tests["test_staff_dies"].output
+    assert "requires test_staff_dies" in tests["test_staff_after"].output
+    assert tests["test_staff_fine"].passed
+    assert report.points_line() == "Points 2/4"
