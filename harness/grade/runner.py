@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from harness.grade.labs import Lab
+from harness.grade.lifeline import GRADER_PID
 from harness.grade.model import (
     BUILD_TEST,
     FAILED,
@@ -45,6 +46,7 @@ __all__ = ["GradeOptions", "default_jobs", "grade"]
 
 PLUGIN = "harness.grade.plugin"  # loaded by name: other installed plugins stay out
 PARALLEL = "harness.grade.parallel"
+LIFELINE = "harness.grade.lifeline"   # a test process never outlives its grader
 XDIST = "xdist.plugin"
 RESULTS = "results.json"
 NO_TESTS = 5   # pytest's status when nothing was selected (xdist's workers may not finish)
@@ -77,7 +79,7 @@ def _test_command(options: GradeOptions, slot: Path, build_arg: list[str],
     # parallel.py first: the privlab plugin imports it, and a module -p names after its
     # import draws pytest's "cannot be rewritten" warning
     xdist = ["-p", PARALLEL, "-p", XDIST] if options.jobs > 1 else []
-    cmd = [sys.executable, "-m", "pytest", *paths, "-q", *xdist, "-p", PLUGIN,
+    cmd = [sys.executable, "-m", "pytest", *paths, "-q", "-p", LIFELINE, *xdist, "-p", PLUGIN,
            "-p", "no:cacheprovider", "-c", str(ini), "--rootdir", os.path.commonpath(paths),
            "--continue-on-collection-errors", "--no-header", "-rN",
            # Test files are modules by path, not by basename: a hidden test_mmap.py
@@ -188,6 +190,7 @@ def shard_environment() -> dict[str, str]:
     pytest words its failures."""
     env = {k: v for k, v in os.environ.items() if k not in _HOST_CI_VARIABLES}
     env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    env[GRADER_PID] = str(os.getpid())
     return env
 
 

@@ -143,3 +143,37 @@ def test_privlab_grade_fails_a_test_that_kills_its_worker_and_grades_the_rest(
     assert "requires test_staff_dies" in tests["test_staff_after"].output
     assert tests["test_staff_fine"].passed
     assert report.points_line() == "Points 2/4"
+
+
+GRADER = '''
+import os, subprocess, sys
+env = dict(os.environ, PRIVLAB_GRADER_PID=str(os.getpid()), PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")
+proc = subprocess.Popen([sys.executable, "-m", "pytest", "-q", "-p", "harness.grade.lifeline",
+                         "-p", "no:cacheprovider", sys.argv[1]], env=env,
+                        start_new_session=True, stdout=subprocess.DEVNULL)
+print(proc.pid, flush=True)
+proc.wait()
+'''
+
+
+def test_a_test_process_dies_with_the_grader_that_started_it(tmp_path: Path) -> None:
+    """A Dask worker killed mid-grading left its test process running, adopted by init,
+    writing into a staging slot another grading could hold."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    import psutil
+
+    test = tmp_path / "test_slow.py"
+    test.write_text("import time\n\ndef test_slow():\n    time.sleep(60)\n")
+    grader = subprocess.Popen([sys.executable, "-c", GRADER, str(test)],
+                              stdout=subprocess.PIPE, text=True)
+    assert grader.stdout is not None
+    child = psutil.Process(int(grader.stdout.readline()))
+    time.sleep(1.5)   # it is running its test
+    assert child.is_running() and child.status() != psutil.STATUS_ZOMBIE
+    grader.send_signal(signal.SIGKILL)
+    grader.wait()
+    child.wait(timeout=10)   # raises psutil.TimeoutExpired if it lived on
