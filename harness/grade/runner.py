@@ -76,8 +76,6 @@ def _test_command(options: GradeOptions, slot: Path, build_arg: list[str],
     paths = [str(p) for p in options.lab.test_paths(hidden=options.hidden)]
     ini = slot / "pytest.ini"
     ini.write_text("[pytest]\n")
-    # parallel.py first: the privlab plugin imports it, and a module -p names after its
-    # import draws pytest's "cannot be rewritten" warning
     xdist = ["-p", PARALLEL, "-p", XDIST] if options.jobs > 1 else []
     cmd = [sys.executable, "-m", "pytest", *paths, "-q", "-p", LIFELINE, *xdist, "-p", PLUGIN,
            "-p", "no:cacheprovider", "-c", str(ini), "--rootdir", os.path.commonpath(paths),
@@ -146,7 +144,7 @@ def _run_tests(options: GradeOptions, slot: Path, built: BuildResult,
     cmd = _test_command(options, slot, build_arg, seed)
     with (slot / "tests.log").open("w+") as log:
         proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL, env=shard_environment(),
+                                stdin=subprocess.DEVNULL, env=child_environment(),
                                 start_new_session=True)
         # Interrupted (Ctrl-C, or the grader's own error): no test process outlives it.
         with cleanup(lambda: _kill_group(proc)):
@@ -184,7 +182,7 @@ def _collect(output: str, status: int, slot: Path, notes: list[str]) -> list[Tes
 _HOST_CI_VARIABLES = ("CI", "BUILD_NUMBER")
 
 
-def shard_environment() -> dict[str, str]:
+def child_environment() -> dict[str, str]:
     """The environment of a test process: the grader's own, with plugin autoloading off
     (only the plugins the grader names run) and without the variables that change how
     pytest words its failures."""
