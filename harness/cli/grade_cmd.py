@@ -5,9 +5,12 @@ report.txt. The last line is `Points X/Y`; the exit status is 0 only for full ma
 missing directory, a -k that matches no test). A directory without kernel/ is graded:
 its build test fails and the reports are written.
 
-`privlab grade LAB --submissions DIR` grades every directory in DIR in parallel and
-writes one report directory per submission plus gradebook.csv; its exit status is 0
-once the gradebook is written, whatever the scores.
+`privlab grade LAB --submissions DIR` grades every directory in DIR on Dask (a local
+cluster of --jobs worker processes, or --scheduler tcp://HOST:PORT) and writes one
+report directory per submission plus gradebook.csv and summary.html; submissions
+already graded with the same content and lab version are kept (--regrade grades them
+again). Its exit status is 0 once the gradebook is written, whatever the scores, and
+1 if the grader itself failed on some submission (named on stderr).
 """
 
 from __future__ import annotations
@@ -39,6 +42,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                        help="the submission: a directory with kernel/ (default: .)")
     where.add_argument("--submissions", metavar="DIR",
                        help="grade every submission directory under DIR")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="with --submissions: grade on this Dask cluster (tcp://HOST:PORT) "
+                        "instead of a local one")
+    p.add_argument("--regrade", action="store_true",
+                   help="with --submissions: grade again submissions already graded")
     p.add_argument("--hidden", metavar="DIR", help="also run the hidden tests in DIR")
     p.add_argument("--out", metavar="DIR",
                    help="where reports go (default: privlab-grade/LAB in the current directory)")
@@ -86,7 +94,9 @@ def run(args: argparse.Namespace) -> int:
                            seed=args.seed, verbosity=args.verbose)
     console = PipeConsole(stderr=False, highlight=False)
     if args.submissions:
-        return _batch(options, Path(args.submissions), out, args.jobs, console)
+        return _batch(options, Path(args.submissions), out, args, console)
+    if args.scheduler or args.regrade:
+        raise BadInput("--scheduler and --regrade go with --submissions DIR")
     if not options.submission.is_dir():
         raise BadInput(f"{options.submission}: no such directory")
     # A directory without kernel/ is still graded (a failed build test), so an
@@ -114,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
     return 0 if report.full_marks else 1
 
 
-def _batch(options: GradeOptions, root: Path, out: Path, jobs: int | None,
+def _batch(options: GradeOptions, root: Path, out: Path, args: argparse.Namespace,
            console: Console) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -144,12 +154,28 @@ def _batch(options: GradeOptions, root: Path, out: Path, jobs: int | None,
                 console.print(f"[{finished}/{total}] {line}", markup=False,
                               soft_wrap=True)
 
-        result = grade_batch(options, root, out, workers=jobs, on_done=done)
+        result = grade_batch(options, root, out, workers=args.jobs, scheduler=args.scheduler,
+                             regrade=args.regrade, on_done=done)
+    from harness.grade.batch import SUMMARY_HTML
+    from harness.grade.summary import summarize
+
+    console.print(summarize(options.lab.name, result.reports))
     failed_builds = sum(1 for _, r in result.reports if not r.built)
-    console.print(f"graded {total} submissions ({failed_builds} did not build); "
-                  f"gradebook: {result.gradebook}", markup=False, soft_wrap=True)
+    kept = total - result.graded
+    console.print(f"graded {total} submissions ({failed_builds} did not build"
+                  f"{f', {kept} kept from an earlier run' if kept else ''}); "
+                  f"gradebook: {result.gradebook}; summary: {out / SUMMARY_HTML}",
+                  markup=False, soft_wrap=True)
+    if result.graded:
+        console.print(f"{result.graded} graded in {result.wall_seconds:.1f} s, "
+                      f"{result.cpu_seconds / result.graded:.1f} s of CPU each", markup=False,
+                      soft_wrap=True)
     if options.keyword and all(_selects_nothing(r) for _, r in result.reports):
         print(f"privlab: -k {options.keyword!r} matches no test of {options.lab.name}",
               file=sys.stderr)
         return ExitStatus.BAD_INPUT
+    if result.grader_errors:
+        print(f"privlab: the grader failed on {len(result.grader_errors)} submissions (see "
+              f"their reports): {', '.join(result.grader_errors)}", file=sys.stderr)
+        return ExitStatus.FAILURE
     return 0

@@ -25,7 +25,7 @@ Markers
 
 Options (set by `privlab grade`; a plain `pytest labs/mmap` builds the repository's
 kernel): --privlab-submission DIR, --privlab-images FILE, --privlab-build-error FILE,
---privlab-results FILE, --privlab-shard I/N, --privlab-hidden DIR, --privlab-seed N,
+--privlab-results FILE, --privlab-hidden DIR, --privlab-seed N,
 --privlab-icount-shift N (default: the `icount_shift` of the lab.toml above the test).
 """
 
@@ -46,7 +46,6 @@ from harness.grade.errors import BuildFailed, GradeFailure
 from harness.grade.kernel import KernelImages, KernelUnderTest
 from harness.grade.labs import load_lab
 from harness.grade.model import FAILED, PASSED, TestResult, apply_groups, format_points
-from harness.grade.sharding import shard_items
 from harness.grade.submission_build import build_submission, staging_slot
 from harness.paths import REPO_ROOT
 
@@ -70,8 +69,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="the submission did not build: this file holds the compiler output")
     group.addoption("--privlab-arch", default="rv64", help="rv64 (default) or rv32")
     group.addoption("--privlab-results", metavar="FILE", help="write per-test results here")
-    group.addoption("--privlab-shard", default="0/1", metavar="I/N",
-                    help="run only the I-th of N parts of the tests")
     group.addoption("--privlab-hidden", action="append", default=[], metavar="DIR",
                     help="tests under DIR are hidden tests")
     group.addoption("--privlab-icount-shift", type=int, metavar="N",
@@ -287,12 +284,6 @@ class Recorder:
         # when -k leaves some of its children out.
         described = describe(collected, hidden)
         self.active = bool(self.path) or any(r.max_score for r in described.values())
-        index, count = (int(x) for x in config.getoption("--privlab-shard").split("/"))
-        keep = shard_items(items, _requires, index, count)
-        deselected = [i for i in items if i not in keep]
-        if deselected:
-            config.hook.pytest_deselected(items=deselected)
-            items[:] = [i for i in items if i in keep]
         self.results = {i.nodeid: described[i.nodeid] for i in items}
         self.names = {i.name: i.nodeid for i in items}
         self._write(complete=False)

@@ -1,31 +1,34 @@
-"""Grading one submission: build it, run the lab's tests in fresh pytest processes
-(in parallel shards), merge their results into a GradeReport.
+"""Grading one submission: build it, run the lab's tests in a fresh pytest process
+(with --jobs N > 1, over N pytest-xdist workers, harness/grade/parallel.py), merge
+their results into a GradeReport.
 
 Nothing a submission does can crash the grader or lose the report: a compile error is
 a failed `build` test carrying the compiler output; tests of a submission that did not
-build still appear, each failed with "not run"; a test process that dies is recorded
-against the tests it had not finished; any other grader trouble becomes a note in the
-report. Instruction budgets bound every test; a generous wall-clock watchdog guards
-against the unforeseen.
+build still appear, each failed with "not run"; a worker that dies fails the test it
+was running (xdist starts a new one for the rest), and a test process that dies is
+recorded against the tests it had not finished; any other grader trouble becomes a
+note in the report. Instruction budgets bound every test; a generous wall-clock
+watchdog (killing the test processes' whole process group) guards against the
+unforeseen.
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import re
 import secrets
 import shutil
+import signal
 import subprocess
 import sys
 import time
 import traceback
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import IO
 
 from harness.grade.labs import Lab
+from harness.grade.lifeline import GRADER_PID
 from harness.grade.model import (
     BUILD_TEST,
     FAILED,
@@ -35,12 +38,18 @@ from harness.grade.model import (
     apply_groups,
     shown,
 )
+from harness.grade.parallel import merge_results
 from harness.grade.submission_build import BuildResult, build_submission, staging_slot
 from harness.sigint import cleanup
 
 __all__ = ["GradeOptions", "default_jobs", "grade"]
 
 PLUGIN = "harness.grade.plugin"  # loaded by name: other installed plugins stay out
+PARALLEL = "harness.grade.parallel"
+LIFELINE = "harness.grade.lifeline"   # a test process never outlives its grader
+XDIST = "xdist.plugin"
+RESULTS = "results.json"
+NO_TESTS = 5   # pytest's status when nothing was selected (xdist's workers may not finish)
 WATCHDOG_SECONDS = 1800   # per test process: far beyond any instruction budget
 STDERR_TAIL = 3000
 
@@ -62,19 +71,22 @@ class GradeOptions:
     verbosity: int = 0               # privlab grade -v/-vv: pytest's assertion verbosity
 
 
-def _shard_command(options: GradeOptions, slot: Path, index: int, count: int,
-                   build_arg: list[str], seed: int) -> list[str]:
+def _test_command(options: GradeOptions, slot: Path, build_arg: list[str],
+                  seed: int) -> list[str]:
     paths = [str(p) for p in options.lab.test_paths(hidden=options.hidden)]
     ini = slot / "pytest.ini"
     ini.write_text("[pytest]\n")
-    cmd = [sys.executable, "-m", "pytest", *paths, "-q", "-p", PLUGIN,
+    xdist = ["-p", PARALLEL, "-p", XDIST] if options.jobs > 1 else []
+    cmd = [sys.executable, "-m", "pytest", *paths, "-q", "-p", LIFELINE, *xdist, "-p", PLUGIN,
            "-p", "no:cacheprovider", "-c", str(ini), "--rootdir", os.path.commonpath(paths),
            "--continue-on-collection-errors", "--no-header", "-rN",
            # Test files are modules by path, not by basename: a hidden test_mmap.py
            # beside the lab's own test_mmap.py is collected, not an import clash.
            "--import-mode=importlib",
-           *build_arg, "--privlab-results", str(slot / f"results-{index}.json"),
-           "--privlab-shard", f"{index}/{count}"]
+           *build_arg, "--privlab-results", str(slot / RESULTS)]
+    if options.jobs > 1:
+        # loadgroup keeps each `requires` chain on one worker (parallel.py groups them)
+        cmd += ["-n", str(options.jobs), "--dist", "loadgroup"]
     if options.hidden is not None:
         cmd += ["--privlab-hidden", str(options.hidden)]
     if options.keyword:
@@ -99,14 +111,6 @@ def _build_arg(built: BuildResult, slot: Path) -> list[str]:
     return ["--privlab-images", str(manifest)]
 
 
-def _read_shard(path: Path) -> tuple[list[TestResult], bool]:
-    try:
-        data = json.loads(path.read_text())
-    except (OSError, ValueError):
-        return [], False
-    return [TestResult.from_json(t) for t in data.get("tests", [])], bool(data.get("complete"))
-
-
 # What follows the ERRORS section: another section, the plugin's Points line, or the
 # -q summary ("1 passed, 1 error in 0.41s").
 _SECTION_END = re.compile(r"=|Points |(\d+ \w+, )*\d+ \w+ in [\d.]+s")
@@ -125,29 +129,51 @@ def _collection_errors(output: str) -> str:
     return "\n".join(lines[start + 1:end])[-STDERR_TAIL:]
 
 
-def _run_shards(options: GradeOptions, slot: Path, built: BuildResult,
-                notes: list[str]) -> list[TestResult]:
-    count = max(1, options.jobs)
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    """The test process and its xdist workers (one process group)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)
+
+
+def _run_tests(options: GradeOptions, slot: Path, built: BuildResult,
+               notes: list[str]) -> list[TestResult]:
     build_arg = _build_arg(built, slot)
-    for stale in slot.glob("results-*.json"):
+    for stale in slot.glob("results*.json*"):
         stale.unlink()
-    procs: list[tuple[subprocess.Popen[bytes], IO[str]]] = []
-
-    def stop_all() -> None:
-        """Interrupted (Ctrl-C, or the grader's own error): no test process outlives it."""
-        for proc, _ in procs:
-            if proc.poll() is None:
-                proc.kill()
-
-    with cleanup(stop_all):
-        try:
-            return _start_and_collect(options, slot, build_arg, count, procs, notes)
-        finally:
-            stop_all()
-            for proc, log in procs:
-                with contextlib.suppress(OSError, subprocess.TimeoutExpired):
+    seed = options.seed if options.seed is not None else secrets.randbits(31)
+    cmd = _test_command(options, slot, build_arg, seed)
+    with (slot / "tests.log").open("w+") as log:
+        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL, env=child_environment(),
+                                start_new_session=True)
+        # Interrupted (Ctrl-C, or the grader's own error): no test process outlives it.
+        with cleanup(lambda: _kill_group(proc)):
+            try:
+                status = proc.wait(timeout=WATCHDOG_SECONDS)
+            except subprocess.TimeoutExpired:
+                _kill_group(proc)
+                status = proc.wait()
+                notes.append(f"the test processes ran past the {WATCHDOG_SECONDS} s watchdog")
+            finally:
+                _kill_group(proc)   # workers left behind by a controller that died
+                with contextlib.suppress(subprocess.TimeoutExpired):
                     proc.wait(timeout=5)
-                log.close()
+        log.seek(0)
+        output = log.read()
+    return _collect(output, status, slot, notes)
+
+
+def _collect(output: str, status: int, slot: Path, notes: list[str]) -> list[TestResult]:
+    tests, complete = merge_results(slot / RESULTS)
+    if "error" in output.lower() and ("ERROR collecting" in output or status in (2, 3, 4)):
+        notes.append(f"test collection problem:\n{_collection_errors(output)}")
+    if not complete and status != NO_TESTS:
+        why = (f"not run: the grader's test process ended early (status {status}):\n"
+               f"{output[-STDERR_TAIL:]}")
+        tests = [t if t.ran else replace(t, output=why) for t in tests]
+        if not tests:
+            notes.append(why)
+    return tests
 
 
 # pytest prints whole assertion diffs, without "Use -v to get more diff", when one of
@@ -156,47 +182,14 @@ def _run_shards(options: GradeOptions, slot: Path, built: BuildResult,
 _HOST_CI_VARIABLES = ("CI", "BUILD_NUMBER")
 
 
-def shard_environment() -> dict[str, str]:
+def child_environment() -> dict[str, str]:
     """The environment of a test process: the grader's own, with plugin autoloading off
     (only the plugins the grader names run) and without the variables that change how
     pytest words its failures."""
     env = {k: v for k, v in os.environ.items() if k not in _HOST_CI_VARIABLES}
     env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    env[GRADER_PID] = str(os.getpid())
     return env
-
-
-def _start_and_collect(options: GradeOptions, slot: Path, build_arg: list[str], count: int,
-                       procs: list[tuple[subprocess.Popen[bytes], IO[str]]],
-                       notes: list[str]) -> list[TestResult]:
-    seed = options.seed if options.seed is not None else secrets.randbits(31)
-    for index in range(count):
-        cmd = _shard_command(options, slot, index, count, build_arg, seed)
-        log: IO[str] = (slot / f"shard-{index}.log").open("w+")
-        procs.append((subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
-                                       stdin=subprocess.DEVNULL, env=shard_environment()), log))
-    results: list[TestResult] = []
-    for index, (proc, log) in enumerate(procs):
-        try:
-            status = proc.wait(timeout=WATCHDOG_SECONDS)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            status = proc.wait()
-            notes.append(f"test process {index} ran past the {WATCHDOG_SECONDS} s watchdog")
-        log.seek(0)
-        output = log.read()
-        tests, complete = _read_shard(slot / f"results-{index}.json")
-        if "error" in output.lower() and ("ERROR collecting" in output or status in (2, 3, 4)):
-            note = f"test collection problem:\n{_collection_errors(output)}"
-            if note not in notes:  # every test process collects the same files
-                notes.append(note)
-        if not complete:
-            why = (f"not run: the grader's test process ended early (status {status}):\n"
-                   f"{output[-STDERR_TAIL:]}")
-            tests = [t if t.ran else replace(t, output=why) for t in tests]
-            if not tests:
-                notes.append(why)
-        results += tests
-    return results
 
 
 def _build_entry(built: BuildResult) -> TestResult:
@@ -223,7 +216,7 @@ def grade(options: GradeOptions) -> GradeReport:
             if built.images is not None and options.keep_kernel is not None:
                 options.keep_kernel.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(built.images.kernel_path, options.keep_kernel)
-            tests = _run_shards(options, slot, built, report.notes)
+            tests = _run_tests(options, slot, built, report.notes)
             tests.sort(key=lambda t: (t.visibility != "visible", t.order))
             report.tests = [_build_entry(built), *apply_groups(tests)]
     except Exception as e:  # the grader must always produce its report

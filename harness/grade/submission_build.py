@@ -75,29 +75,38 @@ class BuildResult:
         return self.images is not None
 
 
+SLOT_WAIT_SECONDS = 3600.0    # how long a grading waits for a free slot before failing
+
+
 @contextmanager
-def staging_slot() -> Iterator[Path]:
+def staging_slot(wait: float = SLOT_WAIT_SECONDS) -> Iterator[Path]:
     """An exclusive staging directory, `<cache>/grade-stage/<n>`, held until exit (it
-    exists when handed out)."""
+    exists when handed out). With all MAX_SLOTS held, waits for one (up to `wait`
+    seconds, then raises PrivlabError: a grading never silently goes without)."""
     root = cache_root() / "grade-stage"
     root.mkdir(parents=True, exist_ok=True)
-    for n in range(MAX_SLOTS):
-        lock_path = root / f"{n}.lock"
-        fd = os.open(lock_path, os.O_CREAT | os.O_RDWR, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(fd)
-            continue
-        try:
-            slot = root / str(n)
-            slot.mkdir(exist_ok=True)
-            yield slot
-        finally:
-            fcntl.flock(fd, fcntl.LOCK_UN)
-            os.close(fd)
-        return
-    raise PrivlabError(f"all {MAX_SLOTS} grading slots under {root} are busy")
+    deadline = time.monotonic() + wait
+    while True:
+        for n in range(MAX_SLOTS):
+            lock_path = root / f"{n}.lock"
+            fd = os.open(lock_path, os.O_CREAT | os.O_RDWR, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                continue
+            try:
+                slot = root / str(n)
+                slot.mkdir(exist_ok=True)
+                yield slot
+            finally:
+                fcntl.flock(fd, fcntl.LOCK_UN)
+                os.close(fd)
+            return
+        if time.monotonic() >= deadline:
+            raise PrivlabError(f"all {MAX_SLOTS} grading slots under {root} stayed busy "
+                               f"for {wait:g} s")
+        time.sleep(0.2)
 
 
 def _kind(mode: int) -> str:

@@ -141,6 +141,7 @@ def test_batch_turns_a_grader_error_into_that_submissions_failed_report(
         return GradeReport("taskinfo", str(options.submission))
 
     monkeypatch.setattr(batch, "grade", fake_grade)
+    monkeypatch.setattr(batch, "LOCAL_PROCESSES", False)  # fake_grade lives here
     subs = tmp_path / "subs"
     for name in ("alice", "bob", "carol"):
         (subs / name).mkdir(parents=True)
@@ -193,6 +194,7 @@ def test_batch_logs_a_line_per_submission_and_prints_names_verbatim(
                            [TestResult("test_t", 2, 2, "passed", ran=True)])
 
     monkeypatch.setattr(batch, "grade", fake_grade)
+    monkeypatch.setattr(batch, "LOCAL_PROCESSES", False)  # fake_grade lives here
     subs = tmp_path / "subs"
     for name in ("alice", "[red]eve"):
         (subs / name).mkdir(parents=True)
@@ -239,6 +241,7 @@ def test_batch_never_grades_the_directory_its_reports_go_to(
         return GradeReport("taskinfo", str(options.submission))
 
     monkeypatch.setattr(batch, "grade", fake_grade)
+    monkeypatch.setattr(batch, "LOCAL_PROCESSES", False)  # fake_grade lives here
     subs = tmp_path / "subs"
     (subs / "alice").mkdir(parents=True)
     (subs / "privlab-grade" / "taskinfo" / "alice").mkdir(parents=True)
@@ -262,6 +265,7 @@ def test_batch_grades_a_submission_whose_name_is_not_utf8(
                            [TestResult("test_t", 1, 0, "failed", "why", ran=True)])
 
     monkeypatch.setattr(batch, "grade", fake_grade)
+    monkeypatch.setattr(batch, "LOCAL_PROCESSES", False)  # fake_grade lives here
     subs = tmp_path / "subs"
     subs.mkdir()
     os.mkdir(os.path.join(os.fsencode(subs), b"caf\xe9"))

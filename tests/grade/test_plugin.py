@@ -1,5 +1,5 @@
 """The pytest plugin on its own: points, groups, requires, results, hidden tests,
-sharding and handouts (no kernel needed)."""
+and handouts (no kernel needed)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ import pytest
 
 from harness.errors import BadInput
 from harness.grade.handout import strip_solutions
-from harness.grade.sharding import shard_items
 
 PLUGIN = "harness.grade.plugin"
 
@@ -103,24 +102,6 @@ def test_hidden_directory_is_collected_only_when_named(session: Session) -> None
     tests, _ = session.run("--privlab-hidden", str(secret.parent))
     assert tests["test_s"]["visibility"] == "after_published"
     assert tests["test_p"]["visibility"] == "visible"
-
-
-def test_shards_split_the_tests_and_keep_requires_together(session: Session) -> None:
-    session.write("test_lab.py", TESTS)
-    first, _ = session.run("--privlab-shard", "0/2")
-    second, _ = session.run("--privlab-shard", "1/2")
-    assert not set(first) & set(second)
-    assert set(first) | set(second) == {"test_default_points", "test_parent", "test_child",
-                                        "test_one", "test_two", "test_three", "test_x",
-                                        "test_y"}
-    assert ("test_child" in first) == ("test_parent" in first)
-
-
-def test_shard_items_balances_units() -> None:
-    items = ["a", "b", "c", "d", "e"]
-    needs = {"b": ["a"], "c": ["b"]}
-    parts = [shard_items(items, lambda i: needs.get(i, []), n, 2, name=str) for n in (0, 1)]
-    assert parts == [["a", "b", "c"], ["d", "e"]]
 
 
 def test_strip_solutions_keeps_the_code_after_the_end_marker() -> None:

@@ -1,0 +1,120 @@
+"""What a batch sends to a grading worker and how it recognises work already done: a
+submission's `kernel/` (and the hidden tests) as a tar archive in memory, content
+hashes of a submission and of a lab's version, and a GradeReport as JSON."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import io
+import os
+import stat
+import tarfile
+from pathlib import Path
+from typing import Any
+
+from harness.errors import PrivlabError
+from harness.grade.labs import Lab
+from harness.grade.model import GradeReport, TestResult
+
+__all__ = ["MAX_PACKED_BYTES", "content_hash", "lab_version", "pack", "report_from_json",
+           "report_to_json", "unpack"]
+
+MAX_PACKED_BYTES = 64 << 20
+_IGNORED = frozenset({".git", "__pycache__"})
+
+
+def _files(root: Path) -> list[Path]:
+    """Every entry under `root`, in a fixed order; ignored directories left out; links
+    never followed into directories."""
+    found: list[Path] = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d not in _IGNORED)
+        found += [Path(dirpath) / d for d in dirnames]
+        found += [Path(dirpath) / f for f in sorted(filenames)]
+    return found
+
+
+def content_hash(root: Path, *, parts: tuple[str, ...] = ()) -> str:
+    """A digest of the names and bytes of the regular files under `root` (and where
+    its links point), plus `parts`: the same content anywhere hashes the same."""
+    h = hashlib.sha256()
+    for part in parts:
+        h.update(b"P%d:%s" % (len(part), part.encode()))
+    if root.is_dir():
+        for path in _files(root):
+            rel = os.fsencode(path.relative_to(root))
+            if path.is_symlink():
+                h.update(b"L" + rel + b"\0" + os.fsencode(os.readlink(path)))
+            elif path.is_file():
+                data = path.read_bytes()
+                h.update(b"F%d:" % len(data) + rel + b"\0" + data)
+    return h.hexdigest()[:32]
+
+
+def lab_version(lab: Lab, hidden: Path | None) -> str:
+    """What a lab's grade depends on besides the submission: privlab's version, the
+    lab's tests (base tests and hidden tests among them) and its reference kernel."""
+    from harness.paths import KERNEL_DIR, USERLAND_DIR
+
+    try:
+        version = importlib.metadata.version("privlab")
+    except importlib.metadata.PackageNotFoundError:   # run from a checkout, not installed
+        version = "checkout"
+    parts = (version, *(content_hash(p) for p in lab.test_paths(hidden=hidden)),
+             content_hash(KERNEL_DIR), content_hash(USERLAND_DIR))
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:32]
+
+
+def _keep(info: tarfile.TarInfo) -> tarfile.TarInfo | None:
+    """Regular files, directories and links; a pipe or device never travels."""
+    if not (info.isreg() or info.isdir() or info.issym()):
+        return None
+    info.uid = info.gid = 0
+    info.uname = info.gname = ""
+    info.mtime = 0
+    return info
+
+
+def pack(root: Path) -> bytes:
+    """`root` as a gzip tar archive (empty when `root` does not exist)."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        if root.is_dir():
+            for path in _files(root):
+                try:
+                    mode = path.lstat().st_mode
+                except OSError:
+                    continue
+                if stat.S_ISREG(mode) and path.stat().st_size > MAX_PACKED_BYTES:
+                    continue
+                try:
+                    tar.add(path, arcname=str(path.relative_to(root)), recursive=False,
+                            filter=_keep)
+                except OSError:
+                    continue  # unreadable: the worker's build names what is missing
+    data = buffer.getvalue()
+    if len(data) > MAX_PACKED_BYTES:
+        raise PrivlabError(f"{root}: larger than {MAX_PACKED_BYTES >> 20} MiB packed")
+    return data
+
+
+def unpack(data: bytes, target: Path) -> None:
+    target.mkdir(parents=True, exist_ok=True)
+    with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
+        tar.extractall(target, filter="tar")
+
+
+def report_to_json(report: GradeReport) -> dict[str, Any]:
+    return {"lab": report.lab, "submission": report.submission,
+            "tests": [t.to_json() for t in report.tests],
+            "execution_time": report.execution_time, "built": report.built,
+            "build_output": report.build_output, "notes": list(report.notes)}
+
+
+def report_from_json(data: dict[str, Any]) -> GradeReport:
+    return GradeReport(str(data["lab"]), str(data["submission"]),
+                       [TestResult.from_json(t) for t in data.get("tests", [])],
+                       float(data.get("execution_time", 0.0)), bool(data.get("built", True)),
+                       str(data.get("build_output", "")),
+                       [str(n) for n in data.get("notes", [])])
