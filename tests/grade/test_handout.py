@@ -17,6 +17,7 @@ from harness.grade.handout import make_handout, solution_files
 from harness.grade.labs import all_labs, find_lab
 from harness.paths import REPO_ROOT
 
+PRIVLAB = [sys.executable, "-m", "harness"]
 MARKERS = ("BEGIN SOLUTION", "END SOLUTION", "// HANDOUT:")
 
 
@@ -71,7 +72,7 @@ def test_the_public_copy_is_the_checkout_without_solutions_hidden_tests_or_tests
     assert (out / "pyproject.toml").is_file() and (out / "harness" / "grade").is_dir()
     assert (out / "deploy" / "install-privlab.sh").is_file()
     # A privlab students can run, on its own labs/: it lists them all.
-    listed = subprocess.run([sys.executable, "-m", "harness", "lab", "list"], cwd=out,
+    listed = subprocess.run([*PRIVLAB, "lab", "list"], cwd=out,
                             env={**os.environ, "PYTHONPATH": str(out)},
                             capture_output=True, text=True, timeout=120)
     assert listed.returncode == 0, listed.stderr
@@ -101,10 +102,10 @@ def test_build_user_makes_a_hidden_tests_program_that_boots(tmp_path: Path) -> N
                    "  return 3;\n}\n")
     built = build_user_programs([src], tmp_path / "bin")
     assert built == {"secret": tmp_path / "bin" / "secret.elf"}
-    run = subprocess.run([sys.executable, "-m", "harness", "run", "--user", str(built["secret"]), "tok"],
+    run = subprocess.run([*PRIVLAB, "run", "--user", str(built["secret"]), "tok"],
                          capture_output=True, text=True, timeout=300)
     assert run.returncode == 3 and "secret tok 1" in run.stdout, run.stdout + run.stderr
-    missing = subprocess.run([sys.executable, "-m", "harness", "lab", "build-user", str(tmp_path / "nope.c"),
+    missing = subprocess.run([*PRIVLAB, "lab", "build-user", str(tmp_path / "nope.c"),
                               "-o", str(tmp_path / "bin")], capture_output=True, text=True)
     assert missing.returncode == 2
     assert missing.stderr == f"privlab: {tmp_path / 'nope.c'}: no such file\n"
