@@ -125,6 +125,8 @@ static int badptr(void) {
   bad += task_info((struct task_info *)KERNEL_ADDR) != -1;
   bad += task_info((struct task_info *)TRAPFRAME_ADDR) != -1;
   bad += task_info((struct task_info *)0x10000) != -1;  // our own text: not writable
+  bad += task_info((struct task_info *)0x20000000) != -1;  // not mapped
+  bad += task_info((struct task_info *)-1L) != -1;         // runs off the address space
   if (bad)
     return fail("a bad pointer did not give -1");
   return task_info(&ti) == 0 ? 0 : fail("a good pointer did not give 0");

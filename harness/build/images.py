@@ -33,7 +33,7 @@ from harness.build.toolchain import ARCHES, RV64, Arch, CompileOptions, compile_
 from harness.errors import BadInput, BuildError
 from harness.paths import KERNEL_DIR, REPO_ROOT, USERLAND_DIR
 
-__all__ = ["Images", "build_dir", "build_images"]
+__all__ = ["Images", "build_dir", "build_images", "build_user_programs"]
 
 _WORKERS = 4  # compiles are separate processes; the 2-core host still overlaps their I/O
 
@@ -115,21 +115,24 @@ def _build_kernel(kernel_dir: Path, gen: Path, out: Path, arch: Arch,
 
 
 def _build_users(kernel_dir: Path, user_dir: Path, gen: Path, out: Path,
-                 arch: Arch, prefix_map: PrefixMap) -> dict[str, Path]:
+                 arch: Arch, prefix_map: PrefixMap,
+                 programs: Sequence[Path] | None = None) -> dict[str, Path]:
+    """Link each program (by default every `userland/NAME.c`) with the user library
+    into `out/NAME.elf`."""
     opts = CompileOptions(arch, include_dirs=(kernel_dir / "include", user_dir / "include", gen),
                           prefix_map=prefix_map)
     # div64.c (RV32's 64-bit division helpers) and string.c (memset, strlen, ...) are
     # the kernel's own files: one copy of each.
     lib_sources = [*_sources(user_dir / "lib"), kernel_dir / "div64.c", kernel_dir / "string.c",
                    gen / "usys.S"]
-    programs = _sources(user_dir)
+    programs = _sources(user_dir) if programs is None else list(programs)
     objs = _compile_all([*lib_sources, *programs], opts)
     lib, prog_objs = objs[:len(lib_sources)], objs[len(lib_sources):]
     script = user_dir / "user.ld"
 
     def link_one(item: tuple[Path, Path]) -> tuple[str, Path]:
         src, obj = item
-        return src.stem, link([obj, *lib], out / "user" / f"{src.stem}.elf", arch, script)
+        return src.stem, link([obj, *lib], out / f"{src.stem}.elf", arch, script)
 
     with ThreadPoolExecutor(_WORKERS) as pool:
         return dict(pool.map(link_one, zip(programs, prog_objs, strict=True)))
@@ -160,6 +163,33 @@ def build_images(arch: Arch | str = RV64, *, kernel_dir: Path = KERNEL_DIR,
     write_stamp(out, params, inputs, _outputs(images, listings),
                 {"users": sorted(images.users), "listings": listings})
     return images
+
+
+def build_user_programs(sources: Sequence[Path], out_dir: Path, arch: Arch | str = RV64, *,
+                        kernel_dir: Path = KERNEL_DIR,
+                        userland_dir: Path = USERLAND_DIR) -> dict[str, Path]:
+    """Build user programs kept outside `userland/` (a hidden test's own, say) as the
+    test programs are built: with the user library of `userland_dir` and the headers,
+    `string.c`, `div64.c` and system-call stubs of `kernel_dir`, linked at USER_BASE.
+    Writes `out_dir/NAME.elf` for each `NAME.c` (or `.S`); returns them by NAME."""
+    if isinstance(arch, str):
+        if arch not in ARCHES:
+            raise BadInput(f"unknown architecture {arch!r} (choose from {', '.join(ARCHES)})")
+        arch = ARCHES[arch]
+    names: dict[str, Path] = {}
+    for src in sources:
+        if not src.is_file():
+            raise BadInput(f"{src}: no such file")
+        if src.suffix not in (".c", ".S"):
+            raise BadInput(f"{src}: not a C (.c) or assembly (.S) source file")
+        if src.stem in names:
+            raise BadInput(f"{src}: two programs named {src.stem!r}")
+        names[src.stem] = src.resolve()
+    gen = out_dir / "gen"
+    generate(gen, kernel_dir, arch)
+    where = _prefix_map(kernel_dir, userland_dir, gen, arch)
+    return _build_users(kernel_dir, userland_dir, gen, out_dir, arch, where,
+                        programs=list(names.values()))
 
 
 def _images(arch: Arch, out: Path, users: Sequence[str]) -> Images:
@@ -193,7 +223,7 @@ def _build(arch: Arch, kernel_dir: Path, userland_dir: Path, out: Path, listings
     say("kernel")
     kernel = _build_kernel(kernel_dir, gen, out, arch, where)
     say("userland")
-    users = _build_users(kernel_dir, userland_dir, gen, out, arch, where)
+    users = _build_users(kernel_dir, userland_dir, gen, out / "user", arch, where)
     programs = {name: path.read_bytes() for name, path in sorted(users.items())}
     initrd = write_if_changed(out / "initrd.cpio", pack_initrd(programs))
     disk = write_if_changed(out / "fs.img", make_image(programs))

@@ -1,11 +1,18 @@
 """`privlab lab`: the course's labs.
 
   privlab lab list                  every lab with its number, title and solution files
-  privlab lab handout LAB -o DIR    the student starter: kernel/ and userland/ with LAB's
-                                    marked solutions removed, and the lab's README
+  privlab lab handout LAB -o DIR    the student starter: kernel/ and userland/ with every
+                                    lab's marked solutions removed, and LAB's README
+  privlab lab handout all --public -o DIR
+                                    the checkout students may see: the same, plus labs/
+                                    without any hidden/ and the rest of privlab, no tests/
   privlab lab check LAB             both directions: the reference scores 100%, the
                                     handout builds, boots, scores 0 on the lab's tests
                                     and full marks on the base-system tests
+                                    (--hidden DIR: with these hidden tests)
+  privlab lab build-user SRC.c... -o DIR
+                                    build a hidden test's own user programs against
+                                    privlab's user library, as the test programs are
 """
 
 from __future__ import annotations
@@ -24,10 +31,23 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     h = actions.add_parser("handout", help="write a lab's student starter")
     h.add_argument("lab", nargs="+", help="lab name(s) or number(s); 'all' for every lab")
     h.add_argument("-o", "--output", metavar="DIR", required=True, help="new directory")
+    h.add_argument("--public", action="store_true",
+                   help="the whole checkout students may see (for a Classroom runner to "
+                        "clone): no hidden/ directory, no tests/, every solution removed")
     h.set_defaults(func=_handout)
     c = actions.add_parser("check", help="check a lab's reference and handout")
     c.add_argument("lab", nargs="+", help="lab name(s) or number(s); 'all' for every lab")
+    c.add_argument("--hidden", metavar="DIR", type=Path,
+                   help="hidden tests to grade with (default: the lab's own hidden/)")
     c.set_defaults(func=_check)
+    b = actions.add_parser("build-user", help="build a hidden test's own user programs")
+    b.add_argument("sources", nargs="+", metavar="SRC", type=Path,
+                   help="user programs (.c or .S), each one program NAME.elf")
+    b.add_argument("-o", "--output", metavar="DIR", type=Path, required=True,
+                   help="where NAME.elf go (created if need be)")
+    b.add_argument("--arch", choices=["rv64", "rv32"], default="rv64",
+                   help="target architecture (default: rv64)")
+    b.set_defaults(func=_build_user)
 
 
 def _list(args: argparse.Namespace) -> int:
@@ -44,7 +64,7 @@ def _handout(args: argparse.Namespace) -> int:
 
     labs = all_labs() if args.lab == ["all"] else [find_lab(name) for name in args.lab]
     out = Path(args.output)
-    changed = make_handout(labs, out)
+    changed = make_handout(labs, out, public=args.public)
     print(f"handout for {', '.join(lab.name for lab in labs)} in {out}: "
           f"solutions removed from {', '.join(changed) or 'nothing'}")
     return 0
@@ -57,10 +77,19 @@ def _check(args: argparse.Namespace) -> int:
     labs = all_labs() if args.lab == ["all"] else [find_lab(name) for name in args.lab]
     bad = 0
     for lab in labs:
-        check = check_lab(lab)
+        check = check_lab(lab, hidden=args.hidden)
         print(f"{lab.name}: reference {check.reference.points_line()}, "
               f"handout {check.handout.points_line()}: {'ok' if check.ok else 'PROBLEMS'}")
         for problem in check.problems:
             print(f"  {problem}")
         bad += not check.ok
     return 1 if bad else 0
+
+
+def _build_user(args: argparse.Namespace) -> int:
+    from harness.build.images import build_user_programs
+
+    built = build_user_programs(args.sources, args.output, args.arch)
+    for path in built.values():
+        print(path)
+    return 0

@@ -8,8 +8,9 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness.errors import BadInput
 from harness.grade.handout import make_handout
-from harness.grade.labs import BASE_DIR, Lab
+from harness.grade.labs import Lab, is_base_test
 from harness.grade.model import BUILD_TEST, GradeReport
 from harness.grade.runner import GradeOptions, grade
 from harness.paths import REPO_ROOT
@@ -29,12 +30,14 @@ class LabCheck:
         return not self.problems
 
 
-def _is_base(nodeid: str) -> bool:
-    return nodeid.split("/")[0] == BASE_DIR.name
-
-
-def check_lab(lab: Lab, *, jobs: int = 2, source: Path = REPO_ROOT) -> LabCheck:
-    hidden = lab.hidden_dir if lab.hidden_dir.is_dir() else None
+def check_lab(lab: Lab, *, jobs: int = 2, source: Path = REPO_ROOT,
+              hidden: Path | None = None) -> LabCheck:
+    """Grade the reference and the handout, with the hidden tests in `hidden` (by
+    default the lab's own `hidden/`, if it has one)."""
+    if hidden is None and lab.hidden_dir.is_dir():
+        hidden = lab.hidden_dir
+    elif hidden is not None and not hidden.is_dir():
+        raise BadInput(f"{hidden}: no such directory of hidden tests")
     reference = grade(GradeOptions(lab, source, hidden, jobs))
     with tempfile.TemporaryDirectory(prefix="privlab-handout-") as tmp:
         make_handout([lab], Path(tmp) / "handout", source)
@@ -48,9 +51,9 @@ def check_lab(lab: Lab, *, jobs: int = 2, source: Path = REPO_ROOT) -> LabCheck:
     for t in handout.tests:
         if t.name == BUILD_TEST:
             continue
-        if _is_base(t.nodeid) and not t.passed:
+        if is_base_test(t.nodeid) and not t.passed:
             check.problems.append(f"the handout fails base test {t.name}")
-        elif not _is_base(t.nodeid) and t.score > 0:
+        elif not is_base_test(t.nodeid) and t.score > 0:
             check.problems.append(f"the handout scores on lab test {t.name}")
     check.problems += [f"grader: {n}" for n in reference.notes + handout.notes]
     return check

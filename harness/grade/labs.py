@@ -26,7 +26,7 @@ from harness.errors import BadInput
 from harness.machine.machine import MAX_ICOUNT_SHIFT
 from harness.paths import REPO_ROOT
 
-__all__ = ["BASE_DIR", "LABS_DIR", "Lab", "all_labs", "find_lab", "load_lab"]
+__all__ = ["BASE_DIR", "LABS_DIR", "Lab", "all_labs", "find_lab", "is_base_test", "load_lab"]
 
 LABS_DIR = REPO_ROOT / "labs"
 BASE_DIR = LABS_DIR / "base"
@@ -58,6 +58,14 @@ class Lab:
         if hidden is not None:
             paths.append(hidden)
         return paths
+
+
+def is_base_test(nodeid: str) -> bool:
+    """Whether a graded test's pytest node id names a base-system test: a file of
+    labs/base/, whatever directory pytest took as its root (a lab kept outside labs/
+    makes it a common ancestor, and the ids longer)."""
+    file = Path(nodeid.split("::", 1)[0])
+    return file.parent.name == BASE_DIR.name and (BASE_DIR / file.name).is_file()
 
 
 def load_lab(directory: Path) -> Lab:

@@ -46,6 +46,7 @@ from harness.grade.errors import BuildFailed, GradeFailure
 from harness.grade.kernel import KernelImages, KernelUnderTest
 from harness.grade.labs import load_lab
 from harness.grade.model import FAILED, PASSED, TestResult, apply_groups, format_points
+from harness.grade.ordering import prerequisites_first
 from harness.grade.submission_build import build_submission, staging_slot
 from harness.paths import REPO_ROOT
 
@@ -279,6 +280,7 @@ class Recorder:
         collected = list(items)
         yield
         items[:] = with_prerequisites(collected, items)
+        items[:] = prerequisites_first(items, lambda i: i.name, _requires)
         hidden = [Path(d).resolve() for d in config.getoption("--privlab-hidden")]
         # Worth is computed over everything collected: a group's share does not grow
         # when -k leaves some of its children out.

@@ -34,10 +34,11 @@ def gradescope_json(report: GradeReport) -> dict[str, Any]:
         output += "\nThe submission did not build: see the 'build' test for the compiler output."
     if report.notes:
         output += "\n" + _notes(report)
+    # Only keys Gradescope's autograder specification lists: it has no top-level
+    # max_score (the total is the tests'), and execution_time is whole seconds.
     return {
         "score": report.score,
-        "max_score": report.max_score,
-        "execution_time": report.execution_time,
+        "execution_time": round(report.execution_time),
         "output": output,
         "visibility": "visible",
         "stdout_visibility": "hidden",

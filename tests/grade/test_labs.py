@@ -1,39 +1,107 @@
-"""Both directions for every lab: the reference kernel scores 100% (hidden tests
-included); the handout (its solution removed) builds, boots, scores 0 on the lab's
-own tests and keeps full marks on the base-system tests."""
+"""Both directions for every lab under labs/, found as `privlab lab list` finds them
+(a lab added as docs/grading/write-a-lab.md describes is checked with no edit here):
+the reference kernel scores 100% (hidden tests included); the handout (every lab's
+solution removed) builds, boots, scores 0 on the lab's own tests and keeps full marks
+on the base-system tests."""
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import pytest
 
-from harness.grade.labcheck import check_lab
-from harness.grade.labs import BASE_DIR, all_labs, find_lab
+from harness.grade.labcheck import LabCheck, check_lab
+from harness.grade.labs import BASE_DIR, Lab, all_labs, find_lab, is_base_test
 
 LABS = [lab.name for lab in all_labs()]
 
 
-def test_there_are_thirteen_labs_each_with_tests_hidden_tests_and_a_students_page() -> None:
-    assert LABS == ["taskinfo", "mmap", "stride", "vmprint", "backtrace", "trap", "bigfile",
-                    "link", "pipe", "cow", "lazy", "alarm", "deadlock"]
+def _test_names(directory: Path) -> set[str]:
+    """The test functions and methods defined in `directory`'s test_*.py files."""
+    names = set()
+    for path in directory.glob("test_*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) \
+                    and node.name.startswith("test"):
+                names.add(node.name)
+    return names
+
+
+def test_every_lab_directory_is_a_lab_with_tests_and_a_students_page() -> None:
+    found = sorted(d.name for d in BASE_DIR.parent.iterdir() if (d / "lab.toml").is_file())
+    assert sorted(LABS) == found and len(found) >= 13
+    assert len({lab.number for lab in all_labs()}) == len(found), "two labs share a number"
     for lab in all_labs():
-        assert list(lab.directory.glob("test_*.py")), lab.name
-        assert list(lab.hidden_dir.glob("test_*.py")), lab.name
+        assert _test_names(lab.directory), lab.name
         assert lab.readme.is_file(), lab.name
+
+
+def _check(lab: Lab) -> LabCheck:
+    check = check_lab(lab)
+    assert check.problems == []
+    reference, handout = check.reference, check.handout
+    assert reference.score == reference.max_score > 0
+    ran = {t.name for t in reference.tests}
+    if lab.hidden_dir.is_dir():
+        assert _test_names(lab.hidden_dir) <= ran      # the hidden tests ran, and passed
+    assert handout.built
+    base = [t for t in handout.tests if is_base_test(t.nodeid)]
+    if lab.base:
+        assert len(base) >= 3 and all(t.passed for t in base)
+    else:
+        assert base == []
+    assert handout.score == sum(t.max_score for t in base)
+    return check
 
 
 @pytest.mark.parametrize("name", LABS)
 def test_reference_scores_full_marks_and_handout_only_the_base(name: str) -> None:
-    check = check_lab(find_lab(name))
-    assert check.problems == []
-    reference, handout = check.reference, check.handout
-    assert reference.score == reference.max_score > 0
-    assert any(t.visibility == "after_published" for t in reference.tests)  # hidden ran
-    assert handout.built
-    base = [t for t in handout.tests if t.nodeid.split("/")[0] == BASE_DIR.name]
-    assert len(base) >= 3 and all(t.passed for t in base)
-    assert handout.score == sum(t.max_score for t in base)
+    _check(find_lab(name))
+
+
+NEW_LAB_TEST = '''
+import pytest
+from harness.grade import KernelUnderTest
+
+@pytest.mark.points(2)
+def test_task_info_fills_a_good_pointer(privlab_kernel: KernelUnderTest) -> None:
+    privlab_kernel.run("lab_taskinfo", "badptr", privlab_kernel.token).expect_pass()
+'''
+
+NEW_HIDDEN_TEST = '''
+import pytest
+from harness.grade import KernelUnderTest
+
+@pytest.mark.points(1)
+@pytest.mark.visibility("hidden")
+def test_never_shown(privlab_kernel: KernelUnderTest) -> None:
+    privlab_kernel.run("lab_taskinfo", "counts", privlab_kernel.token, 2, 1).expect_pass()
+
+@pytest.mark.points(1)
+def test_shown_after_publishing(privlab_kernel: KernelUnderTest) -> None:
+    privlab_kernel.run("lab_taskinfo", "counts", privlab_kernel.token, 1, 2).expect_pass()
+'''
+
+
+def test_a_lab_written_from_the_docs_passes_the_same_checks(tmp_path: Path) -> None:
+    """A new lab directory (lab.toml, a graded test, a hidden test marked
+    `visibility("hidden")`, a page) goes through the checks above unchanged, and each
+    test's visibility is the one write-a-lab.md promises."""
+    from harness.grade.labs import load_lab
+
+    lab = tmp_path / "newlab"
+    (lab / "hidden").mkdir(parents=True)
+    (lab / "lab.toml").write_text('title = "New"\nnumber = 40\n'
+                                  'solution_files = ["kernel/taskinfo.c"]\n')
+    (lab / "README.md").write_text("# New\n")
+    (lab / "test_newlab.py").write_text(NEW_LAB_TEST)
+    (lab / "hidden" / "test_newlab_hidden.py").write_text(NEW_HIDDEN_TEST)
+    check = _check(load_lab(lab))
+    seen = {t.name: t.visibility for t in check.reference.tests}
+    assert seen["test_never_shown"] == "hidden"
+    assert seen["test_shown_after_publishing"] == "after_published"
+    assert seen["test_task_info_fills_a_good_pointer"] == "visible"
 
 
 def test_a_labs_icount_shift_is_read_checked_and_found_from_its_tests(tmp_path: Path) -> None:

@@ -40,10 +40,28 @@ def test_points_line_is_what_github_classroom_reads() -> None:
     assert full.points_line() == "Points 2/2" and full.full_marks
 
 
+# The keys of Gradescope's autograder specification (gradescope-autograders.readthedocs.io,
+# "Output format"), each with the JSON type it takes.
+SPEC_TOP = {"score": (int, float), "execution_time": int, "output": str, "output_format": str,
+            "test_output_format": str, "test_name_format": str, "visibility": str,
+            "stdout_visibility": str, "extra_data": dict, "tests": list, "leaderboard": list}
+SPEC_TEST = {"score": (int, float), "max_score": (int, float), "status": str, "name": str,
+             "name_format": str, "number": str, "output": str, "output_format": str,
+             "tags": list, "visibility": str, "extra_data": dict}
+VISIBILITIES = {"visible", "hidden", "after_due_date", "after_published"}
+
+
 def test_gradescope_results_have_the_required_fields() -> None:
     data = gradescope_json(_report())
-    assert data["score"] == 4.5 and data["max_score"] == 8.5
-    assert data["execution_time"] == 1.234
+    assert set(data) <= set(SPEC_TOP)
+    assert all(isinstance(v, SPEC_TOP[k]) for k, v in data.items()), data
+    for test in data["tests"]:
+        assert set(test) <= set(SPEC_TEST)
+        assert all(isinstance(v, SPEC_TEST[k]) for k, v in test.items()), test
+        assert test["status"] in ("passed", "failed") and test["visibility"] in VISIBILITIES
+    assert data["visibility"] in VISIBILITIES and data["stdout_visibility"] in VISIBILITIES
+    assert data["score"] == 4.5 and sum(t["max_score"] for t in data["tests"]) == 8.5
+    assert data["execution_time"] == 1
     assert data["output"].startswith("Points 4.50/8.50")
     names = [t["name"] for t in data["tests"]]
     assert names == ["build", "test_a", "test_b", "vmprint output: test_c", "test_h"]

@@ -8,7 +8,10 @@ from harness.grade import KernelUnderTest
 DEAD = -0xDEAD
 
 
+# Each requires the visible test of the same deadlock: a kernel that misses it gets one
+# diagnosis there, and "not run" here, instead of the same failure twice.
 @pytest.mark.points(2)
+@pytest.mark.requires("test_relocking_a_held_mutex_is_a_deadlock")
 def test_a_circle_through_a_mutex_and_a_semaphore(privlab_kernel: KernelUnderTest) -> None:
     run = privlab_kernel.run("lab_deadlock", "mixed", privlab_kernel.token)
     run.expect_pass()
@@ -17,6 +20,7 @@ def test_a_circle_through_a_mutex_and_a_semaphore(privlab_kernel: KernelUnderTes
 
 
 @pytest.mark.points(1)
+@pytest.mark.requires("test_two_threads_locking_in_opposite_orders")
 def test_spinning_mutexes_in_opposite_orders(privlab_kernel: KernelUnderTest) -> None:
     run = privlab_kernel.run("lab_deadlock", "ab_spin", privlab_kernel.token)
     run.expect_pass()
@@ -24,6 +28,7 @@ def test_spinning_mutexes_in_opposite_orders(privlab_kernel: KernelUnderTest) ->
 
 
 @pytest.mark.points(2)
+@pytest.mark.requires("test_relocking_a_held_mutex_is_a_deadlock")
 def test_no_false_positive_after_a_refusal(privlab_kernel: KernelUnderTest) -> None:
     run = privlab_kernel.run("lab_deadlock", "withdrawn", privlab_kernel.token)
     run.expect_pass()
