@@ -22,7 +22,7 @@ from pathlib import Path
 
 from harness.errors import PrivlabError
 
-__all__ = ["SandboxError", "SandboxPolicy", "UNSEALED_ENV", "landlock_abi", "restrict_self"]
+__all__ = ["UNSEALED_ENV", "SandboxError", "SandboxPolicy", "landlock_abi", "restrict_self"]
 
 UNSEALED_ENV = "PRIVLAB_UNSEALED_BUILD"   # "1": build without Landlock (documented escape)
 

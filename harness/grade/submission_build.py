@@ -42,8 +42,14 @@ from typing import TYPE_CHECKING
 from harness.build.cache import cache_root
 from harness.errors import PrivlabError
 from harness.grade.model import shown
-from harness.grade.sandbox import (UNSEALED_ENV, SandboxError, SandboxPolicy, landlock_abi,
-                                   restrict_self, why_unavailable)
+from harness.grade.sandbox import (
+    UNSEALED_ENV,
+    SandboxError,
+    SandboxPolicy,
+    landlock_abi,
+    restrict_self,
+    why_unavailable,
+)
 from harness.paths import KERNEL_DIR, USERLAND_DIR
 from harness.sigint import cleanup
 
@@ -206,7 +212,7 @@ def _child_main(request_json: str) -> int:
 def _preload() -> None:
     """Import every module a build may import lazily (the build's packages, the
     encodings a subprocess's text mode needs), while the checkout is still readable."""
-    import encodings.idna  # noqa: F401
+    import encodings.idna
     import encodings.utf_8  # noqa: F401
     import importlib
     import pkgutil
@@ -237,10 +243,11 @@ def _policy(slot: Path, userland: Path, out: Path) -> SandboxPolicy:
     and write: its output, its result, the sealed cache and a temporary directory."""
     from harness.build.toolchain import zig_home
 
-    system = [Path(p) for p in ("/usr", "/lib", "/lib64", "/bin", "/proc", "/dev/urandom")]
+    system = [Path(p) for p in ("/usr", "/lib", "/lib64", "/bin", "/proc")]
     read = (slot / "kernel", userland.resolve(), zig_home(), Path(sys.base_prefix).resolve(),
             *system)
-    write = (out.resolve(), (slot / "result").resolve(), sealed_cache(), (slot / "tmp").resolve())
+    write: tuple[Path, ...] = (out.resolve(), (slot / "result").resolve(), sealed_cache(),
+                               (slot / "tmp").resolve())
     for path in write:
         path.mkdir(parents=True, exist_ok=True)
     write += (Path("/dev/null"),)

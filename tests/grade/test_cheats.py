@@ -3,6 +3,7 @@ and a kernel that forges the trusted test program's control flow."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from harness.grade.handout import strip_solutions
@@ -58,3 +59,83 @@ def test_incbin_of_the_hidden_tests_does_not_build(tmp_path: Path) -> None:
     assert "test_counts_match_the_trace" not in report.build_output
     assert (f"the build tried to read {HIDDEN}, outside the submission"
             in report.build_output), report.build_output
+
+REPLAY = r"""#include "types.h"
+#include "param.h"
+#include "memlayout.h"
+#include "riscv.h"
+#include "proc.h"
+#include "defs.h"
+
+// The cheat: the first process's exit does not end it. The kernel finds the
+// program's own write and exit stubs (li a7, N; ecall) in its text, puts
+// "PASS <token>" (the 16-hex-digit word of the boot arguments) on its stack and
+// resumes it in write(1, line, len), returning into exit. The second exit powers off
+// with status 0, as an honest program's would.
+static uintptr_t stub(pagetable_t pt, uint32_t li_a7) {
+  for (uintptr_t va = USER_BASE; va < USER_BASE + 0x10000; va += 2) {
+    uint32_t insn[2];
+    if (copyin(pt, insn, va, sizeof insn) < 0)
+      return 0;
+    if (insn[0] == li_a7 && insn[1] == 0x00000073)
+      return va;
+  }
+  return 0;
+}
+
+static int token(char *out) {
+  for (const char *w = boot.bootargs; *w; w++) {
+    int n = 0;
+    while ((w[n] >= '0' && w[n] <= '9') || (w[n] >= 'a' && w[n] <= 'f'))
+      n++;
+    if (n == 16 && (w[n] == ' ' || w[n] == 0) && (w == boot.bootargs || w[-1] == ' ')) {
+      memmove(out, w, 16);
+      return 1;
+    }
+  }
+  return 0;
+}
+
+long sys_exit(int status) {
+  static int replayed;
+  struct proc *p = myproc();
+  char line[32] = "PASS ";
+  if (p->pid == 1 && !replayed && token(line + 5)) {
+    replayed = 1;
+    uintptr_t write = stub(p->pagetable, 0x04000893), quit = stub(p->pagetable, 0x05d00893);
+    struct trapframe *tf = p->trapframe;
+    uintptr_t buf = (tf->sp - 64) & ~15UL;
+    line[21] = '\n';
+    if (write && quit && copyout(p->pagetable, buf, line, 22) == 0) {
+      tf->epc = write;
+      tf->ra = quit;
+      tf->a1 = buf;
+      tf->a2 = 22;
+      return 1;        // into a0: the fd
+    }
+  }
+  exit(replayed ? 0 : status);
+}
+"""
+
+
+def test_an_exit_that_replays_a_pass_scores_zero(tmp_path: Path) -> None:
+    """sys_task_info a stub (the handout's), sys_exit steering the trusted program
+    into its own write stub: every test that expects a pass fails, saying where U
+    resumed."""
+    sub = _handout(tmp_path)
+    sysproc = sub / "kernel" / "sysproc.c"
+    text = sysproc.read_text()
+    assert "long sys_exit(int status) { exit(status); }\n" in text
+    (sub / "kernel" / "cheat.c").write_text(REPLAY)
+    sysproc.write_text(text.replace("long sys_exit(int status) { exit(status); }\n", ""))
+    report = grade_lab("taskinfo", sub, hidden=True)
+    assert report.built, report.build_output
+    graded = [t for t in report.tests if t.max_score]
+    lab = [t for t in graded if not t.name.startswith("test_base_")]
+    assert len(lab) == 8 and sum(t.score for t in lab) == 0, [(t.name, t.score) for t in lab]
+    caught = [t for t in graded if "which never returns: the kernel made an exited process "
+              "run again" in t.output]
+    assert caught, [t.output for t in graded]
+    assert re.search(r"U-mode resumed at 0x[0-9a-f]+ \(event #\d+, satp 0x[0-9a-f]+\) after "
+                     r"its system call exit \(ecall at 0x[0-9a-f]+\)", caught[0].output)
