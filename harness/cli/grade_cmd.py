@@ -75,7 +75,10 @@ def run(args: argparse.Namespace) -> int:
     from harness.grade.runner import GradeOptions, default_jobs
     from harness.inspect.theme import PipeConsole
 
+    from harness.grade.submission_build import require_seal
+
     lab = find_lab(args.lab)
+    require_seal()          # no Landlock: refuse before grading anything (docs/grading)
     out = Path(args.out or Path("privlab-grade") / lab.name)
     # The graded kernel is kept beside the reports: written under a temporary name,
     # renamed into place with them (write_reports).

@@ -17,8 +17,12 @@ The copy takes regular files and directories only: a symbolic link is followed w
 leads to a regular file, and anything else (a link to a directory, a loop, a dangling
 link, a pipe or device, an unreadable or huge file) is left out and named in the build
 test's output. The compiler runs in a child process with a wall-clock limit, so a
-source that includes a device (`#include "/dev/zero"`) is a failed build, not a hung
-grader.
+build that never ends is a failed build, not a hung grader. That child seals itself
+with Landlock (harness/grade/sandbox.py) before compiling anything: it reads only the
+staged submission, the published user sources and the toolchain, and writes only its
+output and the sealed cache (`<cache>/sealed-build`), so no source can include or
+`.incbin` the reference, the hidden tests or anything else of the grader's. A file the
+sandbox refused is named first in the build's output.
 """
 
 from __future__ import annotations
@@ -266,13 +270,22 @@ def sandbox_for(slot: Path, userland: Path, out: Path) -> SandboxPolicy | None:
     """The build's policy; None when the grader was told to build unsealed
     ($PRIVLAB_UNSEALED_BUILD=1). Raises SandboxError when Landlock is missing and
     nobody said so: a grader that cannot seal a build refuses to grade."""
-    if os.environ.get(UNSEALED_ENV) == "1":
+    if not require_seal():
         return None
+    return _policy(slot, userland, out)
+
+
+def require_seal() -> bool:
+    """Whether builds are sealed: True when Landlock is here, False when the grader was
+    told to build unsealed ($PRIVLAB_UNSEALED_BUILD=1); else SandboxError (one line,
+    naming why), which `privlab grade` reports before grading anything."""
+    if os.environ.get(UNSEALED_ENV) == "1":
+        return False
     if landlock_abi() == 0:
         raise SandboxError(f"cannot seal the submission's build: {why_unavailable()}; "
                            f"set {UNSEALED_ENV}=1 to grade without the sandbox (a "
                            "submission's build can then read every file the grader can)")
-    return _policy(slot, userland, out)
+    return True
 
 
 def _run_build(request: dict[str, object],

@@ -1,5 +1,7 @@
-"""harness/grade/resumes.py: which returns to U-mode the ABI allows, on hand-made
-event sequences (the cheating kernels of test_cheats.py run the real thing)."""
+"""The grader's guarantees in isolation: which returns to U-mode the ABI allows
+(harness/grade/resumes.py, on hand-made event sequences), and a grader without
+Landlock refusing to build. The cheating submissions of test_cheats.py run the real
+thing."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from harness.abi.csr import Priv
+from harness.cli.main import main
 from harness.grade.resumes import SYSCALL_NUMBERS, check_resumes
 from harness.grade.sandbox import SandboxError
 from harness.grade.submission_build import build_submission
@@ -91,3 +94,16 @@ def test_a_grader_without_landlock_refuses_to_build(tmp_path: Path,
                        r"Linux \(.*\) has no Landlock: .*; set PRIVLAB_UNSEALED_BUILD=1 to "
                        r"grade without the sandbox"):
         build_submission(variant(tmp_path, {}), tmp_path / "slot")
+
+
+def test_privlab_grade_without_landlock_refuses_in_one_line_with_status_1(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr("harness.grade.submission_build.landlock_abi", lambda: 0)
+    monkeypatch.delenv("PRIVLAB_UNSEALED_BUILD", raising=False)
+    status = main(["grade", "taskinfo", "--submission", str(tmp_path),
+                   "--out", str(tmp_path / "out")])
+    err = capsys.readouterr().err
+    assert status == 1 and len(err.splitlines()) == 1, err
+    assert err.startswith("privlab: cannot seal the submission's build: "), err
+    assert not (tmp_path / "out").exists()
