@@ -73,9 +73,8 @@ def _selects_nothing(report: GradeReport) -> bool:
 def run(args: argparse.Namespace) -> int:
     from harness.grade.labs import find_lab
     from harness.grade.runner import GradeOptions, default_jobs
-    from harness.inspect.theme import PipeConsole
-
     from harness.grade.submission_build import require_seal
+    from harness.inspect.theme import PipeConsole
 
     lab = find_lab(args.lab)
     require_seal()          # no Landlock: refuse before grading anything (docs/grading)
