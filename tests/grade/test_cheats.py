@@ -133,7 +133,7 @@ def test_an_exit_that_replays_a_pass_scores_zero(tmp_path: Path) -> None:
     assert report.built, report.build_output
     graded = [t for t in report.tests if t.max_score]
     lab = [t for t in graded if not t.name.startswith("test_base_")]
-    assert len(lab) == 8 and sum(t.score for t in lab) == 0, [(t.name, t.score) for t in lab]
+    assert len(lab) == 7 and sum(t.score for t in lab) == 0, [(t.name, t.score) for t in lab]
     caught = [t for t in graded if "which never returns: the kernel made an exited process "
               "run again" in t.output]
     assert caught, [t.output for t in graded]
