@@ -243,13 +243,15 @@ def sealed_cache() -> Path:
 
 def _policy(slot: Path, userland: Path, out: Path) -> SandboxPolicy:
     """What a submission's build may read: its staged copy, the published user
-    sources, the toolchain, Python's standard library and the system's libraries;
-    and write: its output, its result, the sealed cache and a temporary directory."""
+    sources and the toolchain; and write: its output, its result, the sealed cache
+    and a temporary directory."""
     from harness.build.toolchain import zig_home
 
-    system = [Path(p) for p in ("/usr", "/lib", "/lib64", "/bin", "/proc")]
-    read = (slot / "kernel", userland.resolve(), zig_home(), Path(sys.base_prefix).resolve(),
-            *system)
+    # No /usr, /lib or Python's own directories (a checkout or an installed package
+    # could lie below any of them), no /proc (the grader's environment and command
+    # line are there): zig is one static binary, and the build imports every module
+    # it needs before it is sealed (_preload).
+    read = (slot / "kernel", userland.resolve(), zig_home())
     write: tuple[Path, ...] = (out.resolve(), (slot / "result").resolve(), sealed_cache(),
                                (slot / "tmp").resolve())
     for path in write:

@@ -6,7 +6,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 from harness.grade.handout import strip_solutions
+from harness.grade.submission_build import build_submission
 from harness.paths import REPO_ROOT
 
 from .conftest import grade_lab, variant
@@ -47,6 +50,20 @@ def test_including_the_reference_from_the_graders_checkout_scores_zero(tmp_path:
     assert report.score == 0, [(t.name, t.score) for t in report.tests]
     assert (f"the build tried to read {REFERENCE}, outside the submission"
             in report.build_output), report.build_output
+
+
+@pytest.mark.parametrize("path", ["/proc/self/environ", "/etc/passwd",
+                                  str(REPO_ROOT / "README.md")])
+def test_the_build_reads_nothing_outside_the_submission_and_the_toolchain(
+        tmp_path: Path, path: str) -> None:
+    """The grader's environment (CI secrets), the machine's files, the checkout."""
+    sub = _handout(tmp_path / "sub")
+    taskinfo = sub / "kernel" / "taskinfo.c"
+    taskinfo.write_text(f'#include "{path}"\n' + taskinfo.read_text())
+    built = build_submission(sub, tmp_path / "slot")
+    assert not built.ok
+    assert built.output.startswith(f"the build tried to read {path}, outside the "
+                                   "submission (refused: "), built.output
 
 
 def test_incbin_of_the_hidden_tests_does_not_build(tmp_path: Path) -> None:
