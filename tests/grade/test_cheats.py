@@ -156,3 +156,43 @@ def test_an_exit_that_replays_a_pass_scores_zero(tmp_path: Path) -> None:
     assert caught, [t.output for t in graded]
     assert re.search(r"U-mode resumed at 0x[0-9a-f]+ \(event #\d+, satp 0x[0-9a-f]+\) after "
                      r"its system call exit \(ecall at 0x[0-9a-f]+\)", caught[0].output)
+
+
+SUBSTITUTE = """  struct args *a = args_alloc();
+  if (a == 0)
+    return 0;
+  // The cheat: whatever init= asks for, run `echo PASS <token>` (echo writes its
+  // line in one write and exits 0).
+  for (int i = 0; i < nwords; i++) {
+    const char *w = words[i];
+    int n = 0;
+    while ((w[n] >= '0' && w[n] <= '9') || (w[n] >= 'a' && w[n] <= 'f'))
+      n++;
+    if (n == 16 && w[n] == 0) {
+      if (args_add(a, "echo") < 0 || args_add(a, "PASS") < 0 || args_add(a, w) < 0)
+        return 0;
+      return a;
+    }
+  }
+"""
+
+
+def test_running_another_trusted_program_in_the_tests_place_scores_zero(
+        tmp_path: Path) -> None:
+    """The kernel boots `echo PASS <token>` instead of the test program: a write of
+    the line from U-mode and an exit(0), both honest, but not the test program's."""
+    sub = _handout(tmp_path)
+    bootargs = sub / "kernel" / "bootargs.c"
+    head = "struct args *bootargs_init_args(void) {\n"
+    text = bootargs.read_text()
+    body = head + "  struct args *a = args_alloc();\n  if (a == 0)\n    return 0;\n"
+    assert body in text
+    bootargs.write_text(text.replace(body, head + SUBSTITUTE, 1))
+    report = grade_lab("taskinfo", sub, hidden=True)
+    assert report.built, report.build_output
+    lab = [t for t in report.tests if t.max_score and not t.name.startswith("test_base_")]
+    assert len(lab) == 7 and sum(t.score for t in lab) == 0, [(t.name, t.score) for t in lab]
+    counts = report.by_name()["test_counts_exactly_the_calls_made"].output
+    assert re.match(r"'PASS [0-9a-f]{16}' was written, but not by lab_taskinfo: the write's "
+                    r"ecall at 0x[0-9a-f]+ is not in lab_taskinfo's write \(0x[0-9a-f]+\)",
+                    counts), counts
