@@ -81,9 +81,11 @@ def _selects_nothing(report: GradeReport) -> bool:
 def run(args: argparse.Namespace) -> int:
     from harness.grade.labs import find_lab
     from harness.grade.runner import GradeOptions, default_jobs
+    from harness.grade.submission_build import require_seal
     from harness.inspect.theme import PipeConsole
 
     lab = find_lab(args.lab)
+    require_seal()          # no Landlock: refuse before grading anything (docs/grading)
     out = Path(args.out or Path("privlab-grade") / lab.name)
     # The graded kernel is kept beside the reports: written under a temporary name,
     # renamed into place with them (write_reports).

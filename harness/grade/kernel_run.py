@@ -12,7 +12,9 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import suppress
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,16 +22,19 @@ from harness.abi.csr import Csr, Priv
 from harness.boot import make_bootargs
 from harness.budget import DEFAULT_MAX_INSNS
 from harness.devices import Console, ScriptedInput
+from harness.errors import BadInput
 from harness.grade.errors import GradeFailure
 from harness.grade.naming import Namer, backtrace_after, system_info
+from harness.grade.resumes import check_resumes
 from harness.grade.trace import RecentTraps, SyscallRecord, TraceView
 from harness.machine import RunResult, Stop
 from harness.machine.assemble import new_system
+from harness.machine.loader import load_elf
 from harness.machine.until import AfterSyscall, AfterTrap, AfterXret, PrivilegeChange, Until
 from harness.paths import REPO_ROOT
 from harness.trace import Event, TrapEvent
 from harness.trace.flow import Flow
-from harness.trace.syscalls import CallSpec
+from harness.trace.syscalls import CallSpec, to_signed
 
 if TYPE_CHECKING:
     from harness.devices.disk import Drive
@@ -43,6 +48,24 @@ SLICE = 2_000_000                # instructions between console checks while wai
 RUN_SLICE = 10_000_000           # instructions between checks of the event count
 EVENT_LIMIT = 250_000            # traps and xRETs kept per run (136 bytes each)
 TAIL_LINES = 15
+
+
+STUB_BYTES = 12                  # a system-call stub: li a7, N; ecall; ret (usys.S)
+
+
+@cache
+def _symbol(path: Path, name: str) -> int | None:
+    """A user ELF's symbol, or None (also for a file that is not a valid ELF)."""
+    try:
+        return load_elf(path).symbol(name)
+    except BadInput:
+        return None
+
+
+@cache
+def _entry(path: Path) -> int:
+    """A user ELF's entry point (each file read once per process)."""
+    return load_elf(path).entry
 
 
 class LimitedConsole(Console):
@@ -361,6 +384,19 @@ class KernelRun:
             self.fail(f"expected the program to exit with status {status}")
         elif r.exit_status != status:
             self.fail(f"expected exit status {status}, got {r.exit_status}")
+        self.expect_honest_resumes()
+
+    def expect_honest_resumes(self) -> None:
+        """Every return to U so far was one the ABI allows (harness/grade/resumes.py):
+        after the ecall, at an exec's entry, at a registered handler; never after exit."""
+        entries = set()
+        for path in self.users.values():
+            with suppress(BadInput):
+                entries.add(_entry(path))
+        names = {n: spec.name for n, spec in self.flow.specs.items()}
+        violation = check_resumes(self.trace.events, entries, names)
+        if violation is not None:
+            self.fail(str(violation))
 
     def expect_pass(self, *, within: int = DEFAULT_MAX_INSNS) -> None:
         """The lab-program protocol: the program prints `PASS <token>` and exits 0.
@@ -375,11 +411,41 @@ class KernelRun:
             self.fail(printable(failures[0]) if failures else
                       "the test program did not report success")
         size = len(line) + 1
-        if not any(c.args[0] == 1 and c.args[2] == size and c.ret == size
-                   for c in self.trace.syscalls("write")):
+        writes = [c for c in self.trace.syscalls("write")
+                  if c.args[0] == 1 and c.args[2] == size and c.ret == size]
+        if not writes:
             self.fail(f"{line!r} is on the console, but the test program never wrote it "
                       f"(no write(1, buf, {size}) from U-mode returned {size})")
         self.expect_exit(0)
+        writes = self._from_the_program(line, writes)
+        # The verdict is the program's own: the process that wrote the line then asked
+        # to exit with status 0 (a0 of its exit ecall, read by the harness), and
+        # every return to U was one the ABI allows (expect_exit checked).
+        writers = {c.satp for c in writes}
+        exits = [c for c in self.trace.syscalls("exit") if c.satp in writers]
+        if not any(to_signed(c.args[0], self.machine.xlen) == 0 for c in exits):
+            statuses = ", ".join(str(to_signed(c.args[0], self.machine.xlen)) for c in exits)
+            seen = f"its exit calls: {statuses}" if exits else "it made no exit call"
+            self.fail(f"{line!r} was written, but the process that wrote it never called "
+                      f"exit(0) itself ({seen}); the kernel's power-off status is not the "
+                      "program's verdict")
+
+    def _from_the_program(self, line: str, writes: list[SyscallRecord]) -> list[SyscallRecord]:
+        """The writes of `line` made from the booted program's own `write` stub (its
+        ELF's symbol): a kernel that runs another program in the test's place (`echo
+        PASS <token>`) makes an honest write, from the wrong code. A program without
+        the symbol (a hidden test's own, not linked with the user library) is not
+        asked."""
+        path = self.users.get(self.spec.program)
+        stub = None if path is None else _symbol(path, "write")
+        if stub is None:
+            return writes
+        mine = [c for c in writes if stub <= c.epc < stub + STUB_BYTES]
+        if not mine:
+            self.fail(f"{line!r} was written, but not by {self.spec.program}: the write's "
+                      f"ecall at {writes[0].epc:#x} is not in {self.spec.program}'s write "
+                      f"({stub:#x})")
+        return mine
 
     # -- what it trapped -----------------------------------------------------------
     @property

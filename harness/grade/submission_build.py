@@ -17,8 +17,12 @@ The copy takes regular files and directories only: a symbolic link is followed w
 leads to a regular file, and anything else (a link to a directory, a loop, a dangling
 link, a pipe or device, an unreadable or huge file) is left out and named in the build
 test's output. The compiler runs in a child process with a wall-clock limit, so a
-source that includes a device (`#include "/dev/zero"`) is a failed build, not a hung
-grader.
+build that never ends is a failed build, not a hung grader. That child seals itself
+with Landlock (harness/grade/sandbox.py) before compiling anything: it reads only the
+staged submission, the published user sources and the toolchain, and writes only its
+output and the sealed cache (`<cache>/sealed-build`), so no source can include or
+`.incbin` the reference, the hidden tests or anything else of the grader's. A file the
+sandbox refused is named first in the build's output.
 """
 
 from __future__ import annotations
@@ -42,6 +46,14 @@ from typing import TYPE_CHECKING
 from harness.build.cache import cache_root
 from harness.errors import PrivlabError
 from harness.grade.model import shown
+from harness.grade.sandbox import (
+    UNSEALED_ENV,
+    SandboxError,
+    SandboxPolicy,
+    landlock_abi,
+    restrict_self,
+    why_unavailable,
+)
 from harness.paths import KERNEL_DIR, USERLAND_DIR
 from harness.sigint import cleanup
 
@@ -180,14 +192,23 @@ def copy_submission(src: Path, dst: Path, *, label: str = "kernel") -> list[str]
 
 def _child_main(request_json: str) -> int:
     """`python -m harness.grade.submission_build REQUEST`: the submission's build, in the child
-    process the grader watches. Writes {"ok": true, "firmware", "kernel"} or {"ok":
-    false, "message", "output"} to request["result"]."""
+    process the grader watches. Seals itself first (request["sandbox"], a SandboxPolicy;
+    absent only when the grader was told to build unsealed), after importing every
+    module the build needs: once sealed, the grader's checkout is unreadable. Writes
+    {"ok": true, "firmware", "kernel"} or {"ok": false, "message", "output"} to
+    request["result"]."""
     from harness.build.images import build_images
+    from harness.build.toolchain import compiler_identity, zig_home
     from harness.errors import BuildError
 
     request = json.loads(request_json)
     result: dict[str, object]
     try:
+        _preload()
+        zig_home()
+        compiler_identity()
+        if request.get("sandbox") is not None:
+            restrict_self(SandboxPolicy.from_json(request["sandbox"]))
         images = build_images(request["arch"], kernel_dir=Path(request["kernel"]),
                               userland_dir=Path(request["userland"]),
                               out_dir=Path(request["out"]), listings=False)
@@ -201,19 +222,94 @@ def _child_main(request_json: str) -> int:
     return 0
 
 
+def _preload() -> None:
+    """Import every module a build may import lazily (the build's packages, the
+    encodings a subprocess's text mode needs), while the checkout is still readable."""
+    import encodings.idna
+    import encodings.utf_8  # noqa: F401
+    import importlib
+    import pkgutil
+
+    for package in ("harness.abi", "harness.boot", "harness.build", "harness.fs"):
+        module = importlib.import_module(package)
+        for info in pkgutil.walk_packages(module.__path__, f"{package}."):
+            importlib.import_module(info.name)
+
+
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
     with suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, signal.SIGKILL)
     proc.communicate()
 
 
-def _run_build(request: dict[str, str], timeout: float) -> tuple[dict[str, object] | None, str]:
+def sealed_cache() -> Path:
+    """The build cache of sealed builds, `<cache>/sealed-build`: content-addressed like
+    the grader's own (so shared by every slot), but holding only what submissions'
+    builds made: the grader's own objects (the reference's among them) stay out of
+    the sealed build's reach."""
+    return cache_root() / "sealed-build"
+
+
+def _policy(slot: Path, userland: Path, out: Path) -> SandboxPolicy:
+    """What a submission's build may read: its staged copy, the published user
+    sources and the toolchain; and write: its output, its result, the sealed cache
+    and a temporary directory."""
+    from harness.build.toolchain import zig_home
+
+    # No /usr, /lib or Python's own directories (a checkout or an installed package
+    # could lie below any of them), no /proc (the grader's environment and command
+    # line are there): zig is one static binary, and the build imports every module
+    # it needs before it is sealed (_preload).
+    read = (slot / "kernel", userland.resolve(), zig_home())
+    write: tuple[Path, ...] = (out.resolve(), (slot / "result").resolve(), sealed_cache(),
+                               (slot / "tmp").resolve())
+    for path in write:
+        path.mkdir(parents=True, exist_ok=True)
+    write += (Path("/dev/null"),)
+    return SandboxPolicy(read, write)
+
+
+def _sealed_env() -> dict[str, str]:
+    env = dict(os.environ)
+    cache = sealed_cache()
+    env["PRIVLAB_CACHE"] = str(cache)
+    env["ZIG_GLOBAL_CACHE_DIR"] = env["ZIG_LOCAL_CACHE_DIR"] = str(cache / "zig")
+    return env
+
+
+def sandbox_for(slot: Path, userland: Path, out: Path) -> SandboxPolicy | None:
+    """The build's policy; None when the grader was told to build unsealed
+    ($PRIVLAB_UNSEALED_BUILD=1). Raises SandboxError when Landlock is missing and
+    nobody said so: a grader that cannot seal a build refuses to grade."""
+    if not require_seal():
+        return None
+    return _policy(slot, userland, out)
+
+
+def require_seal() -> bool:
+    """Whether builds are sealed: True when Landlock is here, False when the grader was
+    told to build unsealed ($PRIVLAB_UNSEALED_BUILD=1); else SandboxError (one line,
+    naming why), which `privlab grade` reports before grading anything."""
+    if os.environ.get(UNSEALED_ENV) == "1":
+        return False
+    if landlock_abi() == 0:
+        raise SandboxError(f"cannot seal the submission's build: {why_unavailable()}; "
+                           f"set {UNSEALED_ENV}=1 to grade without the sandbox (a "
+                           "submission's build can then read every file the grader can)")
+    return True
+
+
+def _run_build(request: dict[str, object],
+               timeout: float) -> tuple[dict[str, object] | None, str]:
     """Run the child; its result, or None and why."""
-    result_path = Path(request["result"])
+    result_path = Path(str(request["result"]))
     result_path.unlink(missing_ok=True)
+    env = _sealed_env() if request.get("sandbox") is not None else None
+    if env is not None:
+        env["TMPDIR"] = str(Path(str(request["out"])).parent / "tmp")
     cmd = [sys.executable, "-m", "harness.grade.submission_build", json.dumps(request)]
     proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, start_new_session=True)
+                            stderr=subprocess.STDOUT, start_new_session=True, env=env)
     def kill() -> None:          # a forced exit after Ctrl-C (harness/sigint.py)
         with suppress(ProcessLookupError, PermissionError):
             os.killpg(proc.pid, signal.SIGKILL)
@@ -272,14 +368,21 @@ def build_submission(submission: Path, slot: Path, *, arch: str = "rv64",
     if not kernel_src.is_dir():
         return failed(f"{submission}: no kernel/ directory to build")
     skipped = tuple(copy_submission(kernel_src, slot / "kernel"))
-    request = {"arch": arch, "kernel": str(slot / "kernel"), "userland": str(userland),
-               "out": str(out), "result": str(slot / "build-result.json")}
+    policy = sandbox_for(slot, userland, out)
+    request: dict[str, object] = {
+        "arch": arch, "kernel": str(slot / "kernel"), "userland": str(userland),
+        "out": str(out), "result": str(slot / "result" / "build-result.json"),
+        "sandbox": None if policy is None else policy.to_json()}
+    (slot / "result").mkdir(exist_ok=True)
     data, why = _run_build(request, timeout)
     if data is None:
         return failed(why, skipped)
     if not data.get("ok"):
         message, output = str(data.get("message", "")), str(data.get("output", ""))
-        text = (output or message).replace(str(slot / "kernel"), str(kernel_src))
+        text = output or message
+        if policy is not None:
+            text = denied_reads(text, policy) + text
+        text = text.replace(str(slot / "kernel"), str(kernel_src))
         return failed(text.rstrip() or message, skipped)
     from harness.grade.kernel import KernelImages
 
@@ -287,6 +390,31 @@ def build_submission(submission: Path, slot: Path, *, arch: str = "rv64",
     built = KernelImages(Path(str(data["firmware"])), Path(str(data["kernel"])), users,
                          reference / "syscall.tbl", submission.resolve())
     return BuildResult(built, "", time.perf_counter() - start, out, skipped)
+
+
+_QUOTED_PATH = re.compile(r"""['"<](/[^'"<>\n]+)['">]""")
+
+
+def denied_reads(output: str, policy: SandboxPolicy) -> str:
+    """One line for each file the compiler's errors name (`#include`, `.incbin`, in
+    quotes) that lies outside the build's allowed roots and exists for the grader:
+    the sandbox refused it, and the student should read why ("the build tried to read
+    /path, outside the submission"). "" if there is none."""
+    allowed = [*policy.read, *policy.write]
+    found: list[str] = []
+    for line in output.splitlines():
+        if "error" not in line:
+            continue
+        for m in _QUOTED_PATH.finditer(line):
+            path = m.group(1)
+            if path in found or any(Path(path).is_relative_to(root) for root in allowed):
+                continue
+            with suppress(OSError):
+                if os.path.exists(path):
+                    found.append(path)
+    return "".join(f"the build tried to read {path}, outside the submission (refused: a "
+                   "submission's build can read only the submission, the toolchain and the "
+                   "published headers)\n" for path in found)
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ import pytest
 
 from harness.grade.model import GradeReport, TestResult
 from harness.grade.reports import write_reports
+from harness.grade.sandbox import UNSEALED_ENV
 from harness.grade.submission_build import build_submission, copy_submission, staging_slot
 
 from .conftest import grade_lab, variant
@@ -135,14 +136,21 @@ def test_submission_without_kernel_in_a_fresh_cache_is_a_failed_build_not_a_grad
     assert "did not build" in _only(report)
 
 
-def test_a_build_that_never_ends_is_stopped_and_is_a_failed_build(tmp_path: Path) -> None:
-    """`#include "/dev/zero"` keeps the compiler reading forever: the build has a
-    wall-clock limit, and the compiler is killed with it."""
+def test_a_build_that_never_ends_is_stopped_and_is_a_failed_build(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`#include "/dev/zero"` keeps an unsealed compiler reading forever: the build
+    has a wall-clock limit, and the compiler is killed with it. Sealed (the default),
+    the compiler may not open /dev/zero at all."""
     sub = variant(tmp_path, {"taskinfo.c": ("#include", '#include "/dev/zero"\n#include')})
     with staging_slot() as slot:
+        sealed = build_submission(sub, slot, timeout=60)
+        monkeypatch.setenv(UNSEALED_ENV, "1")
         start = time.perf_counter()
         built = build_submission(sub, slot, timeout=3)
         took = time.perf_counter() - start
+    assert not sealed.ok
+    assert sealed.output.startswith("the build tried to read /dev/zero, outside the "
+                                    "submission"), sealed.output
     assert not built.ok and took < 30
     assert "the build did not finish within 3 seconds" in built.output
 
