@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from harness.errors import BadInput, ExitStatus
-from harness.grade.model import BUILD_TEST
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -75,6 +74,8 @@ def _hidden(path: str | None) -> Path | None:
 
 def _selects_nothing(report: GradeReport) -> bool:
     """Only the build entry: `-k` matched no test (or the lab has none)."""
+    from harness.grade.model import BUILD_TEST
+
     return all(t.name == BUILD_TEST for t in report.tests) and not report.notes
 
 
