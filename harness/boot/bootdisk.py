@@ -21,7 +21,6 @@ from pathlib import Path
 from harness.boot.programs import Programs
 from harness.devices.disk import Drive
 from harness.errors import BadInput
-from harness.fs.mkfs import make_image
 
 __all__ = ["RUN_IMAGE_NAME", "boot_drive"]
 
@@ -54,6 +53,8 @@ def boot_drive(built: Path, programs: Programs, drive: Drive | None = None, *,
         return None
     if not programs.added:
         return Drive.in_memory(_built(built), str(built))
+    from harness.fs.mkfs import make_image  # only for a run with added programs
+
     try:
         image = make_image(programs.files)
     except BadInput as e:

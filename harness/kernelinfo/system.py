@@ -15,12 +15,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from harness.errors import BadInput, GuestError
-from harness.mmu.address import PAGE_SIZE
-from harness.mmu.walk import Access, PhysicalMemory, walk
 
 if TYPE_CHECKING:      # loaded when first asked for: a plain run never needs them
     from harness.kernelinfo.mirrors import KernelInfo
     from harness.kernelinfo.symbols import Location, Symbolizer
+    from harness.mmu.walk import PhysicalMemory
 
 __all__ = ["SystemInfo"]
 
@@ -69,6 +68,9 @@ class SystemInfo:
         loc = self.symbolizer.lookup(addr, prefer)
         if loc.image is not None or satp is None or memory is None:
             return loc
+        from harness.mmu.address import PAGE_SIZE
+        from harness.mmu.walk import Access, walk
+
         page = addr & ~(PAGE_SIZE - 1)
         if page in self._aliases:
             return loc

@@ -50,8 +50,9 @@ def test_every_command_is_registered_with_a_function_to_run() -> None:
 
 def test_a_plain_run_reads_no_dwarf_and_no_package_metadata() -> None:
     """`privlab run` boots from the stamped build and the cached ELF loads: the DWARF
-    readers (pyelftools, the kernel mirrors) and importlib.metadata (zig's identity,
-    asked for only when the native core must be built) stay unloaded."""
+    readers (pyelftools, the kernel mirrors), importlib.metadata (zig's identity, asked
+    for only when the native core must be built), the file-system tools (the build made
+    the disk) and the page-table walker (nothing is symbolized) stay unloaded."""
     code = ("from harness.cli.main import main\n"
             "import contextlib, io\n"
             "with contextlib.redirect_stdout(io.StringIO()):\n"
@@ -61,4 +62,6 @@ def test_a_plain_run_reads_no_dwarf_and_no_package_metadata() -> None:
     loaded = _modules_after(code)
     assert sorted(m for m in loaded if m.startswith(("elftools", "importlib.metadata",
                                                      "harness.kernelinfo.mirrors",
-                                                     "harness.kernelinfo.dwarf"))) == []
+                                                     "harness.kernelinfo.dwarf",
+                                                     "harness.fs", "harness.mmu",
+                                                     "harness.grade"))) == []
