@@ -21,9 +21,9 @@ stamp.py), the stamped outputs are returned without compiling or hashing anythin
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from harness.abi import generate
 from harness.abi.platform import PLATFORM
@@ -33,7 +33,19 @@ from harness.build.toolchain import ARCHES, RV64, Arch, CompileOptions, compile_
 from harness.errors import BadInput, BuildError
 from harness.paths import KERNEL_DIR, REPO_ROOT, USERLAND_DIR
 
+if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
+
 __all__ = ["Images", "build_dir", "build_images", "build_user_programs"]
+
+
+def _pool() -> ThreadPoolExecutor:
+    """The compile pool. Imported here: a build answered by its stamp (every warm run)
+    never needs concurrent.futures, nor the logging and queue modules it loads."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    return ThreadPoolExecutor(_WORKERS)
+
 
 _WORKERS = 4  # compiles are separate processes; the 2-core host still overlaps their I/O
 
@@ -69,7 +81,7 @@ def _compile_all(sources: Sequence[Path], opts: CompileOptions) -> list[Path]:
         except BuildError as e:
             return e
 
-    with ThreadPoolExecutor(_WORKERS) as pool:
+    with _pool() as pool:
         results = list(pool.map(one, sources))
     errors = [r for r in results if isinstance(r, BuildError)]
     if errors:
@@ -134,7 +146,7 @@ def _build_users(kernel_dir: Path, user_dir: Path, gen: Path, out: Path,
         src, obj = item
         return src.stem, link([obj, *lib], out / f"{src.stem}.elf", arch, script)
 
-    with ThreadPoolExecutor(_WORKERS) as pool:
+    with _pool() as pool:
         return dict(pool.map(link_one, zip(programs, prog_objs, strict=True)))
 
 
@@ -230,6 +242,6 @@ def _build(arch: Arch, kernel_dir: Path, userland_dir: Path, out: Path, listings
     if listings:
         say("listings")
         elves = [firmware, kernel, *users.values()]
-        with ThreadPoolExecutor(_WORKERS) as pool:
+        with _pool() as pool:
             list(pool.map(write_listings, elves))
     return Images(arch, firmware, kernel, users, initrd, out, disk)
