@@ -224,7 +224,10 @@ def _child_main(request_json: str) -> int:
 
 def _preload() -> None:
     """Import every module a build may import lazily (the build's packages, the
-    encodings a subprocess's text mode needs), while the checkout is still readable."""
+    encodings a subprocess's text mode needs, the compile pool that images.py loads
+    only when it compiles), while the checkout and Python's own library are still
+    readable."""
+    import concurrent.futures.thread  # noqa: F401
     import encodings.idna
     import encodings.utf_8  # noqa: F401
     import importlib
