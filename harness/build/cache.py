@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import threading
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -50,9 +51,10 @@ def write_if_changed(path: Path, content: str | bytes) -> Path:
     data = content.encode() if isinstance(content, str) else content
     if not path.exists() or path.read_bytes() != data:
         # Write beside and rename: a build running at the same time (the grader's
-        # shards), or a run reading the old file, sees the old bytes or the new, never
-        # half of them.
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        # workers, the test suite's xdist workers building the same program), or a run
+        # reading the old file, sees the old bytes or the new, never half of them. The
+        # temporary name is the writer's own (process and thread).
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
         tmp.write_bytes(data)
         tmp.replace(path)
     return path

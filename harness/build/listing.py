@@ -8,7 +8,6 @@ map lists the loadable sections and every symbol by address.
 from __future__ import annotations
 
 import io
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +15,7 @@ import capstone
 from elftools.elf.elffile import ELFFile
 from elftools.elf.sections import SymbolTableSection
 
-from harness.build.cache import cache_root, content_key
+from harness.build.cache import cache_root, content_key, write_if_changed
 
 __all__ = ["disassemble", "symbol_map", "write_listings"]
 
@@ -94,13 +93,6 @@ def write_listings(elf_path: Path) -> tuple[Path, Path]:
     for suffix, make in ((".dis", disassemble), (".map", symbol_map)):
         cached = cache_root() / "listing" / key[:2] / f"{key}{suffix}"
         if not cached.exists():
-            cached.parent.mkdir(parents=True, exist_ok=True)
-            tmp = cached.with_suffix(suffix + ".tmp")
-            tmp.write_text(make(data))
-            tmp.replace(cached)
-        target = elf_path.with_suffix(suffix)
-        if not target.exists() or target.stat().st_size != cached.stat().st_size \
-                or target.read_bytes() != cached.read_bytes():
-            shutil.copyfile(cached, target)
-        results.append(target)
+            write_if_changed(cached, make(data))
+        results.append(write_if_changed(elf_path.with_suffix(suffix), cached.read_bytes()))
     return results[0], results[1]

@@ -12,7 +12,6 @@ import hashlib
 import importlib.util
 import os
 import re
-import shutil
 import signal
 import subprocess
 import tempfile
@@ -21,7 +20,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from harness.build.cache import cache_root, content_key
+from harness.build.cache import cache_root, content_key, write_if_changed
 from harness.errors import BuildError
 
 __all__ = ["ARCHES", "RV32", "RV64", "Arch", "CompileOptions", "compile_object",
@@ -252,7 +251,4 @@ def link(objects: Sequence[Path], output: Path, arch: Arch, linker_script: Path,
                   f"-T{linker_script}", *ldflags,
                   *map(str, objects), "-o", str(out)], f"linking {output.name} failed")
             out.replace(cached)
-    output.parent.mkdir(parents=True, exist_ok=True)
-    if not output.exists() or output.read_bytes() != cached.read_bytes():
-        shutil.copyfile(cached, output)
-    return output
+    return write_if_changed(output, cached.read_bytes())   # never half-written to a reader
