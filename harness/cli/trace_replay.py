@@ -19,8 +19,6 @@ from harness.errors import BadInput
 from harness.inspect.timeline import TimelineWriter
 from harness.trace.events import EventLog
 from harness.trace.flow import Flow, FlowFilter
-from harness.trace.html import write_html
-from harness.trace.perfetto import write_chrome_trace
 from harness.trace.sbi import SbiNames, load_sbi_names
 from harness.trace.stream import FlowStream
 from harness.trace.syscalls import CallSpec, call_specs
@@ -42,27 +40,21 @@ def _refuse_run_options(args: argparse.Namespace) -> None:
 
 
 def replay(args: argparse.Namespace) -> int:
-    from harness.cli.trace_run import output_to, row_filter, say_wrote
+    from harness.cli.trace_run import output_to, row_filter, say_wrote, write_export
 
     _refuse_run_options(args)
     reader = open_trace(args.from_file)
     specs, sbi = call_specs(abi_table(args.abi)), load_sbi_names()
     filt = row_filter(args)
-    with ExitStack() as stack:
-        out = output_to(args.output, stack)
-        if args.format in ("perfetto", "html"):
-            log = EventLog(keep=True)
-            for chunk in reader.chunks():
-                log.append_raw(chunk)
-            flow = Flow(log, specs, reader.xlen, sbi, initial=reader.initial, start=0)
-            rows = list(flow.rows(filt))
-            if args.format == "perfetto":
-                write_chrome_trace(rows, out, {})
-            else:
-                write_html(rows, out, f"privlab trace: {reader.path.name}")
-            shown = len(rows)
-        else:
-            shown = _stream(args, reader, specs, sbi, filt, out)
+    if args.format in ("perfetto", "html"):
+        log = EventLog(keep=True)
+        for chunk in reader.chunks():
+            log.append_raw(chunk)
+        flow = Flow(log, specs, reader.xlen, sbi, initial=reader.initial, start=0)
+        shown = write_export(args, flow, filt, f"privlab trace: {reader.path.name}")
+    else:
+        with ExitStack() as stack:
+            shown = _stream(args, reader, specs, sbi, filt, output_to(args.output, stack))
     _say_cut(reader)
     say_wrote(args, shown)
     return 0

@@ -15,9 +15,7 @@ import sys
 from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
-from typing import IO
-
-from rich.console import Console
+from typing import IO, TYPE_CHECKING
 
 from harness.api import Session
 from harness.cli.console import interrupt_stops, report_run
@@ -34,6 +32,9 @@ from harness.trace.html import write_html
 from harness.trace.jsonl import write_jsonl
 from harness.trace.perfetto import write_chrome_trace
 from harness.trace.stream import FlowStream
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 __all__ = ["run"]
 
@@ -189,7 +190,15 @@ def _export(args: argparse.Namespace, s: Session) -> int:
     with interrupt_stops(s.machine):     # Ctrl-C stops the guest; its events are shown
         result = s.run(budget)
     flow = s.flow
-    filt = row_filter(args, _owners(args, flow))
+    shown = write_export(args, flow, row_filter(args, _owners(args, flow)),
+                         f"privlab trace: {args.user or args.kernel or 'system'}")
+    say_wrote(args, shown)
+    return _status(result, budget, args)
+
+
+def write_export(args: argparse.Namespace, flow: Flow, filt: FlowFilter, title: str) -> int:
+    """--format perfetto or html: every row of `flow` that passes `filt`, at once, to
+    --output (processes named where the flow knows them); returns the rows written."""
     with ExitStack() as stack:
         out = output_to(args.output, stack)
         rows = list(flow.rows(filt))
@@ -197,10 +206,8 @@ def _export(args: argparse.Namespace, s: Session) -> int:
             names = {satp: f"pid {pid} {name}" for satp, (pid, name) in flow.named.items()}
             write_chrome_trace(rows, out, names)
         else:
-            title = f"privlab trace: {args.user or args.kernel or 'system'}"
             write_html(rows, out, title)
-    say_wrote(args, len(rows))
-    return _status(result, budget, args)
+    return len(rows)
 
 
 def _status(result: RunResult, budget: int | None, args: argparse.Namespace) -> int:

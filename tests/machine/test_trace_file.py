@@ -135,3 +135,16 @@ def test_writer_follows_a_rewound_run() -> None:
     assert w.events == 4
     with pytest.raises(BadInput, match="never handed over"):
         w.write(6, records(30))
+
+
+def test_trace_from_file_writes_the_perfetto_and_html_exports(
+        hello_traces: tuple[Path, Path], tmp_path: Path) -> None:
+    events = len(read_trace(hello_traces[0]).events)
+    for fmt, name in (("perfetto", "t.json"), ("html", "t.html")):
+        out = tmp_path / name
+        p = privlab("trace", "--from", str(hello_traces[0]), "--format", fmt, "-o", str(out))
+        assert (p.returncode, p.stderr.strip()) == (
+            0, f"privlab: wrote {fmt} trace of {events} events to {out}")
+    trace = json.loads((tmp_path / "t.json").read_text())
+    assert sum(1 for e in trace["traceEvents"] if e.get("name") == "write") >= 1
+    assert (tmp_path / "t.html").read_text().startswith("<!DOCTYPE html>")
