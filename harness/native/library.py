@@ -37,6 +37,9 @@ def _unicorn_dirs() -> tuple[Path, Path]:
     return root / "include", root / "lib"
 
 
+_STAMP_PARAMS = {"cflags": list(CFLAGS)}
+
+
 def _stamp_inputs(include: Path, libdir: Path) -> list[Path]:
     """What the library is made from, for the up-to-date stamp (harness/build/stamp.py):
     its C files, the Python that generates its header (harness/abi), Unicorn's headers
@@ -57,12 +60,12 @@ def library_path() -> Path:
     from harness.build.stamp import check_stamp, write_stamp
 
     include, libdir = _unicorn_dirs()
-    inputs = _stamp_inputs(include, libdir)
-    stamped = check_stamp(cache_root() / "native", {"cflags": list(CFLAGS)}, inputs)
+    inputs, stamp_dir = _stamp_inputs(include, libdir), cache_root() / "native"
+    stamped = check_stamp(stamp_dir, _STAMP_PARAMS, inputs)
     if isinstance(stamped, str) and Path(stamped).is_file():
         return Path(stamped)
     out = _build(include, libdir)
-    write_stamp(cache_root() / "native", {"cflags": list(CFLAGS)}, inputs, [out], str(out))
+    write_stamp(stamp_dir, _STAMP_PARAMS, inputs, [out], str(out))
     return out
 
 

@@ -26,7 +26,7 @@ import struct
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 from harness.abi.csr import Priv
 from harness.abi.native_layout import EVENT_FIELDS
@@ -85,7 +85,7 @@ class TraceFile:
     trailing_bytes: int     # part of a record after the last whole one (a cut-short run)
 
 
-def _header(path: Path, f: IO[bytes]) -> dict[str, Any]:
+def _header(path: Path, f: IO[bytes]) -> tuple[int, Priv]:
     prefix = f.read(_PREFIX.size)
     if len(prefix) < _PREFIX.size or prefix[:len(MAGIC)] != MAGIC:
         raise BadInput(f"{path}: not a privlab trace file (written by `privlab run "
@@ -108,7 +108,7 @@ def _header(path: Path, f: IO[bytes]) -> dict[str, Any]:
     if size != RECORD.size or fields != _layout():
         raise BadInput(f"{path}: its event records ({size} bytes) are not this privlab's "
                        f"({RECORD.size} bytes): record it again with this version")
-    return {"xlen": xlen, "initial": initial}
+    return xlen, initial
 
 
 @dataclass
@@ -124,17 +124,15 @@ class TraceReader:
 
     def chunks(self) -> Iterator[bytes]:
         """Whole records, about a MiB at a time, in event order."""
+        carry = b""                  # part of a record, completed by the next read
         with self._file as f:
-            while chunk := f.read(_CHUNK):
-                whole = len(chunk) - len(chunk) % RECORD.size
-                if whole < len(chunk):
-                    rest = f.read()
-                    if rest:     # a short read mid-file: put the bytes back together
-                        chunk += rest
-                        whole = len(chunk) - len(chunk) % RECORD.size
-                    self.trailing_bytes = len(chunk) - whole
+            while data := f.read(_CHUNK):
+                data = carry + data
+                whole = len(data) - len(data) % RECORD.size
+                carry = data[whole:]
                 if whole:
-                    yield chunk[:whole]
+                    yield data[:whole]
+        self.trailing_bytes = len(carry)
 
 
 def open_trace(path: str | Path) -> TraceReader:
@@ -146,11 +144,11 @@ def open_trace(path: str | Path) -> TraceReader:
     except OSError as e:
         raise BadInput(f"{p}: cannot read: {e.strerror}") from None
     try:
-        head = _header(p, f)
+        xlen, initial = _header(p, f)
     except BaseException:
         f.close()
         raise
-    return TraceReader(p, head["xlen"], head["initial"], f)
+    return TraceReader(p, xlen, initial, f)
 
 
 def read_trace(path: str | Path) -> TraceFile:
