@@ -55,7 +55,11 @@ def on_sigint(action: Callable[[], None], name: str = "privlab-sigint") -> Itera
 
     def wait() -> None:
         while not done.is_set():
-            if signal.sigtimedwait({signal.SIGINT}, POLL_SECONDS) is not None:
+            # CPython's sigtimedwait, woken by EINTR (a SIGSTOP and SIGCONT, Ctrl-Z
+            # then fg, a profiler attaching) after its timeout has passed, returns a
+            # siginfo it never filled in instead of None: only a real SIGINT counts.
+            info = signal.sigtimedwait({signal.SIGINT}, POLL_SECONDS)
+            if info is not None and info.si_signo == signal.SIGINT:
                 action()
 
     thread = threading.Thread(target=wait, name=name, daemon=True)

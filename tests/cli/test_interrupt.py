@@ -127,6 +127,33 @@ def test_run_stops_a_spinning_guest(spin: Path) -> None:
                         r"instructions\n", err), err
 
 
+def test_a_stopped_and_continued_run_goes_on(spin: Path) -> None:
+    """Ctrl-Z then fg (SIGSTOP, SIGCONT), or a profiler attaching, is not a Ctrl-C: the
+    wait for SIGINT is woken by EINTR, and CPython then hands back an empty siginfo."""
+    proc = subprocess.Popen([*PRIVLAB, "run", "--max-insns", "20000000000", "--bios",
+                             "none", "--kernel", str(spin)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        while not guest_running(proc):
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline, "never got ready"
+            time.sleep(0.01)
+        for _ in range(3):
+            proc.send_signal(signal.SIGSTOP)
+            time.sleep(0.1)                # longer than the SIGINT wait's poll
+            proc.send_signal(signal.SIGCONT)
+            time.sleep(0.1)
+        assert proc.poll() is None, proc.communicate()
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 130, err     # ended by the Ctrl-C, not before it
+
+
 def test_an_interrupted_grade_keeps_the_previous_reports(tmp_path: Path) -> None:
     """The first grade writes its set; a second one, of a changed submission, is
     interrupted while its tests run: the first set is still there, whole, with
