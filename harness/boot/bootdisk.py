@@ -8,13 +8,16 @@
   all the boot's programs, made for this run (harness/fs/mkfs.py), in memory;
 - `--no-drive` (`attach=False`): none.
 
-The default disk is read into memory rather than opened: a rebuild that replaces
-fs.img cannot change a running guest's disk, and sessions that are never closed hold
-no file descriptor. Runs of one build share the bytes (`_built`).
+The default disk is mapped read-only into memory rather than opened: the build
+replaces fs.img by renaming a new file over it, never by writing into it, so a
+rebuild cannot change a running guest's disk; sessions that are never closed hold no
+file descriptor; and only the sectors the guest reads take memory. Runs of one build
+share the mapping (`_built`).
 """
 
 from __future__ import annotations
 
+import mmap
 from functools import lru_cache
 from pathlib import Path
 
@@ -29,12 +32,15 @@ _CACHED_IMAGES = 4
 
 
 @lru_cache(maxsize=_CACHED_IMAGES)
-def _read(path: Path, mtime_ns: int, size: int) -> bytes:
-    del mtime_ns, size         # the cache key: a rebuilt file is read again
-    return path.read_bytes()
+def _read(path: Path, mtime_ns: int, size: int) -> bytes | mmap.mmap:
+    del mtime_ns               # the cache key: a rebuilt file is mapped again
+    if size == 0:
+        return b""             # (mmap cannot map nothing)
+    with path.open("rb") as f:
+        return mmap.mmap(f.fileno(), size, access=mmap.ACCESS_READ)
 
 
-def _built(path: Path) -> bytes:
+def _built(path: Path) -> bytes | mmap.mmap:
     try:
         st = path.stat()
         return _read(path, st.st_mtime_ns, st.st_size)

@@ -12,6 +12,7 @@ harness/boot/bootdisk.py gives the bundled system): always a snapshot.
 
 from __future__ import annotations
 
+import mmap
 import os
 import stat
 from dataclasses import dataclass, field
@@ -32,10 +33,10 @@ class Drive:
 
     path: Path
     snapshot: bool = False
-    content: bytes | None = field(default=None, repr=False, compare=False)
+    content: bytes | mmap.mmap | None = field(default=None, repr=False, compare=False)
 
     @classmethod
-    def in_memory(cls, content: bytes, name: str) -> Drive:
+    def in_memory(cls, content: bytes | mmap.mmap, name: str) -> Drive:
         return cls(Path(name), snapshot=True, content=content)
 
 

@@ -4,6 +4,7 @@ every program when --add brings more, --drive instead, --no-drive for none."""
 
 from __future__ import annotations
 
+import mmap
 import shutil
 import subprocess
 import sys
@@ -14,8 +15,9 @@ from machine.test_bad_input import assert_one_line_error
 
 from harness.api import Session
 from harness.boot import RUN_IMAGE_NAME, gather_programs
+from harness.boot.bootdisk import boot_drive
 from harness.build.images import Images
-from harness.devices.disk import SECTOR
+from harness.devices.disk import SECTOR, Disk
 from harness.errors import BadInput
 from harness.fs import DiskImage, check, make_image
 from harness.machine import Stop
@@ -62,6 +64,26 @@ def test_writes_to_the_default_disk_stay_in_memory(images: Images) -> None:
     assert s.machine.disk.read(4, 1) == b"\xaa" * SECTOR
     s.close()
     assert images.disk.read_bytes() == before
+
+
+def test_the_default_disk_is_mapped_and_a_rebuild_does_not_change_it(
+        images: Images, tmp_path: Path) -> None:
+    """The build's fs.img is mapped, not read (only the sectors the guest reads take
+    memory); a rebuild renames a new file over it, which a running guest never sees."""
+    built = tmp_path / "fs.img"
+    shutil.copy(images.disk, built)
+    before = built.read_bytes()
+    programs = gather_programs(images.users)
+    drive = boot_drive(built, programs)
+    assert drive is not None and isinstance(drive.content, mmap.mmap)
+    disk = Disk(drive)
+    new = tmp_path / "fs.img.new"
+    new.write_bytes(b"\x55" * len(before))
+    new.replace(built)                         # as the build installs a new image
+    assert disk.contents() == before
+    again = boot_drive(built, programs)        # a new run maps the new image
+    assert again is not None and again.content is not None
+    assert again.content[:4] == b"\x55" * 4
 
 
 def test_with_the_disk_the_kernel_loads_the_program_from_it(images: Images) -> None:
