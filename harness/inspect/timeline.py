@@ -74,41 +74,54 @@ def _path(row: FlowRow) -> Text:
     return t
 
 
-def describe(row: FlowRow, xlen: int) -> Text:
-    """The event column: cause or instruction, then what it carried."""
-    t = Text()
+Part = tuple[str, str | None]     # a piece of the event column and its style
+
+
+def describe_parts(row: FlowRow, xlen: int) -> list[Part]:
+    """The event column as (text, style) pieces: cause or instruction, then what it
+    carried. describe() styles them; a plain line only joins them."""
+    out: list[Part] = []
+    add = out.append
     if row.is_trap:
-        t.append(row.name, "trap.interrupt" if row.interrupt else "trap.exception")
+        add((row.name, "trap.interrupt" if row.interrupt else "trap.exception"))
         call = row.syscall
         if call is not None:
-            t.append("  ")
-            t.append(call.call_text(outputs=False), "syscall")   # results: at the sret
+            add(("  ", None))
+            add((call.call_text(outputs=False), "syscall"))   # results: at the sret
             if call.pid is not None:
-                t.append(f"  pid {call.pid}" + (f" tid {call.tid}" if call.tid else ""), "muted")
+                add((f"  pid {call.pid}" + (f" tid {call.tid}" if call.tid else ""), "muted"))
         elif row.note:
-            t.append(f"  {row.note}")
+            add((f"  {row.note}", None))
         elif not row.interrupt and row.code in _FAULTS:
-            t.append(f"  address {row.tval:#x}", "fault")
+            add((f"  address {row.tval:#x}", "fault"))
         elif not row.interrupt and row.code == Exc.ILLEGAL_INSN:
-            t.append(f"  instruction {row.tval:#x}", "fault")
+            add((f"  instruction {row.tval:#x}", "fault"))
         if row.signal:          # the fault of a signal handler that returned
-            t.append(f"  {row.signal}", "signal")
-        return t
-    t.append(row.name, "xret")
+            add((f"  {row.signal}", "signal"))
+        return out
+    add((row.name, "xret"))
     if row.signal:              # into a signal handler, or back from one
-        t.append(f"  {row.signal}", "signal")
+        add((f"  {row.signal}", "signal"))
     call = row.syscall
     if call is not None and call.exit_seq == row.seq:
-        t.append("  → ")
-        t.append(call.ret_text(), "ret.error" if call.failed else "ret.ok")
-        t.append(f"  {call.name}", "syscall")
+        add(("  → ", None))
+        add((call.ret_text(), "ret.error" if call.failed else "ret.ok"))
+        add((f"  {call.name}", "syscall"))
         if call.tid:
-            t.append(f" (tid {call.tid})", "muted")
+            add((f" (tid {call.tid})", "muted"))
         for i, cap in sorted(call.outputs.items()):
             name = call.spec.args[i].name if call.spec else f"a{i}"
-            t.append(f"  {name}={cap.text}", "muted")
+            add((f"  {name}={cap.text}", "muted"))
     elif row.note:              # also the SBI error code of an mret that ends an SBI call
-        t.append(f"  {row.note}", "note")
+        add((f"  {row.note}", "note"))
+    return out
+
+
+def describe(row: FlowRow, xlen: int) -> Text:
+    """The event column, styled."""
+    t = Text()
+    for text, style in describe_parts(row, xlen):
+        t.append(text, style)
     return t
 
 
@@ -160,7 +173,7 @@ class TrapTimeline:
                 (row.interrupt or not row.is_trap or row.code not in _DETAILED):
             event = row.name        # what describe() gives such a row
         else:
-            event = describe(row, self.xlen).plain
+            event = "".join([text for text, _ in describe_parts(row, self.xlen)])
         out = f"{row.seq:>6} {row.instret:>10}  {lanes}{path}{event}"
         if self.locate is not None:
             loc = self.locate(row)
@@ -200,13 +213,11 @@ class TimelineWriter:
         self.shown = 0
         self._started = False
         self._stopped = False
+        # Decided once: rich looks the terminal up in the environment each time.
+        self._plain = console.color_system is None and not console.is_terminal
 
     def _emit(self, lines: Sequence[Text]) -> None:
         write_lines(self.console, lines)
-
-    @property
-    def _plain(self) -> bool:
-        return self.console.color_system is None and not self.console.is_terminal
 
     def start(self) -> None:
         """Print the header (once)."""
@@ -225,8 +236,12 @@ class TimelineWriter:
         stopped = [Text(f"... stopped after {self.limit} rows", "muted")] if self._stopped else []
         if self._plain:         # most of a trace's time: no Text for what has no style
             line = self.timeline.plain_line
-            self.console.file.write("".join([line(r) + "\n" for r in rows]))
-            self._emit(stopped)
+            file = self.console.file
+            file.write("".join([line(r) + "\n" for r in rows]))
+            if stopped:
+                self._emit(stopped)
+            else:
+                file.flush()
             return
         rich_line = self.timeline.line
         self._emit([rich_line(r) for r in rows] + stopped)

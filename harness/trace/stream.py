@@ -77,6 +77,7 @@ class FlowStream:
         self._clock = clock
         self._held: list[FlowRow] = []
         self._held_since = 0.0
+        self._ready: list[FlowRow] = []       # shown rows not yet handed to the sink
         self._kept: set[int] = set()          # --cause: traps shown, their returns to come
         self._root_call: SyscallRecord | None = None
         self._counted: dict[int, SyscallRecord] = {}   # shown calls still pending
@@ -130,13 +131,25 @@ class FlowStream:
         self.tick()
 
     def tick(self) -> None:
-        """Show the rows held longer than HOLD_SECONDS (call it now and then)."""
+        """Show the rows held longer than HOLD_SECONDS, and hand the sink every row
+        ready to be shown (call it now and then: each chunk ends with it)."""
         if self._held and self._clock() - self._held_since >= HOLD_SECONDS:
             self.flush()
+        self._deliver()
+
+    def _deliver(self) -> None:
+        """One sink call for all the rows made ready since the last: a chunk ends
+        many nestings (one per system call), and each sink call costs a write and a
+        flush of its own."""
+        if self._ready:
+            rows = self._ready
+            self._ready = []
+            self.sink(rows)
 
     def finish(self) -> None:
         """The run is over: show what is held; count the calls' final outcomes."""
         self.flush()
+        self._deliver()
         for call in self._counted.values():
             if call.failed:
                 self.failed[call.name] += 1
@@ -166,7 +179,9 @@ class FlowStream:
                     self.failed[call.name] += 1
         if shown:
             self.shown += len(shown)
-            self.sink(shown)
+            self._ready += shown
+            if len(self._ready) >= HOLD:
+                self._deliver()
 
     def _name(self, rows: list[FlowRow]) -> None:
         """Name the processes of these rows and calls the flow could not name, from

@@ -75,7 +75,7 @@ def _alive(kind: type) -> int:
 
 def test_a_long_trace_keeps_a_bounded_number_of_rows_and_calls(images: Images) -> None:
     """50 M instructions of usertests: ~88,000 events and thousands of calls pass
-    through; the log, the flow and the stream keep at most HOLD rows and a few calls."""
+    through; the log, the flow and the stream keep at most HOLD rows and their calls."""
     s = Session.boot("usertests", images=images, capture=True, capture_limit=2000)
     flow = s.tracer.stream()
     peaks = {"rows": 0, "calls": 0}
@@ -95,7 +95,9 @@ def test_a_long_trace_keeps_a_bounded_number_of_rows_and_calls(images: Images) -
     stream.finish()
     assert stream.seen > 80_000 and flow.calls_made > 10_000
     assert shown[0] == stream.seen
-    assert 0 < peaks["rows"] <= HOLD + 1 and 0 < peaks["calls"] <= 100
+    # Rows are handed over HOLD at a time at most; a call lives as long as its rows
+    # (an ecall's and an sret's: half a batch) or while it is pending (a few).
+    assert 0 < peaks["rows"] <= HOLD + 1 and 0 < peaks["calls"] <= HOLD // 2 + 100
     assert len(s.events) == stream.seen + flow.start and list(s.events.raw_chunks()) == []
     assert flow.syscalls == [] and len(flow.fresh) == 0 and len(flow.notes) < 10
     assert sum(stream.made.values()) == flow.calls_made
