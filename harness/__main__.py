@@ -2,6 +2,6 @@
 
 import sys
 
-from harness.cli.main import main
+from harness.entry import main
 
 sys.exit(main())

@@ -95,6 +95,35 @@ def test_ctrl_c_while_parsing_exits_130_with_one_line() -> None:
     assert (p.returncode, p.stdout, p.stderr) == (130, "", "\nprivlab: interrupted\n")
 
 
+def test_ctrl_c_while_the_command_line_is_imported_exits_130_with_one_line() -> None:
+    """SIGINT as the console script imports the command line (harness/entry.py runs
+    first), before any of main's own handling is in force."""
+    code = ("import importlib.abc, os, signal, sys\n"
+            "class Interrupt(importlib.abc.MetaPathFinder):\n"
+            "    def find_spec(self, name, path=None, target=None):\n"
+            "        if name == 'harness.cli.main':\n"
+            "            os.kill(os.getpid(), signal.SIGINT)\n"
+            "        return None\n"
+            "from harness.entry import main\n"
+            "sys.meta_path.insert(0, Interrupt())\n"
+            "sys.exit(main())\n")
+    p = subprocess.run([sys.executable, "-c", code, "trace", "--user", "hello"],
+                       capture_output=True, text=True, timeout=60, check=False)
+    assert (p.returncode, p.stdout, p.stderr) == (130, "", "\nprivlab: interrupted\n")
+
+
+def test_the_console_script_and_python_m_harness_start_at_the_entry() -> None:
+    import tomllib
+
+    from harness import entry
+    from harness.errors import ExitStatus
+
+    project = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())
+    assert project["project"]["scripts"]["privlab"] == "harness.entry:main"
+    assert "from harness.entry import main" in (REPO_ROOT / "harness/__main__.py").read_text()
+    assert entry.INTERRUPTED == ExitStatus.INTERRUPTED
+
+
 def test_an_interrupted_trace_prints_its_rows_so_far() -> None:
     status, out, err, took = interrupt(["trace", "--no-capture", *FOREVER, "--user",
                                         "compute", "100000000000"], guest_running)

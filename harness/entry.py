@@ -1,0 +1,29 @@
+"""The `privlab` command's first code (the console script and `python -m harness`).
+
+Importing the command line takes a few tenths of a second, and a Ctrl-C then would
+print Python's KeyboardInterrupt traceback: until harness/cli/main.py's own handling
+(harness/sigint.py) is in force, SIGINT ends the process at once with the same one
+line and status 130. Nothing here imports more than the standard library's signal and
+os, so only the interpreter's own start-up comes before it.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+
+__all__ = ["main"]
+
+INTERRUPTED = 130       # harness/errors.py ExitStatus.INTERRUPTED, not imported yet
+
+
+def _interrupted(signum: int, frame: object) -> None:
+    os.write(2, b"\nprivlab: interrupted\n")
+    os._exit(INTERRUPTED)
+
+
+def main() -> int:
+    signal.signal(signal.SIGINT, _interrupted)
+    from harness.cli.main import main as command_line
+
+    return command_line()
