@@ -1,7 +1,8 @@
 """`privlab trace --user usertests` streams (issue 19, item 4): how soon its first
 row arrives, how long the whole run takes and how much memory it holds, against
 `privlab run --user usertests --trace-out FILE` (every event written as the core
-recorded it, not analysed; FILE.jsonl, every event as JSON, for reference) and QEMU 7.2 running the same firmware, kernel and usertests untraced, in the same run.
+recorded it, not analysed; FILE.jsonl, every event as JSON, for reference) and
+QEMU 7.2 running the same firmware, kernel and usertests untraced, in the same run.
 Goals: first row within 1 s, peak RSS at most 200 MB, at most 2x `run --trace-out`.
 
     python benchmarks/trace_stream.py [--program PROG] [--format text|calls|jsonl]
