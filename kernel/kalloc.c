@@ -1,11 +1,15 @@
 // kalloc.c: the physical page (frame) allocator.
 //
-// Free frames form a linked list threaded through the frames themselves. kinit()
-// frees every page of RAM above the kernel image (the linker's `end`), except the pages
-// holding the device tree and the initrd, which stay in use until power-off.
-// kinit() does not junk-fill: it runs before paging is on, and poisoning all of RAM
-// would cost 32 Mi stores for pages that hold nothing stale yet. Pages freed later
-// are junk-filled (kfree), where use-after-free bugs actually happen.
+// Frames that have been freed form a linked list threaded through the frames
+// themselves. Frames never handed out yet are not on it: they are every page of RAM
+// from the kernel image (the linker's `end`) up to `untouched`, handed out from the
+// top down once the list is empty, skipping the pages holding the device tree and
+// the initrd, which stay in use until power-off. So boot writes nothing into RAM it
+// does not use: threading a list through all 128 MiB would touch every page (for the
+// host running the machine, 128 MiB to zero) for frames a short run never needs. The
+// order frames are handed out in is the one a list of every frame would give: freed
+// frames first, most recent first, then the rest from the highest address down.
+// Frames are junk-filled when freed (kfree), where use-after-free bugs happen.
 //
 // Lab 10 (cow): copy-on-write fork shares frames between page tables, so a frame can
 // have several owners, and each frame gets a reference count: kalloc() hands a frame
@@ -23,7 +27,9 @@ struct run {
 };
 
 static struct run *freelist;
-static size_t nfree;
+static size_t nfree;            // frames on the list plus frames below `untouched`
+static uintptr_t lowest;        // the first frame kalloc may hand out (after the counts)
+static uintptr_t untouched;     // frames in [lowest, untouched) were never handed out
 
 // BEGIN SOLUTION
 // One count per frame of RAM, indexed by frame number from boot.ram_base; kept in the
@@ -67,9 +73,21 @@ void kinit(void) {
   memset(refcount, 0, bytes);  // every frame free: count 0
   pa += bytes;
   // END SOLUTION
+  lowest = pa;
+  untouched = lowest + (top - lowest) / PGSIZE * PGSIZE;
   for (; pa + PGSIZE <= top; pa += PGSIZE)
     if (!in_use_at_boot(pa))
-      push_free((void *)pa);
+      nfree++;
+}
+
+// The highest frame never handed out yet, or 0.
+static void *take_untouched(void) {
+  while (untouched > lowest) {
+    untouched -= PGSIZE;
+    if (!in_use_at_boot(untouched))
+      return (void *)untouched;
+  }
+  return 0;
 }
 
 // Let go of a page: with reference counts (lab 10), of one owner's share of it. The
@@ -93,9 +111,10 @@ void kfree(void *pa) {
 // One zeroed 4096-byte page (with one owner), or 0 if memory is exhausted.
 void *kalloc(void) {
   struct run *r = freelist;
-  if (r == 0)
+  if (r != 0)
+    freelist = r->next;
+  else if ((r = take_untouched()) == 0)
     return 0;
-  freelist = r->next;
   nfree--;
   // BEGIN SOLUTION
   *frame_ref(r) = 1;
