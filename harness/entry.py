@@ -9,6 +9,7 @@ os, so only the interpreter's own start-up comes before it.
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
 
@@ -24,6 +25,10 @@ def _interrupted(signum: int, frame: object) -> None:
 
 def main() -> int:
     signal.signal(signal.SIGINT, _interrupted)
-    from harness.cli.main import main as command_line
-
+    gc.disable()
+    try:
+        from harness.cli.main import main as command_line
+    finally:
+        gc.freeze()
+        gc.enable()
     return command_line()
