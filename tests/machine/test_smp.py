@@ -34,10 +34,27 @@ SEEDS = range(8)
 
 @cache
 def program(name: str, arch: str = "rv64", variant: int = 0) -> Path:
+    """tests/conformance/smp/NAME.S; hsm.S is an S-mode program (smode.ld)."""
     out = cache_root() / "conformance-smp" / arch / f"{name}-{variant}.elf"
+    script = {"ldscript": SMP_DIR / "smode.ld"} if name == "hsm" else {}
     return build_baremetal([SMP_DIR / f"{name}.S"], ARCHES[arch], out,
                            include_dirs=[SMP_DIR], defines={"VARIANT": variant},
-                           listings=False)
+                           listings=False, **script)
+
+
+HSM_OUTPUT = [0, 1,          # get_status(1) before: success, STOPPED
+              0, -6,         # hart_start(1); again once it runs: ALREADY_AVAILABLE
+              -3,            # get_status(5): INVALID_PARAM
+              0, 0, 0,       # send_ipi, remote_fence_i, remote_sfence_vma
+              1,             # get_status(1) after its hart_stop: STOPPED
+              1, 0x1234,     # hart 1's a0 (hart id) and a1 (opaque) at its start
+              (1 << 63) | 1]  # the scause of the IPI: supervisor software interrupt
+"""What hsm.S prints (as 64-bit hex words), on privlab's firmware and on OpenSBI."""
+
+
+def hsm_words() -> list[int]:
+    """HSM_OUTPUT as the unsigned words hsm.S prints."""
+    return [w & ((1 << 64) - 1) for w in HSM_OUTPUT]
 
 
 def machine(elf: Path, harts: int, seed: int = 0) -> Machine:
@@ -298,6 +315,33 @@ def test_one_hart_events_do_not_name_the_hart() -> None:
         ev = next(iter(m.events))
         assert event_json(ev, 2)["hart"] == 1
         assert "hart" not in event_json(ev, 1)
+    finally:
+        m.close()
+
+
+# -- the firmware: HSM, IPI, RFENCE ---------------------------------------------------------
+def test_firmware_starts_stops_and_interrupts_harts() -> None:
+    p = privlab("--smp", "2", "--kernel", str(program("hsm")), "--max-insns", "50000000")
+    assert p.returncode == 0, p.stderr
+    assert [int(w, 16) for w in p.stdout.split()] == hsm_words()
+
+
+def test_firmware_one_hart_has_no_hart_1() -> None:
+    """With one hart, hart_start(1) finds no such hart: hsm.S waits for a hart that
+    never comes (the budget ends it), its first answers already given."""
+    from harness.machine.assemble import new_system
+    from harness.build.images import build_images
+
+    images = build_images("rv64", listings=False)
+    m = new_system(load_elf(images.firmware), load_elf(program("hsm")), b"", "")
+    try:
+        r = m.run(max_insns=3_000_000)
+        assert r.stop is Stop.BUDGET
+        res = load_elf(program("hsm")).symbol("res")
+        assert res is not None
+        got = [int.from_bytes(m.read_physical(res + 8 * i, 8), "little", signed=True)
+               for i in range(3)]
+        assert got == [-3, 0, -3]      # get_status(1), hart_start(1): INVALID_PARAM
     finally:
         m.close()
 
