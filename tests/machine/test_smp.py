@@ -329,8 +329,8 @@ def test_firmware_starts_stops_and_interrupts_harts() -> None:
 def test_firmware_one_hart_has_no_hart_1() -> None:
     """With one hart, hart_start(1) finds no such hart: hsm.S waits for a hart that
     never comes (the budget ends it), its first answers already given."""
-    from harness.machine.assemble import new_system
     from harness.build.images import build_images
+    from harness.machine.assemble import new_system
 
     images = build_images("rv64", listings=False)
     m = new_system(load_elf(images.firmware), load_elf(program("hsm")), b"", "")
