@@ -252,4 +252,4 @@ class EventLog:
 
     def write_jsonl(self, out: IO[str]) -> None:
         for ev in self:
-            out.write(json.dumps(ev.to_json()) + "\n")
+            out.write(json.dumps(event_json(ev, self.harts)) + "\n")
