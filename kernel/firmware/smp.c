@@ -20,6 +20,10 @@
 #include "sbi.h"
 #include "setup.h"
 
+// All of this file lives in the .smp output sections (firmware.ld), after everything
+// else, so a one-hart boot keeps its code and data at their addresses.
+#pragma clang section text = ".smp.text" rodata = ".smp.rodata" data = ".smp.data" bss = ".smp.bss"
+
 #define REQ_SSIP    1u  // raise the supervisor software interrupt
 #define REQ_FENCE_I 2u
 #define REQ_SFENCE  4u  // sfence.vma (all of it: a superset of any range asked for)
@@ -33,9 +37,9 @@ struct hart_slot {
   volatile uintptr_t start_addr, opaque;
 };
 
-// Hart 0 boots the kernel, so it is there and started from the first instruction.
-static struct hart_slot slots[PLATFORM_MAX_HARTS] = {
-    [0] = {.present = 1, .state = SBI_HSM_STARTED}};
+// Zero at reset (.bss: a one-hart boot keeps its memory layout): state 0 is STARTED,
+// which hart 0 is from its first instruction; hart 0 is always present.
+static struct hart_slot slots[PLATFORM_MAX_HARTS];
 
 // Each hart's M-mode stack after it leaves the boot path (smpentry.S).
 __attribute__((aligned(16))) uint8_t fw_smp_stacks[PLATFORM_MAX_HARTS][FW_STACK_SIZE];
@@ -48,6 +52,8 @@ void smp_wait_start(uintptr_t hartid) __attribute__((noreturn));
 
 // Whether hart h exists (see above).
 static int present(uintptr_t h) {
+  if (h == 0)
+    return 1;
   if (h >= PLATFORM_MAX_HARTS)
     return 0;
   uint32_t start = (uint32_t)r_time();
@@ -79,7 +85,7 @@ static long mask_harts(uintptr_t mask, uintptr_t base) {
   long set = 0;
   if (base == (uintptr_t)-1) {
     for (uintptr_t h = 0; h < PLATFORM_MAX_HARTS; h++)
-      if (slots[h].present)  // every hart that is there now
+      if (h == 0 || slots[h].present)  // every hart that is there now
         set |= 1L << h;
     return set;
   }

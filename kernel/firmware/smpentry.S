@@ -8,7 +8,7 @@
 #include "fw.h"
 #include "trapvec.h"
 
-.text
+.section .smp.text, "ax"     // after everything else (firmware.ld)
 .global fw_secondary_entry
 fw_secondary_entry:
     csrr a0, mhartid

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -54,3 +55,18 @@ def test_sbi_hsm_ipi_rfence_match_opensbi() -> None:
     ours = [int(w, 16) for w in p.stdout.split()]
     theirs = [int(w, 16) for w in qemu.stdout.decode(errors="replace").split()[-12:]]
     assert ours == theirs == hsm_words()
+
+
+def test_privlab_firmware_on_qemu_runs_hsm_the_same(tmp_path: Path) -> None:
+    """Our firmware's HSM, IPI and RFENCE on QEMU's two harts (running truly at once)."""
+    from harness.build.images import build_images
+
+    firmware = build_images("rv64", listings=False).firmware
+    serial = tmp_path / "serial.out"
+    qemu = subprocess.run([str(qemu_binary(RV64)), "-machine", "virt", *SMP2,
+                           "-display", "none", "-serial", f"file:{serial}",
+                           "-bios", str(firmware), "-kernel", str(program("hsm"))],
+                          stdin=subprocess.DEVNULL, capture_output=True, timeout=60,
+                          check=False)
+    assert qemu.returncode == 0, qemu.stderr
+    assert [int(w, 16) for w in serial.read_text().split()] == hsm_words()
