@@ -96,6 +96,7 @@ SHARED_FIELDS: tuple[tuple[str, str, str], ...] = (
     ("watch_addr", U64, "physical address of the access a debugger watchpoint stopped"),
     ("watch_write", U32, "nonzero: that access was a store"),
     ("hart_id", U32, "this hart's mhartid (0..N-1 with --smp N)"),
+    ("shared_code", U32, "nonzero: other harts may rewrite code (fence.i flushes Unicorn's)"),
 )
 
 # One trap or xRET. For a trap: epc/tval/cause as the guest reads them, pc = the

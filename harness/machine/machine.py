@@ -160,9 +160,12 @@ class Machine:
             hart = Hart(uc, xlen)
             hart.state.icount_shift = icount_shift
             hart.state.hart_id = hart_id
+            hart.state.shared_code = 1
             hart.set_ram(self.memory.host_address, self.memory.ram_base, ram_size)
             self.harts.append(hart)
             self.ucs.append(uc)
+        if smp > 1:
+            self.hart.state.shared_code = 1   # fence.i sees the other harts' stores
         self._schedule = Schedule(smp, smp_seed)
         self._waiting = [False] * smp        # in wfi, yielding its turns until woken
         self._clock_ns = 0                   # guest time all harts agree on at a switch

@@ -166,6 +166,58 @@ def test_ipi_through_msip_and_per_hart_csrs() -> None:
         m.close()
 
 
+@pytest.mark.parametrize("fence", [True, False])
+def test_code_another_hart_rewrote_runs_after_fence_i(fence: bool) -> None:
+    """Hart 0 runs `get` (li a0, 1), hart 1 rewrites it to li a0, 2; after its own
+    fence.i hart 0 runs the new code (without one, it may run what it translated)."""
+    m = machine(build_asm(f"""
+        csrr s0, mhartid
+        bnez s0, 2f
+        call get
+        sw a0, first, t0
+        li t0, 1
+        sw t0, asked, t1
+    1:  lw t0, patched
+        beqz t0, 1b
+        {"fence.i" if fence else "nop"}
+        call get
+        sw a0, second, t0
+        PASS
+    2:  lw t0, asked
+        beqz t0, 2b
+        la t0, get
+        li t1, 0x00200513        // li a0, 2 (addi a0, zero, 2)
+        sw t1, 0(t0)
+        li t0, 1
+        sw t0, patched, t1
+    3:  wfi
+        j 3b
+        .align 2
+    get:
+        .option push
+        .option norvc
+        li a0, 1
+        .option pop
+        ret
+        .data
+        .align 3
+    first: .word 0
+    second: .word 0
+    asked: .word 0
+    patched: .word 0
+    """), 2)
+    try:
+        r = m.run(max_insns=5_000_000)
+        assert r.stop is Stop.HALT, r.message
+        assert word(m, "first") == 1
+        if fence:
+            assert word(m, "second") == 2
+        else:   # Unicorn kept hart 0's translation: what hardware may also do
+            assert word(m, "second") == 1
+    finally:
+        m.close()
+
+
 def test_every_hart_starts_at_the_reset_vector_with_its_id() -> None:
     m = Machine(64, smp=4)
     try:
