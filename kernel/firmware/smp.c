@@ -28,7 +28,7 @@
 #define REQ_FENCE_I 2u
 #define REQ_SFENCE  4u  // sfence.vma (all of it: a superset of any range asked for)
 #define HART_BITS   (8 * sizeof(uintptr_t))
-#define PRESENT_WAIT_TICKS 1000  // 100 us at the 10 MHz timebase
+#define PRESENT_WAIT_TICKS 10000  // 1 ms at the 10 MHz timebase
 
 struct hart_slot {
   volatile uint32_t present;   // the hart exists: it has run mentry.S

@@ -8,7 +8,8 @@
 #include "fw.h"
 #include "trapvec.h"
 
-.section .smp.text, "ax"     // after everything else (firmware.ld)
+.section .smp.entry, "ax"    // first after everything else (firmware.ld): mentry.S
+                             // jumps here, from code a one-hart boot shows unchanged
 .global fw_secondary_entry
 fw_secondary_entry:
     csrr a0, mhartid
@@ -18,6 +19,7 @@ fw_secondary_entry:
     add sp, sp, t1
     call fw_secondary           // fw_secondary(hartid): does not return
 
+.section .smp.text, "ax"
 // fw_restart_stopped(hartid): the hart stopped itself (hart_stop, from a trap); wait
 // on a fresh stack for the next hart_start.
 .global fw_restart_stopped
