@@ -119,6 +119,11 @@ class RunResult:
         return EXIT_GUEST_ERROR
 
 
+# What one hart's turn of a multi-hart run returns when its quantum is used up or it
+# waits in wfi: the turn loop reads no more than that (no pc, no recent traps).
+_TURN_OVER = RunResult(Stop.BUDGET, message="turn over")
+
+
 class Machine:
     """A RISC-V `virt` board with `smp` harts (one by default). `xlen` is 32 or 64.
 
@@ -354,7 +359,8 @@ class Machine:
         self._ran_since_step = True
         self._arm(conditions)
         self._schedule_input_poll()
-        self.uart.update_irq()               # input fed since the last run
+        if not self._in_turn:                # (a multi-hart run looks once, at its start)
+            self.uart.update_irq()           # input fed since the last run
         self.hart.update()
         try:
             return self._loop(on_stop, conditions)
@@ -495,6 +501,8 @@ class Machine:
     def _handle(self, reason: StopReason) -> RunResult | None:
         s = self.hart.state
         if reason == StopReason.BUDGET:
+            if self._in_turn:
+                return _TURN_OVER
             return self._result(Stop.BUDGET, "instruction budget exhausted")
         if reason == StopReason.USER:
             self._stop_wanted = False
@@ -517,7 +525,7 @@ class Machine:
                 f"tval {s.storm_tval:#x}, repeated {s.storm_limit} times with no progress"))
         if reason == StopReason.WFI and self._in_turn:
             self._wfi_yield = True           # the hart waits; the others run on
-            return self._result(Stop.BUDGET, "wfi")
+            return _TURN_OVER
         if reason == StopReason.WFI:
             if not self.hart.wfi_wake():
                 return self._result(Stop.ERROR, (
@@ -535,6 +543,7 @@ class Machine:
         harts together) have run. A turn that ends in wfi leaves the hart waiting:
         it yields its turns until an interrupt is pending and enabled in its mie."""
         ran = 0
+        self.uart.update_irq()               # input fed since the last run
         while True:
             if self._stop_wanted:
                 self._stop_wanted = False
@@ -579,7 +588,7 @@ class Machine:
                 self._wfi_yield = False
                 self._waiting[k] = True
                 continue
-            if result.stop is Stop.BUDGET:
+            if result is _TURN_OVER:
                 continue
             return result
 
