@@ -544,7 +544,12 @@ class Machine:
         it yields its turns until an interrupt is pending and enabled in its mie."""
         ran = 0
         self.uart.update_irq()               # input fed since the last run
+        live = bool(getattr(self.uart.source, "live", False))
+        next_poll = INPUT_POLL_INSNS         # live input: looked at as often as one hart
         while True:
+            if live and ran >= next_poll:
+                next_poll = ran + INPUT_POLL_INSNS
+                self.uart.update_irq()
             if self._stop_wanted:
                 self._stop_wanted = False
                 return self._result(Stop.USER)
