@@ -95,6 +95,8 @@ SHARED_FIELDS: tuple[tuple[str, str, str], ...] = (
     ("poll_at", U64, "stop (StopReason.POLL) when instret reaches this (UINT64_MAX: never)"),
     ("watch_addr", U64, "physical address of the access a debugger watchpoint stopped"),
     ("watch_write", U32, "nonzero: that access was a store"),
+    ("hart_id", U32, "this hart's mhartid (0..N-1 with --smp N)"),
+    ("shared_code", U32, "nonzero: other harts may rewrite code (fence.i flushes Unicorn's)"),
 )
 
 # One trap or xRET. For a trap: epc/tval/cause as the guest reads them, pc = the
@@ -121,6 +123,7 @@ EVENT_FIELDS: tuple[tuple[str, str, str], ...] = (
     ("interrupt", U8, "1 for an interrupt"),
     ("priv_from", U8, "privilege before"),
     ("priv_to", U8, "privilege after"),
+    ("hart", U8, "mhartid of the hart the event happened on"),
 )
 
 

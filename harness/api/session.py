@@ -37,6 +37,7 @@ from harness.kernelinfo.symbols import Location
 from harness.kernelinfo.system import SystemInfo
 from harness.machine import Machine, RunResult, Stop, load_elf
 from harness.machine.assemble import new_bare, new_system
+from harness.machine.schedule import DEFAULT_SMP_SEED
 from harness.machine.snapshot import MachineSnapshot, PageStore, restore_machine, take_snapshot
 from harness.machine.until import (
     AfterSyscall,
@@ -124,7 +125,8 @@ class Session(MemoryAccess):
              capture_limit: int | None = None, drive: Drive | str | Path | None = None,
              virtio_legacy: bool = False, icount_shift: int = 0,
              abi: str = "rcore", add: Sequence[str | Path] = (),
-             bundled_disk: bool = True) -> Session:
+             bundled_disk: bool = True, smp: int = 1,
+             smp_seed: int = DEFAULT_SMP_SEED) -> Session:
         """The bundled firmware and kernel (or `kernel`), running `program` as the
         first process (None: the whole initrd with the shell). With `input_ends`, a
         guest that keeps polling the console once `console_input` is used up stops the
@@ -134,8 +136,9 @@ class Session(MemoryAccess):
         virtio-blk (`privlab run --drive`: a Drive, a path, or "IMAGE,snapshot=on");
         without one the build's fs.img is attached as a snapshot (an image of every
         program when `add` or a path as `program` brings more), unless `bundled_disk`
-        is False. `virtio_legacy` selects version 1 transports, and `icount_shift` N
-        makes each instruction 2^N ns of guest time (`--icount-shift`)."""
+        is False. `virtio_legacy` selects version 1 transports, `icount_shift` N
+        makes each instruction 2^N ns of guest time (`--icount-shift`), and `smp`
+        harts take turns as `smp_seed` decides (`--smp`, `--smp-seed`)."""
         images = images or build_images(arch, listings=False)
         fw, kern = load_elf(images.firmware), load_elf(kernel or images.kernel)
         ub = user_boot(images.users, program, list(args), add=add)
@@ -144,7 +147,7 @@ class Session(MemoryAccess):
                        console=Console(echo=echo),
                        uart_input=ScriptedInput(console_input, final=input_ends),
                        drive=disk, virtio_legacy=virtio_legacy,
-                       icount_shift=icount_shift)
+                       icount_shift=icount_shift, smp=smp, smp_seed=smp_seed)
         info = SystemInfo(kern.xlen, images.firmware, Path(kernel or images.kernel),
                           dict(ub.programs.paths), program=ub.program)
         session = cls(m, info, capture=capture, capture_limit=capture_limit, abi=abi)
@@ -156,13 +159,14 @@ class Session(MemoryAccess):
              echo: bool = False, console_input: bytes = b"", input_ends: bool = False,
              capture_limit: int | None = None, drive: Drive | str | Path | None = None,
              virtio_legacy: bool = False, icount_shift: int = 0,
-             abi: str = "rcore") -> Session:
-        """Any bare-metal ELF, from M-mode at the RAM base (`privlab run --bios none`)."""
+             abi: str = "rcore", smp: int = 1, smp_seed: int = DEFAULT_SMP_SEED) -> Session:
+        """Any bare-metal ELF, from M-mode at the RAM base (`privlab run --bios none`),
+        on `smp` harts that all start there."""
         image = load_elf(elf)
         m = new_bare(image, ram=ram_mib * MIB, console=Console(echo=echo),
                      uart_input=ScriptedInput(console_input, final=input_ends),
                      drive=as_drive(drive), virtio_legacy=virtio_legacy,
-                     icount_shift=icount_shift)
+                     icount_shift=icount_shift, smp=smp, smp_seed=smp_seed)
         return cls(m, SystemInfo(image.xlen, bare=Path(elf)), capture=capture,
                    capture_limit=capture_limit, abi=abi)
 

@@ -2,7 +2,8 @@
 
 Modelled on what QEMU 7.2's `virt` board generates (`-machine virt,dumpdtb=virt.dtb`),
 trimmed to the devices privlab emulates, with addresses from kernel/include/platform.h:
-memory, one cpu (ISA, MMU type, timebase frequency, its interrupt controller), the
+memory, the cpus (ISA, MMU type, timebase frequency, each one's interrupt controller;
+with several, QEMU's cpu-map), the
 NS16550A UART (its interrupt on the PLIC), the CLINT, the PLIC (M and S external
 interrupts of the cpu's controller), the sifive_test finisher (with syscon
 poweroff/reboot nodes), the eight virtio-mmio transports (PLIC sources 1..8), and
@@ -22,10 +23,6 @@ from harness.errors import BadInput
 
 __all__ = ["build_dtb", "parse_dtb_summary"]
 
-_CPU_PHANDLE = 1
-_INTC_PHANDLE = 2
-_PLIC_PHANDLE = 3
-_FINISHER_PHANDLE = 4
 _UART_CLOCK_HZ = 0x384000  # QEMU's value; nothing here depends on it
 
 
@@ -41,88 +38,121 @@ def _addr_prop(name: str, value: int) -> fdt.PropWords:
     return fdt.PropWords(name, value >> 32, value & 0xFFFFFFFF)
 
 
-def _cpus(xlen: int, timebase_hz: int) -> fdt.Node:
-    intc = fdt.Node("interrupt-controller",
-                    fdt.PropWords("#interrupt-cells", 1), fdt.Property("interrupt-controller"),
-                    fdt.PropStrings("compatible", "riscv,cpu-intc"),
-                    fdt.PropWords("phandle", _INTC_PHANDLE))
-    cpu = fdt.Node("cpu@0",
-                   fdt.PropWords("phandle", _CPU_PHANDLE),
-                   fdt.PropStrings("device_type", "cpu"), fdt.PropWords("reg", 0),
-                   fdt.PropStrings("status", "okay"), fdt.PropStrings("compatible", "riscv"),
-                   fdt.PropStrings("riscv,isa", f"rv{xlen}imac_zicsr_zifencei"),
-                   fdt.PropStrings("mmu-type", "riscv,sv39" if xlen == 64 else "riscv,sv32"))
-    cpu.append(intc)
+class _Phandles:
+    """QEMU 7.2 numbers phandles from the last cpu down: cpu N-1 is 1 and its
+    interrupt controller 2, ..., cpu 0 is 2N-1 and its controller 2N; then the PLIC
+    (2N+1) and the finisher (2N+2). One hart: 1, 2, 3, 4."""
+
+    def __init__(self, harts: int) -> None:
+        self.harts = harts
+        self.plic = 2 * harts + 1
+        self.finisher = 2 * harts + 2
+
+    def cpu(self, hart: int) -> int:
+        return 2 * (self.harts - 1 - hart) + 1
+
+    def intc(self, hart: int) -> int:
+        return self.cpu(hart) + 1
+
+    def per_hart(self, *irqs: int) -> fdt.PropWords:
+        """interrupts-extended: each hart's controller with `irqs`, hart 0 first."""
+        cells = [c for k in range(self.harts) for irq in irqs for c in (self.intc(k), irq)]
+        return fdt.PropWords("interrupts-extended", *cells)
+
+
+def _cpus(xlen: int, timebase_hz: int, ph: _Phandles) -> fdt.Node:
     cpus = fdt.Node("cpus", fdt.PropWords("#address-cells", 1), fdt.PropWords("#size-cells", 0),
                     fdt.PropWords("timebase-frequency", timebase_hz))
-    cpus.append(cpu)
+    for k in range(ph.harts):
+        intc = fdt.Node("interrupt-controller",
+                        fdt.PropWords("#interrupt-cells", 1),
+                        fdt.Property("interrupt-controller"),
+                        fdt.PropStrings("compatible", "riscv,cpu-intc"),
+                        fdt.PropWords("phandle", ph.intc(k)))
+        cpu = fdt.Node(f"cpu@{k}",
+                       fdt.PropWords("phandle", ph.cpu(k)),
+                       fdt.PropStrings("device_type", "cpu"), fdt.PropWords("reg", k),
+                       fdt.PropStrings("status", "okay"), fdt.PropStrings("compatible", "riscv"),
+                       fdt.PropStrings("riscv,isa", f"rv{xlen}imac_zicsr_zifencei"),
+                       fdt.PropStrings("mmu-type", "riscv,sv39" if xlen == 64 else "riscv,sv32"))
+        cpu.append(intc)
+        cpus.append(cpu)
+    if ph.harts > 1:
+        # QEMU 7.2 lists the cpu-map for any number of harts; one hart's tree keeps
+        # the shape it always had here.
+        cluster = fdt.Node("cluster0")
+        for k in range(ph.harts):
+            cluster.append(fdt.Node(f"core{k}", fdt.PropWords("cpu", ph.cpu(k))))
+        cpu_map = fdt.Node("cpu-map")
+        cpu_map.append(cluster)
+        cpus.append(cpu_map)
     return cpus
 
 
-def _soc() -> fdt.Node:
+def _soc(ph: _Phandles) -> fdt.Node:
     p = PLATFORM
     soc = fdt.Node("soc", fdt.PropWords("#address-cells", 2), fdt.PropWords("#size-cells", 2),
                    fdt.PropStrings("compatible", "simple-bus"), fdt.Property("ranges"))
     soc.append(fdt.Node(f"serial@{p.uart0_base:x}",
                         fdt.PropWords("interrupts", p.uart0_irq),
-                        fdt.PropWords("interrupt-parent", _PLIC_PHANDLE),
+                        fdt.PropWords("interrupt-parent", ph.plic),
                         fdt.PropWords("clock-frequency", _UART_CLOCK_HZ),
                         _reg(p.uart0_base, p.uart0_size),
                         fdt.PropStrings("compatible", "ns16550a")))
     soc.append(fdt.Node(f"test@{p.finisher_base:x}",
-                        fdt.PropWords("phandle", _FINISHER_PHANDLE),
+                        fdt.PropWords("phandle", ph.finisher),
                         _reg(p.finisher_base, p.finisher_size),
                         fdt.PropStrings("compatible", "sifive,test1", "sifive,test0", "syscon")))
     soc.append(fdt.Node(f"clint@{p.clint_base:x}",
-                        fdt.PropWords("interrupts-extended", _INTC_PHANDLE, Irq.M_SOFT,
-                                      _INTC_PHANDLE, Irq.M_TIMER),
+                        ph.per_hart(Irq.M_SOFT, Irq.M_TIMER),
                         _reg(p.clint_base, p.clint_size),
                         fdt.PropStrings("compatible", "sifive,clint0", "riscv,clint0")))
     soc.append(fdt.Node(f"plic@{p.plic_base:x}",
-                        fdt.PropWords("phandle", _PLIC_PHANDLE),
+                        fdt.PropWords("phandle", ph.plic),
                         # QEMU 7.2 counts source 0 in riscv,ndev
                         fdt.PropWords("riscv,ndev", p.plic_num_sources),
                         _reg(p.plic_base, p.plic_size),
-                        fdt.PropWords("interrupts-extended", _INTC_PHANDLE, Irq.M_EXT,
-                                      _INTC_PHANDLE, Irq.S_EXT),
+                        ph.per_hart(Irq.M_EXT, Irq.S_EXT),
                         fdt.Property("interrupt-controller"),
                         fdt.PropStrings("compatible", "sifive,plic-1.0.0", "riscv,plic0"),
                         fdt.PropWords("#address-cells", 0),
                         fdt.PropWords("#interrupt-cells", 1)))
-    _virtio(soc)
+    _virtio(soc, ph)
     return soc
 
 
-def _virtio_interrupts(slot: int) -> list[fdt.Property]:
+def _virtio_interrupts(slot: int, ph: _Phandles) -> list[fdt.Property]:
     """A transport's line: PLIC source PLATFORM.virtio0_irq + slot, as QEMU 7.2's."""
     return [fdt.PropWords("interrupts", PLATFORM.virtio0_irq + slot),
-            fdt.PropWords("interrupt-parent", _PLIC_PHANDLE)]
+            fdt.PropWords("interrupt-parent", ph.plic)]
 
 
-def _virtio(soc: fdt.Node) -> None:
+def _virtio(soc: fdt.Node, ph: _Phandles) -> None:
     """QEMU 7.2 adds the transports 0..7 with fdt_add_subnode, which puts each new node
     first, so its tree lists them from the highest address down; so does this one."""
     p = PLATFORM
     for slot in reversed(range(p.virtio_count)):
         base = p.virtio_base(slot)
-        soc.append(fdt.Node(f"virtio_mmio@{base:x}", *_virtio_interrupts(slot),
+        soc.append(fdt.Node(f"virtio_mmio@{base:x}", *_virtio_interrupts(slot, ph),
                             _reg(base, p.virtio_stride),
                             fdt.PropStrings("compatible", "virtio,mmio")))
 
 
-def _syscon(name: str, value: int) -> fdt.Node:
+def _syscon(name: str, value: int, ph: _Phandles) -> fdt.Node:
     return fdt.Node(name, fdt.PropWords("value", value), fdt.PropWords("offset", 0),
-                    fdt.PropWords("regmap", _FINISHER_PHANDLE),
+                    fdt.PropWords("regmap", ph.finisher),
                     fdt.PropStrings("compatible", f"syscon-{name}"))
 
 
 def build_dtb(ram_base: int, ram_size: int, bootargs: str = "",
               initrd_range: tuple[int, int] | None = None, xlen: int = 64, *,
-              timebase_hz: int = PLATFORM.timebase_hz) -> bytes:
-    """A flattened device tree (DTB, version 17) describing privlab's `virt` machine.
+              timebase_hz: int = PLATFORM.timebase_hz, harts: int = 1) -> bytes:
+    """A flattened device tree (DTB, version 17) describing privlab's `virt` machine
+    with `harts` cpus.
 
     `initrd_range` is (start, end) of the initrd in RAM, end exclusive, or None.
     """
+    ph = _Phandles(harts)
     if xlen not in (32, 64):
         raise BadInput(f"xlen must be 32 or 64, not {xlen}")
     if initrd_range is not None and not (
@@ -144,10 +174,10 @@ def build_dtb(ram_base: int, ram_size: int, bootargs: str = "",
     root.append(chosen)
     root.append(fdt.Node(f"memory@{ram_base:x}", fdt.PropStrings("device_type", "memory"),
                          _reg(ram_base, ram_size)))
-    root.append(_cpus(xlen, timebase_hz))
-    root.append(_soc())
-    root.append(_syscon("poweroff", PLATFORM.finisher_pass))
-    root.append(_syscon("reboot", PLATFORM.finisher_reset))
+    root.append(_cpus(xlen, timebase_hz, ph))
+    root.append(_soc(ph))
+    root.append(_syscon("poweroff", PLATFORM.finisher_pass, ph))
+    root.append(_syscon("reboot", PLATFORM.finisher_reset, ph))
     blob: bytes = tree.to_dtb(version=17)
     return blob
 

@@ -49,9 +49,11 @@ def build_baremetal(
     include_dirs: Sequence[Path] = (),
     defines: Mapping[str, str | int] | None = None,
     listings: bool = True,
+    ldscript: Path = BAREMETAL_LDSCRIPT,
 ) -> Path:
-    """Compile `sources` (C or .S) for `arch` and link them into the ELF `out`, with
-    its disassembly (`.dis`) and symbol map (`.map`) beside it unless `listings` is off.
+    """Compile `sources` (C or .S) for `arch` and link them into the ELF `out` (with
+    `ldscript`: BAREMETAL_LDSCRIPT by default), with its disassembly (`.dis`) and
+    symbol map (`.map`) beside it unless `listings` is off.
 
     Objects, the linked image and the listings are cached by content
     (harness.build.cache), so a rebuild with unchanged inputs only copies files.
@@ -71,7 +73,7 @@ def build_baremetal(
                     (gen, f"gen/{arch.name}")],
     )
     objects = [compile_object(Path(s), opts) for s in sources]
-    elf = link(objects, out, arch, BAREMETAL_LDSCRIPT)
+    elf = link(objects, out, arch, ldscript)
     if listings:
         write_listings(elf)
     return elf

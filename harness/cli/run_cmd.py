@@ -71,7 +71,8 @@ def _trace_out(path: str, machine: Machine, stack: ExitStack) -> None:
         raise BadInput(f"{p}: cannot write: {e.strerror}") from e
     from harness.trace.tracefile import TraceWriter
 
-    machine.events.subscribe_raw(TraceWriter(out, machine.xlen, machine.hart.priv).write)
+    machine.events.subscribe_raw(TraceWriter(out, machine.xlen, machine.hart.priv,
+                                             machine.smp).write)
 
 
 def _serve_gdb(machine: Machine, args: argparse.Namespace) -> RunResult:

@@ -97,6 +97,28 @@ def positive_int(text: str) -> int:
     return value
 
 
+def smp_harts(text: str) -> int:
+    from harness.machine.schedule import MAX_HARTS
+
+    try:
+        value = int(text, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if not 1 <= value <= MAX_HARTS:
+        raise argparse.ArgumentTypeError(f"must be 1 to {MAX_HARTS} harts: {text!r}")
+    return value
+
+
+def smp_seed(text: str) -> int:
+    try:
+        value = int(text.replace("_", ""), 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if not 0 <= value < 1 << 64:
+        raise argparse.ArgumentTypeError(f"must be 0 to 2^64-1: {text!r}")
+    return value
+
+
 def icount_shift(text: str) -> int:
     from harness.machine.machine import MAX_ICOUNT_SHIFT
 
@@ -169,6 +191,12 @@ def add_machine_arguments(p: argparse.ArgumentParser, *, default_user: str | Non
                    help="guest time per instruction: 2^N ns, 0 to 10 (default 0: 1 ns), "
                         "as QEMU's -icount shift=N; a larger N makes timer-paced guests "
                         "(sleeps, time slices) reach their deadlines in fewer instructions")
+    g.add_argument("--smp", type=smp_harts, metavar="N", default=1,
+                   help="N harts (1 to 8, default 1) sharing RAM and devices, as QEMU's "
+                        "-smp N on virt; they take turns of a few thousand instructions")
+    g.add_argument("--smp-seed", type=smp_seed, metavar="S", default=0,
+                   help="the seed of the harts' interleaving (default 0): the same seed "
+                        "gives the same interleaving, and trace, every run")
     p.set_defaults(takes_program=True, default_user=default_user, interactive=interactive)
 
 
@@ -256,7 +284,7 @@ def boot_machine(args: Any, console: Console, uart_input: InputSource) -> Booted
         image = load_elf(args.kernel)
         m = new_bare(image, ram=ram, console=console, uart_input=uart_input,
                      drive=drive_of(args), virtio_legacy=args.virtio_legacy,
-                     icount_shift=args.icount_shift)
+                     icount_shift=args.icount_shift, smp=args.smp, smp_seed=args.smp_seed)
         return Booted(m, SystemInfo(image.xlen, bare=Path(args.kernel)), None)
 
     from harness.boot import boot_drive, user_boot
@@ -280,7 +308,8 @@ def boot_machine(args: Any, console: Console, uart_input: InputSource) -> Booted
     kern = kernel or load_elf(images.kernel)
     m = new_system(firmware or load_elf(images.firmware), kern, ub.initrd, ub.bootargs,
                    ram=ram, console=console, uart_input=uart_input, drive=drive,
-                   virtio_legacy=args.virtio_legacy, icount_shift=args.icount_shift)
+                   virtio_legacy=args.virtio_legacy, icount_shift=args.icount_shift,
+                   smp=args.smp, smp_seed=args.smp_seed)
     info = SystemInfo(kern.xlen, Path(args.bios or images.firmware),
                       Path(args.kernel or images.kernel), dict(ub.programs.paths),
                       program=ub.program)

@@ -67,7 +67,8 @@ def _stream(args: argparse.Namespace, reader: TraceReader, specs: dict[int, Call
     log = EventLog(keep=False)
     flow = Flow(log, specs, reader.xlen, sbi, initial=reader.initial, start=0, retain=False)
     rows = RowOutput(args, out, lambda console: TimelineWriter(
-        console, reader.xlen, lambda row: None, args.limit))
+        console, reader.xlen, lambda row: None, args.limit, harts=reader.harts),
+        harts=reader.harts)
     stream = FlowStream(flow, filt, rows.sink, satp=args.satp)
     log.subscribe_raw(stream.feed_chunk)
     for chunk in reader.chunks():

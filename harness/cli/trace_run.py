@@ -136,7 +136,8 @@ def run(args: argparse.Namespace) -> int:
     with ExitStack() as stack:
         out = output_to(args.output, stack)
         rows = RowOutput(args, out, lambda console: TimelineWriter(
-            console, s.machine.xlen, locator(s, flow), args.limit))
+            console, s.machine.xlen, locator(s, flow), args.limit, harts=s.machine.smp),
+            harts=s.machine.smp)
         stream = FlowStream(flow, filt, rows.sink, pid=args.pid, satp=args.satp,
                             roots=s.tracer.process_roots)
         s.events.subscribe_raw(stream.feed_chunk)
@@ -155,12 +156,12 @@ class RowOutput:
     batch; `close` ends the table (text: with the system-call summary)."""
 
     def __init__(self, args: argparse.Namespace, out: IO[str],
-                 timeline: Callable[[Console], TimelineWriter]) -> None:
+                 timeline: Callable[[Console], TimelineWriter], harts: int = 1) -> None:
         self.writer: TimelineWriter | CallsWriter | None = None
         self.sink: Callable[[list[FlowRow]], None]
         if args.format == "jsonl":
             def sink(rows: list[FlowRow]) -> None:
-                write_jsonl(rows, out)
+                write_jsonl(rows, out, harts)
                 out.flush()
             self.sink = sink
             return

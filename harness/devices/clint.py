@@ -1,4 +1,8 @@
-"""CLINT: the machine timer (mtime, mtimecmp) and software interrupt (msip) of hart 0.
+"""CLINT: the machine timer (mtime, mtimecmp) and software interrupts (msip) of the harts.
+
+As QEMU 7.2's `virt`: hart k's msip at CLINT_MSIP + 4k, its mtimecmp at
+CLINT_MTIMECMP + 8k, one mtime for all. A write to msip raises or clears MSIP on the
+hart it names (an IPI when another hart writes it).
 
 The registers live in the native core (harness/native), which derives mtime from
 instructions retired and raises MTIP/MSIP; this class is their MMIO window. mtime seen
@@ -8,6 +12,7 @@ deterministic; the time/cycle CSRs are exact to the instruction.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from harness.abi.platform import PLATFORM
@@ -22,37 +27,46 @@ __all__ = ["Clint"]
 class Clint:
     name = "clint"
 
-    def __init__(self, hart: Hart) -> None:
+    def __init__(self, hart: Hart, harts: Sequence[Hart] = ()) -> None:
+        """`hart`: the hart running now, whose clock mtime reads (the machine sets
+        `current` at every switch: all harts' clocks agree then); `harts`: all of
+        them, in mhartid order (default: hart alone)."""
         self.base = PLATFORM.clint_base
         self.size = PLATFORM.clint_size
-        self._hart = hart
+        self.current = hart
+        self.harts: list[Hart] = list(harts) or [hart]
 
     @staticmethod
     def _slice(value: int, offset: int, size: int) -> int:
         return (value >> (8 * offset)) & ((1 << (8 * size)) - 1)
 
-    def _reg(self, offset: int, size: int) -> tuple[int, int]:
-        """(register base, byte offset inside it) for an aligned access."""
-        for base, width in ((PLATFORM.clint_msip, 4), (PLATFORM.clint_mtimecmp, 8),
-                            (PLATFORM.clint_mtime, 8)):
-            if base <= offset and offset + size <= base + width:
-                return base, offset - base
+    def _reg(self, offset: int, size: int) -> tuple[int, int, int]:
+        """(register base, hart, byte offset inside it) for an aligned access."""
+        n = len(self.harts)
+        for base, width in ((PLATFORM.clint_msip, 4), (PLATFORM.clint_mtimecmp, 8)):
+            k, sub = divmod(offset - base, width)
+            if base <= offset and k < n and sub + size <= width:
+                return base, k, sub
+        mtime = PLATFORM.clint_mtime
+        if mtime <= offset and offset + size <= mtime + 8:
+            return mtime, 0, offset - mtime
         raise unknown_register(self, offset, "access")
 
     def read(self, offset: int, size: int) -> int:
-        base, sub = self._reg(offset, size)
-        s = self._hart.state
+        base, k, sub = self._reg(offset, size)
+        s = self.harts[k].state
         if base == PLATFORM.clint_msip:
             value = s.msip & 1
         elif base == PLATFORM.clint_mtimecmp:
             value = s.mtimecmp
         else:
-            value = self._hart.mtime()
+            value = self.current.mtime()
         return self._slice(value, sub, size)
 
     def write(self, offset: int, size: int, value: int) -> None:
-        base, sub = self._reg(offset, size)
-        s = self._hart.state
+        base, k, sub = self._reg(offset, size)
+        hart = self.harts[k]
+        s = hart.state
         if base == PLATFORM.clint_msip:
             s.msip = value & 1 if sub == 0 else s.msip
         elif base == PLATFORM.clint_mtimecmp:
@@ -61,4 +75,4 @@ class Clint:
         else:
             raise DeviceError("writing mtime is not supported: privlab's time is "
                               "instructions retired")
-        self._hart.update()
+        hart.update()

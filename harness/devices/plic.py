@@ -31,6 +31,7 @@ access that is not an aligned 4-byte word is a DeviceError.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from harness.abi.csr import Irq
@@ -45,6 +46,7 @@ __all__ = ["IrqLine", "Plic"]
 P = PLATFORM
 WORDS = (P.plic_num_sources + 31) // 32          # bits per pending/enable block
 ALL_SOURCES = (1 << P.plic_num_sources) - 1
+# Context 2k is hart k's M-mode (mip.MEIP), 2k + 1 its S-mode (mip.SEIP), as QEMU's virt.
 CONTEXT_MIP = {P.plic_context_m: 1 << Irq.M_EXT, P.plic_context_s: 1 << Irq.S_EXT}
 EXT_BITS = (1 << Irq.M_EXT) | (1 << Irq.S_EXT)
 
@@ -64,16 +66,19 @@ class IrqLine:
 class Plic:
     name = "plic"
 
-    def __init__(self, hart: Hart | None = None) -> None:
+    def __init__(self, hart: Hart | None = None, harts: Sequence[Hart] = ()) -> None:
+        """`harts` (in mhartid order; default: `hart` alone) get two contexts each."""
         self.base = P.plic_base
         self.size = P.plic_size
-        self._hart = hart
+        self._harts: list[Hart] = list(harts) or ([hart] if hart is not None else [])
+        self.contexts = P.plic_num_contexts * max(1, len(self._harts))
         self.priority = [0] * P.plic_num_sources
-        self.threshold = [0] * P.plic_num_contexts
-        self.enable = [0] * P.plic_num_contexts    # bit n: source n, one int a context
+        self.threshold = [0] * self.contexts
+        self.enable = [0] * self.contexts          # bit n: source n, one int a context
         self.pending = 0                           # bit n: source n
         self.claimed = 0
-        self.outputs = 0                           # the mip bits this PLIC drives
+        self.outputs = 0                           # hart 0's mip bits this PLIC drives
+        self.hart_outputs = [0] * max(1, len(self._harts))   # each hart's
 
     # -- the device side -------------------------------------------------------
     def line(self, source: int) -> IrqLine:
@@ -105,15 +110,19 @@ class Plic:
         return best
 
     def _update(self) -> None:
-        outputs = 0
-        for context, bit in CONTEXT_MIP.items():
-            if self.best(context):
-                outputs |= bit
-        self.outputs = outputs
-        if self._hart is not None:
-            s = self._hart.state
-            s.mip_ext = (s.mip_ext & ~EXT_BITS) | outputs
-            self._hart.update()
+        per = P.plic_num_contexts
+        for k in range(len(self.hart_outputs)):
+            outputs = 0
+            for context, bit in CONTEXT_MIP.items():
+                if self.best(per * k + context):
+                    outputs |= bit
+            changed = outputs != self.hart_outputs[k]
+            self.hart_outputs[k] = outputs
+            if k < len(self._harts) and (changed or k == 0):
+                s = self._harts[k].state
+                s.mip_ext = (s.mip_ext & ~EXT_BITS) | outputs
+                self._harts[k].update()
+        self.outputs = self.hart_outputs[0]
 
     def claim(self, context: int) -> int:
         source = self.best(context)
@@ -144,10 +153,10 @@ class Plic:
         if 0 <= rel < 4 * WORDS:
             return "pending", 0, rel // 4
         rel = offset - P.plic_enable
-        if 0 <= rel < P.plic_num_contexts * P.plic_enable_stride:
+        if 0 <= rel < self.contexts * P.plic_enable_stride:
             return "enable", rel // P.plic_enable_stride, rel % P.plic_enable_stride // 4
         rel = offset - P.plic_context
-        if 0 <= rel < P.plic_num_contexts * P.plic_context_stride:
+        if 0 <= rel < self.contexts * P.plic_context_stride:
             context, reg = divmod(rel, P.plic_context_stride)
             if reg == P.plic_threshold:
                 return "threshold", context, 0

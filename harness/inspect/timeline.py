@@ -130,9 +130,12 @@ class TrapTimeline:
 
     def __init__(self, rows: Iterable[FlowRow], xlen: int = 64,
                  locate: RowLocator | None = None, limit: int | None = None,
-                 title: str | None = None) -> None:
+                 title: str | None = None, harts: int = 1) -> None:
+        """`harts`: the machine's; with more than one, a `hart` column names each
+        event's."""
         self.rows = rows
         self.xlen = xlen
+        self.harts = harts
         self.locate = locate
         self.limit = limit
         self.title = title
@@ -140,6 +143,8 @@ class TrapTimeline:
     def header(self) -> Text:
         t = Text()
         t.append(f"{'seq':>6} {'instret':>10}  ", "muted")
+        if self.harts > 1:
+            t.append("hart ", "muted")
         for p in LANES:
             t.append(p.letter.ljust(LANE_WIDTH), priv_style(p))
         t.append(f"{'path':<8}event", "muted")
@@ -148,6 +153,8 @@ class TrapTimeline:
     def line(self, row: FlowRow) -> Text:
         t = Text()
         t.append(f"{row.seq:>6} {row.instret:>10}  ", "muted")
+        if self.harts > 1:
+            t.append(f"{row.hart:>4} ", "muted")
         t.append_text(arrow(row.priv_from, row.priv_to))
         path = _path(row)
         t.append_text(path)
@@ -174,7 +181,8 @@ class TrapTimeline:
             event = row.name        # what describe() gives such a row
         else:
             event = "".join([text for text, _ in describe_parts(row, self.xlen)])
-        out = f"{row.seq:>6} {row.instret:>10}  {lanes}{path}{event}"
+        hart = f"{row.hart:>4} " if self.harts > 1 else ""
+        out = f"{row.seq:>6} {row.instret:>10}  {hart}{lanes}{path}{event}"
         if self.locate is not None:
             loc = self.locate(row)
             if loc is not None and loc.symbol is not None:
@@ -206,9 +214,9 @@ class TimelineWriter:
     written as plain text straight to the console's file (theme.write_lines)."""
 
     def __init__(self, console: Console, xlen: int = 64, locate: RowLocator | None = None,
-                 limit: int | None = None) -> None:
+                 limit: int | None = None, harts: int = 1) -> None:
         self.console = console
-        self.timeline = TrapTimeline((), xlen, locate, limit)
+        self.timeline = TrapTimeline((), xlen, locate, limit, harts=harts)
         self.limit = limit
         self.shown = 0
         self._started = False

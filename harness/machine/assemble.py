@@ -27,6 +27,7 @@ from harness.devices.uart import InputSource
 from harness.errors import BadInput
 from harness.machine.loader import ElfImage
 from harness.machine.machine import Machine
+from harness.machine.schedule import DEFAULT_SMP_SEED
 
 __all__ = ["BootLayout", "boot_bare", "boot_system", "new_bare", "new_system"]
 
@@ -59,11 +60,13 @@ def boot_bare(machine: Machine, image: ElfImage) -> None:
 def new_bare(image: ElfImage, *, ram: int = PLATFORM.ram_size_default,
              console: Console | None = None, uart_input: InputSource | None = None,
              keep_events: bool = True, drive: Drive | None = None,
-             virtio_legacy: bool = False, icount_shift: int = 0) -> Machine:
-    """A machine of the image's XLEN running `image` from M-mode at the RAM base."""
+             virtio_legacy: bool = False, icount_shift: int = 0, smp: int = 1,
+             smp_seed: int = DEFAULT_SMP_SEED) -> Machine:
+    """A machine of the image's XLEN running `image` from M-mode at the RAM base (with
+    `smp` harts: all of them, as on QEMU)."""
     machine = Machine(image.xlen, ram, console=console, uart_input=uart_input,
                       keep_events=keep_events, drive=drive, virtio_legacy=virtio_legacy,
-                      icount_shift=icount_shift)
+                      icount_shift=icount_shift, smp=smp, smp_seed=smp_seed)
     boot_bare(machine, image)
     return machine
 
@@ -72,12 +75,13 @@ def new_system(firmware: ElfImage, kernel: ElfImage, initrd: bytes, bootargs: st
                ram: int = PLATFORM.ram_size_default, console: Console | None = None,
                uart_input: InputSource | None = None, keep_events: bool = True,
                drive: Drive | None = None, virtio_legacy: bool = False,
-               icount_shift: int = 0) -> Machine:
+               icount_shift: int = 0, smp: int = 1,
+               smp_seed: int = DEFAULT_SMP_SEED) -> Machine:
     """A machine of the kernel's XLEN with firmware, kernel, initrd and device tree in
     place (boot_system), at reset."""
     machine = Machine(kernel.xlen, ram, console=console, uart_input=uart_input,
                       keep_events=keep_events, drive=drive, virtio_legacy=virtio_legacy,
-                      icount_shift=icount_shift)
+                      icount_shift=icount_shift, smp=smp, smp_seed=smp_seed)
     boot_system(machine, firmware, kernel, initrd, bootargs)
     return machine
 
@@ -99,7 +103,7 @@ def boot_system(machine: Machine, firmware: ElfImage, kernel: ElfImage, initrd: 
     start = initrd_load_address(mem.ram_base, mem.ram_size, PLATFORM.kernel_base)
     end = start + len(initrd)
     dtb = build_dtb(mem.ram_base, mem.ram_size, bootargs, (start, end) if initrd else None,
-                    machine.xlen)
+                    machine.xlen, harts=machine.smp)
     dtb_addr = (mem.ram_end - len(dtb)) // FDT_ALIGN * FDT_ALIGN
     regions = {"firmware": _extent(firmware), "kernel": _extent(kernel),
                "initrd": (start, end), "device tree": (dtb_addr, dtb_addr + len(dtb))}

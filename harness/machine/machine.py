@@ -15,6 +15,7 @@ from enum import Enum
 from typing import TYPE_CHECKING
 
 from unicorn import Uc, UcError
+from unicorn.riscv_const import UC_RISCV_REG_PRIV
 from unicorn.unicorn_const import (
     UC_ARCH_RISCV,
     UC_ERR_EXCEPTION,
@@ -24,9 +25,10 @@ from unicorn.unicorn_const import (
     UC_HOOK_MEM_WRITE,
     UC_MODE_RISCV32,
     UC_MODE_RISCV64,
+    UC_PROT_ALL,
 )
 
-from harness.abi.csr import Priv
+from harness.abi.csr import Csr, Priv
 from harness.abi.paging import PAGE_SIZE
 from harness.abi.platform import PLATFORM
 from harness.devices import Clint, Console, Finisher, Plic, ScriptedInput, Uart
@@ -40,6 +42,7 @@ from harness.errors import BadInput, ExitStatus, GuestError
 from harness.machine.hart import Hart
 from harness.machine.loader import ElfImage
 from harness.machine.memory import Memory
+from harness.machine.schedule import DEFAULT_SMP_SEED, Schedule, check_smp
 from harness.machine.until import (
     AfterSyscall,
     AfterTrap,
@@ -116,40 +119,76 @@ class RunResult:
         return EXIT_GUEST_ERROR
 
 
+# What one hart's turn of a multi-hart run returns when its quantum is used up or it
+# waits in wfi: the turn loop reads no more than that (no pc, no recent traps).
+_TURN_OVER = RunResult(Stop.BUDGET, message="turn over")
+
+
 class Machine:
-    """A RISC-V `virt` board with one hart. `xlen` is 32 or 64."""
+    """A RISC-V `virt` board with `smp` harts (one by default). `xlen` is 32 or 64.
+
+    With several harts, each is its own Unicorn engine and native core over the one
+    host mapping of RAM and the same devices, and `run` lets them take turns
+    (harness/machine/schedule.py, docs/machine.md#several-harts). `hart` (and `uc`)
+    is the hart that ran last, hart 0 after a reset; `harts` lists them all."""
 
     def __init__(self, xlen: int = 64, ram_size: int = PLATFORM.ram_size_default, *,
                  console: Console | None = None, uart_input: InputSource | None = None,
                  keep_events: bool = True, drive: Drive | None = None,
-                 virtio_legacy: bool = False, icount_shift: int = 0) -> None:
+                 virtio_legacy: bool = False, icount_shift: int = 0, smp: int = 1,
+                 smp_seed: int = DEFAULT_SMP_SEED) -> None:
         """`drive`: a raw image for virtio-blk in virtio-mmio slot 0 (the other slots,
         and slot 0 without a drive, are empty transports); `virtio_legacy`: version 1
         transports (QEMU's virtio-mmio.force-legacy=true); `icount_shift`: each
-        instruction takes 2^N ns of guest time (QEMU's -icount shift=N)."""
+        instruction takes 2^N ns of guest time (QEMU's -icount shift=N); `smp`: harts
+        (1 to 8, QEMU's -smp N), interleaved as `smp_seed` decides."""
         if xlen not in (32, 64):
             raise BadInput(f"xlen must be 32 or 64, not {xlen}")
         check_icount_shift(icount_shift)
+        check_smp(smp)
         self.xlen = xlen
         self.icount_shift = icount_shift
+        self.smp = smp
+        self.smp_seed = smp_seed
         self.disk = Disk(drive) if drive is not None else None   # BadInput before anything
         self.uc: UcT = Uc(UC_ARCH_RISCV, UC_MODE_RISCV64 if xlen == 64 else UC_MODE_RISCV32)
         self.memory = Memory(self.uc, PLATFORM.ram_base, ram_size)
         self.hart = Hart(self.uc, xlen)
         self.hart.state.icount_shift = icount_shift
         self.hart.set_ram(self.memory.host_address, self.memory.ram_base, self.memory.ram_size)
+        self.harts: list[Hart] = [self.hart]
+        self.ucs: list[UcT] = [self.uc]
+        for hart_id in range(1, smp):
+            uc = Uc(UC_ARCH_RISCV, UC_MODE_RISCV64 if xlen == 64 else UC_MODE_RISCV32)
+            uc.mem_map_ptr(self.memory.ram_base, ram_size, UC_PROT_ALL,
+                           self.memory.host_address)
+            hart = Hart(uc, xlen)
+            hart.state.icount_shift = icount_shift
+            hart.state.hart_id = hart_id
+            hart.state.shared_code = 1
+            hart.set_ram(self.memory.host_address, self.memory.ram_base, ram_size)
+            self.harts.append(hart)
+            self.ucs.append(uc)
+        if smp > 1:
+            self.hart.state.shared_code = 1   # fence.i sees the other harts' stores
+        self._schedule = Schedule(smp, smp_seed)
+        self._waiting = [False] * smp        # in wfi, yielding its turns until woken
+        self._clock_ns = 0                   # guest time all harts agree on at a switch
+        self._in_turn = False                # run() is one hart's turn of a multi-hart run
+        self._wfi_yield = False              # that turn ended in a wfi
         self.events = EventLog(keep=keep_events)
+        self.events.harts = smp
         self.console = console or Console()
         # The PLIC drives mip.MEIP/SEIP; a device drives its source through
         # `self.plic.line(n)` (an IrqLine) or `self.plic.set_level(n, level)`: the UART
         # is PLATFORM.uart0_irq, virtio-mmio slot i is PLATFORM.virtio0_irq + i.
-        self.plic = Plic(self.hart)
+        self.plic = Plic(self.hart, self.harts)
         self.uart = Uart(self.console, uart_input or ScriptedInput(),
                          irq=self.plic.line(PLATFORM.uart0_irq))
         self.uart.on_input_ended = self._input_ended
         self._waiting_for_input = False
         self._stop_wanted = False            # request_stop: kept until a run reports it
-        self.clint = Clint(self.hart)
+        self.clint = Clint(self.hart, self.harts)
         self.mrom = Mrom()
         self.virtio = [
             VirtioMmio(slot, self.plic.line(PLATFORM.virtio0_irq + slot).set, self,
@@ -171,11 +210,12 @@ class Machine:
         self.checkpoint: Callable[[], None] | None = None
         self.next_checkpoint = (1 << 64) - 1
         for dev in self.devices:
-            self._map(dev)
+            for uc in self.ucs:
+                self._map(dev, uc)
         self.reset()
 
     # -- set-up --------------------------------------------------------------------
-    def _map(self, dev: Device) -> None:
+    def _map(self, dev: Device, uc: UcT) -> None:
         def read(uc: Uc, offset: int, size: int, _ud: object) -> int:
             try:
                 return dev.read(offset, size)
@@ -190,16 +230,27 @@ class Machine:
                 self._fail(e)
 
         # Unicorn maps whole pages; the device rejects offsets past its own size.
-        self.uc.mmio_map(dev.base, -(-dev.size // PAGE_SIZE) * PAGE_SIZE, read, None, write, None)
+        uc.mmio_map(dev.base, -(-dev.size // PAGE_SIZE) * PAGE_SIZE, read, None, write, None)
 
     def reset(self, pc: int = PLATFORM.ram_base, a0: int = 0, a1: int = 0, a2: int = 0) -> None:
         """Reset state as QEMU's `virt` reset vector leaves it: M-mode at `pc`,
-        a0 = hart id, a1 = device tree address, a2 = OpenSBI's fw_dynamic_info."""
-        self.hart.priv = Priv.M
-        self.hart.pc = pc
-        self.hart.set_x(10, a0)
-        self.hart.set_x(11, a1)
-        self.hart.set_x(12, a2)
+        a0 = hart id, a1 = device tree address, a2 = OpenSBI's fw_dynamic_info. Every
+        hart starts there, as on QEMU, hart k with a0 = a0 + k."""
+        for k, hart in enumerate(self.harts):
+            hart.priv = Priv.M
+            hart.pc = pc
+            hart.set_x(10, a0 + k)
+            hart.set_x(11, a1)
+            hart.set_x(12, a2)
+        self._select(0)
+
+    def _select(self, k: int) -> None:
+        """Make hart k the current one: the one that runs, that devices stop and whose
+        clock mtime reads, and the one `hart`, `uc` and `memory` show."""
+        self.hart = self.harts[k]
+        self.uc = self.ucs[k]
+        self.clint.current = self.hart
+        self.memory.attach(self.uc)
 
     def load(self, image: ElfImage) -> None:
         """Load an ELF's segments; an ELF with a `tohost` symbol also gets HTIF."""
@@ -227,8 +278,9 @@ class Machine:
             else:
                 self._fail(GuestError(f"HTIF: unsupported tohost command {value:#x}"))
 
-        self._hooks.append(self.uc.hook_add(UC_HOOK_MEM_WRITE, on_write, None, tohost,
-                                            tohost + 7))
+        for uc in self.ucs:
+            self._hooks.append(uc.hook_add(UC_HOOK_MEM_WRITE, on_write, None, tohost,
+                                           tohost + 7))
 
     # -- device callbacks --------------------------------------------------------------
     def _halt(self, status: int, reason: str) -> None:
@@ -280,6 +332,8 @@ class Machine:
         `until` conditions holds, a debugger stop, or the guest gets stuck (which is a
         Stop.ERROR result with the diagnosis, not an exception)."""
         conditions = [] if until is None else list(until) if isinstance(until, list) else [until]
+        if self.smp > 1 and not self._in_turn:
+            return self._run_harts(max_insns, conditions, on_stop)
         s = self.hart.state
         budget = (s.instret + max_insns) if max_insns is not None else (1 << 64) - 1
         exact = min((c.instret for c in conditions if isinstance(c, AtInstret)),
@@ -305,7 +359,8 @@ class Machine:
         self._ran_since_step = True
         self._arm(conditions)
         self._schedule_input_poll()
-        self.uart.update_irq()               # input fed since the last run
+        if not self._in_turn:                # (a multi-hart run looks once, at its start)
+            self.uart.update_irq()           # input fed since the last run
         self.hart.update()
         try:
             return self._loop(on_stop, conditions)
@@ -446,6 +501,8 @@ class Machine:
     def _handle(self, reason: StopReason) -> RunResult | None:
         s = self.hart.state
         if reason == StopReason.BUDGET:
+            if self._in_turn:
+                return _TURN_OVER
             return self._result(Stop.BUDGET, "instruction budget exhausted")
         if reason == StopReason.USER:
             self._stop_wanted = False
@@ -466,6 +523,9 @@ class Machine:
             return self._result(Stop.ERROR, (
                 f"trap storm: {name} (cause {s.storm_cause:#x}) at epc {s.storm_epc:#x}, "
                 f"tval {s.storm_tval:#x}, repeated {s.storm_limit} times with no progress"))
+        if reason == StopReason.WFI and self._in_turn:
+            self._wfi_yield = True           # the hart waits; the others run on
+            return _TURN_OVER
         if reason == StopReason.WFI:
             if not self.hart.wfi_wake():
                 return self._result(Stop.ERROR, (
@@ -474,6 +534,87 @@ class Machine:
             self.hart.take_pending_interrupt()
             self._drain()
         return None
+
+    # -- several harts ---------------------------------------------------------------
+    def _run_harts(self, max_insns: int | None, conditions: list[Until],
+                   on_stop: Callable[[], None] | None) -> RunResult:
+        """Several harts take turns, as the schedule says, until one of them ends the
+        run (halt, condition, stuck), the host asks, or `max_insns` instructions (all
+        harts together) have run. A turn that ends in wfi leaves the hart waiting:
+        it yields its turns until an interrupt is pending and enabled in its mie."""
+        ran = 0
+        self.uart.update_irq()               # input fed since the last run
+        live = bool(getattr(self.uart.source, "live", False))
+        next_poll = INPUT_POLL_INSNS         # live input: looked at as often as one hart
+        while True:
+            if live and ran >= next_poll:
+                next_poll = ran + INPUT_POLL_INSNS
+                self.uart.update_irq()
+            if self._stop_wanted:
+                self._stop_wanted = False
+                return self._result(Stop.USER)
+            if max_insns is not None and ran >= max_insns:
+                return self._result(Stop.BUDGET, "instruction budget exhausted")
+            if all(self._waiting) and not any(self._wakeable(h) for h in self.harts):
+                wake = [t for t in (self._wake_ns(h) for h in self.harts) if t is not None]
+                if not wake:
+                    return self._result(Stop.ERROR, (
+                        f"every hart waits in wfi and nothing can wake any of them (hart "
+                        f"{self.hart.state.hart_id} at pc {self.hart.pc - 4:#x}): nothing "
+                        "pending is enabled in mie and no timer is armed"))
+                self._clock_ns = min(wake)   # time skips to the first timer due
+            k, quantum = self._schedule.next_turn()
+            hart = self.harts[k]
+            self._set_clock(hart)
+            if self._waiting[k]:
+                if not self._wakeable(hart):
+                    continue
+                self._waiting[k] = False
+                self._select(k)
+                hart.take_pending_interrupt()
+                self._drain()
+            self._select(k)
+            if max_insns is not None:
+                quantum = min(quantum, max_insns - ran)
+            before = hart.state.instret
+            self._in_turn = True
+            try:
+                result = self.run(quantum, until=conditions, on_stop=on_stop)
+            finally:
+                self._in_turn = False
+                s = hart.state
+                ran += s.instret - before
+                self._clock_ns = (s.instret << s.icount_shift) + s.idle_ns
+                # Switched out: its LR reservation goes, so no store by another hart
+                # to the reservation set can go unnoticed (an SC may fail spuriously,
+                # as the spec allows). Writing PRIV clears it (docs/unicorn.md).
+                self.uc.reg_write(UC_RISCV_REG_PRIV, int(self.uc.reg_read(UC_RISCV_REG_PRIV)))
+            if self._wfi_yield:
+                self._wfi_yield = False
+                self._waiting[k] = True
+                continue
+            if result is _TURN_OVER:
+                continue
+            return result
+
+    def _set_clock(self, hart: Hart) -> None:
+        """Guest time on `hart` reads the machine's clock: the instructions all harts
+        have run (each 2^icount_shift ns), plus time skipped while all waited."""
+        s = hart.state
+        s.idle_ns = self._clock_ns - (s.instret << s.icount_shift)
+
+    def _wakeable(self, hart: Hart) -> bool:
+        """An interrupt is pending and enabled in mie, now (wfi's wake-up condition)."""
+        self._set_clock(hart)
+        return bool(hart.mip() & hart.csr(Csr.MIE))
+
+    def _wake_ns(self, hart: Hart) -> int | None:
+        """When a timer interrupt would wake the waiting `hart` (None: never)."""
+        self._set_clock(hart)
+        if not hart.wfi_wake():
+            return None
+        s = hart.state
+        return (s.instret << s.icount_shift) + s.idle_ns
 
     def _cause_name(self, cause: int) -> str:
         from harness.abi.csr import cause_name, decode_cause
@@ -550,6 +691,7 @@ class Machine:
         self.hart.set_breakpoint(addr, False)
 
     def close(self) -> None:
-        self.hart.close()
+        for hart in self.harts:
+            hart.close()
         if self.disk is not None:
             self.disk.close()

@@ -59,6 +59,11 @@ class Memory:
         self.host_address = ctypes.addressof(self._host_view)
         uc.mem_map_ptr(ram_base, ram_size, UC_PROT_ALL, self.host_address)
 
+    def attach(self, uc: Uc) -> None:
+        """Translate through this engine's hart from now on (the current hart of a
+        machine with several: they all map the same RAM)."""
+        self._uc = uc
+
     @property
     def host(self) -> mmap.mmap:
         """RAM as host memory (a writable buffer; writing it bypasses Unicorn, so the

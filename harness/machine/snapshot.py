@@ -212,6 +212,9 @@ def _stateful(machine: Machine) -> list[object]:
 
 
 def take_snapshot(machine: Machine, store: PageStore) -> MachineSnapshot:
+    if machine.smp > 1:
+        raise BadInput("going back in time needs one hart: snapshots hold one hart's "
+                       "state (run with --smp 1)")
     if machine.disk is not None and not machine.disk.snapshot:
         raise BadInput(f"{machine.disk.path}: a disk opened read-write cannot be rewound; "
                        "use --drive IMAGE,snapshot=on to go back in time")

@@ -102,7 +102,7 @@ bool is_virtualised_csr(unsigned csr, unsigned xlen)
     case CSR_MSTATUS: case CSR_SSTATUS: case CSR_MIE: case CSR_SIE: case CSR_MIP:
     case CSR_SIP: case CSR_MIDELEG: case CSR_MCOUNTEREN: case CSR_SCOUNTEREN:
     case CSR_MENVCFG: case CSR_SENVCFG: case CSR_MCOUNTINHIBIT: case CSR_MCONFIGPTR:
-    case CSR_MCYCLE: case CSR_MINSTRET:
+    case CSR_MHARTID: case CSR_MCYCLE: case CSR_MINSTRET:
         return true;
     case CSR_STIMECMP:
         return true;
@@ -217,6 +217,7 @@ bool csr_read_virtual(hart *h, unsigned csr, uint64_t *value)
     case CSR_STIMECMPH: v = h->stimecmp >> 32; break;
     case CSR_MCOUNTINHIBIT: v = h->mcountinhibit; break;
     case CSR_MCONFIGPTR: v = 0; break;
+    case CSR_MHARTID: v = h->s.hart_id; break;   /* Unicorn's is always 0 */
     case CSR_CYCLEH: case CSR_MCYCLEH: high = true; /* fallthrough */
     case CSR_CYCLE: case CSR_MCYCLE: v = clock_cycles(h); break;
     case CSR_INSTRETH: case CSR_MINSTRETH: high = true; /* fallthrough */

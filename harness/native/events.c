@@ -32,6 +32,7 @@ struct hart_event *event_begin(hart *h, unsigned kind)
     struct hart_event *e = &h->events[h->s.ev_len];
     memset(e, 0, sizeof *e);
     e->kind = (uint8_t)kind;
+    e->hart = (uint8_t)h->s.hart_id;
     e->instret = h->s.instret;
     e->satp = current_satp(h);
     uint64_t a[8] = {0};

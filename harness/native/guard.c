@@ -115,6 +115,10 @@ void guard_code(hart *h, uint64_t vaddr, uint64_t paddr, uint32_t size)
 void hart_resume(hart *h)
 {
     h->resume_wanted = false;
+    if (h->flush_wanted) {            /* a fence.i on a hart that shares code (hooks.c) */
+        h->flush_wanted = false;
+        uc_ctl_flush_tb(h->uc);
+    }
     h->guards_deleted = 0;
     if (!h->guard_all_on)
         return;

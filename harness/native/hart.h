@@ -209,6 +209,7 @@ struct hart {
     struct guard guard_all;       /* all of RAM, once the guards overflowed */
     bool guard_all_on;
     bool resume_wanted;           /* stop with STOP_RESUME at the next block boundary */
+    bool flush_wanted;            /* and flush Unicorn's translations then (hart_resume) */
 };
 
 typedef struct hart hart;

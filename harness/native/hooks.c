@@ -187,6 +187,14 @@ static void on_code(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
         if ((hi->insn & 0x7f) == 0x0f) {
             icount_flush(h);
             h->code_epoch++;
+            if (h->s.shared_code) {
+                /* Another hart (its own Unicorn engine) may have rewritten code this
+                 * one has translated, and Unicorn sees only its own engine's stores:
+                 * drop this engine's translations, between runs (hart_resume). */
+                h->flush_wanted = true;
+                h->resume_wanted = true;
+                h->deadline = 0;
+            }
         }
         break;
     default:

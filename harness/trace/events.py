@@ -19,7 +19,7 @@ from harness.abi.csr import Priv, cause_name
 from harness.abi.native_layout import EVENT_FIELDS
 from harness.native import EventKind, EventRecord
 
-__all__ = ["FIELD_NAMES", "RECORD", "Event", "EventLog", "TrapEvent", "XretEvent"]
+__all__ = ["FIELD_NAMES", "RECORD", "Event", "EventLog", "TrapEvent", "XretEvent", "event_json"]
 
 _FMT = {"uint64_t": "Q", "uint32_t": "I", "uint8_t": "B"}
 _RECORD = struct.Struct(
@@ -58,6 +58,7 @@ class TrapEvent:
     status_after: int
     satp: int
     args: tuple[int, ...]   # a0..a7 when the trap was taken
+    hart: int = 0           # mhartid of the hart that took it
 
     kind = "trap"
 
@@ -89,6 +90,7 @@ class XretEvent:
     status_after: int
     satp: int
     a0: int
+    hart: int = 0           # mhartid of the hart that executed it
 
     kind = "xret"
 
@@ -110,11 +112,21 @@ def decode(raw: bytes, offset: int, seq: int) -> Event:
                          code=f["code"], cause=f["cause"], epc=f["epc"], tval=f["tval"],
                          priv_from=Priv(f["priv_from"]), priv_to=Priv(f["priv_to"]),
                          vector=f["pc"], status_before=f["status_before"],
-                         status_after=f["status_after"], satp=f["satp"], args=args)
+                         status_after=f["status_after"], satp=f["satp"], args=args,
+                         hart=f["hart"])
     return XretEvent(seq=seq, instret=f["instret"], insn="sret" if f["code"] else "mret",
                      at=f["epc"], pc=f["pc"], priv_from=Priv(f["priv_from"]),
                      priv_to=Priv(f["priv_to"]), status_before=f["status_before"],
-                     status_after=f["status_after"], satp=f["satp"], a0=args[0])
+                     status_after=f["status_after"], satp=f["satp"], a0=args[0],
+                     hart=f["hart"])
+
+
+def event_json(ev: Event, harts: int) -> dict[str, Any]:
+    """An event's JSON object; on a machine of several harts it names the hart."""
+    out = ev.to_json()
+    if harts > 1:
+        out["hart"] = ev.hart
+    return out
 
 
 Subscriber = Callable[[Event], None]
@@ -138,6 +150,9 @@ class EventLog:
         self._subscribers: list[Subscriber] = []
         self._raw_subscribers: list[RawSubscriber] = []
         self._sink: IO[str] | None = None
+        # Harts of the machine: with more than one, JSON lines name each event's
+        # `hart` (with one they stay as they always were).
+        self.harts = 1
 
     def __len__(self) -> int:
         return self._count
@@ -176,7 +191,7 @@ class EventLog:
                 for fn in list(self._subscribers):
                     fn(ev)
                 if self._sink is not None:
-                    self._sink.write(json.dumps(ev.to_json()) + "\n")
+                    self._sink.write(json.dumps(event_json(ev, self.harts)) + "\n")
         for raw_fn in list(self._raw_subscribers):
             raw_fn(first, raw)
 
@@ -237,4 +252,4 @@ class EventLog:
 
     def write_jsonl(self, out: IO[str]) -> None:
         for ev in self:
-            out.write(json.dumps(ev.to_json()) + "\n")
+            out.write(json.dumps(event_json(ev, self.harts)) + "\n")

@@ -47,6 +47,7 @@ from harness.trace.raw import (
     CODE,
     EPC,
     FROM,
+    HART,
     INSTRET,
     INTERRUPT,
     KIND,
@@ -136,16 +137,18 @@ class FlowRow:
     status_before: int = 0    # mstatus before and after the event
     status_after: int = 0
     signal: str = ""          # a signal handler entered, ended or left here
+    hart: int = 0             # mhartid of the hart the event happened on
 
     def event(self) -> Event:
         """The event this row shows, as the EventLog holds it."""
         if self.is_trap:
             return TrapEvent(self.seq, self.instret, self.interrupt, self.code, self.cause,
                              self.pc, self.tval, self.priv_from, self.priv_to, self.target,
-                             self.status_before, self.status_after, self.satp, self.args)
+                             self.status_before, self.status_after, self.satp, self.args,
+                             self.hart)
         return XretEvent(self.seq, self.instret, "sret" if self.code else "mret", self.pc,
                          self.target, self.priv_from, self.priv_to, self.status_before,
-                         self.status_after, self.satp, self.args[0])
+                         self.status_after, self.satp, self.args[0], self.hart)
 
     @property
     def name(self) -> str:
@@ -192,9 +195,14 @@ class Flow:
         self.named: dict[int, tuple[int, str]] = {}    # satp -> its latest (pid, name)
         self._paths: list[tuple[Priv, ...]] = []
         self._path_ids: dict[tuple[int, int], int] = {}
-        # The nesting: (privilege, trap that entered it, outermost trap, path id) per level.
+        # The nesting: (privilege, trap that entered it, outermost trap, path id) per
+        # level, one per hart (traps nest on each hart alone); `_stack` is the one of
+        # the hart of the last event shaped.
+        self._initial = int(initial)
         self._stack: list[tuple[int, int, int, int]] = [
             (int(initial), NONE, NONE, self._path_id(-1, int(initial)))]
+        self._stacks: dict[int, list[tuple[int, int, int, int]]] = {0: self._stack}
+        self._hart = 0
         self._path = array("H")
         self._returns = array("q")
         self._roots = array("q")
@@ -322,6 +330,8 @@ class Flow:
     def _step(self, seq: int, rec: Record) -> tuple[int, int, int]:
         """Shape one event: (trap it returns from, root, path id), NONE for none.
         Runs for every event of a trace: written for speed."""
+        if rec[HART] != self._hart:
+            self._switch_hart(rec[HART])
         stack = self._stack
         self._shaped = seq + 1
         frm, to = rec[FROM], rec[TO]
@@ -353,6 +363,15 @@ class Flow:
         if stack[-1][0] != to:
             self._retop(to, NONE, NONE)
         return opened, root, stack[-1][3]
+
+    def _switch_hart(self, hart: int) -> None:
+        """Events of another hart follow: shape them on its own nesting (a hart other
+        than 0 starts, as every hart does, at the flow's initial privilege)."""
+        stack = self._stacks.get(hart)
+        if stack is None:
+            stack = self._stacks[hart] = [
+                (self._initial, NONE, NONE, self._path_id(-1, self._initial))]
+        self._stack, self._hart = stack, hart
 
     @property
     def depth(self) -> int:
@@ -610,4 +629,4 @@ class Flow:
             # trap began the nesting
             rec[SATP] if not is_trap and rec[TO] == _U else self._root_satp.get(root, 0),
             self._calls.get(seq), note, rec[STATUS_BEFORE], rec[STATUS_AFTER],
-            self.signal_notes.get(seq, ""))
+            self.signal_notes.get(seq, ""), rec[HART])

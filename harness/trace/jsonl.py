@@ -16,6 +16,7 @@ import json
 from collections.abc import Iterable
 from typing import IO, Any
 
+from harness.trace.events import event_json
 from harness.trace.flow import FlowRow
 from harness.trace.syscalls import SyscallRecord
 
@@ -30,11 +31,12 @@ def syscall_json(call: SyscallRecord) -> dict[str, Any]:
             "outcome": call.outcome, "pid": call.pid}
 
 
-def write_jsonl(rows: Iterable[FlowRow], out: IO[str]) -> int:
-    """Write the rows' events (and completed syscalls); returns the lines written."""
+def write_jsonl(rows: Iterable[FlowRow], out: IO[str], harts: int = 1) -> int:
+    """Write the rows' events (and completed syscalls); returns the lines written. On
+    a machine of several `harts`, each event names its `hart`."""
     lines = 0
     for row in rows:
-        out.write(json.dumps(row.event().to_json()) + "\n")
+        out.write(json.dumps(event_json(row.event(), harts)) + "\n")
         lines += 1
         call = row.syscall
         if call is not None and (call.exit_seq == row.seq or

@@ -21,6 +21,7 @@ __all__ = [
     "CODE",
     "EPC",
     "FROM",
+    "HART",
     "INSTRET",
     "INTERRUPT",
     "KIND",
@@ -56,6 +57,7 @@ KIND = _I["kind"]
 INTERRUPT = _I["interrupt"]
 FROM = _I["priv_from"]
 TO = _I["priv_to"]
+HART = _I["hart"]        # mhartid of the hart the event happened on
 TRAP = int(EventKind.TRAP)
 XRET = int(EventKind.XRET)
 
@@ -77,6 +79,7 @@ def record_of(e: Event) -> Record:
     out[INSTRET], out[SATP] = e.instret, e.satp
     out[FROM], out[TO] = int(e.priv_from), int(e.priv_to)
     out[STATUS_BEFORE], out[STATUS_AFTER] = e.status_before, e.status_after
+    out[HART] = e.hart
     if isinstance(e, TrapEvent):
         out[KIND], out[CODE], out[CAUSE] = TRAP, e.code, e.cause
         out[INTERRUPT], out[EPC], out[TVAL], out[PC] = int(e.interrupt), e.epc, e.tval, e.vector

@@ -35,6 +35,7 @@ from harness.trace.raw import (
     CODE,
     EPC,
     FROM,
+    HART,
     INSTRET,
     INTERRUPT,
     KIND,
@@ -121,7 +122,7 @@ class FlowStream:
                 seq, rec[INSTRET], is_trap, _PRIVS[rec[FROM]], _PRIVS[rec[TO]],
                 bool(rec[INTERRUPT]), rec[CODE], rec[CAUSE], rec[EPC] if is_trap else rec[AT],
                 rec[PC], rec[TVAL], rec[SATP], rec[A0:A7 + 1], path, opened, root, owner,
-                call, note, rec[STATUS_BEFORE], rec[STATUS_AFTER]))
+                call, note, rec[STATUS_BEFORE], rec[STATUS_AFTER], hart=rec[HART]))
             if flow.depth == 0:               # the nesting is over
                 notes.clear()
                 self.flush()

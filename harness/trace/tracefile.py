@@ -51,10 +51,12 @@ class TraceWriter:
     """Appends every event of a run to a trace file, batch by batch as the core hands
     them over: subscribe `write` with `EventLog.subscribe_raw`."""
 
-    def __init__(self, out: IO[bytes], xlen: int, initial: Priv) -> None:
-        header = json.dumps({"xlen": xlen, "initial": initial.letter,
-                             "record_size": RECORD.size, "fields": _layout()},
-                            separators=(",", ":")).encode()
+    def __init__(self, out: IO[bytes], xlen: int, initial: Priv, harts: int = 1) -> None:
+        fields: dict[str, object] = {"xlen": xlen, "initial": initial.letter,
+                                     "record_size": RECORD.size, "fields": _layout()}
+        if harts > 1:
+            fields["harts"] = harts        # one hart's header is as it always was
+        header = json.dumps(fields, separators=(",", ":")).encode()
         out.write(_PREFIX.pack(MAGIC, VERSION, len(header)) + header)
         self.out = out
         self._records_at = _PREFIX.size + len(header)
@@ -85,7 +87,7 @@ class TraceFile:
     trailing_bytes: int     # part of a record after the last whole one (a cut-short run)
 
 
-def _header(path: Path, f: IO[bytes]) -> tuple[int, Priv]:
+def _header(path: Path, f: IO[bytes]) -> tuple[int, Priv, int]:
     prefix = f.read(_PREFIX.size)
     if len(prefix) < _PREFIX.size or prefix[:len(MAGIC)] != MAGIC:
         raise BadInput(f"{path}: not a privlab trace file (written by `privlab run "
@@ -101,6 +103,7 @@ def _header(path: Path, f: IO[bytes]) -> tuple[int, Priv]:
         header = json.loads(raw)
         xlen, initial = int(header["xlen"]), Priv[str(header["initial"])]
         size, fields = int(header["record_size"]), header["fields"]
+        harts = int(header.get("harts", 1))
     except (ValueError, KeyError, TypeError) as e:
         raise BadInput(f"{path}: damaged trace header ({e})") from None
     if xlen not in (32, 64):
@@ -108,7 +111,7 @@ def _header(path: Path, f: IO[bytes]) -> tuple[int, Priv]:
     if size != RECORD.size or fields != _layout():
         raise BadInput(f"{path}: its event records ({size} bytes) are not this privlab's "
                        f"({RECORD.size} bytes): record it again with this version")
-    return xlen, initial
+    return xlen, initial, harts
 
 
 @dataclass
@@ -121,6 +124,7 @@ class TraceReader:
     initial: Priv
     _file: IO[bytes]
     trailing_bytes: int = 0
+    harts: int = 1               # the machine's (--smp)
 
     def chunks(self) -> Iterator[bytes]:
         """Whole records, about a MiB at a time, in event order."""
@@ -144,17 +148,18 @@ def open_trace(path: str | Path) -> TraceReader:
     except OSError as e:
         raise BadInput(f"{p}: cannot read: {e.strerror}") from None
     try:
-        xlen, initial = _header(p, f)
+        xlen, initial, harts = _header(p, f)
     except BaseException:
         f.close()
         raise
-    return TraceReader(p, xlen, initial, f)
+    return TraceReader(p, xlen, initial, f, harts=harts)
 
 
 def read_trace(path: str | Path) -> TraceFile:
     """Read a whole trace file into an EventLog."""
     reader = open_trace(path)
     log = EventLog(keep=True)
+    log.harts = reader.harts
     for chunk in reader.chunks():
         log.append_raw(chunk)
     return TraceFile(reader.path, reader.xlen, reader.initial, log, reader.trailing_bytes)

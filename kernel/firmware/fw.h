@@ -2,6 +2,11 @@
 #ifndef FW_H
 #define FW_H
 
+// Each hart's M-mode stack (fwmain.c: hart 0's at boot; smp.c: the others').
+#define FW_STACK_SHIFT 13
+#define FW_STACK_SIZE (1 << FW_STACK_SHIFT)
+
+#ifndef __ASSEMBLER__
 #include <stdint.h>
 #include <stddef.h>
 
@@ -18,8 +23,15 @@ struct mframe {
 void enter_supervisor(uintptr_t hartid, uintptr_t dtb, uintptr_t entry) __attribute__((noreturn));
 // fwmain.c
 void fw_panic(const char *what, uintptr_t a, uintptr_t b, uintptr_t c) __attribute__((noreturn));
+// What an SBI call returns: an error in a0, a value in a1.
+struct sbiret {
+  long error;
+  long value;
+};
 // sbi.c
 void sbi_handle(struct mframe *f);
+// smp.c
+struct sbiret smp_sbi(uintptr_t eid, uintptr_t fid, const uintptr_t *a);
 // clint.c
 void timer_set(uint64_t when);
 void timer_interrupt(void);
@@ -33,4 +45,5 @@ void uart_puthex(uintptr_t x);
 void finisher_exit(uint32_t status) __attribute__((noreturn));
 void finisher_reset(void) __attribute__((noreturn));
 
+#endif // __ASSEMBLER__
 #endif // FW_H

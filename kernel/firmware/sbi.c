@@ -8,10 +8,6 @@
 #include "riscv.h"
 #include "sbi.h"
 
-struct sbiret {
-  long error;
-  long value;
-};
 
 static struct sbiret ok(long value) { return (struct sbiret){SBI_SUCCESS, value}; }
 static struct sbiret fail(long error) { return (struct sbiret){error, 0}; }
@@ -28,7 +24,7 @@ static int extension_present(uintptr_t eid) {
   case SBI_EXT_DBCN:
     return 1;
   }
-  return 0;
+  return eid == SBI_EXT_IPI || eid == SBI_EXT_RFENCE || eid == SBI_EXT_HSM;  // smp.c
 }
 
 static struct sbiret base(uintptr_t fid, uintptr_t arg) {
@@ -151,7 +147,7 @@ void sbi_handle(struct mframe *f) {
     r = debug_console(fid, a[0], a[1], a[2]);
     break;
   default:
-    r = fail(SBI_ERR_NOT_SUPPORTED);
+    r = smp_sbi(eid, fid, a);  // IPI, RFENCE, HSM (smp.c), or not supported
   }
   a[0] = (uintptr_t)r.error;
   a[1] = (uintptr_t)r.value;

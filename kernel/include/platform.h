@@ -20,17 +20,21 @@
 #define FINISHER_PASS            0x5555
 #define FINISHER_RESET           0x7777
 
-// CLINT: core-local interruptor, one hart.
+// Harts: 1 to PLATFORM_MAX_HARTS (privlab run --smp N, QEMU -smp N), ids 0..N-1.
+#define PLATFORM_MAX_HARTS       8
+
+// CLINT: core-local interruptor. Hart k's registers: msip at CLINT_MSIP + 4k,
+// mtimecmp at CLINT_MTIMECMP + 8k; one mtime for all.
 #define PLATFORM_CLINT_BASE      0x02000000
 #define PLATFORM_CLINT_SIZE      0x00010000
-#define CLINT_MSIP               0x0000   // machine software interrupt pending (bit 0)
+#define CLINT_MSIP               0x0000   // machine software interrupt pending (bit 0), hart 0
 #define CLINT_MTIMECMP           0x4000   // 64-bit timer compare, hart 0
 #define CLINT_MTIME              0xbff8   // 64-bit time, counts at PLATFORM_TIMEBASE_HZ
 #define PLATFORM_TIMEBASE_HZ     10000000
 
 // PLIC: platform-level interrupt controller (sifive,plic-1.0.0), QEMU 7.2's layout.
-// Sources 1..PLIC_NUM_SOURCES-1 (0 means "none"); hart 0 has context 0 (M-mode,
-// drives mip.MEIP) and context 1 (S-mode, drives mip.SEIP). Registers are 32-bit.
+// Sources 1..PLIC_NUM_SOURCES-1 (0 means "none"); hart k has context 2k (M-mode,
+// drives mip.MEIP) and context 2k+1 (S-mode, drives mip.SEIP). Registers are 32-bit.
 #define PLATFORM_PLIC_BASE       0x0c000000
 #define PLATFORM_PLIC_SIZE       0x00600000
 #define PLIC_NUM_SOURCES         96         // including source 0
@@ -45,7 +49,7 @@
 #define PLIC_CLAIM               0x4        // in a context: claim (read) / complete (write)
 #define PLIC_CONTEXT_M           0          // hart 0, M-mode
 #define PLIC_CONTEXT_S           1          // hart 0, S-mode
-#define PLIC_NUM_CONTEXTS        2
+#define PLIC_NUM_CONTEXTS        2          // per hart
 
 // UART0: NS16550A, byte registers.
 #define PLATFORM_UART0_BASE      0x10000000

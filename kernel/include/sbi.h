@@ -16,6 +16,8 @@
 #define SBI_ERR_NOT_SUPPORTED    -2
 #define SBI_ERR_INVALID_PARAM    -3
 #define SBI_ERR_INVALID_ADDRESS  -5
+#define SBI_ERR_ALREADY_AVAILABLE -6
+#define SBI_ERR_ALREADY_STOPPED  -8
 
 // Legacy extensions (v0.1): the EID is the function; the result is in a0 alone.
 #define SBI_LEGACY_SET_TIMER        0x00
@@ -57,5 +59,26 @@
 #define SBI_DBCN_WRITE              0
 #define SBI_DBCN_READ               1
 #define SBI_DBCN_WRITE_BYTE         2
+
+// Inter-processor interrupts "sPI": raise SSIP on the harts of a mask.
+// A hart mask is (hart_mask, hart_mask_base): bit i names hart base + i; base -1: all.
+#define SBI_EXT_IPI                 0x735049
+#define SBI_IPI_SEND_IPI            0
+
+// Remote fences "RFNC": the harts of a mask execute fence.i / sfence.vma.
+#define SBI_EXT_RFENCE              0x52464E43
+#define SBI_RFENCE_FENCE_I          0
+#define SBI_RFENCE_SFENCE_VMA       1
+#define SBI_RFENCE_SFENCE_VMA_ASID  2
+
+// Hart state management "HSM": start, stop and ask about harts.
+#define SBI_EXT_HSM                 0x48534D
+#define SBI_HSM_HART_START          0
+#define SBI_HSM_HART_STOP           1
+#define SBI_HSM_HART_GET_STATUS     2
+#define SBI_HSM_STARTED             0
+#define SBI_HSM_STOPPED             1
+#define SBI_HSM_START_PENDING       2
+#define SBI_HSM_STOP_PENDING        3
 
 #endif // SBI_H

@@ -1,0 +1,433 @@
+"""Several harts (`--smp N`): shared RAM and devices, per-hart CLINT and PLIC state, the
+seeded interleaving, wfi yielding, LR/SC and AMOs across harts, events naming the hart.
+
+The programs are tests/conformance/smp/*.S: bare-metal, for QEMU `-smp 2` as well.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from functools import cache
+from pathlib import Path
+
+import pytest
+from unicorn.riscv_const import UC_RISCV_REG_PRIV
+
+from harness.abi.csr import Csr, Irq
+from harness.abi.platform import PLATFORM
+from harness.build.baremetal import build_baremetal
+from harness.build.cache import cache_root
+from harness.build.toolchain import ARCHES
+from harness.errors import BadInput
+from harness.machine import Machine, Stop, load_elf
+from harness.machine.assemble import boot_bare
+from harness.machine.schedule import QUANTUM_MAX, QUANTUM_MIN, Schedule
+from machine.asm import build_asm
+
+SMP_DIR = Path(__file__).resolve().parents[1] / "conformance" / "smp"
+PLAIN, AMO, LRSC = 0, 1, 2
+ITER = 2000                         # race.S: increments per hart
+SEEDS = range(8)
+
+
+@cache
+def program(name: str, arch: str = "rv64", variant: int = 0) -> Path:
+    """tests/conformance/smp/NAME.S; hsm.S is an S-mode program (smode.ld)."""
+    out = cache_root() / "conformance-smp" / arch / f"{name}-{variant}.elf"
+    script = {"ldscript": SMP_DIR / "smode.ld"} if name == "hsm" else {}
+    return build_baremetal([SMP_DIR / f"{name}.S"], ARCHES[arch], out,
+                           include_dirs=[SMP_DIR], defines={"VARIANT": variant},
+                           listings=False, **script)
+
+
+HSM_OUTPUT = [0, 1,          # get_status(1) before: success, STOPPED
+              0, -6,         # hart_start(1); again once it runs: ALREADY_AVAILABLE
+              -3,            # get_status(5): INVALID_PARAM
+              0, 0, 0,       # send_ipi, remote_fence_i, remote_sfence_vma
+              1,             # get_status(1) after its hart_stop: STOPPED
+              1, 0x1234,     # hart 1's a0 (hart id) and a1 (opaque) at its start
+              (1 << 63) | 1]  # the scause of the IPI: supervisor software interrupt
+"""What hsm.S prints (as 64-bit hex words), on privlab's firmware and on OpenSBI."""
+
+
+def hsm_words() -> list[int]:
+    """HSM_OUTPUT as the unsigned words hsm.S prints."""
+    return [w & ((1 << 64) - 1) for w in HSM_OUTPUT]
+
+
+def machine(elf: Path, harts: int, seed: int = 0) -> Machine:
+    image = load_elf(elf)
+    m = Machine(image.xlen, smp=harts, smp_seed=seed)
+    boot_bare(m, image)
+    return m
+
+
+def word(m: Machine, symbol: str) -> int:
+    return int.from_bytes(m.read_physical(m.symbols[symbol], 4), "little")
+
+
+def race(variant: int, seed: int, harts: int = 2,
+         arch: str = "rv64") -> tuple[int, int, list[int], bytes]:
+    """(counter, SC failures, each hart's instret, the trace as JSON) after race.S."""
+    m = machine(program("race", arch, variant), harts, seed)
+    try:
+        r = m.run(max_insns=20_000_000)
+        assert r.stop is Stop.HALT and r.exit_status == 0, r.message
+        trace = "".join(json.dumps(e.to_json()) for e in m.events).encode()
+        return (word(m, "counter"), word(m, "sc_failures"),
+                [h.state.instret for h in m.harts], trace)
+    finally:
+        m.close()
+
+
+# -- the interleaving ------------------------------------------------------------------
+def test_schedule_is_a_function_of_the_seed() -> None:
+    a, b, c = Schedule(3, 7), Schedule(3, 7), Schedule(3, 8)
+    turns_a = [a.next_turn() for _ in range(60)]
+    assert turns_a == [b.next_turn() for _ in range(60)]
+    assert turns_a != [c.next_turn() for _ in range(60)]
+    for i in range(0, 60, 3):                    # every round runs every hart once
+        assert sorted(h for h, _ in turns_a[i:i + 3]) == [0, 1, 2]
+    assert all(QUANTUM_MIN <= q <= QUANTUM_MAX for _, q in turns_a)
+
+
+def test_plain_increments_lose_updates_the_same_way_every_run() -> None:
+    counts = {}
+    for seed in SEEDS:
+        first = race(PLAIN, seed)
+        assert race(PLAIN, seed) == first            # same seed: same losses, same run
+        counts[seed] = first[0]
+    assert any(c < 2 * ITER for c in counts.values()), counts
+    assert len(set(counts.values())) > 1, counts     # seeds interleave differently
+
+
+@pytest.mark.parametrize("variant", [AMO, LRSC])
+def test_atomic_increments_are_exact_under_every_seed(variant: int) -> None:
+    failures = 0
+    for seed in SEEDS:
+        count, sc_failed, _, _ = race(variant, seed)
+        assert count == 2 * ITER, (seed, count)
+        failures += sc_failed
+    if variant == LRSC:
+        # Some switch fell between an lr.w and its sc.w: the reservation went with it.
+        assert failures > 0
+
+
+def test_three_harts_on_rv32() -> None:
+    # race.S uses two harts; the third waits in wfi and never stalls them.
+    count, _, instret, _ = race(AMO, 3, harts=3, arch="rv32")
+    assert count == 2 * ITER
+    assert instret[2] < 10
+
+
+def test_switching_out_clears_the_reservation() -> None:
+    """The fact the scheduler relies on: writing PRIV (to the same value) clears an
+    LR reservation, so the SC that follows fails (docs/unicorn.md, fact 10)."""
+    results = []
+    for clear in (False, True):
+        m = machine(build_asm("""
+            la a0, cell
+            lr.w t0, (a0)
+            addi t0, t0, 1
+            sc.w t1, t0, (a0)
+            PASS
+            .data
+            .align 3
+        cell: .word 5
+        """), 1)
+        for _ in range(7):           # the prelude (la, csrw), la, lr.w, addi
+            m.step()
+        if clear:
+            m.uc.reg_write(UC_RISCV_REG_PRIV, int(m.uc.reg_read(UC_RISCV_REG_PRIV)))
+        m.step()
+        results.append((m.hart.x(6), word(m, "cell")))
+        m.close()
+    assert results == [(0, 6), (1, 5)]
+
+
+# -- hart ids, per-hart state, IPIs --------------------------------------------------
+def test_ipi_through_msip_and_per_hart_csrs() -> None:
+    m = machine(program("ipi"), 2, seed=5)
+    try:
+        r = m.run(max_insns=5_000_000)
+        assert r.stop is Stop.HALT and r.exit_status == 0, r.message
+        assert [word(m, "ids"), int.from_bytes(m.read_physical(m.symbols["ids"] + 4, 4),
+                                              "little")] == [0, 1]
+        assert word(m, "cause1") == Irq.M_SOFT
+        assert word(m, "msip1") == 0
+        assert word(m, "scratch1") == 0x101
+        traps = [e for e in m.events if e.kind == "trap"]
+        assert [(e.hart, e.interrupt, e.code) for e in traps] == [(1, True, Irq.M_SOFT)]
+        xrets = [e for e in m.events if e.kind == "xret"]
+        assert [e.hart for e in xrets] == [1]
+    finally:
+        m.close()
+
+
+@pytest.mark.parametrize("fence", [True, False])
+def test_code_another_hart_rewrote_runs_after_fence_i(fence: bool) -> None:
+    """Hart 0 runs `get` (li a0, 1), hart 1 rewrites it to li a0, 2; after its own
+    fence.i hart 0 runs the new code (without one, it may run what it translated)."""
+    m = machine(build_asm(f"""
+        csrr s0, mhartid
+        bnez s0, 2f
+        call get
+        sw a0, first, t0
+        li t0, 1
+        sw t0, asked, t1
+    1:  lw t0, patched
+        beqz t0, 1b
+        {"fence.i" if fence else "nop"}
+        call get
+        sw a0, second, t0
+        PASS
+    2:  lw t0, asked
+        beqz t0, 2b
+        la t0, get
+        li t1, 0x00200513        // li a0, 2 (addi a0, zero, 2)
+        sw t1, 0(t0)
+        li t0, 1
+        sw t0, patched, t1
+    3:  wfi
+        j 3b
+        .align 2
+    get:
+        .option push
+        .option norvc
+        li a0, 1
+        .option pop
+        ret
+        .data
+        .align 3
+    first: .word 0
+    second: .word 0
+    asked: .word 0
+    patched: .word 0
+    """), 2)
+    try:
+        r = m.run(max_insns=5_000_000)
+        assert r.stop is Stop.HALT, r.message
+        assert word(m, "first") == 1
+        if fence:
+            assert word(m, "second") == 2
+        else:   # Unicorn kept hart 0's translation: what hardware may also do
+            assert word(m, "second") == 1
+    finally:
+        m.close()
+
+
+def test_every_hart_starts_at_the_reset_vector_with_its_id() -> None:
+    m = Machine(64, smp=4)
+    try:
+        assert [(h.pc, h.x(10), h.csr(Csr.MHARTID)) for h in m.harts] == [
+            (PLATFORM.ram_base, k, k) for k in range(4)]
+        assert m.hart is m.harts[0]
+    finally:
+        m.close()
+
+
+def test_clint_registers_are_per_hart() -> None:
+    m = Machine(64, smp=3)
+    try:
+        base = PLATFORM.clint_mtimecmp
+        m.clint.write(PLATFORM.clint_msip + 8, 4, 1)           # hart 2's msip
+        m.clint.write(base + 8, 8, 1234)                        # hart 1's mtimecmp
+        assert [h.state.msip for h in m.harts] == [0, 0, 1]
+        assert [h.state.mtimecmp for h in m.harts] == [(1 << 64) - 1, 1234, (1 << 64) - 1]
+        assert m.harts[2].mip() & (1 << Irq.M_SOFT)
+        assert not m.harts[0].mip() & (1 << Irq.M_SOFT)
+        assert m.clint.read(base + 8, 8) == 1234
+        with pytest.raises(Exception, match="unimplemented clint register"):
+            m.clint.read(PLATFORM.clint_msip + 12, 4)           # no hart 3
+    finally:
+        m.close()
+
+
+def test_plic_contexts_are_per_hart() -> None:
+    """Context 2k drives hart k's MEIP, 2k + 1 its SEIP (QEMU's virt)."""
+    p = PLATFORM
+    m = Machine(64, smp=2)
+    try:
+        uart = p.uart0_irq
+        m.plic.write(p.plic_priority + 4 * uart, 4, 1)
+        m.plic.write(p.plic_enable + 3 * p.plic_enable_stride, 4, 1 << uart)  # hart 1, S
+        m.plic.set_level(uart, True)
+        meip, seip = 1 << Irq.M_EXT, 1 << Irq.S_EXT
+        assert m.harts[1].mip() & (meip | seip) == seip
+        assert m.harts[0].mip() & (meip | seip) == 0
+        assert m.plic.read(p.plic_context + 3 * p.plic_context_stride + p.plic_claim, 4) == uart
+        assert m.harts[1].mip() & seip == 0
+    finally:
+        m.close()
+
+
+def test_all_harts_in_wfi_with_nothing_to_wake_them_is_stuck() -> None:
+    m = machine(build_asm("""
+    1:  wfi
+        j 1b
+    """), 2)
+    try:
+        r = m.run(max_insns=1_000_000)
+        assert r.stop is Stop.ERROR
+        assert "every hart waits in wfi" in r.message
+    finally:
+        m.close()
+
+
+def test_timers_wake_waiting_harts_on_one_clock() -> None:
+    """Each hart sleeps in wfi until its own mtimecmp (hart 0: 20,000 ticks, hart 1:
+    10,000); while both wait, time skips to the first timer due; then each reads the
+    one mtime."""
+    m = machine(build_asm("""
+        csrr s0, mhartid
+        li t0, PLATFORM_CLINT_BASE + CLINT_MTIME
+        ld t1, 0(t0)
+        li t2, 20000
+        beqz s0, 1f
+        li t2, 10000
+    1:  add t1, t1, t2
+        li t2, PLATFORM_CLINT_BASE + CLINT_MTIMECMP
+        slli t3, s0, 3
+        add t2, t2, t3
+        sd t1, 0(t2)
+        li t1, 1 << 7
+        csrw mie, t1
+    2:  wfi
+        csrr t1, mip
+        andi t1, t1, 1 << 7
+        beqz t1, 2b
+        ld t1, 0(t0)
+        la t2, woke
+        slli t3, s0, 3
+        add t2, t2, t3
+        sd t1, 0(t2)
+        bnez s0, 4f
+    3:  ld t1, woke + 8         // hart 0: hart 1 has reported
+        beqz t1, 3b
+        PASS
+    4:  csrw mie, zero
+    5:  wfi
+        j 5b
+        .data
+        .align 3
+    woke: .dword 0, 0
+    """), 2)
+    try:
+        r = m.run(max_insns=50_000_000)
+        assert r.stop is Stop.HALT, r.message
+        woke = m.read_physical(m.symbols["woke"], 16)
+        w0, w1 = int.from_bytes(woke[:8], "little"), int.from_bytes(woke[8:], "little")
+        assert 10_000 <= w1 < 10_000 + QUANTUM_MAX // 100
+        assert 20_000 <= w0 < 20_000 + QUANTUM_MAX // 100
+        assert sum(h.state.instret for h in m.harts) < 1000   # the rest was skipped
+    finally:
+        m.close()
+
+
+def test_time_is_the_sum_of_the_harts_instructions() -> None:
+    """Hart 1 waits for mtime to pass 1000 ticks (100,000 ns) while hart 0 spins: the
+    clock advances with both harts' instructions, so together they have run about
+    100,000 when it does."""
+    m = machine(build_asm("""
+        csrr s0, mhartid
+        bnez s0, 2f
+    1:  lw t1, seen
+        beqz t1, 1b
+        PASS
+    2:  li t0, PLATFORM_CLINT_BASE + CLINT_MTIME
+        li t2, 1000
+    3:  ld t1, 0(t0)
+        bltu t1, t2, 3b
+        li t1, 1
+        sw t1, seen, t2
+    4:  wfi
+        j 4b
+        .data
+        .align 3
+    seen: .word 0
+    """), 2)
+    try:
+        r = m.run(max_insns=50_000_000)
+        assert r.stop is Stop.HALT, r.message
+        total = sum(h.state.instret for h in m.harts)
+        assert 100_000 <= total < 100_000 + 4 * QUANTUM_MAX
+        assert min(h.state.instret for h in m.harts) > 100_000 // 4   # both ran
+    finally:
+        m.close()
+
+
+def test_one_hart_events_do_not_name_the_hart() -> None:
+    from harness.trace.events import event_json
+
+    m = machine(program("ipi"), 2, seed=1)
+    try:
+        m.run(max_insns=5_000_000)
+        ev = next(iter(m.events))
+        assert event_json(ev, 2)["hart"] == 1
+        assert "hart" not in event_json(ev, 1)
+    finally:
+        m.close()
+
+
+# -- the firmware: HSM, IPI, RFENCE ---------------------------------------------------------
+def test_firmware_starts_stops_and_interrupts_harts() -> None:
+    p = privlab("--smp", "2", "--kernel", str(program("hsm")), "--max-insns", "50000000")
+    assert p.returncode == 0, p.stderr
+    assert [int(w, 16) for w in p.stdout.split()] == hsm_words()
+
+
+def test_firmware_one_hart_has_no_hart_1() -> None:
+    """With one hart, hart_start(1) finds no such hart: hsm.S waits for a hart that
+    never comes (the budget ends it), its first answers already given."""
+    from harness.build.images import build_images
+    from harness.machine.assemble import new_system
+
+    images = build_images("rv64", listings=False)
+    m = new_system(load_elf(images.firmware), load_elf(program("hsm")), b"", "")
+    try:
+        r = m.run(max_insns=10_000_000)   # each answer about hart 1 waits 1 ms for it
+        assert r.stop is Stop.BUDGET
+        res = load_elf(program("hsm")).symbol("res")
+        assert res is not None
+        got = [int.from_bytes(m.read_physical(res + 8 * i, 8), "little", signed=True)
+               for i in range(3)]
+        assert got == [-3, 0, -3]      # get_status(1), hart_start(1): INVALID_PARAM
+    finally:
+        m.close()
+
+
+# -- the command line ---------------------------------------------------------------------
+def privlab(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "harness", "run", *args],
+                          capture_output=True, text=True, timeout=120, check=False)
+
+
+@pytest.mark.parametrize(("value", "says"), [("0", "must be 1 to 8 harts"),
+                                              ("9", "must be 1 to 8 harts"),
+                                              ("x", "not an integer")])
+def test_bad_smp_is_one_line(value: str, says: str) -> None:
+    p = privlab("--smp", value, "--bios", "none", "--kernel", str(program("race")))
+    assert p.returncode == 2, p.stderr
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and says in lines[0] and "Traceback" not in p.stderr, p.stderr
+
+
+def test_machine_refuses_bad_smp() -> None:
+    with pytest.raises(BadInput, match="1 to 8"):
+        Machine(64, smp=9)
+
+
+def test_cli_run_smp_with_seed_is_reproducible(tmp_path: Path) -> None:
+    outs = []
+    for n in range(2):
+        trace = tmp_path / f"t{n}.jsonl"
+        p = privlab("--smp", "2", "--smp-seed", "7", "--bios", "none", "--kernel",
+                    str(program("ipi")), "--trace-out", str(trace))
+        assert p.returncode == 0, p.stderr
+        outs.append((p.stdout, trace.read_bytes()))
+    assert outs[0] == outs[1]
+    assert outs[0][0] == "00000000\n00000001\n00000003\n00000000\n00000100\n00000101\n"
+    lines = [json.loads(line) for line in outs[0][1].splitlines()]
+    assert [(e["kind"], e["hart"]) for e in lines] == [("trap", 1), ("xret", 1)]
