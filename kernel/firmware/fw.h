@@ -28,6 +28,14 @@ struct sbiret {
   long error;
   long value;
 };
+// set_timer's 64-bit deadline (sbi.c, smp.c): a0 on RV64; a0 (low) and a1 (high) on RV32.
+static inline uint64_t timer_arg(const uintptr_t *a) {
+#if XLEN == 32
+  return ((uint64_t)a[1] << 32) | a[0];
+#else
+  return a[0];
+#endif
+}
 // sbi.c
 void sbi_handle(struct mframe *f);
 // smp.c

@@ -91,15 +91,6 @@ static struct sbiret debug_console(uintptr_t fid, uintptr_t a0, uintptr_t a1, ui
   return fail(SBI_ERR_NOT_SUPPORTED);
 }
 
-// set_timer's 64-bit deadline: a0 on RV64; a0 (low) and a1 (high) on RV32.
-static uint64_t timer_arg(const uintptr_t *a) {
-#if XLEN == 32
-  return ((uint64_t)a[1] << 32) | a[0];
-#else
-  return a[0];
-#endif
-}
-
 // Legacy (v0.1) calls: one result in a0, a1 untouched.
 static void legacy(struct mframe *f, uintptr_t eid) {
   uintptr_t *a = &f->regs[REG_A0];

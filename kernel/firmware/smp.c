@@ -212,15 +212,6 @@ static void smp_timer_set(uint64_t when) {
   mie_set(MIE_MTIE);
 }
 
-// set_timer's 64-bit deadline: a0 on RV64; a0 (low) and a1 (high) on RV32.
-static uint64_t timer_arg(const uintptr_t *a) {
-#if XLEN == 32
-  return ((uint64_t)a[1] << 32) | a[0];
-#else
-  return a[0];
-#endif
-}
-
 // Called by smp_mtrap_vector for every trap that reaches M-mode on such a hart.
 void smp_mtrap(struct mframe *f);
 void smp_mtrap(struct mframe *f) {

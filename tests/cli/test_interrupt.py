@@ -78,6 +78,14 @@ def test_ctrl_c_while_loading_exits_130_with_one_line() -> None:
     assert took < PROMPT
 
 
+def assert_interrupted_quietly(code: str) -> None:
+    """`python -c code trace --user hello`, where code sends itself SIGINT somewhere on
+    the way into the command: status 130, one line, nothing on stdout."""
+    p = subprocess.run([sys.executable, "-c", code, "trace", "--user", "hello"],
+                       capture_output=True, text=True, timeout=60, check=False)
+    assert (p.returncode, p.stdout, p.stderr) == (130, "", "\nprivlab: interrupted\n")
+
+
 def test_ctrl_c_while_parsing_exits_130_with_one_line() -> None:
     """SIGINT as the command line is parsed (every command module is being imported):
     the earliest moment privlab's own code runs."""
@@ -90,9 +98,7 @@ def test_ctrl_c_while_parsing_exits_130_with_one_line() -> None:
             "    return parser()\n"
             "m.build_parser = interrupted\n"
             "sys.exit(m.main())\n")
-    p = subprocess.run([sys.executable, "-c", code, "trace", "--user", "hello"],
-                       capture_output=True, text=True, timeout=60, check=False)
-    assert (p.returncode, p.stdout, p.stderr) == (130, "", "\nprivlab: interrupted\n")
+    assert_interrupted_quietly(code)
 
 
 def test_ctrl_c_while_the_command_line_is_imported_exits_130_with_one_line() -> None:
@@ -107,9 +113,7 @@ def test_ctrl_c_while_the_command_line_is_imported_exits_130_with_one_line() -> 
             "from harness.entry import main\n"
             "sys.meta_path.insert(0, Interrupt())\n"
             "sys.exit(main())\n")
-    p = subprocess.run([sys.executable, "-c", code, "trace", "--user", "hello"],
-                       capture_output=True, text=True, timeout=60, check=False)
-    assert (p.returncode, p.stdout, p.stderr) == (130, "", "\nprivlab: interrupted\n")
+    assert_interrupted_quietly(code)
 
 
 def test_the_console_script_and_python_m_harness_start_at_the_entry() -> None:
