@@ -15,12 +15,11 @@ from harness.cli.main import main
 from harness.cli.tour_run import tour
 from harness.errors import BadInput
 from harness.paths import KERNEL_DIR
+from harness.inspect import make_console
 
 # mtrap_vector's first instruction: the TRAP_VECTOR expansion (trapvec.h) in mtrap.S.
 VECTOR_LINE = 1 + (KERNEL_DIR / "firmware/mtrap.S").read_text().splitlines().index(
     "    TRAP_VECTOR mtrap               // mtrap(struct mframe *) in fwmain.c")
-from harness.inspect import make_console
-
 ARCHS = ("rv64", "rv32")
 HEX = {"rv64": 16, "rv32": 8}
 
