@@ -14,8 +14,8 @@ from harness.build.images import Images
 from harness.cli.main import main
 from harness.cli.tour_run import tour
 from harness.errors import BadInput
-from harness.paths import KERNEL_DIR
 from harness.inspect import make_console
+from harness.paths import KERNEL_DIR
 
 # mtrap_vector's first instruction: the TRAP_VECTOR expansion (trapvec.h) in mtrap.S.
 VECTOR_LINE = 1 + (KERNEL_DIR / "firmware/mtrap.S").read_text().splitlines().index(
