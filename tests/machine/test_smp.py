@@ -373,7 +373,8 @@ def test_one_hart_events_do_not_name_the_hart() -> None:
 
 # -- the firmware: HSM, IPI, RFENCE ---------------------------------------------------------
 def test_firmware_starts_stops_and_interrupts_harts() -> None:
-    p = privlab("--smp", "2", "--kernel", str(program("hsm")), "--max-insns", "50000000")
+    # get_status(5) waits 100 ms of guest time (10^8 instructions) for a hart 5
+    p = privlab("--smp", "2", "--kernel", str(program("hsm")), "--max-insns", "400000000")
     assert p.returncode == 0, p.stderr
     assert [int(w, 16) for w in p.stdout.split()] == hsm_words()
 
@@ -387,7 +388,7 @@ def test_firmware_one_hart_has_no_hart_1() -> None:
     images = build_images("rv64", listings=False)
     m = new_system(load_elf(images.firmware), load_elf(program("hsm")), b"", "")
     try:
-        r = m.run(max_insns=10_000_000)   # each answer about hart 1 waits 1 ms for it
+        r = m.run(max_insns=300_000_000)   # each answer about hart 1 waits 100 ms for it
         assert r.stop is Stop.BUDGET
         res = load_elf(program("hsm")).symbol("res")
         assert res is not None

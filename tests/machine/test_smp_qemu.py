@@ -50,7 +50,7 @@ def test_sbi_hsm_ipi_rfence_match_opensbi() -> None:
     qemu = subprocess.run([str(qemu_binary(RV64)), "-machine", "virt", *SMP2, "-nographic",
                            "-kernel", str(elf)], stdin=subprocess.DEVNULL,
                           capture_output=True, timeout=60, check=False)
-    p = privlab("--kernel", str(elf), "--max-insns", "50000000")
+    p = privlab("--kernel", str(elf), "--max-insns", "400000000")
     assert qemu.returncode == p.returncode == 0, (qemu.stderr, p.stderr)
     ours = [int(w, 16) for w in p.stdout.split()]
     theirs = [int(w, 16) for w in qemu.stdout.decode(errors="replace").split()[-12:]]
