@@ -163,7 +163,7 @@ struct hart {
     uint64_t mstatus_extra;
     uint64_t cycle_offset, instret_offset;
     uint64_t cycle_frozen, instret_frozen;   /* their values while mcountinhibit stops them */
-    uint64_t mhpmcounter[HPM_COUNTERS];      /* count nothing: no event is implemented */
+    uint64_t mhpmcounter[HPM_COUNTERS];      /* hpm.c: value, or offset while counting */
     uint64_t mhpmevent[HPM_NAMED];
     /* The guest's PMP entries (pmp.c); Unicorn's own stay zero and decide nothing. */
     uint8_t pmpcfg[PMP_ENTRIES];
@@ -267,6 +267,11 @@ bool csr_read_virtual(hart *h, unsigned csr, uint64_t *value);
 bool csr_write_virtual(hart *h, unsigned csr, uint64_t value);
 bool csr_write_enables_interrupts(unsigned csr);
 bool is_virtualised_csr(unsigned csr, unsigned xlen);
+
+/* hpm.c (i: counter index, counter 3 is 0) */
+uint64_t hpm_read(const hart *h, unsigned i);
+void hpm_write(hart *h, unsigned i, uint64_t value);
+void hpm_retarget(hart *h, unsigned i, uint64_t event, uint64_t inhibit);
 
 /* pmp.c */
 bool pmp_install(void);
