@@ -228,6 +228,7 @@ bool vmem_read(hart *h, uint64_t addr, uc_prot prot, void *buf, size_t len);
 
 /* fetch.c */
 bool fetch_paddr(hart *h, uint64_t vaddr, uint64_t *paddr);
+bool data_paddr(hart *h, uint64_t vaddr, uint64_t *paddr);
 uint64_t current_satp(hart *h);   /* satp now, from fetch.c's copy (no Unicorn call) */
 const uint8_t *ram_ptr(hart *h, uint64_t paddr, uint64_t len);
 void stlb_flush(hart *h);
