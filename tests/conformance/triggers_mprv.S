@@ -99,8 +99,8 @@ TEST_MAIN triggers_mprv
     csrw mepc, t6
     mret
 
-    // U's code, run at UCODE (position-independent; its EXPECTs precede TEST_PASS's end
-    // of the table).
+    // U's code, run at UCODE (position-independent; its EXPECTs precede the end of the
+    // expectation table).
     .balign PAGE_SIZE
 ucode:
     EXPECT 5, PRV_M, PRV_U, CAUSE_BREAKPOINT, AT_UCODE(1f), 0, RESUME_AT, AT_UCODE(2f)
