@@ -7,14 +7,17 @@ go on; event 0 stops it where it is; two counters may count one event; RV32's ha
 carry. QEMU 7.2 differs in each of these (docs/machine.md, "Performance counters"),
 and without -icount its counts follow the host clock, so these are not a differential
 conformance program: tests/conformance/hpm_events.S is, for what QEMU and the spec
-agree on. Each program powers off with the number of the first check that failed.
+agree on. Each program powers off with the number of the first check that failed. A
+snapshot puts a counting counter back at its count (hpm.c keeps it as an offset).
 """
 
 from __future__ import annotations
 
 import pytest
 
+from harness.abi.csr import Csr
 from harness.machine import Stop
+from harness.machine.snapshot import PageStore, restore_machine, take_snapshot
 from machine.asm import build_asm
 
 ARCHES = ["rv64", "rv32"]
@@ -170,3 +173,25 @@ def test_cycles_event_counts_guest_ns_as_mcycle(bare, arch: str, shift: int) -> 
 
 def test_rv32_counter_low_half_carries_into_the_high_half(bare) -> None:
     _passes(bare, RV32_HALVES_CARRY, "rv32")
+
+
+COUNTING_LOOP = """
+    li t0, 2
+    csrw 0x323, t0              // counter 3 counts instructions
+    csrw 0xb03, zero
+1:  j 1b
+"""
+
+
+def test_a_snapshot_restores_a_counting_counter_to_its_count_then(bare) -> None:
+    m = bare(build_asm(COUNTING_LOOP, "rv64"))
+    m.run(max_insns=1_000)
+    store = PageStore(m)
+    then = m.hart.csr(Csr.MHPMCOUNTER3)
+    snap = take_snapshot(m, store)
+    m.run(max_insns=500)
+    assert m.hart.csr(Csr.MHPMCOUNTER3) == then + 500
+    restore_machine(m, store, snap)
+    assert m.hart.csr(Csr.MHPMCOUNTER3) == then
+    m.run(max_insns=100)
+    assert m.hart.csr(Csr.MHPMCOUNTER3) == then + 100
