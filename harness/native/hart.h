@@ -178,11 +178,13 @@ struct hart {
      * (STOP_WATCH) instead of raising a breakpoint exception. */
     struct host_watch { uint64_t lo, len; unsigned privs; } watches[HOST_WATCHES];
     /* A data access refused because its page is watched or divided by PMP (trig_hit):
-     * the page, the access kind and mode, for on_intr's exact check; trig_skip lets the
-     * next access through once (it was allowed and is made again at trig_skip_pc). */
+     * the page, the access kind and mode, for on_intr's exact check; trig_skip (PMP_R,
+     * PMP_W) lets the next access of each kind through once: the one that was allowed
+     * and is made again at trig_skip_pc, both for an AMO or SC, which Unicorn runs as a
+     * load and then a store. */
     uint64_t trig_page, trig_skip_pc;
     unsigned trig_privs, trig_mode;
-    bool trig_skip;
+    unsigned trig_skip;
     /* pmp.c could not decide that access: PMP entries divide a page it was given
      * only the base of (the exact address is decided in hooks.c as well). */
     bool pmp_undecided;
@@ -247,6 +249,7 @@ void guard_code(hart *h, uint64_t vaddr, uint64_t paddr, uint32_t size);
 unsigned insn_len(uint32_t insn);
 uint64_t exception_tval(hart *h, unsigned code, uint64_t epc);
 bool data_access_at(hart *h, uint64_t pc, uint64_t *ea, unsigned *size);
+bool rmw_access_at(hart *h, uint64_t pc);
 enum insn_kind classify(uint32_t insn, unsigned xlen);
 
 /* trap.c */

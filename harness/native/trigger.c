@@ -235,12 +235,12 @@ enum trigger_match trigger_confirm(hart *h, uint64_t ea, unsigned size)
         const struct host_watch *w = &h->watches[i];
         if ((w->privs & privs) && overlaps(w->lo, w->len, pa, size)) {
             h->s.watch_addr = pa > w->lo ? pa : w->lo;   /* the first watched byte */
-            h->s.watch_write = (privs & PMP_W) != 0;
+            h->s.watch_write = (privs & w->privs & PMP_W) != 0;   /* an AMO: as watched */
             return TRIGGER_WATCHPOINT;
         }
     }
     /* A trigger matches the virtual address, as QEMU 7.2's do. */
-    uint64_t want = privs & PMP_W ? MCONTROL_STORE : MCONTROL_LOAD;
+    uint64_t want = (privs & PMP_W ? MCONTROL_STORE : 0) | (privs & PMP_R ? MCONTROL_LOAD : 0);
     for (unsigned i = 0; i < TRIGGERS; i++) {
         int bytes = size_bytes(size_code(h, h->tdata1[i]));
         uint64_t len = bytes > 0 ? (uint64_t)bytes : h->s.xlen / 8;
@@ -284,6 +284,6 @@ int hart_set_watch(hart *h, unsigned i, uint64_t lo, uint64_t len, unsigned priv
  * gdbstub lets a stop-before-access watchpoint's access happen on resume. */
 void hart_skip_watch_once(hart *h, uint64_t pc)
 {
-    h->trig_skip = true;
+    h->trig_skip = rmw_access_at(h, pc) ? PMP_R | PMP_W : h->trig_privs;
     h->trig_skip_pc = pc;
 }
