@@ -392,8 +392,11 @@ static void fill_args(uint64_t paddr, int *prot, uint64_t *size)
         *prot &= (int)privs | ~(int)PMP_RWX;
     else if (last_check.privs != PMP_X)
         *size = 1;   /* smaller than a page: QEMU re-checks every access */
+    else
+        *prot &= ~(int)(PMP_R | PMP_W);
     /* A fetch from a divided page keeps the page's entry, as QEMU 7.2 does: the first
-     * fetch's check decides for the instructions on the page (docs/machine.md). */
+     * fetch's check decides for the instructions on the page (docs/machine.md); its
+     * loads and stores still come back to the check, each one. */
 }
 
 static void fill32(void *cpu, uint32_t vaddr, uint64_t paddr, int prot, int mmu_idx,
