@@ -188,6 +188,8 @@ static void write_countinhibit(hart *h, uint64_t value)
         h->instret_frozen = running_instret(h);
     if ((was & COUNTEREN_IR) && !(value & COUNTEREN_IR))
         h->instret_offset += h->instret_frozen - running_instret(h);
+    for (unsigned i = 0; i < HPM_COUNTERS; i++)
+        hpm_retarget(h, i, h->mhpmevent[i], value);
     h->mcountinhibit = value;
 }
 
@@ -234,7 +236,7 @@ bool csr_read_virtual(hart *h, unsigned csr, uint64_t *value)
                 break;
             }
             high = (csr & ~0x1fu) == CSR_CYCLEH || (csr & ~0x1fu) == CSR_MCYCLEH;
-            v = h->mhpmcounter[n - HPM_FIRST];
+            v = hpm_read(h, n - HPM_FIRST);
             break;
         }
         if (!pmp_read_csr(h, csr, &v) && !trigger_read_csr(h, csr, &v))
@@ -332,12 +334,14 @@ bool csr_write_virtual(hart *h, unsigned csr, uint64_t value)
     default:
         if (hpm_index(csr, h->s.xlen) && !csr_missing(csr, h->s.xlen)) {
             unsigned n = hpm_index(csr, h->s.xlen) - HPM_FIRST;
-            if ((csr & ~0x1fu) == CSR_MCOUNTINHIBIT)
-                h->mhpmevent[n] = value;
+            if ((csr & ~0x1fu) == CSR_MCOUNTINHIBIT && n < HPM_COUNTERS)
+                hpm_retarget(h, n, value, h->mcountinhibit);
+            else if ((csr & ~0x1fu) == CSR_MCOUNTINHIBIT)
+                h->mhpmevent[n] = value;   /* the event of a counter QEMU 7.2 lacks */
             else if ((csr & ~0x1fu) == CSR_MCYCLE || (csr & ~0x1fu) == CSR_MCYCLEH)
-                h->mhpmcounter[n] = h->s.xlen == 32
-                    ? with_half(h->mhpmcounter[n], value & 0xffffffffull, csr >= CSR_MCYCLEH)
-                    : value;
+                hpm_write(h, n, h->s.xlen == 32
+                    ? with_half(hpm_read(h, n), value & 0xffffffffull, csr >= CSR_MCYCLEH)
+                    : value);
             else
                 return false;   /* hpmcounterN are read-only */
             break;

@@ -19,6 +19,7 @@
 #define OP_STORE 0x23
 #define OP_STORE_FP 0x27
 #define OP_AMO 0x2f
+#define FUNCT5_LR 0x02   /* the one A-extension instruction that only reads */
 #define OP_MISC_MEM 0x0f
 #define OP_SYSTEM 0x73
 
@@ -181,6 +182,14 @@ bool data_access_at(hart *h, uint64_t pc, uint64_t *ea, unsigned *size)
     *ea = m.ea & h->xmask;
     *size = m.size;
     return true;
+}
+
+/* Whether the instruction at `pc` reads and writes memory in one access: an AMO or an
+ * SC (a 32-bit A-extension instruction other than LR). */
+bool rmw_access_at(hart *h, uint64_t pc)
+{
+    uint32_t insn;
+    return read_insn(h, pc, &insn) && (insn & 0x7f) == OP_AMO && (insn >> 27) != FUNCT5_LR;
 }
 
 /* CSRs whose accesses the core must see. See csrops.c for why each is here. */

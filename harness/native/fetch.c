@@ -77,12 +77,12 @@ uint64_t current_satp(hart *h)
     return h->satp;
 }
 
-/* The physical address an instruction fetch from `vaddr` uses now. */
-bool fetch_paddr(hart *h, uint64_t vaddr, uint64_t *paddr)
+/* The physical address of `vaddr` for an access made at privilege `priv`. */
+static bool translate(hart *h, uint64_t vaddr, unsigned priv, uint64_t *paddr)
 {
     uint64_t satp = current_satp(h);
     bool rv64 = h->s.xlen == 64;
-    bool bare = h->priv == PRV_M ||
+    bool bare = priv == PRV_M ||
         (rv64 ? (satp >> 60) != SV39_MODE : (satp >> 31) != SV32_MODE);
     if (bare) {
         *paddr = vaddr & h->xmask;
@@ -103,4 +103,23 @@ bool fetch_paddr(hart *h, uint64_t vaddr, uint64_t *paddr)
     *e = (struct stlb_entry){vpage, satp, pa >> PAGE_SHIFT, h->stlb_gen};
     *paddr = pa;
     return true;
+}
+
+/* The physical address an instruction fetch from `vaddr` uses now. */
+bool fetch_paddr(hart *h, uint64_t vaddr, uint64_t *paddr)
+{
+    return translate(h, vaddr, h->priv, paddr);
+}
+
+/* The physical address a load or store to `vaddr` uses now: in M with mstatus.MPRV
+ * set, translated as the privilege in MPP (spec 3.1.6.3). */
+bool data_paddr(hart *h, uint64_t vaddr, uint64_t *paddr)
+{
+    unsigned priv = h->priv;
+    if (priv == PRV_M) {
+        uint64_t mstatus = csr_raw(h, UC_RISCV_REG_MSTATUS);
+        if (mstatus & MSTATUS_MPRV)
+            priv = (unsigned)((mstatus & MSTATUS_MPP) >> __builtin_ctzll(MSTATUS_MPP));
+    }
+    return translate(h, vaddr, priv, paddr);
 }

@@ -163,7 +163,7 @@ struct hart {
     uint64_t mstatus_extra;
     uint64_t cycle_offset, instret_offset;
     uint64_t cycle_frozen, instret_frozen;   /* their values while mcountinhibit stops them */
-    uint64_t mhpmcounter[HPM_COUNTERS];      /* count nothing: no event is implemented */
+    uint64_t mhpmcounter[HPM_COUNTERS];      /* hpm.c: value, or offset while counting */
     uint64_t mhpmevent[HPM_NAMED];
     /* The guest's PMP entries (pmp.c); Unicorn's own stay zero and decide nothing. */
     uint8_t pmpcfg[PMP_ENTRIES];
@@ -178,11 +178,13 @@ struct hart {
      * (STOP_WATCH) instead of raising a breakpoint exception. */
     struct host_watch { uint64_t lo, len; unsigned privs; } watches[HOST_WATCHES];
     /* A data access refused because its page is watched or divided by PMP (trig_hit):
-     * the page, the access kind and mode, for on_intr's exact check; trig_skip lets the
-     * next access through once (it was allowed and is made again at trig_skip_pc). */
+     * the page, the access kind and mode, for on_intr's exact check; trig_skip (PMP_R,
+     * PMP_W) lets the next access of each kind through once: the one that was allowed
+     * and is made again at trig_skip_pc, both for an AMO or SC, which Unicorn runs as a
+     * load and then a store. */
     uint64_t trig_page, trig_skip_pc;
     unsigned trig_privs, trig_mode;
-    bool trig_skip;
+    unsigned trig_skip;
     /* pmp.c could not decide that access: PMP entries divide a page it was given
      * only the base of (the exact address is decided in hooks.c as well). */
     bool pmp_undecided;
@@ -229,6 +231,7 @@ bool vmem_read(hart *h, uint64_t addr, uc_prot prot, void *buf, size_t len);
 
 /* fetch.c */
 bool fetch_paddr(hart *h, uint64_t vaddr, uint64_t *paddr);
+bool data_paddr(hart *h, uint64_t vaddr, uint64_t *paddr);
 uint64_t current_satp(hart *h);   /* satp now, from fetch.c's copy (no Unicorn call) */
 const uint8_t *ram_ptr(hart *h, uint64_t paddr, uint64_t len);
 void stlb_flush(hart *h);
@@ -247,6 +250,7 @@ void guard_code(hart *h, uint64_t vaddr, uint64_t paddr, uint32_t size);
 unsigned insn_len(uint32_t insn);
 uint64_t exception_tval(hart *h, unsigned code, uint64_t epc);
 bool data_access_at(hart *h, uint64_t pc, uint64_t *ea, unsigned *size);
+bool rmw_access_at(hart *h, uint64_t pc);
 enum insn_kind classify(uint32_t insn, unsigned xlen);
 
 /* trap.c */
@@ -268,6 +272,11 @@ bool csr_read_virtual(hart *h, unsigned csr, uint64_t *value);
 bool csr_write_virtual(hart *h, unsigned csr, uint64_t value);
 bool csr_write_enables_interrupts(unsigned csr);
 bool is_virtualised_csr(unsigned csr, unsigned xlen);
+
+/* hpm.c (i: counter index, counter 3 is 0) */
+uint64_t hpm_read(const hart *h, unsigned i);
+void hpm_write(hart *h, unsigned i, uint64_t value);
+void hpm_retarget(hart *h, unsigned i, uint64_t event, uint64_t inhibit);
 
 /* pmp.c */
 bool pmp_install(void);

@@ -85,7 +85,7 @@ static void on_block(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
         return;
     }
     if (__builtin_expect(h->trig_skip, 0) && addr != h->trig_skip_pc)
-        h->trig_skip = false;   /* the access it was for was not made again */
+        h->trig_skip = 0;   /* that instruction is done or gone */
     if (__builtin_expect(h->s.instret >= h->deadline, 0) && deadline_reached(h, addr))
         return;
     /* Fast path: a loop re-entering the block it just ran. */
@@ -275,6 +275,11 @@ static void data_trigger_fault(hart *h, uint64_t epc, unsigned code)
     uint64_t ea;
     unsigned size;
     bool decoded = data_access_at(h, epc, &ea, &size);
+    /* An AMO or SC both reads and writes: refused as either, it is checked as both, as
+     * QEMU 7.2 checks its watchpoints (a load trigger fires on an AMO too). */
+    bool rmw = decoded && rmw_access_at(h, epc);
+    if (rmw)
+        h->trig_privs = PMP_R | PMP_W;
     if (h->pmp_undecided) {
         h->pmp_undecided = false;
         uint64_t pa = h->trig_page | (ea & (PAGE_SIZE - 1));
@@ -298,7 +303,7 @@ static void data_trigger_fault(hart *h, uint64_t epc, unsigned code)
     case TRIGGER_NONE:
         /* Nothing watches these bytes and PMP allows them: make the access again, let
          * through. */
-        h->trig_skip = true;
+        h->trig_skip = h->trig_privs;
         h->trig_skip_pc = epc;
         redirect(h, epc);
         h->irq_from = hold;

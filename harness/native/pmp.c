@@ -325,9 +325,10 @@ static bool check(void *env, unsigned xlen, uint64_t addr, uint64_t size, unsign
     bool access = size && privs != PMP_X && (!known || known == caller);
     unsigned whole;
     bool ok;
-    if (access && h->trig_skip) {
-        /* The access hooks.c decided and makes again (data_trigger_fault). */
-        h->trig_skip = false;
+    if (access && (h->trig_skip & privs)) {
+        /* The access hooks.c decided and makes again (data_trigger_fault): an AMO's or
+         * SC's load and store each once. */
+        h->trig_skip &= ~privs;
         ok = true;
     } else if (access && mode != PRV_M && !(addr & (PAGE - 1)) &&
                !page_privs(h, addr, (unsigned)mode, &whole)) {
@@ -378,14 +379,24 @@ static void fill_args(uint64_t paddr, int *prot, uint64_t *size)
         probe_filled = h;   /* a host probe: flushed when it ends (privlab_probe) */
         return;
     }
-    if (last_check.privs != PMP_X && trigger_watches_page(h, last_check.page))
-        *size = 1;   /* a load/store trigger watches the page: check every access */
+    if (trigger_watches_page(h, last_check.page)) {
+        /* A load/store trigger or watchpoint watches the page: check every access. A
+         * fetch's entry serves fetches only, or the page's loads and stores would hit
+         * it unchecked (code and data sharing a page, as in M without paging). */
+        if (last_check.privs == PMP_X)
+            *prot &= ~(int)(PMP_R | PMP_W);
+        else
+            *size = 1;
+    }
     if (page_privs(h, last_check.page, last_check.mode, &privs))
         *prot &= (int)privs | ~(int)PMP_RWX;
     else if (last_check.privs != PMP_X)
         *size = 1;   /* smaller than a page: QEMU re-checks every access */
+    else
+        *prot &= ~(int)(PMP_R | PMP_W);
     /* A fetch from a divided page keeps the page's entry, as QEMU 7.2 does: the first
-     * fetch's check decides for the instructions on the page (docs/machine.md). */
+     * fetch's check decides for the instructions on the page (docs/machine.md); its
+     * loads and stores still come back to the check, each one. */
 }
 
 static void fill32(void *cpu, uint32_t vaddr, uint64_t paddr, int prot, int mmu_idx,

@@ -18,8 +18,11 @@
  *             turns into a breakpoint exception, epc = the instruction, tval = the
  *             access's address. The access does not happen. pmp.c refills the trigger's
  *             page on every data access so each one is checked.
- * Matching is on the address as the access sees it: virtual for execute, and for loads
- * and stores the physical address tdata2 translates to with the current satp.
+ * Matching is on the virtual address, as QEMU 7.2's: for execute the pc; for loads and
+ * stores the page check finds the physical page tdata2 translates to as the access is
+ * translated (satp, and for M with mstatus.MPRV the privilege in MPP), then
+ * trigger_confirm compares tdata2 with the instruction's own virtual address. The
+ * privilege a trigger is enabled for is the hart's (M for an MPRV access), as QEMU's.
  *
  * The debugger's watchpoints (gdb's Z2-Z4, harness/gdb/watch.py) ride on the same
  * check: physical ranges the guest cannot see or change, matched in every privilege
@@ -177,12 +180,13 @@ bool trigger_exec_hit(hart *h, uint64_t pc)
     return false;
 }
 
-/* The physical range a data trigger watches, under the current translation. */
+/* The physical range a data trigger watches, under the translation loads and stores
+ * use now (M's with MPRV too). */
 static bool data_range(hart *h, unsigned i, uint64_t *lo, uint64_t *len)
 {
     int size = size_bytes(size_code(h, h->tdata1[i]));
     *len = size > 0 ? (uint64_t)size : h->s.xlen / 8;
-    return fetch_paddr(h, h->tdata2[i], lo);
+    return data_paddr(h, h->tdata2[i], lo);
 }
 
 static bool overlaps(uint64_t lo, uint64_t len, uint64_t addr, uint64_t size)
@@ -231,12 +235,12 @@ enum trigger_match trigger_confirm(hart *h, uint64_t ea, unsigned size)
         const struct host_watch *w = &h->watches[i];
         if ((w->privs & privs) && overlaps(w->lo, w->len, pa, size)) {
             h->s.watch_addr = pa > w->lo ? pa : w->lo;   /* the first watched byte */
-            h->s.watch_write = (privs & PMP_W) != 0;
+            h->s.watch_write = (privs & w->privs & PMP_W) != 0;   /* an AMO: as watched */
             return TRIGGER_WATCHPOINT;
         }
     }
     /* A trigger matches the virtual address, as QEMU 7.2's do. */
-    uint64_t want = privs & PMP_W ? MCONTROL_STORE : MCONTROL_LOAD;
+    uint64_t want = (privs & PMP_W ? MCONTROL_STORE : 0) | (privs & PMP_R ? MCONTROL_LOAD : 0);
     for (unsigned i = 0; i < TRIGGERS; i++) {
         int bytes = size_bytes(size_code(h, h->tdata1[i]));
         uint64_t len = bytes > 0 ? (uint64_t)bytes : h->s.xlen / 8;
@@ -280,6 +284,6 @@ int hart_set_watch(hart *h, unsigned i, uint64_t lo, uint64_t len, unsigned priv
  * gdbstub lets a stop-before-access watchpoint's access happen on resume. */
 void hart_skip_watch_once(hart *h, uint64_t pc)
 {
-    h->trig_skip = true;
+    h->trig_skip = rmw_access_at(h, pc) ? PMP_R | PMP_W : h->trig_privs;
     h->trig_skip_pc = pc;
 }

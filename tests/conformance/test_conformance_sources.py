@@ -77,7 +77,7 @@ _STEP = re.compile(r"^\s*(?:[\w.]+:\s*)?([A-Z][A-Z0-9_]*)\s+(\d+)\s*(?:,|$)")
 # not a check number (a timer delay).
 _NOT_A_CHECK = {"FAIL_NO_TRAP", "TIMER_IN"}
 # Program-local macros that use several numbers from the one given.
-_NUMBERS_USED = {"SIX_EXCEPTIONS": 6}
+_NUMBERS_USED = {"SIX_EXCEPTIONS": 6, "ATOMICS_LOAD": 3, "ATOMICS_STORE": 5}
 
 
 def _check_numbers(name: str) -> Counter[int]:

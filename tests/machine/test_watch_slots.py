@@ -128,3 +128,64 @@ def _symbol(elf: Path, name: str) -> int:
     addr = load_elf(elf).symbol(name)
     assert addr is not None, name
     return addr
+
+
+# A spinlock taken and released with amoswap.w next to a watched counter, as in xv6's
+# acquire/release: the AMOs on the lock's word run (the hart once looped on them, the
+# retried AMO's store refused after its load had used the one pass), and the store to
+# the counter right after them, in the same block, still stops the hart before it.
+# (The same program with its data on its code's page: SHARED_PAGE.)
+SPINLOCK = """
+    la s0, lock
+    li t1, 1
+1:  amoswap.w t2, t1, (s0)      /* acquire */
+    bnez t2, 1b
+    lw t3, 4(s0)
+    addi t3, t3, 1
+    amoswap.w zero, zero, (s0)  /* release */
+bump:
+    sw t3, 4(s0)                /* the watched counter */
+    lw t4, 0(s0)
+    bnez t4, 2f
+    PASS
+2:  FAIL 2
+    .data
+    .balign 4096                /* a page of its own: only data accesses fill it */
+lock:
+    .word 0
+counter:
+    .word 41
+"""
+
+
+@pytest.mark.parametrize("arch", ["rv64", "rv32"])
+def test_amos_next_to_a_watched_word_run_and_the_store_after_them_stops(
+        bare: Bare, arch: str) -> None:
+    elf = build_asm(SPINLOCK, arch)
+    m = bare(elf)
+    counter = _symbol(elf, "counter")
+    m.hart.set_watch(0, counter, 4, read=False, write=True)
+    r = m.run(max_insns=10_000)
+    assert r.stop is Stop.WATCH and r.pc == _symbol(elf, "bump"), r
+    assert r.access == DataAccess(counter, write=True)
+    assert int.from_bytes(m.read_physical(_symbol(elf, "lock"), 4), "little") == 0
+    m.hart.skip_watch_once(r.pc)
+    r = m.run(max_insns=10_000)
+    assert r.stop is Stop.HALT and r.status == 0, r
+    assert int.from_bytes(m.read_physical(counter, 4), "little") == 42
+
+
+# The counter on the page the code runs from (M without paging): the code fetches'
+# translation once served that page's stores too, unchecked, and no watch stopped.
+SHARED_PAGE = SPINLOCK.replace(".balign 4096", ".balign 8")
+
+
+@pytest.mark.parametrize("arch", ["rv64", "rv32"])
+def test_a_watch_on_the_code_page_stops_its_store(bare: Bare, arch: str) -> None:
+    elf = build_asm(SHARED_PAGE, arch)
+    m = bare(elf)
+    counter = _symbol(elf, "counter")
+    assert counter >> 12 == _symbol(elf, "bump") >> 12
+    m.hart.set_watch(0, counter, 4, read=False, write=True)
+    r = m.run(max_insns=10_000)
+    assert r.stop is Stop.WATCH and r.pc == _symbol(elf, "bump"), r
