@@ -39,6 +39,7 @@ from harness.devices.uart import IDLE_POLL_LIMIT, INPUT_POLL_INSNS, InputSource
 from harness.devices.virtio_blk import VirtioBlk
 from harness.devices.virtio_mmio import VirtioMmio
 from harness.errors import BadInput, ExitStatus, GuestError
+from harness.machine.codesync import CodeSync
 from harness.machine.hart import Hart
 from harness.machine.loader import ElfImage
 from harness.machine.memory import Memory
@@ -169,8 +170,11 @@ class Machine:
             hart.set_ram(self.memory.host_address, self.memory.ram_base, ram_size)
             self.harts.append(hart)
             self.ucs.append(uc)
+        self._codesync: CodeSync | None = None
         if smp > 1:
             self.hart.state.shared_code = 1   # fence.i sees the other harts' stores
+            self._codesync = CodeSync(self.harts, self.memory.host_address,
+                                      self.memory.ram_base, ram_size)
         self._schedule = Schedule(smp, smp_seed)
         self._waiting = [False] * smp        # in wfi, yielding its turns until woken
         self._clock_ns = 0                   # guest time all harts agree on at a switch
@@ -546,6 +550,8 @@ class Machine:
         self.uart.update_irq()               # input fed since the last run
         live = bool(getattr(self.uart.source, "live", False))
         next_poll = INPUT_POLL_INSNS         # live input: looked at as often as one hart
+        if self._codesync is not None:
+            self._codesync.run_begins()
         while True:
             if live and ran >= next_poll:
                 next_poll = ran + INPUT_POLL_INSNS
@@ -574,6 +580,8 @@ class Machine:
                 hart.take_pending_interrupt()
                 self._drain()
             self._select(k)
+            if self._codesync is not None:
+                self._codesync.turn_begins(k)
             if max_insns is not None:
                 quantum = min(quantum, max_insns - ran)
             before = hart.state.instret
@@ -589,6 +597,8 @@ class Machine:
                 # to the reservation set can go unnoticed (an SC may fail spuriously,
                 # as the spec allows). Writing PRIV clears it (docs/unicorn.md).
                 self.uc.reg_write(UC_RISCV_REG_PRIV, int(self.uc.reg_read(UC_RISCV_REG_PRIV)))
+                if self._codesync is not None:
+                    self._codesync.turn_ended(k)
             if self._wfi_yield:
                 self._wfi_yield = False
                 self._waiting[k] = True
@@ -691,6 +701,8 @@ class Machine:
         self.hart.set_breakpoint(addr, False)
 
     def close(self) -> None:
+        if self._codesync is not None:
+            self._codesync.close()
         for hart in self.harts:
             hart.close()
         if self.disk is not None:
