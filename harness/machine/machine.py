@@ -248,6 +248,15 @@ class Machine:
             hart.set_x(12, a2)
         self._select(0)
 
+    def select_hart(self, k: int) -> None:
+        """Make hart k (its `mhartid`) the one `hart`, `uc`, `memory`, `step()` and the
+        inspectors work on, as a debugger's thread selection does. A `run()` of several
+        harts goes on with the schedule where it was; when it stops, `hart` is the hart
+        it stopped on."""
+        if not 0 <= k < self.smp:
+            raise BadInput(f"no hart {k}: the machine has harts 0 to {self.smp - 1}")
+        self._select(k)
+
     def _select(self, k: int) -> None:
         """Make hart k the current one: the one that runs, that devices stop and whose
         clock mtime reads, and the one `hart`, `uc` and `memory` show."""
@@ -311,6 +320,10 @@ class Machine:
         self._stop_wanted = True
         if self.hart.state.stop_reason == StopReason.NONE:
             self.hart.state.stop_reason = StopReason.USER
+
+    def cancel_stop(self) -> None:
+        """Forget a request_stop that no run has reported yet."""
+        self._stop_wanted = False
 
     def _drain(self) -> None:
         s = self.hart.state
@@ -683,22 +696,26 @@ class Machine:
         """Write guest memory through the current satp; code and page-table caches in
         the core are refreshed."""
         self.memory.write_virtual(vaddr, data)
-        self.hart.sync()
+        for hart in self.harts:
+            hart.sync()
 
     def read_physical(self, paddr: int, size: int) -> bytes:
         return self.memory.read(paddr, size)
 
     def write_physical(self, paddr: int, data: bytes) -> None:
         self.memory.write(paddr, data)
-        self.hart.sync()
+        for hart in self.harts:
+            hart.sync()
 
     def set_breakpoint(self, addr: int) -> None:
         self.breakpoints.add(addr)
-        self.hart.set_breakpoint(addr)
+        for hart in self.harts:            # every hart stops there
+            hart.set_breakpoint(addr)
 
     def clear_breakpoint(self, addr: int) -> None:
         self.breakpoints.discard(addr)
-        self.hart.set_breakpoint(addr, False)
+        for hart in self.harts:
+            hart.set_breakpoint(addr, False)
 
     def close(self) -> None:
         if self._codesync is not None:
