@@ -131,7 +131,11 @@ class Machine:
     With several harts, each is its own Unicorn engine and native core over the one
     host mapping of RAM and the same devices, and `run` lets them take turns
     (harness/machine/schedule.py, docs/machine.md#several-harts). `hart` (and `uc`)
-    is the hart that ran last, hart 0 after a reset; `harts` lists them all."""
+    is the current hart: hart 0 after a reset; after a run, the hart it stopped on
+    (the one whose event, breakpoint or halt ended it, or whose turn it was);
+    `select_hart(k)` makes hart k current, as a debugger's thread selection does.
+    `step()`, the register and CSR accessors and the inspectors use it; `harts` lists
+    them all."""
 
     def __init__(self, xlen: int = 64, ram_size: int = PLATFORM.ram_size_default, *,
                  console: Console | None = None, uart_input: InputSource | None = None,
@@ -590,8 +594,12 @@ class Machine:
                     continue
                 self._waiting[k] = False
                 self._select(k)
+                first = len(self.events)
                 hart.take_pending_interrupt()
                 self._drain()
+                hit = self._matched(conditions, first)   # the trap that woke it
+                if hit is not None:
+                    return self._result(Stop.EVENT, event=hit[0], condition=hit[1])
             self._select(k)
             if self._codesync is not None:
                 self._codesync.turn_begins(k)

@@ -7,6 +7,8 @@ The programs are tests/conformance/smp/*.S: bare-metal, for QEMU `-smp 2` as wel
 from __future__ import annotations
 
 import json
+import os
+import re
 import subprocess
 import sys
 from functools import cache
@@ -452,3 +454,53 @@ def test_cli_run_smp_with_seed_is_reproducible(tmp_path: Path) -> None:
     assert outs[0][0] == "00000000\n00000001\n00000003\n00000000\n00000100\n00000101\n"
     lines = [json.loads(line) for line in outs[0][1].splitlines()]
     assert [(e["kind"], e["hart"]) for e in lines] == [("trap", 1), ("xret", 1)]
+
+
+# -- which hart: Machine.hart, stops, inspect --------------------------------------------
+def test_a_run_stops_at_the_trap_that_wakes_a_waiting_hart() -> None:
+    """ipi.S: hart 1 waits in wfi until hart 0's msip store; the interrupt it takes on
+    waking is a trap like any other for `until`, and `hart` is then hart 1."""
+    from harness.machine.until import AfterTrap
+    m = machine(program("ipi"), 2)
+    try:
+        r = m.run(max_insns=1_000_000, until=AfterTrap())
+        assert r.stop is Stop.EVENT and r.event is not None, r.message
+        assert (r.event.seq, r.event.hart, m.hart.state.hart_id) == (0, 1, 1)
+        assert m.hart is m.harts[1] and m.hart.x(10) == 1      # its own a0 (its id)
+    finally:
+        m.close()
+
+
+def test_select_hart() -> None:
+    m = Machine(64, smp=2)
+    try:
+        m.select_hart(1)
+        assert m.hart is m.harts[1] and m.uc is m.ucs[1]
+        with pytest.raises(BadInput, match="no hart 2: the machine has harts 0 to 1"):
+            m.select_hart(2)
+    finally:
+        m.close()
+
+
+def inspect(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "harness", "inspect", *args],
+                          capture_output=True, text=True, timeout=120, check=False,
+                          env={**os.environ, "COLUMNS": "120"})
+
+
+def test_inspect_names_the_hart_the_stop_is_on() -> None:
+    p = inspect("--smp", "2", "--bios", "none", "--kernel", str(program("ipi")),
+                "--at", "trap:0")
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    assert lines[0].startswith("At trap:0: hart 1 of 2  M-mode"), lines[0]
+    assert "mcause     0x8000000000000003  m_software" in p.stdout
+    # hart 1's registers: s0 = mhartid = 1, a0 = 1 from the reset vector
+    assert re.search(r"s0  0000000000000001  s1  0000000000000000   a0  0000000000000001",
+                     p.stdout), p.stdout
+
+
+def test_inspect_on_one_hart_does_not_name_it() -> None:
+    p = inspect("--bios", "none", "--kernel", str(program("ipi")), "--at", "pc:0x80000000")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.splitlines()[0].startswith("At pc:0x80000000: M-mode"), p.stdout
