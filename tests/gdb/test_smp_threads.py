@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 from machine.asm import build_asm
 
-from gdb.helpers import Served, serve, symbol
+from gdb.helpers import Served, boot, serve, symbol
 from gdb.rsp import Client
+from harness.build.images import Images
 from harness.machine import Machine, load_elf
 from harness.machine.assemble import boot_bare
 
@@ -106,6 +107,25 @@ def test_a_breakpoint_stops_on_the_hart_that_reached_it(
     assert reg(c, 32) != only1                         # hart 0 is elsewhere
     assert c.ask(b"z0,%x,4" % only1) == b"OK"
     assert c.ask(b"c").startswith(b"W00")
+
+
+def test_a_watchpoint_stops_whichever_hart_makes_the_access(images: Images) -> None:
+    """The bundled system on two harts (hart 1 waits in the firmware): a watchpoint
+    inserted while thread 2 is selected stops hart 0's store to it."""
+    s = serve(boot(images, "hello", smp=2))
+    try:
+        c = Client(s.port)
+        nextpid = symbol(images.kernel, "nextpid")
+        assert c.ask(b"Hg2") == b"OK"
+        assert c.ask(b"Z2,%x,4" % nextpid) == b"OK"
+        assert c.ask(b"c") == b"T05watch:%x;thread:1;" % nextpid
+        assert c.ask(b"z2,%x,4" % nextpid) == b"OK"
+        assert c.ask(b"c") == b"W00"
+        s.finish()
+    finally:
+        s.server.quit()
+        s.thread.join(30)
+        s.machine.close()
 
 
 def test_one_hart_is_one_thread(served: Callable[[int], Served]) -> None:
