@@ -51,6 +51,8 @@ def _before(args: argparse.Namespace, e: Event) -> tuple[CsrSnapshot, RegisterSn
     addr = e.epc if isinstance(e, TrapEvent) else e.at
     s = open_session(args, notes=False)   # said at the first boot
     try:
+        if s.machine.smp > 1:
+            return _before_on_hart(s, e, addr, args.at)
         with interrupt_stops(s.machine):
             if e.instret > REPLAY_MARGIN:
                 r = s.run_until_instret(e.instret - REPLAY_MARGIN)
@@ -70,9 +72,31 @@ def _before(args: argparse.Namespace, e: Event) -> tuple[CsrSnapshot, RegisterSn
         s.close()
 
 
+def _before_on_hart(s: Session, e: Event, addr: int,
+                    at: str) -> tuple[CsrSnapshot, RegisterSnapshot] | None:
+    """_before on a machine of several harts, where an event's instret is its own
+    hart's: replay to the event before it, then break at the address (on any hart)
+    until the event's hart is there with the event's instret."""
+    with interrupt_stops(s.machine):
+        if e.seq > 0:
+            r = s.run_until_event(e.seq - 1)
+            raise_for_stop(r, None, f"replaying the run to {at}")
+        for _ in range(REPLAY_HITS):
+            r = s.run(None, AtAddress(addr))
+            raise_for_stop(r, None, f"replaying the run to {at}")
+            h = s.machine.hart
+            if r.stop is not Stop.BREAKPOINT or len(s.events) > e.seq:
+                return None
+            if h.state.hart_id == e.hart and h.state.instret == e.instret:
+                return CsrSnapshot.take(h), RegisterSnapshot.take(h)
+    return None
+
+
 def _headline(s: Session, e: Event | None, at: str) -> Text:
     t = Text()
     t.append(f"At {at}: ", "heading")
+    if s.machine.smp > 1:   # the hart the run stopped on: everything below is its
+        t.append(f"hart {s.machine.hart.state.hart_id} of {s.machine.smp}  ", "heading")
     t.append(f"{s.priv.letter}-mode", priv_style(s.priv))
     t.append(f"  pc {s.pc:#x}  instret {s.instret}\n")
     if e is not None:

@@ -75,6 +75,10 @@ class Halter:
         state = self._m.hart.state
         state.budget = 0
         self._m.hart.update()
+        if self._m.smp > 1:
+            # Between turns the budget poke would only end the turn: the schedule
+            # looks at the machine's own stop request before every turn.
+            self._m.request_stop()
         self._poked = True
 
     def pending(self) -> bool:
@@ -105,6 +109,7 @@ class Halter:
                     # A request that came in after Machine.run restored the budget left
                     # it at zero; restore it again (step() and run() resync the core).
                     self._m.hart.state.budget = UNLIMITED
+                    self._m.cancel_stop()
                     self._poked = False
 
     def _idle_result(self) -> RunResult:

@@ -36,7 +36,7 @@ __all__ = ["SessionEnd", "Stub"]
 PACKET_SIZE = 0x4000        # what we accept; gdb sizes M/X packets by it
 MAX_READ = 0x10000          # bytes per m packet
 NO_ADDRESS = (1 << 64) - 1  # never a pc: "skip no breakpoint"
-THREAD_ID = 1
+THREAD_ID = 1           # hart 0's thread; hart k is thread k + 1
 SIGINT = 2
 SIGTRAP = 5
 SIGABRT = 6
@@ -84,9 +84,8 @@ class Stub:
         self.notes: list[str] = []
         self.end: SessionEnd | None = None
         self.result: RunResult | None = None     # how the guest ended, once it has
-        self._budget_end = (machine.hart.state.instret + max_insns
-                            if max_insns is not None else None)
-        self._last_stop = b"T%02xthread:%x;" % (SIGTRAP, THREAD_ID)
+        self._budget_end = (self._instret() + max_insns if max_insns is not None else None)
+        self._last_stop = b"T%02xthread:%x;" % (SIGTRAP, self._tid())
         self._watch_pc = NO_ADDRESS     # where the last stop was a watchpoint's
         self._handlers: dict[bytes, Handler] = {
             b"?": self.stop_reason, b"g": self.read_registers, b"G": self.write_registers,
@@ -104,6 +103,7 @@ class Stub:
             b"qSupported": self.supported, b"qXfer": self.xfer,
             b"qAttached": self.attached, b"qC": self.current_thread,
             b"qfThreadInfo": self.first_thread_info, b"qsThreadInfo": self.next_thread_info,
+            b"qThreadExtraInfo": self.thread_extra_info,
             b"qRcmd": self.monitor_command, b"qSymbol": self.symbol_lookup,
             b"QStartNoAckMode": self.start_no_ack_mode,
             b"vCont?": self.vcont_actions, b"vCont": self.vcont, b"vKill": self.vkill,
@@ -360,24 +360,34 @@ class Stub:
         return b"vCont;c;C;s;S"
 
     def vcont(self, args: bytes) -> bytes:
+        """All-stop: a step action (for one thread, or for all) steps one hart, the
+        thread named or else the selected one, and no other hart moves meanwhile,
+        whatever gdb asks of the rest; a continue runs every hart, in turns."""
+        actions: list[tuple[bytes, int | None]] = []
         for part in args.split(b";"):
             action, _, thread = part.partition(b":")
-            if thread and not self._our_thread(thread):
-                continue
-            if action[:1] in (b"c", b"C"):
-                return self._resume(_Action(False))
-            if action[:1] in (b"s", b"S"):
+            if action[:1] not in (b"c", b"C", b"s", b"S", b"t"):
+                raise PacketError(f"vCont action {action!r}")
+            actions.append((action[:1], self._thread_hart(thread) if thread else None))
+        for kind, hart in actions:
+            if kind in (b"s", b"S"):
+                if hart is not None:
+                    self.m.select_hart(hart)
                 return self._resume(_Action(True))
-            if action[:1] == b"t":
-                return OK
-            raise PacketError(f"vCont action {action!r}")
-        return E_ARGS
+        for kind, _hart in actions:
+            if kind in (b"c", b"C"):
+                return self._resume(_Action(False))
+        return OK if actions else E_ARGS
 
     def remaining(self) -> int | None:
         """Instructions left of the --max-insns budget (None: no budget)."""
         if self._budget_end is None:
             return None
-        return max(0, self._budget_end - self.m.hart.state.instret)
+        return max(0, self._budget_end - self._instret())
+
+    def _instret(self) -> int:
+        """Instructions all harts have run (the budget counts them together)."""
+        return sum(h.state.instret for h in self.m.harts)
 
     def _resume(self, action: _Action) -> bytes:
         h = self.m.hart
@@ -423,7 +433,7 @@ class Stub:
     def _reverse_reply(self, begin: bool) -> bytes:
         self._watch_pc = NO_ADDRESS
         self.halter.take()
-        thread = b"thread:%x;" % THREAD_ID
+        thread = b"thread:%x;" % self._tid()
         if begin:
             reply = b"T%02xreplaylog:begin;" % SIGTRAP + thread
         elif self.m.hart.pc in self.breakpoints:
@@ -450,7 +460,7 @@ class Stub:
 
     def _stop_reply(self, r: RunResult, causes: set[StopCause]) -> bytes:
         hit = self.watchpoints.hit(r.access, r.pc) if r.access is not None else None
-        thread = b"thread:%x;" % THREAD_ID
+        thread = b"thread:%x;" % self._tid()   # the hart the run stopped on
         if r.stop is Stop.HALT:
             self.result = r
             self.end = SessionEnd.EXITED
@@ -479,28 +489,52 @@ class Stub:
         self._last_stop = reply
         return reply
 
-    # -- threads (one hart: one thread) --------------------------------------------------
-    def _our_thread(self, text: bytes) -> bool:
+    # -- threads (one per hart: hart k is thread k + 1) ---------------------------------
+    def _tid(self) -> int:
+        return self.m.hart.state.hart_id + THREAD_ID
+
+    def _thread_hart(self, text: bytes) -> int | None:
+        """The hart a thread id names (None: -1 or 0, any or all); PacketError when
+        there is no such thread."""
         if text.startswith(b"p"):   # multiprocess form p<pid>.<tid>
             text = text.split(b".")[-1]
-        return text in (b"-1", b"0") or (parse_hex(text, "thread id") == THREAD_ID)
+        if text in (b"-1", b"0"):
+            return None
+        k = parse_hex(text, "thread id") - THREAD_ID
+        if not 0 <= k < self.m.smp:
+            raise PacketError(f"no thread {text!r}")
+        return k
 
     def set_thread(self, args: bytes) -> bytes:
-        if args[:1] not in (b"g", b"c") or not self._our_thread(args[1:]):
+        """Hg selects the hart registers and memory are read from, Hc the one a step
+        runs: both select it (Machine.select_hart), so the two are always one hart."""
+        if args[:1] not in (b"g", b"c"):
             return E_ARGS
+        k = self._thread_hart(args[1:])
+        if k is not None:
+            self.m.select_hart(k)
         return OK
 
     def thread_alive(self, args: bytes) -> bytes:
-        return OK if self._our_thread(args) else E_ARGS
+        try:
+            self._thread_hart(args)
+        except PacketError:
+            return E_ARGS
+        return OK
 
     def current_thread(self, args: bytes) -> bytes:
-        return b"QC%x" % THREAD_ID
+        return b"QC%x" % self._tid()
 
     def first_thread_info(self, args: bytes) -> bytes:
-        return b"m%x" % THREAD_ID
+        return b"m" + b",".join(b"%x" % (k + THREAD_ID) for k in range(self.m.smp))
 
     def next_thread_info(self, args: bytes) -> bytes:
         return b"l"
+
+    def thread_extra_info(self, args: bytes) -> bytes:
+        """`info threads` shows "hart K" beside each thread."""
+        k = self._thread_hart(args)
+        return to_hex(f"hart {k if k is not None else self.m.hart.state.hart_id}".encode())
 
     def attached(self, args: bytes) -> bytes:
         return b"1"

@@ -157,8 +157,9 @@ class Watchpoints:
 
     def _arm(self, wp: Watchpoint, on: bool) -> None:
         for slot, (_va, pa, n) in zip(wp.slots, wp.pieces, strict=True):
-            self._m.hart.set_watch(slot, pa, n, read=on and wp.kind.loads,
-                                   write=on and wp.kind.stores)
+            for hart in self._m.harts:     # physical ranges: every hart's accesses
+                hart.set_watch(slot, pa, n, read=on and wp.kind.loads,
+                               write=on and wp.kind.stores)
 
     def _pieces(self, addr: int, length: int) -> list[Piece] | None:
         out = []

@@ -39,6 +39,7 @@ from harness.devices.uart import IDLE_POLL_LIMIT, INPUT_POLL_INSNS, InputSource
 from harness.devices.virtio_blk import VirtioBlk
 from harness.devices.virtio_mmio import VirtioMmio
 from harness.errors import BadInput, ExitStatus, GuestError
+from harness.machine.codesync import CodeSync
 from harness.machine.hart import Hart
 from harness.machine.loader import ElfImage
 from harness.machine.memory import Memory
@@ -130,7 +131,11 @@ class Machine:
     With several harts, each is its own Unicorn engine and native core over the one
     host mapping of RAM and the same devices, and `run` lets them take turns
     (harness/machine/schedule.py, docs/machine.md#several-harts). `hart` (and `uc`)
-    is the hart that ran last, hart 0 after a reset; `harts` lists them all."""
+    is the current hart: hart 0 after a reset; after a run, the hart it stopped on
+    (the one whose event, breakpoint or halt ended it, or whose turn it was);
+    `select_hart(k)` makes hart k current, as a debugger's thread selection does.
+    `step()`, the register and CSR accessors and the inspectors use it; `harts` lists
+    them all."""
 
     def __init__(self, xlen: int = 64, ram_size: int = PLATFORM.ram_size_default, *,
                  console: Console | None = None, uart_input: InputSource | None = None,
@@ -169,8 +174,11 @@ class Machine:
             hart.set_ram(self.memory.host_address, self.memory.ram_base, ram_size)
             self.harts.append(hart)
             self.ucs.append(uc)
+        self._codesync: CodeSync | None = None
         if smp > 1:
             self.hart.state.shared_code = 1   # fence.i sees the other harts' stores
+            self._codesync = CodeSync(self.harts, self.memory.host_address,
+                                      self.memory.ram_base, ram_size)
         self._schedule = Schedule(smp, smp_seed)
         self._waiting = [False] * smp        # in wfi, yielding its turns until woken
         self._clock_ns = 0                   # guest time all harts agree on at a switch
@@ -244,6 +252,15 @@ class Machine:
             hart.set_x(12, a2)
         self._select(0)
 
+    def select_hart(self, k: int) -> None:
+        """Make hart k (its `mhartid`) the one `hart`, `uc`, `memory`, `step()` and the
+        inspectors work on, as a debugger's thread selection does. A `run()` of several
+        harts goes on with the schedule where it was; when it stops, `hart` is the hart
+        it stopped on."""
+        if not 0 <= k < self.smp:
+            raise BadInput(f"no hart {k}: the machine has harts 0 to {self.smp - 1}")
+        self._select(k)
+
     def _select(self, k: int) -> None:
         """Make hart k the current one: the one that runs, that devices stop and whose
         clock mtime reads, and the one `hart`, `uc` and `memory` show."""
@@ -307,6 +324,10 @@ class Machine:
         self._stop_wanted = True
         if self.hart.state.stop_reason == StopReason.NONE:
             self.hart.state.stop_reason = StopReason.USER
+
+    def cancel_stop(self) -> None:
+        """Forget a request_stop that no run has reported yet."""
+        self._stop_wanted = False
 
     def _drain(self) -> None:
         s = self.hart.state
@@ -546,6 +567,8 @@ class Machine:
         self.uart.update_irq()               # input fed since the last run
         live = bool(getattr(self.uart.source, "live", False))
         next_poll = INPUT_POLL_INSNS         # live input: looked at as often as one hart
+        if self._codesync is not None:
+            self._codesync.run_begins()
         while True:
             if live and ran >= next_poll:
                 next_poll = ran + INPUT_POLL_INSNS
@@ -571,9 +594,15 @@ class Machine:
                     continue
                 self._waiting[k] = False
                 self._select(k)
+                first = len(self.events)
                 hart.take_pending_interrupt()
                 self._drain()
+                hit = self._matched(conditions, first)   # the trap that woke it
+                if hit is not None:
+                    return self._result(Stop.EVENT, event=hit[0], condition=hit[1])
             self._select(k)
+            if self._codesync is not None:
+                self._codesync.turn_begins(k)
             if max_insns is not None:
                 quantum = min(quantum, max_insns - ran)
             before = hart.state.instret
@@ -589,6 +618,8 @@ class Machine:
                 # to the reservation set can go unnoticed (an SC may fail spuriously,
                 # as the spec allows). Writing PRIV clears it (docs/unicorn.md).
                 self.uc.reg_write(UC_RISCV_REG_PRIV, int(self.uc.reg_read(UC_RISCV_REG_PRIV)))
+                if self._codesync is not None:
+                    self._codesync.turn_ended(k)
             if self._wfi_yield:
                 self._wfi_yield = False
                 self._waiting[k] = True
@@ -673,24 +704,30 @@ class Machine:
         """Write guest memory through the current satp; code and page-table caches in
         the core are refreshed."""
         self.memory.write_virtual(vaddr, data)
-        self.hart.sync()
+        for hart in self.harts:
+            hart.sync()
 
     def read_physical(self, paddr: int, size: int) -> bytes:
         return self.memory.read(paddr, size)
 
     def write_physical(self, paddr: int, data: bytes) -> None:
         self.memory.write(paddr, data)
-        self.hart.sync()
+        for hart in self.harts:
+            hart.sync()
 
     def set_breakpoint(self, addr: int) -> None:
         self.breakpoints.add(addr)
-        self.hart.set_breakpoint(addr)
+        for hart in self.harts:            # every hart stops there
+            hart.set_breakpoint(addr)
 
     def clear_breakpoint(self, addr: int) -> None:
         self.breakpoints.discard(addr)
-        self.hart.set_breakpoint(addr, False)
+        for hart in self.harts:
+            hart.set_breakpoint(addr, False)
 
     def close(self) -> None:
+        if self._codesync is not None:
+            self._codesync.close()
         for hart in self.harts:
             hart.close()
         if self.disk is not None:

@@ -97,12 +97,23 @@ fail:
     return NULL;
 }
 
+int64_t ram_tracker_scan_range(struct ram_tracker *t, uint64_t lo, uint64_t hi, uint32_t *idx,
+                               uint64_t cap);
+
 /* The pages written since the last scan (indices into idx, at most cap of them),
  * protected again; returns how many, or -1 if the kernel failed (then the caller
  * must assume every page was written). */
 int64_t ram_tracker_scan(struct ram_tracker *t, uint32_t *idx, uint64_t cap)
 {
-    uint64_t n = 0, start = t->base, end = t->base + t->size;
+    return ram_tracker_scan_range(t, 0, t->size, idx, cap);
+}
+
+/* The same for the bytes [lo, hi) of RAM only (offsets, page-aligned): the written
+ * pages there are listed and protected again, those elsewhere keep their mark. */
+int64_t ram_tracker_scan_range(struct ram_tracker *t, uint64_t lo, uint64_t hi, uint32_t *idx,
+                               uint64_t cap)
+{
+    uint64_t n = 0, start = t->base + lo, end = t->base + (hi < t->size ? hi : t->size);
     while (start < end) {
         struct pm_scan_args a = {
             .size = sizeof a, .flags = PM_SCAN_WP_MATCHING | PM_SCAN_CHECK_WPASYNC,

@@ -110,6 +110,61 @@ void guard_code(hart *h, uint64_t vaddr, uint64_t paddr, uint32_t size)
         guard_page(h, last_pa & ~(uint64_t)(PAGE_SIZE - 1));
 }
 
+/* Drop every guard and every translation: no code is left on an unguarded page. */
+static void reset_all(hart *h)
+{
+    while (h->nguards)
+        drop(h, h->nguards - 1);
+    if (h->guard_all_on)
+        uc_hook_del(h->uc, h->guard_all.handle);
+    h->guard_all_on = false;
+    h->guards_deleted = 0;
+    uc_ctl_flush_tb(h->uc);
+    uc_ctl_flush_tlb(h->uc);
+    icount_flush(h);
+    update_deadline(h);
+}
+
+/* Between turns of a machine of several harts: the other harts (or the host) wrote
+ * the RAM pages `idx` (indices from ram_base), n of them, or some unknown set if n < 0.
+ * Unicorn noticed none of it in this engine, so if any of them is a page this hart has
+ * run code on (a guarded page), its translations go, and its guards with them: every
+ * page is guarded again when code next runs from it. Returns whether it flushed. */
+int hart_code_written(hart *h, const uint32_t *idx, int64_t n)
+{
+    if (!h->nguards && !h->guard_all_on)
+        return 0;
+    bool hit = n < 0 || h->guard_all_on;
+    for (int64_t i = 0; !hit && i < n; i++) {
+        uint64_t page = h->ram_base + (uint64_t)idx[i] * PAGE_SIZE;
+        for (unsigned g = 0; g < h->nguards; g++)
+            if (h->guards[g].lo <= page && page <= h->guards[g].hi) {
+                hit = true;
+                break;
+            }
+    }
+    if (!hit)
+        return 0;
+    reset_all(h);
+    return 1;
+}
+
+/* The physical ranges [lo, hi] this hart has code on, as pairs in out (at most cap
+ * pairs): how many, or -1 when all of RAM is guarded. Its translations are all on
+ * these pages (a page is guarded before code on it first runs, and guards go only
+ * with every translation), so stores elsewhere cannot make any of them stale. */
+int64_t hart_guard_ranges(hart *h, uint64_t *out, uint64_t cap)
+{
+    if (h->guard_all_on)
+        return -1;
+    uint64_t n = 0;
+    for (unsigned g = 0; g < h->nguards && n < cap; g++, n++) {
+        out[2 * n] = h->guards[g].lo;
+        out[2 * n + 1] = h->guards[g].hi;
+    }
+    return (int64_t)n;
+}
+
 /* Between runs (STOP_RESUME): Unicorn has freed the deleted hooks. After the guards
  * overflowed, start again from none: no translation is left on an unguarded page. */
 void hart_resume(hart *h)
@@ -120,15 +175,6 @@ void hart_resume(hart *h)
         uc_ctl_flush_tb(h->uc);
     }
     h->guards_deleted = 0;
-    if (!h->guard_all_on)
-        return;
-    while (h->nguards)
-        drop(h, h->nguards - 1);
-    uc_hook_del(h->uc, h->guard_all.handle);
-    h->guard_all_on = false;
-    h->guards_deleted = 0;
-    uc_ctl_flush_tb(h->uc);
-    uc_ctl_flush_tlb(h->uc);
-    icount_flush(h);
-    update_deadline(h);
+    if (h->guard_all_on)
+        reset_all(h);
 }

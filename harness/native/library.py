@@ -27,7 +27,7 @@ __all__ = ["library_path", "load_library"]
 SOURCE_DIR = Path(__file__).resolve().parent
 SOURCES = ("regs.c", "decode.c", "fetch.c", "icount.c", "interrupt.c", "trap.c", "xret.c",
            "csrops.c", "events.c", "guard.c", "hooks.c", "snapshot.c",
-           "dirty.c", "pmp.c", "trigger.c", "hpm.c")
+           "dirty.c", "codesync.c", "pmp.c", "trigger.c", "hpm.c")
 CFLAGS = ("-O2", "-g", "-shared", "-fPIC", "-std=c11", "-Wall", "-Wextra", "-Werror",
           "-Wno-unused-parameter", "-fvisibility=default")
 
@@ -108,6 +108,8 @@ def load_library() -> ctypes.CDLL:
         "hart_set_event_buffer": (None, [vp, vp, u32]),
         "hart_set_ram": (i32, [vp, vp, u64, u64]),
         "hart_resume": (None, [vp]),
+        "hart_code_written": (i32, [vp, vp, ctypes.c_int64]),
+        "hart_guard_ranges": (ctypes.c_int64, [vp, vp, u64]),
         "hart_unmapped_range": (i32, [vp, u32, ctypes.POINTER(u64), ctypes.POINTER(u64)]),
         "hart_sync": (None, [vp]),
         "hart_update": (None, [vp]),
@@ -135,6 +137,8 @@ def load_library() -> ctypes.CDLL:
         "ram_copy_pages": (None, [vp, vp, vp, u64]),
         "ram_tracker_new": (vp, [vp, u64]),
         "ram_tracker_scan": (ctypes.c_int64, [vp, vp, u64]),
+        "ram_tracker_scan_range": (ctypes.c_int64, [vp, u64, u64, vp, u64]),
+        "codesync_scan": (ctypes.c_int64, [vp, vp, u32, u32, u64, u64, vp, u64]),
         "ram_tracker_free": (None, [vp]),
         "ram_tracker_pause": (i32, [vp]),
         "ram_tracker_resume": (i32, [vp]),

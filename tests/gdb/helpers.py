@@ -27,12 +27,13 @@ ECALL = 0x00000073
 
 
 def boot(images: Images, prog: str = "hello", args: Sequence[str] = (),
-         flags: Sequence[str] = ("quiet",), disk: bool = False) -> Machine:
+         flags: Sequence[str] = ("quiet",), disk: bool = False, smp: int = 1) -> Machine:
     """The bundled firmware and kernel running `prog` as the first process (with
-    `disk`, the bundled file system attached as virtio-blk, as `privlab run` has it)."""
+    `disk`, the bundled file system attached as virtio-blk, as `privlab run` has it;
+    with `smp`, that many harts, the others waiting in the firmware)."""
     files = {name: path.read_bytes() for name, path in sorted(images.users.items())}
     m = Machine(64, drive=Drive.in_memory(images.disk.read_bytes(), images.disk.name)
-                if disk else None)
+                if disk else None, smp=smp)
     boot_system(m, load_elf(images.firmware), load_elf(images.kernel), pack_initrd(files),
                 make_bootargs(prog, list(args), flags=list(flags)))
     return m

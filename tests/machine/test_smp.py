@@ -7,6 +7,8 @@ The programs are tests/conformance/smp/*.S: bare-metal, for QEMU `-smp 2` as wel
 from __future__ import annotations
 
 import json
+import os
+import re
 import subprocess
 import sys
 from functools import cache
@@ -166,54 +168,75 @@ def test_ipi_through_msip_and_per_hart_csrs() -> None:
         m.close()
 
 
-@pytest.mark.parametrize("fence", [True, False])
-def test_code_another_hart_rewrote_runs_after_fence_i(fence: bool) -> None:
-    """Hart 0 runs `get` (li a0, 1), hart 1 rewrites it to li a0, 2; after its own
-    fence.i hart 0 runs the new code (without one, it may run what it translated)."""
-    m = machine(build_asm(f"""
-        csrr s0, mhartid
-        bnez s0, 2f
-        call get
-        sw a0, first, t0
-        li t0, 1
-        sw t0, asked, t1
-    1:  lw t0, patched
-        beqz t0, 1b
-        {"fence.i" if fence else "nop"}
-        call get
-        sw a0, second, t0
-        PASS
-    2:  lw t0, asked
-        beqz t0, 2b
-        la t0, get
-        li t1, 0x00200513        // li a0, 2 (addi a0, zero, 2)
-        sw t1, 0(t0)
-        li t0, 1
-        sw t0, patched, t1
-    3:  wfi
-        j 3b
-        .align 2
-    get:
-        .option push
-        .option norvc
-        li a0, 1
-        .option pop
-        ret
-        .data
-        .align 3
-    first: .word 0
-    second: .word 0
-    asked: .word 0
-    patched: .word 0
-    """), 2)
+@pytest.mark.parametrize("arch", ["rv64", "rv32"])
+@pytest.mark.parametrize("seed", [0, 3])
+def test_code_another_hart_rewrote_runs_without_fence_i(arch: str, seed: int) -> None:
+    """smc.S: hart 0 runs `get` (li a0, 1), hart 1 rewrites it to li a0, 2 on a page
+    hart 0 never writes; hart 0 then runs the new code with no fence.i of its own, as
+    on QEMU (each engine drops what it translated from pages other harts wrote)."""
+    m = machine(program("smc", arch), 2, seed)
     try:
         r = m.run(max_insns=5_000_000)
+        assert r.stop is Stop.HALT and r.exit_status == 0, r.message
+        assert (word(m, "before"), word(m, "after")) == (1, 2)
+        assert m.console.text().splitlines()[-2:] == ["00000001", "00000002"]
+    finally:
+        m.close()
+
+
+def test_code_rewritten_is_seen_where_the_kernel_cannot_track_writes(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without userfaultfd every turn counts as writing all of RAM: as exact."""
+    from harness.native.library import load_library
+    monkeypatch.setattr(load_library(), "ram_tracker_new", lambda *_: None)
+    m = machine(program("smc"), 2)
+    try:
+        assert m._codesync is not None and not m._codesync.tracked
+        r = m.run(max_insns=5_000_000)
         assert r.stop is Stop.HALT, r.message
-        assert word(m, "first") == 1
-        if fence:
-            assert word(m, "second") == 2
-        else:   # Unicorn kept hart 0's translation: what hardware may also do
-            assert word(m, "second") == 1
+        assert (word(m, "before"), word(m, "after")) == (1, 2)
+    finally:
+        m.close()
+
+
+def test_stores_to_data_pages_leave_translations_alone() -> None:
+    """Both harts store to a data page of its own for many turns: neither drops its
+    translations (only a store to a page a hart ran code on does)."""
+    m = machine(build_asm("""
+        csrr s0, mhartid
+        li s1, 200000
+    1:  la t0, counter
+        li t1, 1
+        amoadd.w zero, t1, (t0)
+        addi s1, s1, -1
+        bnez s1, 1b
+        la t0, done
+        amoadd.w zero, t1, (t0)
+        bnez s0, 3f
+    2:  lw t1, done
+        li t2, 2
+        bne t1, t2, 2b
+        PASS
+    3:  wfi
+        j 3b
+        .data
+        .align 12
+    counter: .word 0
+    done: .word 0
+    """), 2, seed=4)
+    try:
+        r = m.run(max_insns=20_000_000)
+        assert r.stop is Stop.HALT, r.message
+        assert word(m, "counter") == 400000
+        assert m._codesync is not None and m._codesync.flushes == [0, 0]
+    finally:
+        m.close()
+
+
+def test_one_hart_has_no_code_sync() -> None:
+    m = Machine(64)
+    try:
+        assert m._codesync is None
     finally:
         m.close()
 
@@ -432,3 +455,53 @@ def test_cli_run_smp_with_seed_is_reproducible(tmp_path: Path) -> None:
     assert outs[0][0] == "00000000\n00000001\n00000003\n00000000\n00000100\n00000101\n"
     lines = [json.loads(line) for line in outs[0][1].splitlines()]
     assert [(e["kind"], e["hart"]) for e in lines] == [("trap", 1), ("xret", 1)]
+
+
+# -- which hart: Machine.hart, stops, inspect --------------------------------------------
+def test_a_run_stops_at_the_trap_that_wakes_a_waiting_hart() -> None:
+    """ipi.S: hart 1 waits in wfi until hart 0's msip store; the interrupt it takes on
+    waking is a trap like any other for `until`, and `hart` is then hart 1."""
+    from harness.machine.until import AfterTrap
+    m = machine(program("ipi"), 2)
+    try:
+        r = m.run(max_insns=1_000_000, until=AfterTrap())
+        assert r.stop is Stop.EVENT and r.event is not None, r.message
+        assert (r.event.seq, r.event.hart, m.hart.state.hart_id) == (0, 1, 1)
+        assert m.hart is m.harts[1] and m.hart.x(10) == 1      # its own a0 (its id)
+    finally:
+        m.close()
+
+
+def test_select_hart() -> None:
+    m = Machine(64, smp=2)
+    try:
+        m.select_hart(1)
+        assert m.hart is m.harts[1] and m.uc is m.ucs[1]
+        with pytest.raises(BadInput, match="no hart 2: the machine has harts 0 to 1"):
+            m.select_hart(2)
+    finally:
+        m.close()
+
+
+def inspect(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "harness", "inspect", *args],
+                          capture_output=True, text=True, timeout=120, check=False,
+                          env={**os.environ, "COLUMNS": "120"})
+
+
+def test_inspect_names_the_hart_the_stop_is_on() -> None:
+    p = inspect("--smp", "2", "--bios", "none", "--kernel", str(program("ipi")),
+                "--at", "trap:0")
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    assert lines[0].startswith("At trap:0: hart 1 of 2  M-mode"), lines[0]
+    assert "mcause     0x8000000000000003  m_software" in p.stdout
+    # hart 1's registers: s0 = mhartid = 1, a0 = 1 from the reset vector
+    assert re.search(r"s0  0000000000000001  s1  0000000000000000   a0  0000000000000001",
+                     p.stdout), p.stdout
+
+
+def test_inspect_on_one_hart_does_not_name_it() -> None:
+    p = inspect("--bios", "none", "--kernel", str(program("ipi")), "--at", "pc:0x80000000")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.splitlines()[0].startswith("At pc:0x80000000: M-mode"), p.stdout
