@@ -6,7 +6,8 @@ from __future__ import annotations
 import io
 import shutil
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -16,8 +17,8 @@ from harness.boot import make_bootargs, pack_initrd
 from harness.build.images import Images
 from harness.devices.disk import Drive
 from harness.gdb import Address, GdbServer
-from harness.machine import Machine, RunResult, load_elf
-from harness.machine.assemble import boot_system
+from harness.machine import ElfImage, Machine, RunResult, load_elf
+from harness.machine.assemble import boot_bare, boot_system
 
 GDB = shutil.which("gdb-multiarch")
 GDB_TIMEOUT = 30.0
@@ -78,6 +79,29 @@ def serve(machine: Machine, *, wait: bool = True, max_insns: int | None = None) 
     served.thread = threading.Thread(target=target, name="gdb-server", daemon=True)
     served.thread.start()
     return served
+
+
+@contextmanager
+def serving_bare() -> Iterator[Callable[[ElfImage, int], Served]]:
+    """Within the block, `make(image, harts)` boots a bare-metal image on a machine of
+    that many harts and serves it; every server is stopped and its machine closed at
+    the end."""
+    started: list[Served] = []
+
+    def make(image: ElfImage, harts: int = 1) -> Served:
+        m = Machine(image.xlen, smp=harts)
+        boot_bare(m, image)
+        s = serve(m)
+        started.append(s)
+        return s
+
+    try:
+        yield make
+    finally:
+        for s in started:
+            s.server.quit()
+            s.thread.join(JOIN_TIMEOUT)
+            s.machine.close()
 
 
 def symbol(elf: Path, name: str) -> int:

@@ -7,29 +7,15 @@ from collections.abc import Callable, Iterator
 import pytest
 from machine.asm import build_asm
 
-from gdb.helpers import Served, serve
+from gdb.helpers import Served, serving_bare
 from gdb.rsp import Client
-from harness.machine import Machine, load_elf
-from harness.machine.assemble import boot_bare
+from harness.machine import load_elf
 
 
 @pytest.fixture
 def bare() -> Iterator[Callable[[str, str], Served]]:
-    started: list[Served] = []
-
-    def make(body: str, arch: str) -> Served:
-        image = load_elf(build_asm(body, arch))
-        m = Machine(image.xlen)
-        boot_bare(m, image)
-        s = serve(m)
-        started.append(s)
-        return s
-
-    yield make
-    for s in started:
-        s.server.quit()
-        s.thread.join(30)
-        s.machine.close()
+    with serving_bare() as make:
+        yield lambda body, arch: make(load_elf(build_asm(body, arch)), 1)
 
 
 def test_stuck_guest_is_reported_as_sigabrt_with_the_diagnosis(

@@ -10,11 +10,10 @@ from pathlib import Path
 import pytest
 from machine.asm import build_asm
 
-from gdb.helpers import Served, boot, serve, symbol
+from gdb.helpers import Served, boot, serve, serving_bare, symbol
 from gdb.rsp import Client
 from harness.build.images import Images
-from harness.machine import Machine, load_elf
-from harness.machine.assemble import boot_bare
+from harness.machine import load_elf
 
 # Hart 0 spins on `flag`; hart 1 counts, reaches `only1`, sets the flag; hart 0 then
 # powers off. Harts past 1 wait in wfi.
@@ -47,21 +46,8 @@ def elf() -> Path:
 
 @pytest.fixture
 def served(elf: Path) -> Iterator[Callable[[int], Served]]:
-    started: list[Served] = []
-
-    def make(harts: int) -> Served:
-        image = load_elf(elf)
-        m = Machine(image.xlen, smp=harts)
-        boot_bare(m, image)
-        s = serve(m)
-        started.append(s)
-        return s
-
-    yield make
-    for s in started:
-        s.server.quit()
-        s.thread.join(30)
-        s.machine.close()
+    with serving_bare() as make:
+        yield lambda harts: make(load_elf(elf), harts)
 
 
 def reg(c: Client, num: int) -> int:
