@@ -3,8 +3,8 @@
 Importing the command line takes a few tenths of a second, and a Ctrl-C then would
 print Python's KeyboardInterrupt traceback: until harness/cli/main.py's own handling
 (harness/sigint.py) is in force, SIGINT ends the process at once with the same one
-line and status 130. Nothing here imports more than the standard library's signal and
-os, so only the interpreter's own start-up comes before it.
+line and status 130. Nothing here imports more than the standard library's gc, os and
+signal, so only the interpreter's own start-up comes before it.
 """
 
 from __future__ import annotations
