@@ -30,6 +30,7 @@ from harness.grade.trace import RecentTraps, SyscallRecord, TraceView
 from harness.machine import RunResult, Stop
 from harness.machine.assemble import new_system
 from harness.machine.loader import load_elf
+from harness.machine.schedule import DEFAULT_SMP_SEED
 from harness.machine.until import AfterSyscall, AfterTrap, AfterXret, PrivilegeChange, Until
 from harness.paths import REPO_ROOT
 from harness.trace import Event, TrapEvent
@@ -197,7 +198,8 @@ def _shown_dir(path: Path) -> str:
 @dataclass(frozen=True)
 class BootSpec:
     """What to boot: the program that runs as the first process, its arguments,
-    extra kernel flags, the RAM size, console input and the clock."""
+    extra kernel flags, the RAM size, console input, the clock, and the harts with
+    the seed of their interleaving (harness/machine/schedule.py)."""
 
     program: str
     args: tuple[str, ...] = ()
@@ -205,6 +207,8 @@ class BootSpec:
     ram_mib: int = 32
     input: bytes = b""
     icount_shift: int = 0
+    smp: int = 1
+    smp_seed: int = DEFAULT_SMP_SEED
 
 
 class KernelRun:
@@ -225,7 +229,8 @@ class KernelRun:
         self.machine = new_system(firmware, kernel, initrd, self.bootargs,
                                   ram=spec.ram_mib << 20, console=self.console,
                                   uart_input=ScriptedInput(spec.input),
-                                  icount_shift=spec.icount_shift, drive=drive)
+                                  icount_shift=spec.icount_shift, drive=drive,
+                                  smp=spec.smp, smp_seed=spec.smp_seed)
         self.console.on_full = self.machine.request_stop
         self.kernel_image = kernel
         self.firmware_image = firmware
@@ -300,7 +305,9 @@ class KernelRun:
         satp = self.machine.hart.csr(Csr.SATP) if self.result is not None else None
         text = diagnose(self.result, self.console, self.budget, flood=self.event_flood,
                         traps=self.trace.recent_traps(), namer=self.namer(), satp=satp)
-        text += (f"\nbooted with {self.spec.ram_mib} MiB of RAM and bootargs "
+        harts = (f" on {self.spec.smp} harts under scheduling seed {self.spec.smp_seed}"
+                 if self.spec.smp > 1 else "")
+        text += (f"\nbooted with {self.spec.ram_mib} MiB of RAM{harts} and bootargs "
                  f"'{self.bootargs}'; to run it yourself:\n  {self.rerun_command()}")
         return text
 
@@ -317,13 +324,17 @@ class KernelRun:
     def rerun_command(self) -> str:
         """The `privlab run` command line that boots this machine the same way: the
         same kernel (`--src` the submission, unless it is privlab's own checkout),
-        RAM, clock, boot flags, console input, program and arguments."""
+        RAM, clock, harts and their scheduling seed (`--smp N --smp-seed S`, which
+        give the same interleaving), boot flags, console input, program and
+        arguments."""
         words = ["privlab", "run"]
         if self.source is not None and self.source.resolve() != REPO_ROOT.resolve():
             words += ["--src", _shown_dir(self.source)]
         words += ["--ram", str(self.spec.ram_mib)]
         if self.spec.icount_shift:
             words += ["--icount-shift", str(self.spec.icount_shift)]
+        if self.spec.smp > 1:
+            words += ["--smp", str(self.spec.smp), "--smp-seed", str(self.spec.smp_seed)]
         if self.machine.xlen == 32:
             words += ["--arch", "rv32"]
         for flag in self.spec.flags:
