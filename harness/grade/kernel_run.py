@@ -102,14 +102,15 @@ def _describe_trap(t: TrapEvent, namer: Namer | None) -> str:
 
 
 def _headline(result: RunResult | None, console: LimitedConsole, budget: int | None,
-              panic: str | None, flood: bool) -> str:
+              panic: str | None, flood: bool, ran: int | None = None) -> str:
     """How the run ended, in one line: the first of these that holds. The console
     limit and the event limit are the grader's own stops; a panic is the kernel's
     own account and comes before whatever it did next. A run stopped for its events
     (`flood`) ended inside an instruction slice (Stop.BUDGET, at far fewer
     instructions than its budget): "hang: still running after N instructions" would
     say the budget ran out, and it did not; the guest was trapping without end, so
-    the event limit wins over the budget."""
+    the event limit wins over the budget. `ran`: the instructions of every hart, which
+    the budget counts (default: the run's hart's own)."""
     if result is None:
         return "the kernel was not run"
     if console.truncated:
@@ -121,7 +122,8 @@ def _headline(result: RunResult | None, console: LimitedConsole, budget: int | N
         return (f"stopped: more than {EVENT_LIMIT:,} traps and xRETs (a trap loop that "
                 "makes progress)")
     if result.stop is Stop.BUDGET:
-        return (f"hang: still running after {result.instret:,} instructions "
+        ran = result.instret if ran is None else ran
+        return (f"hang: still running after {ran:,} instructions "
                 f"(limit {budget:,})" if budget else "hang: instruction budget exhausted")
     if result.stop is Stop.ERROR:
         return f"the machine stopped: {result.message}"
@@ -150,20 +152,26 @@ def _named_addresses(lines: list[str], panic_at: int | None, namer: Namer) -> li
 
 def diagnose(result: RunResult | None, console: LimitedConsole, budget: int | None, *,
              flood: bool = False, traps: RecentTraps | None = None,
-             namer: Namer | None = None, satp: int | None = None) -> str:
+             namer: Namer | None = None, satp: int | None = None,
+             harts: tuple[int, int, int] | None = None) -> str:
     """How the run ended, in words a student can act on, plus the evidence: where the
     hart was, the addresses the kernel's last words print (named by `namer`, from the
     graded images), the last console lines and the last traps (`traps`, else the
-    machine's own short list). `satp` is the hart's, for naming its pc."""
+    machine's own short list). `satp` is the hart's, for naming its pc. `harts`, on a
+    machine of several: (the hart the result is of, the number of harts, the
+    instructions all of them ran)."""
     text = console.text()
     lines = text.splitlines()
     panic_at = next((i for i, line in enumerate(lines) if line.startswith("panic:")), None)
     panic = printable(lines[panic_at]) if panic_at is not None else None
-    parts = [_headline(result, console, budget, panic, flood)]
+    parts = [_headline(result, console, budget, panic, flood,
+                       None if harts is None else harts[2])]
     if result is not None:
         pc = namer.where(result.pc, satp) if namer is not None else f"{result.pc:#x}"
-        parts.append(f"pc {pc} in {result.priv.letter}-mode after "
-                     f"{result.instret:,} instructions")
+        who = "" if harts is None else f"hart {harts[0]} of {harts[1]}: "
+        its = "" if harts is None else "its "
+        parts.append(f"{who}pc {pc} in {result.priv.letter}-mode after "
+                     f"{its}{result.instret:,} instructions")
     if namer is not None:
         parts += [printable(line) for line in _named_addresses(lines, panic_at, namer)]
     tail = _tail(text)
@@ -303,8 +311,12 @@ class KernelRun:
 
     def diagnosis(self) -> str:
         satp = self.machine.hart.csr(Csr.SATP) if self.result is not None else None
+        machine = self.machine
+        harts = (machine.hart.state.hart_id, machine.smp,
+                 sum(h.state.instret for h in machine.harts)) if machine.smp > 1 else None
         text = diagnose(self.result, self.console, self.budget, flood=self.event_flood,
-                        traps=self.trace.recent_traps(), namer=self.namer(), satp=satp)
+                        traps=self.trace.recent_traps(), namer=self.namer(), satp=satp,
+                        harts=harts)
         harts = (f" on {self.spec.smp} harts under scheduling seed {self.spec.smp_seed}"
                  if self.spec.smp > 1 else "")
         text += (f"\nbooted with {self.spec.ram_mib} MiB of RAM{harts} and bootargs "
