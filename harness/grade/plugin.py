@@ -164,7 +164,8 @@ def privlab_kernel(privlab_images: KernelImages,
     """The submission's kernel, a `harness.grade.KernelUnderTest`, fresh for each test:
     `.boot(PROG, *ARGS)` gives a new machine booted with `init=PROG ARGS` (a
     `KernelRun`), `.run(...)` also runs it to power-off, and `.token` is this test's
-    random token (test programs print `PASS <token>`)."""
+    random token (test programs print `PASS <token>`). Its boots have the lab's `smp`
+    harts; in a test marked smp, `.smp` and `.smp_seed` are the current seed's."""
     shift = request.config.getoption("--privlab-icount-shift")
     under_test = KernelUnderTest(privlab_images, icount_shift=lab_icount_shift(
         Path(str(request.path))) if shift is None else shift)
