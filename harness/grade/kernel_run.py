@@ -317,9 +317,9 @@ class KernelRun:
         text = diagnose(self.result, self.console, self.budget, flood=self.event_flood,
                         traps=self.trace.recent_traps(), namer=self.namer(), satp=satp,
                         harts=harts)
-        harts = (f" on {self.spec.smp} harts under scheduling seed {self.spec.smp_seed}"
-                 if self.spec.smp > 1 else "")
-        text += (f"\nbooted with {self.spec.ram_mib} MiB of RAM{harts} and bootargs "
+        on = (f" on {self.spec.smp} harts under scheduling seed {self.spec.smp_seed}"
+              if self.spec.smp > 1 else "")
+        text += (f"\nbooted with {self.spec.ram_mib} MiB of RAM{on} and bootargs "
                  f"'{self.bootargs}'; to run it yourself:\n  {self.rerun_command()}")
         return text
 

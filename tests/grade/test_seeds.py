@@ -9,6 +9,7 @@ import re
 import shlex
 from io import StringIO
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -28,6 +29,7 @@ from harness.paths import REPO_ROOT
 LAB_TESTS = '''
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -85,6 +87,7 @@ def test_once(privlab_kernel):
 HIDDEN_TEST = '''
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -108,7 +111,7 @@ def _lab(root: Path, toml: str) -> Path:
     return lab
 
 
-def _calls(path: Path) -> list[dict[str, object]]:
+def _calls(path: Path) -> list[Any]:
     return [json.loads(line) for line in path.read_text().splitlines()]
 
 
