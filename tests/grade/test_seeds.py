@@ -126,7 +126,7 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, GradeReport,
     """The lab above graded once (two xdist workers, as `privlab grade` runs), with a
     hidden test kept outside it, and its reports written."""
     root = tmp_path_factory.mktemp("seeds")
-    lab = _lab(root, "smp = 2\nseeds = 4\n")
+    lab = _lab(root, "smp = 2\nseeds = 5\n")
     (lab / "test_racy.py").write_text(LAB_TESTS)
     hidden = root / "staff"
     hidden.mkdir()
@@ -141,16 +141,17 @@ def test_every_seed_reaches_its_own_machine_with_a_fresh_token_and_the_labs_hart
     lab, _, _ = graded
     calls = _calls(lab / "calls.jsonl")
     racy = [c for c in calls if c["test"] == "test_racy"]
-    assert [c["seed"] for c in racy] == [0, 1, 2, 3]      # every seed, past the failing one
+    assert [c["seed"] for c in racy] == [0, 1, 2, 3, 4]      # every seed, past the failing one
     assert all(c["machine_seed"] == c["seed"] and c["harts"] == 2 for c in racy)
-    assert len({c["token"] for c in racy}) == 4
+    assert len({c["token"] for c in racy}) == 5
     own = [c for c in calls if c["test"] == "test_own_harts_and_seeds"]
     assert [(c["machine_seed"], c["harts"]) for c in own] == [(7, 3), (11, 3)]
     assert own[0]["drawn"] == own[1]["drawn"]              # the same parameters each seed
     once = [c for c in calls if c["test"] == "test_once"]
     assert [(c["machine_seed"], c["harts"]) for c in once] == [(0, 2)]
     hidden = _calls(lab.parent / "staff" / "calls.jsonl")
-    assert hidden == [[0, 2], [1, 2], [2, 2], [3, 2]]     # the lab's smp and seeds reach it
+    assert hidden == [[s, 2] for s in range(5)]     # the lab's smp and seeds reach it
+    # (seeds = 5 is not the default: the grader passes it to its test processes)
 
 
 def test_a_test_failing_under_one_seed_scores_nothing_and_names_that_seed_and_its_command(
@@ -159,26 +160,26 @@ def test_a_test_failing_under_one_seed_scores_nothing_and_names_that_seed_and_it
     tests = report.by_name()
     racy = tests["test_racy"]
     assert (racy.status, racy.score, racy.max_score) == ("failed", 0, 2)
-    assert (racy.harts, racy.seeds, racy.failed_seeds) == (2, (0, 1, 2, 3), (2,))
+    assert (racy.harts, racy.seeds, racy.failed_seeds) == (2, (0, 1, 2, 3, 4), (2,))
     token = next(c["token"] for c in _calls(lab / "calls.jsonl")
                  if c["test"] == "test_racy" and c["seed"] == 2)
     command = (f"privlab run --ram 32 --smp 2 --smp-seed 2 --boot-flag timer_hz=1000 "
                f"--user hello {token}")
     lines = racy.output.splitlines()
-    assert lines[:4] == ["failed under scheduling seed 2 (1 of 4 on 2 harts)",
-                         "  seed 2: lost an update", f"    {command}", "passed under 0, 1, 3"]
+    assert lines[:4] == ["failed under scheduling seed 2 (1 of 5 on 2 harts)",
+                         "  seed 2: lost an update", f"    {command}", "passed under 0, 1, 3, 4"]
     assert lines[5:7] == ["seed 2 in full:", "lost an update"]
     assert "on 2 harts under scheduling seed 2 and bootargs" in racy.output
     args = parse(shlex.split(command)[1:])                 # privlab's own parser takes it
     assert (args.command, args.smp, args.smp_seed, args.ram) == ("run", 2, 2, 32)
     assert (args.user, args.args, args.boot_flag) == ("hello", [token], ["timer_hz=1000"])
     assert (tests["test_steady"].score, tests["test_steady"].failed_seeds) == (1, ())
-    assert tests["test_steady"].seeds == (0, 1, 2, 3)
+    assert tests["test_steady"].seeds == (0, 1, 2, 3, 4)
     assert (tests["test_once"].score, tests["test_once"].seeds) == (1, ())
     assert tests["test_own_harts_and_seeds"].score == 1
     hidden = tests["test_hidden_racy"]
     assert hidden.failed_seeds == (0,) and hidden.output.startswith(
-        "failed under scheduling seed 0 (1 of 4 on 2 harts)\n  seed 0: hidden race\n"
+        "failed under scheduling seed 0 (1 of 5 on 2 harts)\n  seed 0: hidden race\n"
         "    privlab run --ram 32 --smp 2 --smp-seed 0 ")
     assert report.points_line() == "Points 3/7"
 
@@ -189,7 +190,7 @@ def test_a_hang_under_one_seed_is_that_seeds_failure_and_the_others_still_run(
     hang = report.by_name()["test_hangs_under_seed_1"]
     assert hang.failed_seeds == (1,) and hang.score == 0
     assert hang.output.splitlines()[:2] == [
-        "failed under scheduling seed 1 (1 of 4 on 2 harts)",
+        "failed under scheduling seed 1 (1 of 5 on 2 harts)",
         "  seed 1: the kernel did not finish the program"]
     # The budget counts both harts' instructions, and so does the headline; the line
     # after it is the hart's own.
@@ -198,7 +199,7 @@ def test_a_hang_under_one_seed_is_that_seeds_failure_and_the_others_still_run(
                      r"instructions$", hang.output, re.M), hang.output
     seen = [c["seed"] for c in _calls(lab / "calls.jsonl")
             if c["test"] == "test_hangs_under_seed_1"]
-    assert seen == [0, 2, 3]             # seed 1 failed inside run(); 2 and 3 still ran
+    assert seen == [0, 2, 3, 4]             # seed 1 failed inside run(); the later ones still ran
 
 
 def test_every_report_names_the_failing_seed_and_its_command(
@@ -208,16 +209,16 @@ def test_every_report_names_the_failing_seed_and_its_command(
     [command] = _commands(racy.output)
     assert "--smp 2 --smp-seed 2 " in command
     text = (root / "out" / "report.txt").read_text()
-    assert "FAIL test_racy [0/2] (2 harts, seeds 0-3)\n" in text
+    assert "FAIL test_racy [0/2] (2 harts, seeds 0-4)\n" in text
     assert "PASS test_own_harts_and_seeds [1/1] (3 harts, seeds 7, 11)\n" in text
     assert "PASS test_once [1/1]\n" in text
     assert f"        {command}\n" in text
     results = json.loads((root / "out" / "results.json").read_text())
     shown = next(t for t in results["tests"] if t["name"] == "test_racy")
-    assert shown["output"].startswith("failed under scheduling seed 2 (1 of 4 on 2 harts)")
+    assert shown["output"].startswith("failed under scheduling seed 2 (1 of 5 on 2 harts)")
     assert command in shown["output"]
     junit = (root / "out" / "junit.xml").read_text()
-    assert ('<property name="seeds" value="0,1,2,3" />\n        '
+    assert ('<property name="seeds" value="0,1,2,3,4" />\n        '
             '<property name="failed_seeds" value="2" />') in junit
 
 
