@@ -10,6 +10,12 @@ console, the event log).
 A moment is a `Position`: (instructions retired, events logged). Both only grow along
 a run, and no two moments a run stops at share both (an instruction retires, or a trap
 or xRET is logged), so positions order the moments of a run.
+
+With several harts (`--smp N`), the instructions are those of all harts together
+(Machine.total_instret), a snapshot holds every hart and the schedule's state, and a
+single step is one instruction of the machine in the schedule's order
+(Machine.step_machine): a step back returns to the moment before the last instruction
+any hart ran, on that hart. Snapshots are taken between two turns.
 """
 
 from __future__ import annotations
@@ -91,7 +97,7 @@ class History:
 
     # -- recording -------------------------------------------------------------------
     def position(self) -> Position:
-        return Position(int(self.machine.hart.state.instret), len(self.machine.events))
+        return Position(self.machine.total_instret(), len(self.machine.events))
 
     @staticmethod
     def _pos(snap: MachineSnapshot) -> Position:
@@ -175,7 +181,8 @@ class History:
         m = self.machine
         saved = set(m.breakpoints)
         for a in saved:          # re-execution does not stop at the debugger's breakpoints
-            m.hart.set_breakpoint(a, False)
+            for hart in m.harts:
+                hart.set_breakpoint(a, False)
         m.breakpoints.clear()
         self._replaying = True
         try:
@@ -229,7 +236,7 @@ class History:
         last = self.position()
         last_snap = take_snapshot(self.machine, self.store) if cheap else None
         for _ in range(MAX_STEPS_TO_TARGET):
-            r = self.machine.step()
+            r = self.machine.step_machine()
             p = self.position()
             if p >= now or r.stop is Stop.HALT:
                 break
@@ -327,7 +334,8 @@ class History:
         hits: list[Position] = []
         conds = [AtInstret(end.instret)]
         for a in bps:
-            m.hart.set_breakpoint(a)
+            for hart in m.harts:
+                hart.set_breakpoint(a)
         try:
             while self.position().instret < end.instret:
                 p = self.position()
@@ -343,13 +351,14 @@ class History:
         finally:
             for a in bps:
                 if a not in m.breakpoints:
-                    m.hart.set_breakpoint(a, False)
+                    for hart in m.harts:
+                        hart.set_breakpoint(a, False)
         for _ in range(MAX_STEPS_TO_TARGET):
             p = self.position()
             if p >= end:
                 break
             if m.hart.pc in bps and (not hits or hits[-1] != p):
                 hits.append(p)
-            if m.step().stop is Stop.HALT:
+            if m.step_machine().stop is Stop.HALT:
                 break
         return hits
