@@ -8,6 +8,7 @@ guest never notices it was stopped: a run is a pure function of the image and in
 
 from __future__ import annotations
 
+import copy
 import ctypes
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -564,6 +565,23 @@ class Machine:
         """Instructions every hart has retired, together: the machine's own count, which
         orders the moments of a run of several harts as one hart's instret does."""
         return sum(int(h.state.instret) for h in self.harts)
+
+    def next_hart(self) -> int:
+        """The hart that runs the machine's next instruction (`step_machine`): the one
+        whose turn is under way, or else the one the schedule draws next (looked at on
+        a copy: the schedule does not move)."""
+        if self.smp == 1:
+            return 0
+        if self._turn is not None:
+            k, end = self._turn
+            if self.harts[k].state.instret < end or self.harts[k].in_block():
+                return k
+        sched = copy.deepcopy(self._schedule)
+        for _ in range(64 * self.smp):
+            k, _q = sched.next_turn()
+            if not self._waiting[k] or self._wakeable(self.harts[k]):
+                return k
+        return int(self.hart.state.hart_id)
 
     def step_machine(self) -> RunResult:
         """One instruction of the machine: with one hart, `step()`; with several, the
