@@ -145,6 +145,36 @@ class History:
         now = self.position()
         self.snaps = [s for s in self.snaps if self._pos(s) <= now] or self.snaps[:1]
 
+    def branch(self, hart: int, before: Position) -> None:
+        """Several harts: the machine ran hart `hart` outside the schedule's order from
+        `before` (a debugger's step of one thread while the others stay): the recorded
+        future after `before` no longer holds, and a snapshot of now starts the new
+        one. Going back before it re-executes in the schedule's order, which is how
+        the machine got to `before`."""
+        self.snaps = [s for s in self.snaps if self._pos(s) <= before] or self.snaps[:1]
+        snap = take_snapshot(self.machine, self.store)
+        snap.extra["branch"] = (hart, before)
+        if self._pos(snap) > self._pos(self.snaps[-1]):
+            self.snaps.append(snap)
+
+    def leave_branches(self) -> None:
+        """Before a move in the schedule's order: snapshots ahead of now from the first
+        `branch` on describe steps outside it, not this move's future."""
+        now = self.position()
+        cut = next((i for i, s in enumerate(self.snaps)
+                    if self._pos(s) > now and "branch" in s.extra), None)
+        if cut is not None:
+            self.snaps = self.snaps[:cut]
+
+    def hart_ahead(self) -> int:
+        """The hart that ran the recorded instruction after now: the one a `branch`
+        stepped from here, or else the schedule's next (Machine.next_hart)."""
+        now = self.position()
+        for snap in self.snaps:
+            if "branch" in snap.extra and snap.extra["branch"][1] == now:
+                return int(snap.extra["branch"][0])
+        return self.machine.next_hart()
+
     def close(self) -> None:
         self.machine.checkpoint = None
         self.store.close()

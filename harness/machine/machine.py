@@ -814,6 +814,12 @@ class Machine:
             return self._result(Stop.HALT, why, status)
         if reason == StopReason.WATCH:
             return self._result(Stop.WATCH)   # the instruction did not run
+        if reason == StopReason.BREAKPOINT:
+            # A breakpoint on the instruction: it did not run (a step that starts on
+            # one the caller means to pass sets skip_breakpoint_once first, as gdb
+            # does). The next step or run executes it, as after a run's stop there.
+            self.hart.skip_breakpoint_once(s.break_addr)
+            return self._result(Stop.BREAKPOINT)
         if reason == StopReason.WFI:
             # A stepped wfi waits as in a run: time skips to the interrupt, which is
             # taken, so the step ends at the trap vector (or the hart is stuck).

@@ -123,11 +123,11 @@ def test_step_back_on_two_harts_returns_to_each_earlier_moment() -> None:
     h = History(m, every=5_000)
     m.run(until=AtInstret(12_000))      # past a turn or two (and snapshots)
     assert m.total_instret() == 12_000
-    k, end = m._turn                    # to 200 instructions short of this turn's end
-    m.run(until=AtInstret(12_000 + end - int(m.harts[k].state.instret) - 200))
+    k, end = m._turn                    # to 60 instructions short of this turn's end
+    m.run(until=AtInstret(12_000 + end - int(m.harts[k].state.instret) - 60))
     assert m._waiting == [False, False]
     seen: list[tuple[Position, int, int, list[int]]] = []
-    for _ in range(400):
+    for _ in range(120):
         seen.append((h.position(), int(m.hart.state.hart_id), m.hart.pc,
                      [m.hart.x(i) for i in range(32)]))
         assert m.step_machine().stop is Stop.STEP
@@ -137,7 +137,7 @@ def test_step_back_on_two_harts_returns_to_each_earlier_moment() -> None:
         assert r.position == pos and not r.begin
         assert h.position() == pos
     # the state at each moment: the hart that ran next, its pc and registers
-    for pos, hart, pc, regs in seen[::37]:
+    for pos, hart, pc, regs in seen[::13]:
         h.goto(pos)
         assert h.position() == pos
         assert m.harts[hart].pc == pc
