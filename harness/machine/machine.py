@@ -724,7 +724,7 @@ class Machine:
         quantum = end - now if left is None else min(end - now, left)
         if goal is not None and goal <= now + quantum:
             r = self.run(goal - now, until=[*rest, AtInstret(goal)], on_stop=on_stop)
-        elif goal is not None and quantum == end - now:
+        elif goal is not None and quantum == end - now and goal <= end + MAX_BUDGET_STEPS:
             # The goal may lie in the block the turn ends with: exactly to the turn's
             # end, then on through that block one instruction at a time.
             r = self.run(quantum, until=[*rest, AtInstret(end)], on_stop=on_stop)
