@@ -403,18 +403,18 @@ class Stub:
         remaining = self.remaining()
         if remaining == 0:
             return self._budget_exhausted()
-        several = self.m.smp > 1 and self.history is not None
+        several = self.history if self.m.smp > 1 else None
         if action.step:
             self.halter.take()
-            before = self.history.position() if several else None
+            before = several.position() if several is not None else None
             result = self.m.step()          # this hart only: the others stay
-            if before is not None:
-                self.history.branch(h.state.hart_id, before)
+            if several is not None and before is not None:
+                several.branch(int(h.state.hart_id), before)
             causes: set[StopCause] = set()
         else:
             self.watchpoints.forget_deleted()
-            if several:
-                self.history.leave_branches()
+            if several is not None:
+                several.leave_branches()
             result = self.halter.run(remaining)
             causes = self.halter.take()
         return self._stop_reply(result, causes)

@@ -611,7 +611,7 @@ class Machine:
         if self._codesync is not None:
             self._codesync.run_begins()
         targets = [c for c in conditions if isinstance(c, AtInstret)]
-        rest = [c for c in conditions if not isinstance(c, AtInstret)]
+        rest: list[Until] = [c for c in conditions if not isinstance(c, AtInstret)]
         while True:
             if live and ran >= next_poll:
                 next_poll = ran + INPUT_POLL_INSNS

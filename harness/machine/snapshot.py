@@ -5,7 +5,8 @@ restoring it and running on does exactly what the machine did from there the fir
 time:
 
 - for every hart (a `--smp N` machine has N), Unicorn's CPU context (integer
-  registers, pc, privilege, the CSRs Unicorn keeps) and the native core's state (harness/native/snapshot.c: the shared block with instret,
+  registers, pc, privilege, the CSRs Unicorn keeps) and the native core's state
+  (harness/native/snapshot.c: the shared block with instret,
   idle time, mtimecmp and the virtual mip; the virtual CSRs; the interrupt-deadline
   and trap-storm bookkeeping), not its caches, which restoring invalidates;
 - RAM, as one 64-bit hash per 4 KiB page: page contents live once, by hash, in the

@@ -5,9 +5,9 @@ Every move records the state before it, so the panes can mark what the last move
 changed (registers, CSRs). With several harts (`--smp N`) a step is one instruction of
 the machine in the schedule's order (Machine.step_machine): the panes show the hart
 that runs it, the status line and the message name it, and a step back returns to the
-moment before the machine's last instruction, on the hart that ran it. Going back uses the session's recorded history
-(Session.record, harness/api/timetravel.py): the state shown after a step back is
-exactly the one a forward run had there.
+moment before the machine's last instruction, on the hart that ran it. Going back uses
+the session's recorded history (Session.record, harness/api/timetravel.py): the state
+shown after a step back is exactly the one a forward run had there.
 """
 
 from __future__ import annotations

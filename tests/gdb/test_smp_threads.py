@@ -180,3 +180,12 @@ def test_reverse_continue_on_two_harts_returns_to_the_breakpoint_hit(
     assert [h.pc for h in m.harts] == pcs
     assert c.ask(b"z0,%x,4" % only1) == b"OK"
     assert c.ask(b"c").startswith(b"W00")
+
+
+def test_two_harts_advertise_reverse_execution(served: Callable[[int], Served]) -> None:
+    """Going back no longer needs one hart: the stub records a machine of two."""
+    s = served(2)
+    c = Client(s.port)
+    reply = c.ask(b"qSupported:multiprocess+;swbreak+")
+    assert b"ReverseStep+" in reply and b"ReverseContinue+" in reply
+    assert "no reverse execution" not in s.log.getvalue()

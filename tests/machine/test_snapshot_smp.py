@@ -13,11 +13,11 @@ import json
 
 import pytest
 
-from harness.trace.events import event_json
 from harness.api.timetravel import History, Position
 from harness.machine import Machine, Stop
 from harness.machine.snapshot import PageStore, restore_machine, take_snapshot
 from harness.machine.until import AtInstret
+from harness.trace.events import event_json
 from machine.test_smp import ITER, LRSC, PLAIN, machine, program, word
 
 RUN = 20_000_000

@@ -11,11 +11,11 @@ import re
 from collections.abc import Iterator
 
 import pytest
+from machine.test_smp import program
 
 from harness.api import Session
 from harness.stepper.app import StepApp
 from harness.stepper.controller import Stepper
-from machine.test_smp import program
 
 SIZE = (200, 60)
 
