@@ -174,14 +174,14 @@ class Session(MemoryAccess):
     def run(self, max_insns: int | None = None, until: Until | Sequence[Until] = ()) -> RunResult:
         """Machine.run, plus the tracer's stop conditions while it captures memory."""
         conds = [until] if not isinstance(until, Sequence) else list(until)
-        start, left = self.instret, max_insns
+        start, left = self.machine.total_instret(), max_insns
         while True:
             result = self.machine.run(left, until=conds + self.tracer.conditions())
             if not self.tracer.ended_capture(result.condition):
                 return result
             self.tracer.stop_capture()      # the capture limit: go on at full speed
             if max_insns is not None:
-                left = max_insns - (self.instret - start)
+                left = max_insns - (self.machine.total_instret() - start)
                 if left <= 0:
                     return result
 
@@ -252,11 +252,13 @@ class Session(MemoryAccess):
         return self.run(max_insns, [_AtSeqTrap(seq=seq), _AtSeqXret(seq=seq)])
 
     def step(self, n: int = 1) -> RunResult:
-        result = self.machine.step()
+        """`n` instructions; with several harts, of the machine in the schedule's order
+        (Machine.step_machine): the current hart is then the one that ran the last."""
+        result = self.machine.step_machine()
         for _ in range(n - 1):
             if result.stop is Stop.HALT:
                 break
-            result = self.machine.step()
+            result = self.machine.step_machine()
         return result
 
     # -- going back in time (harness/api/timetravel.py) --------------------------------
@@ -288,8 +290,9 @@ class Session(MemoryAccess):
 
     @property
     def position(self) -> Position:
-        """(instructions retired, events logged): orders the moments of a run."""
-        return Position(self.instret, len(self.machine.events))
+        """(instructions retired, events logged): orders the moments of a run. With
+        several harts, the instructions of all of them together."""
+        return Position(self.machine.total_instret(), len(self.machine.events))
 
     def run_back(self, steps: int | None = None, *, trap: bool = False,
                  event: int | None = None, instret: int | None = None,
@@ -315,8 +318,9 @@ class Session(MemoryAccess):
         if event is not None:
             return h.back_to_event(event)
         if instret is not None:
-            if instret > self.instret:
-                raise BadInput(f"instruction {instret} is ahead of now ({self.instret})")
+            now = self.machine.total_instret()
+            if instret > now:
+                raise BadInput(f"instruction {instret} is ahead of now ({now})")
             return h.back_to_instret(instret)
         return h.step_back(1 if steps is None else steps)
 

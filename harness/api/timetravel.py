@@ -10,6 +10,12 @@ console, the event log).
 A moment is a `Position`: (instructions retired, events logged). Both only grow along
 a run, and no two moments a run stops at share both (an instruction retires, or a trap
 or xRET is logged), so positions order the moments of a run.
+
+With several harts (`--smp N`), the instructions are those of all harts together
+(Machine.total_instret), a snapshot holds every hart and the schedule's state, and a
+single step is one instruction of the machine in the schedule's order
+(Machine.step_machine): a step back returns to the moment before the last instruction
+any hart ran, on that hart. Snapshots are taken between two turns.
 """
 
 from __future__ import annotations
@@ -91,7 +97,7 @@ class History:
 
     # -- recording -------------------------------------------------------------------
     def position(self) -> Position:
-        return Position(int(self.machine.hart.state.instret), len(self.machine.events))
+        return Position(self.machine.total_instret(), len(self.machine.events))
 
     @staticmethod
     def _pos(snap: MachineSnapshot) -> Position:
@@ -139,6 +145,36 @@ class History:
         now = self.position()
         self.snaps = [s for s in self.snaps if self._pos(s) <= now] or self.snaps[:1]
 
+    def branch(self, hart: int, before: Position) -> None:
+        """Several harts: the machine ran hart `hart` outside the schedule's order from
+        `before` (a debugger's step of one thread while the others stay): the recorded
+        future after `before` no longer holds, and a snapshot of now starts the new
+        one. Going back before it re-executes in the schedule's order, which is how
+        the machine got to `before`."""
+        self.snaps = [s for s in self.snaps if self._pos(s) <= before] or self.snaps[:1]
+        snap = take_snapshot(self.machine, self.store)
+        snap.extra["branch"] = (hart, before)
+        if self._pos(snap) > self._pos(self.snaps[-1]):
+            self.snaps.append(snap)
+
+    def leave_branches(self) -> None:
+        """Before a move in the schedule's order: snapshots ahead of now from the first
+        `branch` on describe steps outside it, not this move's future."""
+        now = self.position()
+        cut = next((i for i, s in enumerate(self.snaps)
+                    if self._pos(s) > now and "branch" in s.extra), None)
+        if cut is not None:
+            self.snaps = self.snaps[:cut]
+
+    def hart_ahead(self) -> int:
+        """The hart that ran the recorded instruction after now: the one a `branch`
+        stepped from here, or else the schedule's next (Machine.next_hart)."""
+        now = self.position()
+        for snap in self.snaps:
+            if "branch" in snap.extra and snap.extra["branch"][1] == now:
+                return int(snap.extra["branch"][0])
+        return self.machine.next_hart()
+
     def close(self) -> None:
         self.machine.checkpoint = None
         self.store.close()
@@ -175,7 +211,8 @@ class History:
         m = self.machine
         saved = set(m.breakpoints)
         for a in saved:          # re-execution does not stop at the debugger's breakpoints
-            m.hart.set_breakpoint(a, False)
+            for hart in m.harts:
+                hart.set_breakpoint(a, False)
         m.breakpoints.clear()
         self._replaying = True
         try:
@@ -229,7 +266,7 @@ class History:
         last = self.position()
         last_snap = take_snapshot(self.machine, self.store) if cheap else None
         for _ in range(MAX_STEPS_TO_TARGET):
-            r = self.machine.step()
+            r = self.machine.step_machine()
             p = self.position()
             if p >= now or r.stop is Stop.HALT:
                 break
@@ -327,7 +364,8 @@ class History:
         hits: list[Position] = []
         conds = [AtInstret(end.instret)]
         for a in bps:
-            m.hart.set_breakpoint(a)
+            for hart in m.harts:
+                hart.set_breakpoint(a)
         try:
             while self.position().instret < end.instret:
                 p = self.position()
@@ -343,13 +381,14 @@ class History:
         finally:
             for a in bps:
                 if a not in m.breakpoints:
-                    m.hart.set_breakpoint(a, False)
+                    for hart in m.harts:
+                        hart.set_breakpoint(a, False)
         for _ in range(MAX_STEPS_TO_TARGET):
             p = self.position()
             if p >= end:
                 break
             if m.hart.pc in bps and (not hits or hits[-1] != p):
                 hits.append(p)
-            if m.step().stop is Stop.HALT:
+            if m.step_machine().stop is Stop.HALT:
                 break
         return hits

@@ -403,12 +403,18 @@ class Stub:
         remaining = self.remaining()
         if remaining == 0:
             return self._budget_exhausted()
+        several = self.history if self.m.smp > 1 else None
         if action.step:
             self.halter.take()
-            result = self.m.step()
+            before = several.position() if several is not None else None
+            result = self.m.step()          # this hart only: the others stay
+            if several is not None and before is not None:
+                several.branch(int(h.state.hart_id), before)
             causes: set[StopCause] = set()
         else:
             self.watchpoints.forget_deleted()
+            if several is not None:
+                several.leave_branches()
             result = self.halter.run(remaining)
             causes = self.halter.take()
         return self._stop_reply(result, causes)
@@ -433,6 +439,9 @@ class Stub:
     def _reverse_reply(self, begin: bool) -> bytes:
         self._watch_pc = NO_ADDRESS
         self.halter.take()
+        if self.m.smp > 1 and self.history is not None:
+            # the hart whose instruction comes next, as recorded
+            self.m.select_hart(self.history.hart_ahead())
         thread = b"thread:%x;" % self._tid()
         if begin:
             reply = b"T%02xreplaylog:begin;" % SIGTRAP + thread

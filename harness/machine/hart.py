@@ -161,5 +161,10 @@ class Hart:
     def step_end(self) -> None:
         self._lib.hart_step_end(self._h)
 
+    def in_block(self) -> bool:
+        """The next instruction is inside a block a run has started: a run with a
+        plain budget would go on to the block's end before it stops."""
+        return bool(self._lib.hart_in_block(self._h))
+
     def hook_count(self) -> int:
         return int(self._lib.hart_hook_count(self._h))

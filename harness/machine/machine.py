@@ -8,6 +8,7 @@ guest never notices it was stopped: a run is a pure function of the image and in
 
 from __future__ import annotations
 
+import copy
 import ctypes
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -183,6 +184,7 @@ class Machine:
         self._waiting = [False] * smp        # in wfi, yielding its turns until woken
         self._clock_ns = 0                   # guest time all harts agree on at a switch
         self._in_turn = False                # run() is one hart's turn of a multi-hart run
+        self._turn: tuple[int, int] | None = None   # (hart, instret its turn ends at)
         self._wfi_yield = False              # that turn ended in a wfi
         self.events = EventLog(keep=keep_events)
         self.events.harts = smp
@@ -212,7 +214,8 @@ class Machine:
         self.symbols: dict[str, int] = {}    # their symbols (a later image wins)
         self._device_error: GuestError | None = None
         self._hooks: list[int] = []
-        self._ran_since_step = False         # blocks translated for a run, not a step
+        # The harts with blocks translated for a run, not a step (see step()).
+        self._ran_since_step: set[int] = set()
         # Periodic checkpoints (harness/api/timetravel.py): during a run, `checkpoint()`
         # is called between two blocks once instret reaches `next_checkpoint`.
         self.checkpoint: Callable[[], None] | None = None
@@ -377,7 +380,7 @@ class Machine:
             # at full speed to just short of it, the loop's block would be).
             self.hart.sync()
         s.record_events = 1
-        self._ran_since_step = True
+        self._ran_since_step.add(int(s.hart_id))
         self._arm(conditions)
         self._schedule_input_poll()
         if not self._in_turn:                # (a multi-hart run looks once, at its start)
@@ -399,7 +402,7 @@ class Machine:
         poll = (1 << 64) - 1
         if getattr(self.uart.source, "live", False):
             poll = self.hart.state.instret + INPUT_POLL_INSNS
-        if self.checkpoint is not None:
+        if self.checkpoint is not None and self.smp == 1:   # several: between turns
             poll = min(poll, max(self.next_checkpoint, self.hart.state.instret + 1))
         self.hart.state.poll_at = poll
 
@@ -532,7 +535,8 @@ class Machine:
             self.hart.resume()
             return None
         if reason == StopReason.POLL:
-            if self.checkpoint is not None and s.instret >= self.next_checkpoint:
+            if self.checkpoint is not None and self.smp == 1 \
+                    and s.instret >= self.next_checkpoint:
                 self.checkpoint()            # between two blocks: nothing the guest sees
             self._schedule_input_poll()
             if getattr(self.uart.source, "live", False):
@@ -557,18 +561,57 @@ class Machine:
         return None
 
     # -- several harts ---------------------------------------------------------------
+    def total_instret(self) -> int:
+        """Instructions every hart has retired, together: the machine's own count, which
+        orders the moments of a run of several harts as one hart's instret does."""
+        return sum(int(h.state.instret) for h in self.harts)
+
+    def next_hart(self) -> int:
+        """The hart that runs the machine's next instruction (`step_machine`): the one
+        whose turn is under way, or else the one the schedule draws next (looked at on
+        a copy: the schedule does not move)."""
+        if self.smp == 1:
+            return 0
+        if self._turn is not None:
+            k, end = self._turn
+            if self.harts[k].state.instret < end or self.harts[k].in_block():
+                return k
+        sched = copy.deepcopy(self._schedule)
+        for _ in range(64 * self.smp):
+            k, _q = sched.next_turn()
+            if not self._waiting[k] or self._wakeable(self.harts[k]):
+                return k
+        return int(self.hart.state.hart_id)
+
+    def step_machine(self) -> RunResult:
+        """One instruction of the machine: with one hart, `step()`; with several, the
+        next instruction in the schedule's order, of whichever hart's turn it is (which
+        is then the current hart). Stepping through a turn ends it where a run would
+        (at the first block start at or past its quantum), so any mix of steps and
+        runs interleaves the harts exactly as one uninterrupted run does."""
+        if self.smp == 1:
+            return self.step()
+        return self._run_harts(None, [], None, step=True)
+
     def _run_harts(self, max_insns: int | None, conditions: list[Until],
-                   on_stop: Callable[[], None] | None) -> RunResult:
+                   on_stop: Callable[[], None] | None, step: bool = False) -> RunResult:
         """Several harts take turns, as the schedule says, until one of them ends the
         run (halt, condition, stuck), the host asks, or `max_insns` instructions (all
         harts together) have run. A turn that ends in wfi leaves the hart waiting:
-        it yields its turns until an interrupt is pending and enabled in its mie."""
+        it yields its turns until an interrupt is pending and enabled in its mie.
+
+        A turn outlives a run that stops inside it (`_turn`): the next run (or step)
+        goes on with it, so stopping changes nothing of the interleaving. An AtInstret
+        condition counts the instructions of all harts (`total_instret`). `step`: one
+        instruction of the hart whose turn it is, then stop."""
         ran = 0
         self.uart.update_irq()               # input fed since the last run
         live = bool(getattr(self.uart.source, "live", False))
         next_poll = INPUT_POLL_INSNS         # live input: looked at as often as one hart
         if self._codesync is not None:
             self._codesync.run_begins()
+        targets = [c for c in conditions if isinstance(c, AtInstret)]
+        rest: list[Until] = [c for c in conditions if not isinstance(c, AtInstret)]
         while True:
             if live and ran >= next_poll:
                 next_poll = ran + INPUT_POLL_INSNS
@@ -578,55 +621,138 @@ class Machine:
                 return self._result(Stop.USER)
             if max_insns is not None and ran >= max_insns:
                 return self._result(Stop.BUDGET, "instruction budget exhausted")
-            if all(self._waiting) and not any(self._wakeable(h) for h in self.harts):
-                wake = [t for t in (self._wake_ns(h) for h in self.harts) if t is not None]
-                if not wake:
-                    return self._result(Stop.ERROR, (
-                        f"every hart waits in wfi and nothing can wake any of them (hart "
-                        f"{self.hart.state.hart_id} at pc {self.hart.pc - 4:#x}): nothing "
-                        "pending is enabled in mie and no timer is armed"))
-                self._clock_ns = min(wake)   # time skips to the first timer due
-            k, quantum = self._schedule.next_turn()
+            total = self.total_instret()
+            at = next((c for c in targets if total >= c.instret), None)
+            if at is not None:
+                return self._result(Stop.EVENT, condition=at)
+            if self._turn is not None:
+                k, end = self._turn
+                if self.harts[k].state.instret >= end and not self.harts[k].in_block():
+                    self._end_turn(k)
+            if self._turn is None:
+                if not step and self.checkpoint is not None and total >= self.next_checkpoint:
+                    self.checkpoint()        # between two turns: nothing the guest sees
+                begun = self._begin_turn(rest)
+                if isinstance(begun, RunResult):
+                    return begun
+                if not begun:
+                    continue                 # a waiting hart's turn went by
+            assert self._turn is not None
+            k, end = self._turn
             hart = self.harts[k]
-            self._set_clock(hart)
-            if self._waiting[k]:
-                if not self._wakeable(hart):
-                    continue
-                self._waiting[k] = False
-                self._select(k)
-                first = len(self.events)
-                hart.take_pending_interrupt()
-                self._drain()
-                hit = self._matched(conditions, first)   # the trap that woke it
-                if hit is not None:
-                    return self._result(Stop.EVENT, event=hit[0], condition=hit[1])
             self._select(k)
-            if self._codesync is not None:
-                self._codesync.turn_begins(k)
-            if max_insns is not None:
-                quantum = min(quantum, max_insns - ran)
             before = hart.state.instret
             self._in_turn = True
             try:
-                result = self.run(quantum, until=conditions, on_stop=on_stop)
+                if step:
+                    result = self.step()
+                else:
+                    left = None if max_insns is None else max_insns - ran
+                    result = self._turn_run(hart, end, left, targets, rest, total, on_stop)
             finally:
                 self._in_turn = False
                 s = hart.state
                 ran += s.instret - before
                 self._clock_ns = (s.instret << s.icount_shift) + s.idle_ns
-                # Switched out: its LR reservation goes, so no store by another hart
-                # to the reservation set can go unnoticed (an SC may fail spuriously,
-                # as the spec allows). Writing PRIV clears it (docs/unicorn.md).
-                self.uc.reg_write(UC_RISCV_REG_PRIV, int(self.uc.reg_read(UC_RISCV_REG_PRIV)))
-                if self._codesync is not None:
-                    self._codesync.turn_ended(k)
             if self._wfi_yield:
                 self._wfi_yield = False
                 self._waiting[k] = True
+                self._end_turn(k)
+                if step:
+                    return self._result(Stop.STEP)
                 continue
-            if result is _TURN_OVER:
+            if result is _TURN_OVER and not step:
                 continue
             return result
+
+    def _begin_turn(self, conditions: list[Until]) -> RunResult | bool:
+        """Draw the next turn and start it (`_turn`): False if it was a waiting hart's
+        that nothing wakes yet; a result if the run ends here (stuck, or the trap that
+        woke a hart matched a condition)."""
+        if all(self._waiting) and not any(self._wakeable(h) for h in self.harts):
+            wake = [t for t in (self._wake_ns(h) for h in self.harts) if t is not None]
+            if not wake:
+                return self._result(Stop.ERROR, (
+                    f"every hart waits in wfi and nothing can wake any of them (hart "
+                    f"{self.hart.state.hart_id} at pc {self.hart.pc - 4:#x}): nothing "
+                    "pending is enabled in mie and no timer is armed"))
+            self._clock_ns = min(wake)       # time skips to the first timer due
+        k, quantum = self._schedule.next_turn()
+        hart = self.harts[k]
+        self._set_clock(hart)
+        hit = None
+        if self._waiting[k]:
+            if not self._wakeable(hart):
+                return False
+            self._waiting[k] = False
+            self._select(k)
+            first = len(self.events)
+            hart.take_pending_interrupt()
+            self._drain()
+            hit = self._matched(conditions, first)   # the trap that woke it
+        self._select(k)
+        if self._codesync is not None:
+            self._codesync.turn_begins(k)
+        self._turn = (k, int(hart.state.instret) + quantum)
+        if hit is not None:
+            return self._result(Stop.EVENT, event=hit[0], condition=hit[1])
+        return True
+
+    def _end_turn(self, k: int) -> None:
+        """Hart k's turn is over."""
+        # Switched out: its LR reservation goes, so no store by another hart to the
+        # reservation set can go unnoticed (an SC may fail spuriously, as the spec
+        # allows). Writing PRIV clears it (docs/unicorn.md).
+        uc = self.ucs[k]
+        uc.reg_write(UC_RISCV_REG_PRIV, int(uc.reg_read(UC_RISCV_REG_PRIV)))
+        if self._codesync is not None:
+            self._codesync.turn_ended(k)
+        self._turn = None
+
+    def _turn_run(self, hart: Hart, end: int, left: int | None, targets: list[AtInstret],
+                  rest: list[Until], total: int,
+                  on_stop: Callable[[], None] | None) -> RunResult:
+        """Run the current turn on (to its end, at most `left` instructions), stopping
+        exactly at the first of `targets` (machine-wide instret) that falls in it."""
+        s = hart.state
+        now = int(s.instret)
+        offset = total - now                 # what the other harts have retired
+        goal = min((c.instret - offset for c in targets), default=None)
+        orig = min(targets, key=lambda c: c.instret) if targets else None
+        if now >= end:                       # past its end, inside a block a run began
+            return self._finish_block(hart, goal, orig, rest)
+        quantum = end - now if left is None else min(end - now, left)
+        if goal is not None and goal <= now + quantum:
+            r = self.run(goal - now, until=[*rest, AtInstret(goal)], on_stop=on_stop)
+        elif goal is not None and quantum == end - now and goal <= end + MAX_BUDGET_STEPS:
+            # The goal may lie in the block the turn ends with: exactly to the turn's
+            # end, then on through that block one instruction at a time.
+            r = self.run(quantum, until=[*rest, AtInstret(end)], on_stop=on_stop)
+            if r.stop is Stop.EVENT and isinstance(r.condition, AtInstret):
+                return self._finish_block(hart, goal, orig, rest)
+        else:
+            r = self.run(quantum, until=rest, on_stop=on_stop)
+        if r.stop is Stop.EVENT and isinstance(r.condition, AtInstret):
+            return self._result(Stop.EVENT, condition=orig)
+        return r
+
+    def _finish_block(self, hart: Hart, goal: int | None, orig: AtInstret | None,
+                      rest: list[Until]) -> RunResult:
+        """The turn's instructions are done but a run would finish the block it is in:
+        step to that block's end (or to `goal`)."""
+        first = len(self.events)
+        while hart.in_block():
+            if goal is not None and hart.state.instret >= goal:
+                return self._result(Stop.EVENT, condition=orig)
+            r = self.step()
+            if r.stop is not Stop.STEP:
+                return r
+            hit = self._matched(rest, first)
+            if hit is not None:
+                return self._result(Stop.EVENT, event=hit[0], condition=hit[1])
+        if goal is not None and hart.state.instret >= goal:
+            return self._result(Stop.EVENT, condition=orig)
+        return _TURN_OVER
 
     def _set_clock(self, hart: Hart) -> None:
         """Guest time on `hart` reads the machine's clock: the instructions all harts
@@ -657,13 +783,13 @@ class Machine:
         instruction ends the step at its trap vector."""
         s = self.hart.state
         s.record_events = 1
-        if self._ran_since_step:
+        if int(s.hart_id) in self._ran_since_step:
             # Unicorn 2.1.4 counts a one-instruction run with a check that blocks
             # translated during a run do not carry: without this flush the first step
             # after a run would execute (and not count) the rest of such a block
             # (docs/unicorn.md#counted-runs-need-fresh-translations).
             self.uc.ctl_flush_tb()
-            self._ran_since_step = False
+            self._ran_since_step.discard(int(s.hart_id))
         self.hart.update()
         for _ in range(2):
             self.hart.step_begin()
@@ -688,6 +814,12 @@ class Machine:
             return self._result(Stop.HALT, why, status)
         if reason == StopReason.WATCH:
             return self._result(Stop.WATCH)   # the instruction did not run
+        if reason == StopReason.BREAKPOINT:
+            # A breakpoint on the instruction: it did not run (a step that starts on
+            # one the caller means to pass sets skip_breakpoint_once first, as gdb
+            # does). The next step or run executes it, as after a run's stop there.
+            self.hart.skip_breakpoint_once(s.break_addr)
+            return self._result(Stop.BREAKPOINT)
         if reason == StopReason.WFI:
             # A stepped wfi waits as in a run: time skips to the interrupt, which is
             # taken, so the step ends at the trap vector (or the hart is stuck).

@@ -4,8 +4,9 @@ A `MachineSnapshot` holds everything that decides a stopped machine's future, so
 restoring it and running on does exactly what the machine did from there the first
 time:
 
-- Unicorn's CPU context (integer registers, pc, privilege, the CSRs Unicorn keeps);
-- the native core's state (harness/native/snapshot.c: the shared block with instret,
+- for every hart (a `--smp N` machine has N), Unicorn's CPU context (integer
+  registers, pc, privilege, the CSRs Unicorn keeps) and the native core's state
+  (harness/native/snapshot.c: the shared block with instret,
   idle time, mtimecmp and the virtual mip; the virtual CSRs; the interrupt-deadline
   and trap-storm bookkeeping), not its caches, which restoring invalidates;
 - RAM, as one 64-bit hash per 4 KiB page: page contents live once, by hash, in the
@@ -13,7 +14,11 @@ time:
   since any earlier snapshot, never a copy of all of RAM;
 - the devices' registers and queues (PLIC, UART and its scripted input, virtio), the
   disk's overlay of written sectors, the console so far, the event log's position, and
-  the run loop's pending halt.
+  the run loop's pending halt;
+- with several harts, the schedule (its generator, the round drawn so far, the turn
+  under way and where it ends), which harts wait in wfi, the clock they agree on, the
+  code-coherence bookkeeping (pages rewritten since each hart's turn) and which hart
+  is current: a run from a restored snapshot interleaves the harts as the first did.
 
 Snapshots are taken and restored between runs only. A disk opened read-write cannot be
 rewound (its writes are in the file): `snapshot()` refuses it with BadInput.
@@ -33,7 +38,7 @@ from harness.errors import BadInput
 if TYPE_CHECKING:
     from harness.machine.machine import Machine
 
-__all__ = ["MachineSnapshot", "PageStore", "restore_machine", "take_snapshot"]
+__all__ = ["HartSnapshot", "MachineSnapshot", "PageStore", "restore_machine", "take_snapshot"]
 
 PAGE = 4096
 BULK_PAGES = 512              # restoring more pages than this lifts the write tracking
@@ -177,11 +182,16 @@ class PageStore:
 
 
 @dataclass
-class MachineSnapshot:
-    instret: int
-    pc: int
+class HartSnapshot:
     cpu: Any                      # a unicorn UcContext
-    native: bytes
+    native: bytes                 # harness/native/snapshot.c
+
+
+@dataclass
+class MachineSnapshot:
+    instret: int                  # all harts together (Machine.total_instret)
+    pc: int                       # the current hart's
+    harts: list[HartSnapshot]
     ram: bytes                    # one 64-bit hash per page
     devices: list[dict[str, Any]]
     console: bytes
@@ -190,12 +200,37 @@ class MachineSnapshot:
     event_chunks: tuple[list[bytes], list[int]]
     halted: tuple[int, str] | None
     waiting_for_input: bool
+    schedule: dict[str, Any] = field(default_factory=dict)   # several harts only
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
     def nbytes(self) -> int:
         """What this snapshot holds of its own (not the shared page store)."""
-        return len(self.native) + len(self.ram) + len(self.console) + 4096
+        return sum(len(h.native) + 4096 for h in self.harts) + len(self.ram) \
+            + len(self.console)
+
+
+def _schedule_state(machine: Machine) -> dict[str, Any]:
+    """What decides the interleaving from here on (see Machine._run_harts)."""
+    sync = machine._codesync
+    return {
+        "rng": machine._schedule._state, "round": list(machine._schedule._round),
+        "turn": machine._turn, "waiting": list(machine._waiting),
+        "clock_ns": machine._clock_ns, "current": int(machine.hart.state.hart_id),
+        "pending": None if sync is None else
+        [None if p is None else set(p) for p in sync._pending],
+    }
+
+
+def _restore_schedule(machine: Machine, st: dict[str, Any]) -> None:
+    machine._schedule._state = st["rng"]
+    machine._schedule._round = list(st["round"])
+    machine._turn = st["turn"]
+    machine._waiting = list(st["waiting"])
+    machine._clock_ns = st["clock_ns"]
+    if machine._codesync is not None and st["pending"] is not None:
+        machine._codesync._pending = [None if p is None else set(p) for p in st["pending"]]
+    machine._select(st["current"])
 
 
 def _stateful(machine: Machine) -> list[object]:
@@ -212,20 +247,21 @@ def _stateful(machine: Machine) -> list[object]:
 
 
 def take_snapshot(machine: Machine, store: PageStore) -> MachineSnapshot:
-    if machine.smp > 1:
-        raise BadInput("going back in time needs one hart: snapshots hold one hart's "
-                       "state (run with --smp 1)")
     if machine.disk is not None and not machine.disk.snapshot:
         raise BadInput(f"{machine.disk.path}: a disk opened read-write cannot be rewound; "
                        "use --drive IMAGE,snapshot=on to go back in time")
     machine._drain()
     lib = machine.hart._lib
-    buf = ctypes.create_string_buffer(lib.hart_snap_size())
-    lib.hart_snap_save(machine.hart._h, buf)
+    harts: list[HartSnapshot] = []
+    for hart, uc in zip(machine.harts, machine.ucs, strict=True):
+        buf = ctypes.create_string_buffer(lib.hart_snap_size())
+        lib.hart_snap_save(hart._h, buf)
+        harts.append(HartSnapshot(uc.context_save(), buf.raw))
     log = machine.events
     return MachineSnapshot(
-        instret=int(machine.hart.state.instret), pc=machine.hart.pc,
-        cpu=machine.uc.context_save(), native=buf.raw, ram=store.capture(),
+        instret=machine.total_instret(), pc=machine.hart.pc, harts=harts,
+        schedule=_schedule_state(machine) if machine.smp > 1 else {},
+        ram=store.capture(),
         devices=[_plain_state(o) for o in _stateful(machine)],
         console=bytes(machine.console.data), console_truncated=machine.console.truncated,
         events=len(log), event_chunks=(list(log._chunks), list(log._starts)),
@@ -235,14 +271,17 @@ def take_snapshot(machine: Machine, store: PageStore) -> MachineSnapshot:
 def restore_machine(machine: Machine, store: PageStore, snap: MachineSnapshot) -> None:
     lib = machine.hart._lib
     store.restore(snap.ram)
-    machine.uc.context_restore(snap.cpu)
-    lib.hart_snap_restore(machine.hart._h, ctypes.create_string_buffer(snap.native,
-                                                                       len(snap.native)))
-    st = machine.hart.state            # a checkpoint inside a run saw its stop fields
-    st.budget = st.poll_at = st.stop_at_event = (1 << 64) - 1
-    st.budget_exact = st.stop_on_xret = st.stop_on_priv_change = 0
-    st.stop_exceptions = st.stop_interrupts = 0
-    machine._ran_since_step = True
+    for hart, uc, hs in zip(machine.harts, machine.ucs, snap.harts, strict=True):
+        uc.context_restore(hs.cpu)
+        lib.hart_snap_restore(hart._h, ctypes.create_string_buffer(hs.native,
+                                                                   len(hs.native)))
+        st = hart.state                # a checkpoint inside a run saw its stop fields
+        st.budget = st.poll_at = st.stop_at_event = (1 << 64) - 1
+        st.budget_exact = st.stop_on_xret = st.stop_on_priv_change = 0
+        st.stop_exceptions = st.stop_interrupts = 0
+    if snap.schedule:
+        _restore_schedule(machine, snap.schedule)
+    machine._ran_since_step = set(range(machine.smp))
     for obj, state in zip(_stateful(machine), snap.devices, strict=True):
         _set_state(obj, state)
     machine.console.data[:] = snap.console
@@ -251,4 +290,5 @@ def restore_machine(machine: Machine, store: PageStore, snap: MachineSnapshot) -
     machine._halted = snap.halted
     machine._waiting_for_input = snap.waiting_for_input
     machine._device_error = None
-    machine.hart.sync()
+    for hart in machine.harts:
+        hart.sync()

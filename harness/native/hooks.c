@@ -619,3 +619,11 @@ size_t hart_hook_count(hart *h)
 {
     return h->nhooks;
 }
+
+/* Is the next instruction inside a block a run has started (so a run with a plain
+ * budget would go on to the block's end before it stops)? Several harts' turns end
+ * at a block start (harness/machine/machine.py); a stepped turn ends there too. */
+int hart_in_block(hart *h)
+{
+    return h->s.instret < h->irq_from;
+}

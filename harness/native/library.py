@@ -128,6 +128,7 @@ def load_library() -> ctypes.CDLL:
         "hart_mtime": (u64, [vp]),
         "hart_mip": (u64, [vp]),
         "hart_hook_count": (ctypes.c_size_t, [vp]),
+        "hart_in_block": (ctypes.c_int, [vp]),
         "hart_snap_size": (ctypes.c_size_t, []),
         "hart_snap_save": (None, [vp, vp]),
         "hart_snap_restore": (None, [vp, vp]),

@@ -2,9 +2,12 @@
 does to the session, and what the panes show (as rich renderables from harness/inspect).
 
 Every move records the state before it, so the panes can mark what the last move
-changed (registers, CSRs). Going back uses the session's recorded history
-(Session.record, harness/api/timetravel.py): the state shown after a step back is
-exactly the one a forward run had there.
+changed (registers, CSRs). With several harts (`--smp N`) a step is one instruction of
+the machine in the schedule's order (Machine.step_machine): the panes show the hart
+that runs it, the status line and the message name it, and a step back returns to the
+moment before the machine's last instruction, on the hart that ran it. Going back uses
+the session's recorded history (Session.record, harness/api/timetravel.py): the state
+shown after a step back is exactly the one a forward run had there.
 """
 
 from __future__ import annotations
@@ -83,8 +86,23 @@ class Stepper:
         self.seconds: float | None = None   # how long the last backward move took
 
     # -- moves ---------------------------------------------------------------------
+    @property
+    def smp(self) -> int:
+        return self.s.machine.smp
+
+    def _on_next_hart(self) -> None:
+        """Several harts: show the one that runs the machine's next instruction."""
+        m = self.s.machine
+        if m.smp > 1:
+            m.select_hart(m.next_hart())
+
+    def _hart(self) -> str:
+        """' on hart k' with several harts (the current one), else nothing."""
+        return f" on hart {self.s.machine.hart.state.hart_id}" if self.smp > 1 else ""
+
     def _before(self) -> None:
         self.seconds = None
+        self._on_next_hart()
         self.prev_regs = self.s.regs()
         self.prev_csrs = self.s.csrs()
 
@@ -100,13 +118,13 @@ class Stepper:
     def _run(self, what: str, until: list[Until]) -> RunResult:
         self._before()
         r = self.s.run(MAX_INSNS, until)
-        self._say(what, r)
+        self._say(what + self._hart(), r)
         return r
 
     def step(self) -> None:
         self._before()
         r = self.s.step()
-        self._say("stepped one instruction", r)
+        self._say("stepped one instruction" + self._hart(), r)
 
     def next_trap(self) -> None:
         self._run("ran to the next trap", [AfterTrap()])
@@ -155,13 +173,16 @@ class Stepper:
         self._before()
         r = self.history.step_back()
         self.seconds = r.seconds
+        self._on_next_hart()
         self.message = ("at the start of the recording" if r.begin else
-                        "stepped back one instruction")
+                        "stepped back one instruction" + self._hart())
 
     def back_trap(self) -> None:
         self._before()
         r = self.history.back_to_trap()
         self.seconds = r.seconds
+        if r.event is not None and self.smp > 1:
+            self.s.machine.select_hart(r.event.hart)   # the hart that took it
         self.message = ("no trap before this: at the start of the recording" if r.begin
                         else f"back to the previous trap, event #{r.event.seq if r.event else '?'}")
 
@@ -175,7 +196,9 @@ class Stepper:
         self._before()
         r = self.history.back_to_event(seq)
         self.seconds = r.seconds
-        self.message = f"back to just after event #{seq}"
+        if r.event is not None and self.smp > 1:
+            self.s.machine.select_hart(r.event.hart)   # the hart that took it
+        self.message = f"back to just after event #{seq}" + self._hart()
 
     def set_walk(self, text: str) -> None:
         try:
@@ -192,10 +215,15 @@ class Stepper:
     def status(self) -> Text:
         s = self.s
         t = Text()
+        if self.smp > 1:
+            t.append(f"hart {s.machine.hart.state.hart_id}/{self.smp}  ", "bold")
         t.append(f"{s.priv.letter}-mode", priv_style(s.priv))
         t.append(f"  pc {s.pc:#x} ")
         t.append(self._sym(s.pc).name, "symbol")
-        t.append(f"  instret {s.instret:,}  events {len(s.events)}  ")
+        t.append(f"  instret {s.instret:,}  ")
+        if self.smp > 1:
+            t.append(f"all harts {s.machine.total_instret():,}  ")
+        t.append(f"events {len(s.events)}  ")
         t.append(self.message, "note")
         return t
 
@@ -210,7 +238,8 @@ class Stepper:
 
         rows = self.timeline_rows()
         current = len(self.s.events) - 1 if len(self.s.events) else None
-        return TrapTimeline(rows, self.s.machine.xlen, locate=locator(self.s)), rows, current
+        return (TrapTimeline(rows, self.s.machine.xlen, locate=locator(self.s),
+                             harts=self.s.machine.smp), rows, current)
 
     def code(self) -> RenderableType:
         s = self.s

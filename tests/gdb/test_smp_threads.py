@@ -131,3 +131,61 @@ def test_gdb_info_threads_shows_every_hart(served: Callable[[int], Served], elf:
     assert "[Switching to thread 2 (Thread 2)]" in out, out
     assert "$1 = 1" in out, out
     assert [h.state.instret for h in s.machine.harts] == [0, 1, 0]
+
+
+def test_reverse_stepi_on_two_harts_undoes_each_threads_step(
+        served: Callable[[int], Served]) -> None:
+    """Steps of thread 2, then thread 1 (each hart alone, the other stays); bs undoes
+    them one by one, newest first, each reply naming the thread whose step it undid,
+    with that hart's pc and every hart's instret as before the step."""
+    s = served(2)
+    c = Client(s.port)
+    m = s.machine
+    moments: list[tuple[list[int], int, int]] = []     # (instrets, thread, its pc)
+    for thread in (2, 2, 2, 1, 1, 2):
+        assert c.ask(b"Hc%x" % thread) == b"OK"
+        moments.append(([int(h.state.instret) for h in m.harts], thread,
+                        m.harts[thread - 1].pc))
+        assert c.ask(b"s") == b"T05thread:%x;" % thread
+    assert [h.state.instret for h in m.harts] == [2, 4]
+    for instrets, thread, pc in reversed(moments):
+        assert c.ask(b"bs") == b"T05thread:%x;" % thread
+        assert [h.state.instret for h in m.harts] == instrets
+        assert c.ask(b"Hg%x" % thread) == b"OK"
+        assert reg(c, 32) == pc
+    # At the start of the recording: the thread whose step was recorded next.
+    assert c.ask(b"bs") == b"T05replaylog:begin;thread:2;"
+    # Forward again from the start: a run in the schedule's order ends as before.
+    assert c.ask(b"c").startswith(b"W00")
+
+
+def test_reverse_continue_on_two_harts_returns_to_the_breakpoint_hit(
+        served: Callable[[int], Served], elf: Path) -> None:
+    """Hart 1 reaches only1 once, while both harts run in turns; from the end of the
+    counting loop on, bc returns there, on thread 2, as the forward run had it."""
+    s = served(2)
+    c = Client(s.port)
+    m = s.machine
+    only1 = symbol(elf, "only1")
+    assert c.ask(b"Z0,%x,4" % only1) == b"OK"
+    assert c.ask(b"c") == b"T05thread:2;"
+    at = [int(h.state.instret) for h in m.harts]
+    pcs = [h.pc for h in m.harts]
+    assert c.ask(b"z0,%x,4" % only1) == b"OK"
+    for _ in range(3):                                 # hart 1 on to its wfi
+        assert c.ask(b"s") == b"T05thread:2;"
+    assert c.ask(b"Z0,%x,4" % only1) == b"OK"
+    assert c.ask(b"bc") == b"T05thread:2;"
+    assert [int(h.state.instret) for h in m.harts] == at
+    assert [h.pc for h in m.harts] == pcs
+    assert c.ask(b"z0,%x,4" % only1) == b"OK"
+    assert c.ask(b"c").startswith(b"W00")
+
+
+def test_two_harts_advertise_reverse_execution(served: Callable[[int], Served]) -> None:
+    """Going back no longer needs one hart: the stub records a machine of two."""
+    s = served(2)
+    c = Client(s.port)
+    reply = c.ask(b"qSupported:multiprocess+;swbreak+")
+    assert b"ReverseStep+" in reply and b"ReverseContinue+" in reply
+    assert "no reverse execution" not in s.log.getvalue()
