@@ -155,6 +155,8 @@ int fork(void) {
     freeproc(np);
     return -1;
   }
+  if (!lone_thread(t))
+    tlb_shootdown(p);  // copy-on-write made p's pages read-only under its other threads
   *np->trapframe = *t->trapframe;
   np->trapframe->a0 = 0;  // fork() returns 0 in the child
   np->heap_bottom = p->heap_bottom;
