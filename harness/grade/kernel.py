@@ -23,8 +23,10 @@ from harness.errors import BadInput
 from harness.fs.mkfs import make_image
 from harness.grade.errors import GradeFailure
 from harness.grade.kernel_run import DEFAULT_MAX_INSNS, BootSpec, KernelRun
+from harness.grade.seeds import check_smp_seed
 from harness.machine import load_elf
 from harness.machine.loader import ElfImage
+from harness.machine.schedule import DEFAULT_SMP_SEED, check_smp
 from harness.trace.syscalls import CallSpec, call_specs
 
 __all__ = ["GRADER_RAM_MIB", "GRADER_TIMER_HZ", "KernelImages", "KernelUnderTest", "new_token"]
@@ -106,11 +108,13 @@ class KernelUnderTest:
     token: str = field(default_factory=new_token)
     runs: list[KernelRun] = field(default_factory=list)
     icount_shift: int = 0     # the lab's clock (lab.toml icount_shift) for every boot
+    smp: int = 1              # the harts of every boot (lab.toml smp, a test's smp mark)
+    smp_seed: int = DEFAULT_SMP_SEED  # their interleaving (the seed a test runs under)
 
     def boot(self, program: str, *args: str | int, flags: tuple[str, ...] = (),
              timer_hz: int | None = GRADER_TIMER_HZ, ram_mib: int = GRADER_RAM_MIB,
-             input: bytes = b"", quiet: bool = True,
-             icount_shift: int | None = None) -> KernelRun:
+             input: bytes = b"", quiet: bool = True, icount_shift: int | None = None,
+             smp: int | None = None, smp_seed: int | None = None) -> KernelRun:
         """A fresh machine running `program ARGS...` as the first process (as
         `privlab run --user`); nothing has run yet. `program` is a user program of the
         grader's userland, or a path to a user ELF (a hidden test's own program), which
@@ -118,7 +122,10 @@ class KernelUnderTest:
         decimal. The disk, a snapshot in memory, holds every program, as with
         `privlab run`.
         `token` (the attribute) is usually one of the arguments. `icount_shift`
-        (default: the lab's) makes each instruction 2^N ns of guest time."""
+        (default: the lab's) makes each instruction 2^N ns of guest time. `smp`
+        harts (default: the `smp` attribute) take turns as `smp_seed` (default: the
+        `smp_seed` attribute, which a test marked `smp` gets for each of its seeds)
+        decides, as `privlab run --smp N --smp-seed S`."""
         words = (("quiet",) if quiet else ()) + tuple(flags)
         if timer_hz is not None:
             words += (f"timer_hz={timer_hz}",)
@@ -138,7 +145,15 @@ class KernelUnderTest:
             except BadInput as e:       # a name longer than a directory entry holds
                 raise GradeFailure(f"grader error: {e}") from None
         shift = self.icount_shift if icount_shift is None else icount_shift
-        spec = BootSpec(program, tuple(str(a) for a in args), words, ram_mib, input, shift)
+        harts = self.smp if smp is None else smp
+        seed = self.smp_seed if smp_seed is None else smp_seed
+        try:
+            check_smp(harts)
+            check_smp_seed(seed)
+        except BadInput as e:
+            raise GradeFailure(f"grader error: {e}") from None
+        spec = BootSpec(program, tuple(str(a) for a in args), words, ram_mib, input, shift,
+                        harts, seed)
         run = KernelRun(self.images.firmware, self.images.kernel, initrd, spec,
                         self.images.call_specs, self.token,
                         drive=Drive.in_memory(disk, "fs.img"), source=self.images.source,

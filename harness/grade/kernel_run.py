@@ -30,6 +30,7 @@ from harness.grade.trace import RecentTraps, SyscallRecord, TraceView
 from harness.machine import RunResult, Stop
 from harness.machine.assemble import new_system
 from harness.machine.loader import load_elf
+from harness.machine.schedule import DEFAULT_SMP_SEED
 from harness.machine.until import AfterSyscall, AfterTrap, AfterXret, PrivilegeChange, Until
 from harness.paths import REPO_ROOT
 from harness.trace import Event, TrapEvent
@@ -101,14 +102,15 @@ def _describe_trap(t: TrapEvent, namer: Namer | None) -> str:
 
 
 def _headline(result: RunResult | None, console: LimitedConsole, budget: int | None,
-              panic: str | None, flood: bool) -> str:
+              panic: str | None, flood: bool, ran: int | None = None) -> str:
     """How the run ended, in one line: the first of these that holds. The console
     limit and the event limit are the grader's own stops; a panic is the kernel's
     own account and comes before whatever it did next. A run stopped for its events
     (`flood`) ended inside an instruction slice (Stop.BUDGET, at far fewer
     instructions than its budget): "hang: still running after N instructions" would
     say the budget ran out, and it did not; the guest was trapping without end, so
-    the event limit wins over the budget."""
+    the event limit wins over the budget. `ran`: the instructions of every hart, which
+    the budget counts (default: the run's hart's own)."""
     if result is None:
         return "the kernel was not run"
     if console.truncated:
@@ -120,7 +122,8 @@ def _headline(result: RunResult | None, console: LimitedConsole, budget: int | N
         return (f"stopped: more than {EVENT_LIMIT:,} traps and xRETs (a trap loop that "
                 "makes progress)")
     if result.stop is Stop.BUDGET:
-        return (f"hang: still running after {result.instret:,} instructions "
+        ran = result.instret if ran is None else ran
+        return (f"hang: still running after {ran:,} instructions "
                 f"(limit {budget:,})" if budget else "hang: instruction budget exhausted")
     if result.stop is Stop.ERROR:
         return f"the machine stopped: {result.message}"
@@ -149,20 +152,26 @@ def _named_addresses(lines: list[str], panic_at: int | None, namer: Namer) -> li
 
 def diagnose(result: RunResult | None, console: LimitedConsole, budget: int | None, *,
              flood: bool = False, traps: RecentTraps | None = None,
-             namer: Namer | None = None, satp: int | None = None) -> str:
+             namer: Namer | None = None, satp: int | None = None,
+             harts: tuple[int, int, int] | None = None) -> str:
     """How the run ended, in words a student can act on, plus the evidence: where the
     hart was, the addresses the kernel's last words print (named by `namer`, from the
     graded images), the last console lines and the last traps (`traps`, else the
-    machine's own short list). `satp` is the hart's, for naming its pc."""
+    machine's own short list). `satp` is the hart's, for naming its pc. `harts`, on a
+    machine of several: (the hart the result is of, the number of harts, the
+    instructions all of them ran)."""
     text = console.text()
     lines = text.splitlines()
     panic_at = next((i for i, line in enumerate(lines) if line.startswith("panic:")), None)
     panic = printable(lines[panic_at]) if panic_at is not None else None
-    parts = [_headline(result, console, budget, panic, flood)]
+    parts = [_headline(result, console, budget, panic, flood,
+                       None if harts is None else harts[2])]
     if result is not None:
         pc = namer.where(result.pc, satp) if namer is not None else f"{result.pc:#x}"
-        parts.append(f"pc {pc} in {result.priv.letter}-mode after "
-                     f"{result.instret:,} instructions")
+        who = "" if harts is None else f"hart {harts[0]} of {harts[1]}: "
+        its = "" if harts is None else "its "
+        parts.append(f"{who}pc {pc} in {result.priv.letter}-mode after "
+                     f"{its}{result.instret:,} instructions")
     if namer is not None:
         parts += [printable(line) for line in _named_addresses(lines, panic_at, namer)]
     tail = _tail(text)
@@ -197,7 +206,8 @@ def _shown_dir(path: Path) -> str:
 @dataclass(frozen=True)
 class BootSpec:
     """What to boot: the program that runs as the first process, its arguments,
-    extra kernel flags, the RAM size, console input and the clock."""
+    extra kernel flags, the RAM size, console input, the clock, and the harts with
+    the seed of their interleaving (harness/machine/schedule.py)."""
 
     program: str
     args: tuple[str, ...] = ()
@@ -205,6 +215,8 @@ class BootSpec:
     ram_mib: int = 32
     input: bytes = b""
     icount_shift: int = 0
+    smp: int = 1
+    smp_seed: int = DEFAULT_SMP_SEED
 
 
 class KernelRun:
@@ -225,7 +237,8 @@ class KernelRun:
         self.machine = new_system(firmware, kernel, initrd, self.bootargs,
                                   ram=spec.ram_mib << 20, console=self.console,
                                   uart_input=ScriptedInput(spec.input),
-                                  icount_shift=spec.icount_shift, drive=drive)
+                                  icount_shift=spec.icount_shift, drive=drive,
+                                  smp=spec.smp, smp_seed=spec.smp_seed)
         self.console.on_full = self.machine.request_stop
         self.kernel_image = kernel
         self.firmware_image = firmware
@@ -298,9 +311,15 @@ class KernelRun:
 
     def diagnosis(self) -> str:
         satp = self.machine.hart.csr(Csr.SATP) if self.result is not None else None
+        machine = self.machine
+        harts = (machine.hart.state.hart_id, machine.smp,
+                 sum(h.state.instret for h in machine.harts)) if machine.smp > 1 else None
         text = diagnose(self.result, self.console, self.budget, flood=self.event_flood,
-                        traps=self.trace.recent_traps(), namer=self.namer(), satp=satp)
-        text += (f"\nbooted with {self.spec.ram_mib} MiB of RAM and bootargs "
+                        traps=self.trace.recent_traps(), namer=self.namer(), satp=satp,
+                        harts=harts)
+        on = (f" on {self.spec.smp} harts under scheduling seed {self.spec.smp_seed}"
+              if self.spec.smp > 1 else "")
+        text += (f"\nbooted with {self.spec.ram_mib} MiB of RAM{on} and bootargs "
                  f"'{self.bootargs}'; to run it yourself:\n  {self.rerun_command()}")
         return text
 
@@ -317,13 +336,17 @@ class KernelRun:
     def rerun_command(self) -> str:
         """The `privlab run` command line that boots this machine the same way: the
         same kernel (`--src` the submission, unless it is privlab's own checkout),
-        RAM, clock, boot flags, console input, program and arguments."""
+        RAM, clock, harts and their scheduling seed (`--smp N --smp-seed S`, which
+        give the same interleaving), boot flags, console input, program and
+        arguments."""
         words = ["privlab", "run"]
         if self.source is not None and self.source.resolve() != REPO_ROOT.resolve():
             words += ["--src", _shown_dir(self.source)]
         words += ["--ram", str(self.spec.ram_mib)]
         if self.spec.icount_shift:
             words += ["--icount-shift", str(self.spec.icount_shift)]
+        if self.spec.smp > 1:
+            words += ["--smp", str(self.spec.smp), "--smp-seed", str(self.spec.smp_seed)]
         if self.machine.xlen == 32:
             words += ["--arch", "rv32"]
         for flag in self.spec.flags:

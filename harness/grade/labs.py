@@ -14,6 +14,9 @@ lab.toml:
     solution_files = ["kernel/taskinfo.c"]
     base = true
     icount_shift = 0        # optional: guest ns per instruction is 2^N (--icount-shift)
+    smp = 1                 # optional: harts in every boot, 1 to 8 (--smp)
+    seeds = 4               # optional: tests marked smp run under seeds 0..3 (--smp-seed);
+                            # or a list, seeds = [0, 7, 42] (harness/grade/seeds.py)
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.errors import BadInput
+from harness.grade.seeds import DEFAULT_SEEDS, parse_harts, parse_seeds
 from harness.machine.machine import MAX_ICOUNT_SHIFT
 from harness.paths import REPO_ROOT
 
@@ -41,6 +45,8 @@ class Lab:
     solution_files: tuple[str, ...]
     base: bool
     icount_shift: int = 0
+    smp: int = 1
+    seeds: tuple[int, ...] = DEFAULT_SEEDS
 
     @property
     def hidden_dir(self) -> Path:
@@ -78,10 +84,12 @@ def load_lab(directory: Path) -> Lab:
     if not isinstance(shift, int) or not 0 <= shift <= MAX_ICOUNT_SHIFT:
         raise BadInput(f"{spec}: icount_shift must be an integer from 0 to "
                        f"{MAX_ICOUNT_SHIFT}, not {shift!r}")
+    smp = parse_harts(data.get("smp", 1), f"{spec}: smp")
+    seeds = parse_seeds(data.get("seeds", DEFAULT_SEEDS), f"{spec}: seeds")
     return Lab(name=directory.name, title=str(data.get("title", directory.name)),
                number=int(data.get("number", 0)), directory=directory,
                solution_files=tuple(data.get("solution_files", ())),
-               base=bool(data.get("base", True)), icount_shift=shift)
+               base=bool(data.get("base", True)), icount_shift=shift, smp=smp, seeds=seeds)
 
 
 def all_labs(root: Path = LABS_DIR) -> list[Lab]:

@@ -51,6 +51,11 @@ class TestResult:
     duration: float = 0.0
     ran: bool = False              # False until the test finished (or was not run by design)
     order: int = 0                 # position in the lab's collection order
+    # A test marked smp (harness/grade/seeds.py): the harts and the scheduling seeds it
+    # ran under, and those it failed under (empty for a test run once).
+    harts: int = 0
+    seeds: tuple[int, ...] = ()
+    failed_seeds: tuple[int, ...] = ()
 
     @property
     def passed(self) -> bool:
@@ -62,7 +67,11 @@ class TestResult:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> TestResult:
         known = set(cls.__dataclass_fields__)
-        return cls(**{k: v for k, v in data.items() if k in known})
+        fields = {k: v for k, v in data.items() if k in known}
+        for name in ("seeds", "failed_seeds"):
+            if name in fields:
+                fields[name] = tuple(fields[name])
+        return cls(**fields)
 
 
 def apply_groups(results: Iterable[TestResult]) -> list[TestResult]:

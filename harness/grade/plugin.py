@@ -22,11 +22,18 @@ Markers
                                worth, shared by its tests that carry no points of their own
     requires(name, ...)        run only if these tests (by function name) passed
     visibility(v)              Gradescope visibility (hidden tests default to after_published)
+    smp(harts=None, seeds=None) run the test once per scheduling seed (default: the lab's
+                               `seeds`) on that many harts (default: the lab's `smp`, 2
+                               if it is 1); it passes only if it passes under every
+                               seed, and its failure names each seed it failed under
+                               with the `privlab run --smp N --smp-seed S` command
+                               (harness/grade/seeds.py)
 
 Options (set by `privlab grade`; a plain `pytest labs/mmap` builds the repository's
 kernel): --privlab-submission DIR, --privlab-images FILE, --privlab-build-error FILE,
 --privlab-results FILE, --privlab-hidden DIR, --privlab-seed N,
---privlab-icount-shift N (default: the `icount_shift` of the lab.toml above the test).
+--privlab-icount-shift N, --privlab-smp N, --privlab-smp-seeds K|S,S,... (defaults:
+the `icount_shift`, `smp` and `seeds` of the lab.toml above the test).
 """
 
 from __future__ import annotations
@@ -42,11 +49,21 @@ from typing import Any
 
 import pytest
 
+from harness.errors import BadInput
 from harness.grade.errors import BuildFailed, GradeFailure
 from harness.grade.kernel import KernelImages, KernelUnderTest
-from harness.grade.labs import load_lab
+from harness.grade.labs import Lab, load_lab
 from harness.grade.model import FAILED, PASSED, TestResult, apply_groups, format_points
 from harness.grade.ordering import prerequisites_first
+from harness.grade.seeds import (
+    DEFAULT_SEEDS,
+    SeedPlan,
+    SeedsFailed,
+    parse_harts,
+    parse_seeds_option,
+    plan_from_mark,
+    run_under_seeds,
+)
 from harness.grade.submission_build import build_submission, staging_slot
 from harness.paths import REPO_ROOT
 
@@ -56,6 +73,7 @@ MARKERS = (
     "points(n, all_or_nothing=False): a graded test's worth, or a class group's",
     "requires(*names): run only if these graded tests passed",
     "visibility(v): Gradescope visibility of this test",
+    "smp(harts=None, seeds=None): run this test once per scheduling seed on several harts",
 )
 OUTPUT_MAX = 20_000  # characters of failure output kept per test
 
@@ -75,11 +93,26 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--privlab-icount-shift", type=int, metavar="N",
                     help="guest time per instruction in every boot: 2^N ns (default: "
                          "the icount_shift of the lab.toml above the test file, or 0)")
+    group.addoption("--privlab-smp", type=_harts_option, metavar="N",
+                    help="harts in every boot (default: the smp of the lab.toml above "
+                         "the test file, or 1)")
+    group.addoption("--privlab-smp-seeds", type=parse_seeds_option, metavar="K|S,S,...",
+                    help="the scheduling seeds of tests marked smp: a count K (seeds 0 "
+                         "to K-1) or seeds separated by commas (default: the seeds of "
+                         "the lab.toml above the test file, or 4)")
     group.addoption("--privlab-seed", type=int, metavar="N",
                     help="derive each test's random parameters from N (to reproduce a run)")
 
 
 SEED = pytest.StashKey[int]()
+PLAN = pytest.StashKey[SeedPlan]()
+
+
+def _harts_option(text: str) -> int:
+    try:
+        return parse_harts(int(text, 0), "--privlab-smp")
+    except BadInput as e:
+        raise ValueError(str(e)) from None
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -131,20 +164,80 @@ def privlab_kernel(privlab_images: KernelImages,
     """The submission's kernel, a `harness.grade.KernelUnderTest`, fresh for each test:
     `.boot(PROG, *ARGS)` gives a new machine booted with `init=PROG ARGS` (a
     `KernelRun`), `.run(...)` also runs it to power-off, and `.token` is this test's
-    random token (test programs print `PASS <token>`)."""
+    random token (test programs print `PASS <token>`). Its boots have the lab's `smp`
+    harts; in a test marked smp, `.smp` and `.smp_seed` are the current seed's."""
     shift = request.config.getoption("--privlab-icount-shift")
     under_test = KernelUnderTest(privlab_images, icount_shift=lab_icount_shift(
         Path(str(request.path))) if shift is None else shift)
+    under_test.smp = _lab_harts(request.node)
+    plan = smp_plan(request.node)
+    if plan is not None:            # the first seed's; pytest_pyfunc_call sets the others
+        under_test.smp, under_test.smp_seed = plan.harts, plan.seeds[0]
     yield under_test
     under_test.close()
 
 
-def lab_icount_shift(test_file: Path) -> int:
-    """The icount_shift of the nearest lab.toml above a test file (0 without one)."""
+def _nearest_lab(test_file: Path) -> Lab | None:
     for directory in test_file.parents:
         if (directory / "lab.toml").is_file():
-            return load_lab(directory).icount_shift
-    return 0
+            return load_lab(directory)
+    return None
+
+
+def lab_icount_shift(test_file: Path) -> int:
+    """The icount_shift of the nearest lab.toml above a test file (0 without one)."""
+    lab = _nearest_lab(test_file)
+    return 0 if lab is None else lab.icount_shift
+
+
+def _lab_harts(item: pytest.Item) -> int:
+    """--privlab-smp, else the smp of the nearest lab.toml above the test, else 1."""
+    harts = item.config.getoption("--privlab-smp")
+    if harts is None:
+        lab = _nearest_lab(Path(str(item.path)))
+        harts = 1 if lab is None else lab.smp
+    return int(harts)
+
+
+def _lab_seeds(item: pytest.Item) -> tuple[int, ...]:
+    seeds = item.config.getoption("--privlab-smp-seeds")
+    if seeds is None:
+        lab = _nearest_lab(Path(str(item.path)))
+        seeds = DEFAULT_SEEDS if lab is None else lab.seeds
+    return tuple(seeds)
+
+
+def smp_plan(item: pytest.Item) -> SeedPlan | None:
+    """The harts and seeds of a test marked smp (None for a test run once): the mark's,
+    else the lab's (harness/grade/seeds.py). A bad mark is a GradeFailure."""
+    if PLAN in item.stash:
+        return item.stash[PLAN]
+    mark = item.get_closest_marker("smp")
+    if mark is None:
+        return None
+    plan = plan_from_mark(mark.args, dict(mark.kwargs), _lab_harts(item), _lab_seeds(item))
+    item.stash[PLAN] = plan
+    return plan
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
+    """A test marked smp: called once per seed of its plan (all of them, whatever
+    fails), failing with every seed it failed under."""
+    plan = smp_plan(pyfuncitem)
+    if plan is None:
+        return None
+    funcargs = pyfuncitem.funcargs
+    testargs = {name: funcargs[name] for name in pyfuncitem._fixtureinfo.argnames}
+    kernel = funcargs.get("privlab_kernel")
+    rng = funcargs.get("privlab_rng")
+    failures = run_under_seeds(
+        plan, lambda: pyfuncitem.obj(**testargs),
+        kernel if isinstance(kernel, KernelUnderTest) else None,
+        rng if isinstance(rng, random.Random) else None)
+    if failures:
+        raise SeedsFailed(plan, failures)
+    return True
 
 
 def seed_key(item: pytest.Item) -> str:
@@ -311,10 +404,11 @@ class Recorder:
             seeds = [str(v) for k, v in item.user_properties if k == "seed"]
             if seeds:
                 text += f"\n(random seed {seeds[0]}: --seed {seeds[0]} repeats this run)"
-            self.results[item.nodeid] = _finish(current, FAILED, 0.0, text, call.duration)
+            self.results[item.nodeid] = _with_seeds(
+                _finish(current, FAILED, 0.0, text, call.duration), item, call)
         elif report.when == "call" and report.passed:
-            self.results[item.nodeid] = _finish(current, PASSED, current.max_score, "",
-                                                call.duration)
+            self.results[item.nodeid] = _with_seeds(
+                _finish(current, PASSED, current.max_score, "", call.duration), item, call)
         return report
 
     def pytest_runtest_logfinish(self, nodeid: str) -> None:
@@ -339,6 +433,17 @@ class Recorder:
         score = sum(r.score for r in results)
         total = sum(r.max_score for r in results)
         terminalreporter.write_line(f"Points {format_points(score)}/{format_points(total)}")
+
+
+def _with_seeds(result: TestResult, item: pytest.Item, call: pytest.CallInfo[None]
+                ) -> TestResult:
+    """A test marked smp: the harts and seeds it ran under, and those it failed under."""
+    plan = item.stash.get(PLAN, None)
+    if plan is None or result.seeds or call.when != "call":
+        return result
+    error = call.excinfo.value if call.excinfo is not None else None
+    failed = tuple(f.seed for f in error.failures) if isinstance(error, SeedsFailed) else ()
+    return replace(result, harts=plan.harts, seeds=plan.seeds, failed_seeds=failed)
 
 
 def _finish(current: TestResult, status: str, score: float, output: str,

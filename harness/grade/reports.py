@@ -14,6 +14,7 @@ from typing import Any
 from xml.etree import ElementTree as ET
 
 from harness.grade.model import GradeReport, TestResult, format_points, shown
+from harness.grade.seeds import format_seeds
 
 __all__ = ["display_name", "gradescope_json", "junit_xml", "text_report", "write_gradebook",
            "write_reports"]
@@ -75,6 +76,11 @@ def junit_xml(report: GradeReport) -> str:
         ET.SubElement(case_props, "property", name="score", value=format_points(t.score))
         ET.SubElement(case_props, "property", name="max_score",
                       value=format_points(t.max_score))
+        if t.seeds:      # a test marked smp (harness/grade/seeds.py)
+            for name, value in (("harts", str(t.harts)),
+                                ("seeds", ",".join(map(str, t.seeds))),
+                                ("failed_seeds", ",".join(map(str, t.failed_seeds)))):
+                ET.SubElement(case_props, "property", name=name, value=value)
         if not t.passed:
             first = t.output.splitlines()[0] if t.output else "failed"
             failure = ET.SubElement(case, "failure", message=first)
@@ -93,8 +99,9 @@ def text_report(report: GradeReport) -> str:
     lines = [f"privlab grade {report.lab}: {report.submission}", ""]
     for t in report.tests:
         mark = "PASS" if t.passed else "FAIL"
+        under = f" ({t.harts} harts, seeds {format_seeds(t.seeds)})" if t.seeds else ""
         lines.append(f"{mark} {display_name(t)} "
-                     f"[{format_points(t.score)}/{format_points(t.max_score)}]")
+                     f"[{format_points(t.score)}/{format_points(t.max_score)}]{under}")
         if not t.passed and t.output:
             lines += [f"    {line}" for line in t.output.splitlines()]
     if report.notes:

@@ -39,6 +39,7 @@ from harness.grade.model import (
     shown,
 )
 from harness.grade.parallel import merge_results
+from harness.grade.seeds import DEFAULT_SEEDS, seeds_option
 from harness.grade.submission_build import BuildResult, build_submission, staging_slot
 from harness.sigint import cleanup
 
@@ -98,6 +99,11 @@ def _test_command(options: GradeOptions, slot: Path, build_arg: list[str],
         cmd += ["-o", f"verbosity_assertions={min(options.verbosity, 2)}"]
     if options.lab.icount_shift:
         cmd += ["--privlab-icount-shift", str(options.lab.icount_shift)]
+    # The lab's harts and seeds reach every test, hidden ones kept outside the lab too.
+    if options.lab.smp != 1:
+        cmd += ["--privlab-smp", str(options.lab.smp)]
+    if options.lab.seeds != DEFAULT_SEEDS:
+        cmd += ["--privlab-smp-seeds", seeds_option(options.lab.seeds)]
     return cmd
 
 
