@@ -205,7 +205,6 @@ void pop_off(void);
 // smp.c
 struct cpu;
 extern struct spinlock kernel_lock;
-struct cpu *mycpu(void);
 void smp_start_harts(void);
 void tlb_shootdown(struct proc *p);
 void smp_kick(struct proc *t);

@@ -155,7 +155,7 @@ int fork(void) {
     freeproc(np);
     return -1;
   }
-  if (!lone_thread(t))
+  if (boot.ncpu > 1 && !lone_thread(t))
     tlb_shootdown(p);  // copy-on-write made p's pages read-only under its other threads
   *np->trapframe = *t->trapframe;
   np->trapframe->a0 = 0;  // fork() returns 0 in the child

@@ -108,6 +108,13 @@ struct proc {
 extern struct proc proc[NPROC];
 extern struct cpu cpus[NCPU];
 
+// This hart's struct cpu. tp holds the hart id in the kernel (entry.S, trampoline.S).
+static inline struct cpu *mycpu(void) {
+  uintptr_t id;
+  asm volatile("mv %0, tp" : "=r"(id));
+  return &cpus[id];
+}
+
 // p's process: the main thread's slot, which holds what its threads share.
 static inline struct proc *process_of(struct proc *p) { return p->group; }
 

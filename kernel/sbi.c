@@ -12,6 +12,18 @@ struct sbiret {
   long value;
 };
 
+static struct sbiret sbi_call(uintptr_t eid, uintptr_t fid, uintptr_t a0, uintptr_t a1,
+                              uintptr_t a2) {
+  register uintptr_t r0 asm("a0") = a0;
+  register uintptr_t r1 asm("a1") = a1;
+  register uintptr_t r2 asm("a2") = a2;
+  register uintptr_t r6 asm("a6") = fid;
+  register uintptr_t r7 asm("a7") = eid;
+  asm volatile("ecall" : "+r"(r0), "+r"(r1) : "r"(r2), "r"(r6), "r"(r7) : "memory");
+  return (struct sbiret){(long)r0, (long)r1};
+}
+
+// The few calls with a fourth argument (a remote fence's size) come here.
 static struct sbiret sbi_call4(uintptr_t eid, uintptr_t fid, uintptr_t a0, uintptr_t a1,
                                uintptr_t a2, uintptr_t a3) {
   register uintptr_t r0 asm("a0") = a0;
@@ -22,11 +34,6 @@ static struct sbiret sbi_call4(uintptr_t eid, uintptr_t fid, uintptr_t a0, uintp
   register uintptr_t r7 asm("a7") = eid;
   asm volatile("ecall" : "+r"(r0), "+r"(r1) : "r"(r2), "r"(r3), "r"(r6), "r"(r7) : "memory");
   return (struct sbiret){(long)r0, (long)r1};
-}
-
-static struct sbiret sbi_call(uintptr_t eid, uintptr_t fid, uintptr_t a0, uintptr_t a1,
-                              uintptr_t a2) {
-  return sbi_call4(eid, fid, a0, a1, a2, 0);
 }
 
 // Legacy calls return one value in a0.

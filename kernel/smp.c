@@ -28,9 +28,6 @@
 struct cpu cpus[NCPU];
 struct spinlock kernel_lock;  // initlock()ed first thing in main()
 
-// This hart's struct cpu. tp holds the hart id in the kernel (entry.S, trampoline.S).
-struct cpu *mycpu(void) { return &cpus[r_tp()]; }
-
 extern char _secondary[];  // entry.S: where a started hart enters the kernel
 
 

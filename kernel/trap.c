@@ -108,6 +108,8 @@ static void device_interrupt(void) {
 static int fault_without_lock(struct proc *p, uintptr_t scause) {
   if (scause != CAUSE_LOAD_PAGE_FAULT && scause != CAUSE_STORE_PAGE_FAULT)
     return 0;
+  if (boot.ncpu == 1)   // nobody to run beside: the lock is free, and lone_thread() costs
+    return 0;
   if (!lone_thread(p))  // only p itself could add a thread, and it is here
     return 0;
   return uvm_fault(p->pagetable, r_stval(), scause == CAUSE_STORE_PAGE_FAULT) == FAULT_FIXED;
@@ -207,17 +209,19 @@ void kerneltrap(void) {
     sip_clear(SIP_SSIP);  // smp_kick(): whatever it was for is seen on the way to U
     return;
   }
-  if (scause != (CAUSE_INTERRUPT | IRQ_S_TIMER) && scause != (CAUSE_INTERRUPT | IRQ_S_EXT))
-    panic("kernel trap: %s scause=%p sepc=%p stval=%p",
-          (scause & CAUSE_INTERRUPT) ? "interrupt" : exception_name(scause),
-          (void *)scause, (void *)r_sepc(), (void *)r_stval());
-  int take = !holding(&kernel_lock);
-  if (take)
-    acquire(&kernel_lock);
-  if (scause == (CAUSE_INTERRUPT | IRQ_S_TIMER))
-    timer_next();
-  else
-    device_interrupt();
-  if (take)
-    release(&kernel_lock);
+  if (scause == (CAUSE_INTERRUPT | IRQ_S_TIMER) || scause == (CAUSE_INTERRUPT | IRQ_S_EXT)) {
+    int take = !holding(&kernel_lock);
+    if (take)
+      acquire(&kernel_lock);
+    if (scause == (CAUSE_INTERRUPT | IRQ_S_TIMER))
+      timer_next();
+    else
+      device_interrupt();
+    if (take)
+      release(&kernel_lock);
+    return;
+  }
+  panic("kernel trap: %s scause=%p sepc=%p stval=%p",
+        (scause & CAUSE_INTERRUPT) ? "interrupt" : exception_name(scause),
+        (void *)scause, (void *)r_sepc(), (void *)r_stval());
 }

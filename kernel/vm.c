@@ -121,7 +121,7 @@ void uvmunmap(pagetable_t pt, uintptr_t va, size_t npages, int do_free) {
   // Threads of this process on other harts may have these pages in their TLBs (smp.c):
   // take the pages away first (V cleared, the frame number kept), have those harts
   // flush, and only then free the frames, which another hart may be handed at once.
-  int shared = do_free && myproc() != 0 && pt == myprocess()->pagetable &&
+  int shared = do_free && boot.ncpu > 1 && myproc() != 0 && pt == myprocess()->pagetable &&
                !lone_thread(myproc());
   for (uintptr_t a = va; a < va + npages * PGSIZE; a += PGSIZE) {
     pte_t *pte = walk(pt, a, 0);
