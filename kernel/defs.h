@@ -18,7 +18,8 @@ struct superblock;
 
 // main.c: what the boot protocol told us (filled by fdt.c)
 struct bootinfo {
-  uintptr_t hartid;
+  uintptr_t hartid;             // the hart that booted the kernel
+  int ncpu;                     // harts in the device tree's /cpus (at least 1)
   uintptr_t dtb, dtb_size;
   uintptr_t ram_base, ram_size;
   uint64_t timebase_hz;
@@ -43,6 +44,9 @@ int sbi_has_dbcn(void);
 void sbi_putchar(int c);
 int sbi_getchar(void);
 long sbi_console_write(const char *buf, size_t n);
+long sbi_hart_start(uintptr_t hartid, uintptr_t start_addr, uintptr_t opaque);
+void sbi_remote_sfence_vma(uintptr_t hart_mask);
+void sbi_send_ipi(uintptr_t hart_mask);
 long sbi_console_read(char *buf, size_t n);
 void sbi_set_timer(uint64_t when);
 void sbi_shutdown(int status) __attribute__((noreturn));
@@ -189,6 +193,22 @@ int lazy_fault(pagetable_t pt, uintptr_t va);
 // vmprint.c
 void vmprint(pagetable_t pt);
 
+// spinlock.c
+struct spinlock;
+void initlock(struct spinlock *lk, const char *name);
+void acquire(struct spinlock *lk);
+void release(struct spinlock *lk);
+int holding(struct spinlock *lk);
+void push_off(void);
+void pop_off(void);
+
+// smp.c
+struct cpu;
+extern struct spinlock kernel_lock;
+void smp_start_harts(void);
+void tlb_shootdown(struct proc *p);
+void smp_kick(struct proc *t);
+
 // proc.c
 struct proc *myproc(void);
 struct proc *myprocess(void);
@@ -265,6 +285,7 @@ void timerinit(void);
 void timer_wake_by(uint64_t when);
 int timer_enabled(void);
 void usertrapret(void) __attribute__((noreturn));
+void return_to_user(struct proc *p, int locked) __attribute__((noreturn));
 
 // syscall.c
 void syscall(void);

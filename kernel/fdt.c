@@ -4,7 +4,8 @@
 // Specification v0.4, chapter 5): a header, a structure block of big-endian 32-bit
 // tokens (BEGIN_NODE name, PROP len nameoff value, END_NODE, NOP, END) and a strings
 // block holding property names. We walk the tokens once, tracking the path depth, and
-// keep: /memory reg, /cpus timebase-frequency, /chosen bootargs and
+// keep: /memory reg, /cpus timebase-frequency and how many /cpus/cpu@N nodes there
+// are (the harts), /chosen bootargs and
 // linux,initrd-start/-end. The harness builds the same kind of tree (harness/boot/dtb.py).
 #include "defs.h"
 
@@ -78,6 +79,8 @@ int fdt_parse(uintptr_t dtb, struct bootinfo *info) {
       depth++;
       if (depth < 8)
         stack[depth] = classify(depth, name);
+      if (depth == 2 && stack[1] == CPUS && strncmp(name, "cpu@", 4) == 0)
+        info->ncpu++;  // one hart (QEMU's and privlab's trees: cpu@0 .. cpu@N-1)
       p += ALIGN4(strlen(name) + 1);
     } else if (token == FDT_END_NODE) {
       depth--;
@@ -92,5 +95,7 @@ int fdt_parse(uintptr_t dtb, struct bootinfo *info) {
       return -1;  // corrupt structure block
     }
   }
+  if (info->ncpu == 0)
+    info->ncpu = 1;  // a tree without cpu nodes: the boot hart at least
   return info->ram_size != 0 && info->timebase_hz != 0 ? 0 : -1;
 }

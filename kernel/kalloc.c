@@ -11,6 +11,13 @@
 // frames first, most recent first, then the rest from the highest address down.
 // Frames are junk-filled when freed (kfree), where use-after-free bugs happen.
 //
+// Lab 14 (locks): several harts allocate at once (page faults take no kernel lock:
+// trap.c), so the allocator has its own spinlock. With one lock for all, harts queue
+// for it; the reference gives each hart its own free list and its own share of the
+// untouched frames, each under its own lock, and a hart whose list and share are
+// empty takes a frame from another hart's. lockstat("kmem") (spinlock.c) counts how
+// often a hart found a kmem lock taken.
+//
 // Lab 10 (cow): copy-on-write fork shares frames between page tables, so a frame can
 // have several owners, and each frame gets a reference count: kalloc() hands a frame
 // out with one owner, kref() adds one (another page table maps it), and kfree() takes
@@ -19,6 +26,9 @@
 // through the same count.
 #include "defs.h"
 #include "memlayout.h"
+#include "proc.h"
+#include "riscv.h"
+#include "spinlock.h"
 
 extern char end[];  // first address after the kernel image; kernel.ld
 
@@ -26,15 +36,30 @@ struct run {
   struct run *next;
 };
 
-static struct run *freelist;
-static size_t nfree;            // frames on the list plus frames below `untouched`
+// Free frames, and the lock that guards them: frames freed (the list) and frames
+// never handed out, [low, untouched).
+struct kmem {
+  struct spinlock lock;
+  struct run *freelist;
+  uintptr_t low, untouched;
+};
+
+// BEGIN SOLUTION
+static struct kmem kmem[NCPU];          // one per hart, indexed by hart id
+static struct kmem *mine(void) { return &kmem[r_tp()]; }
+// HANDOUT: static struct kmem kmem;
+// HANDOUT: static struct kmem *mine(void) { return &kmem; }
+// END SOLUTION
+
+static size_t nfree;            // frames on the lists plus frames never handed out
 static uintptr_t lowest;        // the first frame kalloc may hand out (after the counts)
-static uintptr_t untouched;     // frames in [lowest, untouched) were never handed out
 
 // BEGIN SOLUTION
 // One count per frame of RAM, indexed by frame number from boot.ram_base; kept in the
 // first pages after the kernel image (RAM's size is known only at boot). A count fits
 // 16 bits: a frame is mapped at most once per page table, and there are NPROC of them.
+// Harts change counts with atomic operations: two processes sharing a frame may fault
+// on it at once (cow.c).
 static uint16_t *refcount;
 
 static uint16_t *frame_ref(void *pa) {
@@ -54,13 +79,6 @@ static int in_use_at_boot(uintptr_t page) {
          overlaps(page, boot.initrd_start, boot.initrd_end);
 }
 
-static void push_free(void *pa) {
-  struct run *r = pa;
-  r->next = freelist;
-  freelist = r;
-  nfree++;
-}
-
 void kinit(void) {
   uintptr_t top = boot.ram_base + boot.ram_size;
   uintptr_t pa = PGROUNDUP((uintptr_t)end);
@@ -74,18 +92,38 @@ void kinit(void) {
   pa += bytes;
   // END SOLUTION
   lowest = pa;
-  untouched = lowest + (top - lowest) / PGSIZE * PGSIZE;
+  uintptr_t frames = (top - lowest) / PGSIZE;
   for (; pa + PGSIZE <= top; pa += PGSIZE)
     if (!in_use_at_boot(pa))
       nfree++;
+  // BEGIN SOLUTION
+  // Each hart its slice of the untouched frames, hart 0 the highest; a hart the
+  // device tree does not list gets none.
+  uintptr_t share = frames / boot.ncpu, from = lowest + frames * PGSIZE;
+  for (int h = 0; h < NCPU; h++) {
+    initlock(&kmem[h].lock, "kmem");
+    uintptr_t n = h >= boot.ncpu ? 0 : h == boot.ncpu - 1 ? (from - lowest) / PGSIZE : share;
+    kmem[h].untouched = from;
+    kmem[h].low = from -= n * PGSIZE;
+  }
+  // HANDOUT: initlock(&kmem.lock, "kmem");
+  // HANDOUT: kmem.low = lowest;
+  // HANDOUT: kmem.untouched = lowest + frames * PGSIZE;
+  // END SOLUTION
 }
 
-// The highest frame never handed out yet, or 0.
-static void *take_untouched(void) {
-  while (untouched > lowest) {
-    untouched -= PGSIZE;
-    if (!in_use_at_boot(untouched))
-      return (void *)untouched;
+// Take a frame from k: the most recently freed one, else the highest never handed
+// out; 0 if k has none. The caller holds k->lock.
+static void *take(struct kmem *k) {
+  struct run *r = k->freelist;
+  if (r != 0) {
+    k->freelist = r->next;
+    return r;
+  }
+  while (k->untouched > k->low) {
+    k->untouched -= PGSIZE;
+    if (!in_use_at_boot(k->untouched))
+      return (void *)k->untouched;
   }
   return 0;
 }
@@ -99,25 +137,42 @@ void kfree(void *pa) {
     panic("kfree %p", pa);
   // BEGIN SOLUTION
   uint16_t *ref = frame_ref(pa);
-  if (*ref == 0)
+  uint16_t left = __atomic_sub_fetch(ref, 1, __ATOMIC_ACQ_REL);
+  if (left == UINT16_MAX)
     panic("kfree %p: the frame is free already", pa);
-  if (--*ref > 0)
+  if (left > 0)
     return;  // another page table still maps it
   // END SOLUTION
   memset(pa, 0x5a, PGSIZE);
-  push_free(pa);
+  struct kmem *k = mine();
+  struct run *r = pa;
+  acquire(&k->lock);
+  r->next = k->freelist;
+  k->freelist = r;
+  release(&k->lock);
+  __atomic_fetch_add(&nfree, 1, __ATOMIC_RELAXED);
 }
 
 // One zeroed 4096-byte page (with one owner), or 0 if memory is exhausted.
 void *kalloc(void) {
-  struct run *r = freelist;
-  if (r != 0)
-    freelist = r->next;
-  else if ((r = take_untouched()) == 0)
-    return 0;
-  nfree--;
+  struct kmem *k = mine();
+  acquire(&k->lock);
+  void *r = take(k);
+  release(&k->lock);
   // BEGIN SOLUTION
-  *frame_ref(r) = 1;
+  // This hart has none left: take one from the next hart that has.
+  for (int i = 1; r == 0 && i < NCPU; i++) {
+    struct kmem *other = &kmem[(k - kmem + i) % NCPU];
+    acquire(&other->lock);
+    r = take(other);
+    release(&other->lock);
+  }
+  // END SOLUTION
+  if (r == 0)
+    return 0;
+  __atomic_fetch_sub(&nfree, 1, __ATOMIC_RELAXED);
+  // BEGIN SOLUTION
+  __atomic_store_n(frame_ref(r), 1, __ATOMIC_RELEASE);
   // END SOLUTION
   memset(r, 0, PGSIZE);
   return r;
@@ -127,13 +182,13 @@ void *kalloc(void) {
 // One more owner of an allocated frame: a page table that now maps it too (fork).
 void kref(void *pa) {
   uint16_t *ref = frame_ref(pa);
-  if (*ref == 0 || *ref == UINT16_MAX)
-    panic("kref %p: count %d", pa, *ref);
-  ++*ref;
+  uint16_t old = __atomic_fetch_add(ref, 1, __ATOMIC_ACQ_REL);
+  if (old == 0 || old == UINT16_MAX)
+    panic("kref %p: count %d", pa, old);
 }
 
 // How many owners the frame has (0: it is free).
-int kref_count(void *pa) { return *frame_ref(pa); }
+int kref_count(void *pa) { return __atomic_load_n(frame_ref(pa), __ATOMIC_ACQUIRE); }
 // END SOLUTION
 
-size_t kfree_count(void) { return nfree; }
+size_t kfree_count(void) { return __atomic_load_n(&nfree, __ATOMIC_RELAXED); }

@@ -7,6 +7,7 @@ struct bootinfo boot;
 
 void main(uintptr_t hartid, uintptr_t dtb) {
   boot.hartid = hartid;
+  initlock(&kernel_lock, "kernel");
   sbi_console_init();          // console output through SBI (DBCN or legacy)
   if (fdt_parse(dtb, &boot) < 0)  // RAM, timebase, bootargs, initrd from the device tree
     panic("no usable device tree at %p", (void *)dtb);
@@ -25,7 +26,8 @@ void main(uintptr_t hartid, uintptr_t dtb) {
     fsinit();                  // its file system: superblock, log recovery
   if (bootargs_flag("backtrace"))
     backtrace();
-  timerinit();                 // first timer interrupt in 10 ms
+  timerinit();                 // this hart's first timer interrupt in 10 ms
   userinit();                  // first user process: init, or bootargs' init=
+  smp_start_harts();           // the other harts (smp.c): each runs its own scheduler
   scheduler();                 // never returns
 }

@@ -2,7 +2,10 @@
 #ifndef PARAM_H
 #define PARAM_H
 
+#include "platform.h"
+
 #define NPROC        64    // process table size
+#define NCPU         PLATFORM_MAX_HARTS // harts the kernel can run on (hart ids 0..NCPU-1)
 #define KSTACK_PAGES 2     // kernel stack per process, below a guard page
 #define USTACK_PAGES 8     // user stack, below TRAPFRAME (memlayout.h)
 #define TIMER_HZ     100   // scheduler ticks per second: a 10 ms time slice

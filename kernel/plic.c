@@ -1,13 +1,15 @@
-// plic.c: the platform-level interrupt controller, from the kernel's side: hart 0's
-// S-mode context (PLIC_CONTEXT_S) takes the devices we drive. The firmware delegated
+// plic.c: the platform-level interrupt controller, from the kernel's side: the boot
+// hart's S-mode context takes the devices we drive (OpenSBI may boot the kernel on any
+// hart; the other harts enable no source). The firmware delegated
 // SEIP (mideleg), so a claimable source raises a supervisor external interrupt.
 #include "defs.h"
 #include "platform.h"
 #include "riscv.h"
 
 #define PLIC_REG(off) (*(volatile uint32_t *)(uintptr_t)(PLATFORM_PLIC_BASE + (off)))
-#define S_ENABLE(src) PLIC_REG(PLIC_ENABLE + PLIC_CONTEXT_S * PLIC_ENABLE_STRIDE + (src) / 32 * 4)
-#define S_CONTEXT(r)  PLIC_REG(PLIC_CONTEXT + PLIC_CONTEXT_S * PLIC_CONTEXT_STRIDE + (r))
+#define S_CTX         (boot.hartid * PLIC_NUM_CONTEXTS + PLIC_CONTEXT_S)
+#define S_ENABLE(src) PLIC_REG(PLIC_ENABLE + S_CTX * PLIC_ENABLE_STRIDE + (src) / 32 * 4)
+#define S_CONTEXT(r)  PLIC_REG(PLIC_CONTEXT + S_CTX * PLIC_CONTEXT_STRIDE + (r))
 
 // Let source src interrupt S-mode: priority 1 (0 would mean "never"), enabled in our
 // context, threshold 0 so every priority above it gets through.

@@ -1,16 +1,18 @@
 // proc.c: processes: creation, fork, exit, waitpid, the heap, and the scheduler loop.
 //
-// One hart, and the kernel takes interrupts only while it waits for one (sstatus.SIE
-// is 0 in S-mode except around the wfi in scheduler() and sleep()), so kernel code
-// runs without locks: a process loses the CPU only where it calls yield(), sleep()
-// or sched() itself.
+// The kernel takes interrupts only while it waits for one (sstatus.SIE is 0 in
+// S-mode except around the wfi in scheduler() and sleep()), and a hart runs kernel
+// code only while it holds kernel_lock (smp.c), so kernel code runs as on one hart:
+// a thread loses its hart only where it calls yield(), sleep() or sched() itself, and
+// no other hart runs kernel code meanwhile. Each hart runs its own scheduler() loop
+// over the one process table.
 #include "defs.h"
 #include "memlayout.h"
 #include "proc.h"
 #include "riscv.h"
+#include "spinlock.h"
 #include "trapframe.h"
 
-struct cpu cpu;
 struct proc proc[NPROC];
 static struct proc *initproc;  // the first process: orphans go to it; its exit powers off
 static int nextpid = 1;
@@ -19,8 +21,11 @@ void forkret(void);
 extern char forkret_entry[];  // switch.S: calls forkret()
 
 // The running thread, and the process it belongs to (its main thread's slot).
-struct proc *myproc(void) { return cpu.proc; }
-struct proc *myprocess(void) { return cpu.proc ? cpu.proc->group : 0; }
+struct proc *myproc(void) { return mycpu()->proc; }
+struct proc *myprocess(void) {
+  struct proc *p = myproc();
+  return p ? p->group : 0;
+}
 
 // Give every process slot its kernel stack, mapped at KSTACK(slot) in the kernel page
 // table with an unmapped guard page below it.
@@ -150,6 +155,8 @@ int fork(void) {
     freeproc(np);
     return -1;
   }
+  if (boot.ncpu > 1 && !lone_thread(t))
+    tlb_shootdown(p);  // copy-on-write made p's pages read-only under its other threads
   *np->trapframe = *t->trapframe;
   np->trapframe->a0 = 0;  // fork() returns 0 in the child
   np->heap_bottom = p->heap_bottom;
@@ -267,43 +274,56 @@ static void wait_for_interrupt(void) {
   intr_off();
 }
 
-// Is any thread waiting in sleep()? If none is RUNNABLE either, nothing can ever
-// run again.
-static int anyone_sleeps(void) {
+// Is any thread waiting in sleep(), or running on another hart? If not, and none is
+// RUNNABLE either, nothing can ever run again.
+static int anyone_waits(void) {
   for (struct proc *p = proc; p < &proc[NPROC]; p++)
-    if (p->state == SLEEPING)
+    if (p->state == SLEEPING || p->state == RUNNING)
       return 1;
   return 0;
 }
 
-// Run forever: pick a RUNNABLE process (sched.c), switch to it (switch.S), and come
-// back here when it calls sched(). Runs on the boot stack, called last by main().
-// With every process asleep, wait for an interrupt (a disk completion, the timer)
-// with interrupts on: the only place the kernel takes them (see kerneltrap()).
+// Run forever on this hart: pick a RUNNABLE thread (sched.c), switch to it
+// (switch.S), and come back here when it calls sched(). Runs on the hart's boot
+// stack, called last by main() and secondary_main(). It holds kernel_lock while it
+// picks; the thread it switches to inherits it and gives it up on its way to U
+// (usertrapret()), and a thread switching back here hands it back (sched()). With
+// nothing to run, it waits for an interrupt (a disk completion, the timer, another
+// hart's work) without the lock, so the other harts can go on: the only place the
+// kernel takes interrupts (see kerneltrap()).
 void scheduler(void) {
+  struct cpu *c = mycpu();
+  acquire(&kernel_lock);
   for (;;) {
     struct proc *p = sched_pick();
     if (p == 0) {
-      if (!anyone_sleeps())
+      if (!anyone_waits())
         panic("scheduler: no process to run");
+      release(&kernel_lock);
       wait_for_interrupt();
+      acquire(&kernel_lock);
       continue;
     }
     taskinfo_start(p->group);  // task_info counts for the whole process
     p->state = RUNNING;
-    cpu.proc = p;
-    swtch(&cpu.context, &p->context);  // returns when p calls sched()
-    cpu.proc = 0;
+    p->hart = (int)r_tp();
+    c->proc = p;
+    swtch(&c->context, &p->context);  // returns when p calls sched()
+    c->proc = 0;
     sched_charge(p);
   }
 }
 
-// Give the CPU back to scheduler(); the caller has already changed its state.
+// Give the hart back to scheduler(); the caller has already changed its state. It
+// holds kernel_lock and no other lock: the scheduler takes the kernel lock over, and
+// another lock held across the switch would stay held by a hart that runs others.
 void sched(void) {
   struct proc *p = myproc();
   if (p->state == RUNNING)
     panic("sched: pid %d still RUNNING", p->pid);
-  swtch(&p->context, &cpu.context);
+  if (!holding(&kernel_lock) || mycpu()->noff != 1)
+    panic("sched: pid %d holds locks other than the kernel lock", p->pid);
+  swtch(&p->context, &mycpu()->context);
 }
 
 void yield(void) {
@@ -311,10 +331,11 @@ void yield(void) {
   sched();
 }
 
-// Wait until wakeup(chan). The kernel runs with interrupts off and on one hart, so
-// nothing can call wakeup() between the caller's check of its condition and this
-// sleep: no lock is needed, and callers still re-check their condition in a loop
-// (a wakeup may be for another waiter on the same chan).
+// Wait until wakeup(chan). The caller holds kernel_lock, as all kernel code for a
+// thread does, from its check of its condition through this sleep into the
+// scheduler, and wakeup() needs it too: nothing can call wakeup() in between, so no
+// other lock is needed. Callers still re-check their condition in a loop (a wakeup
+// may be for another waiter on the same chan).
 //
 // Before the first process runs (main() reading the disk), there is nobody to switch
 // away from: wait for the next interrupt instead, which is a correct, if spurious,

@@ -16,10 +16,15 @@ struct context {
   uintptr_t s[12];  // s0..s11
 };
 
-// The one hart: the process it runs, and the scheduler's own context to return to.
+// One hart: the thread it runs, its scheduler's context to return to, and what it
+// keeps for itself (smp.c, spinlock.c, trap.c). cpus[] is indexed by hart id, which
+// the kernel keeps in tp (entry.S; trampoline.S restores it on every trap from U).
 struct cpu {
-  struct proc *proc;        // running process, or 0 while in scheduler()
+  struct proc *proc;        // running thread, or 0 while in scheduler()
   struct context context;   // swtch() here to enter scheduler()
+  int noff;                 // depth of push_off() nesting (spinlock.c)
+  int intena;               // were interrupts on before the first push_off()?
+  uint64_t timer_armed;     // when this hart's next timer interrupt is due (trap.c)
 };
 
 // A process's signals (signal.c). Sets of signals are masks of SIGBIT(signum) (abi.h).
@@ -72,6 +77,7 @@ struct proc {
   int xstatus;                  // exit status, for the parent's waitpid()
   void *chan;                   // SLEEPING: what it waits for (sleep/wakeup)
   char name[PROC_NAME];         // program name, for messages
+  int hart;                     // RUNNING: the hart it runs on (tlb_shootdown)
 
   uintptr_t kstack;             // bottom of the kernel stack (KSTACK(slot))
   pagetable_t pagetable;        // user address space
@@ -100,7 +106,14 @@ struct proc {
 };
 
 extern struct proc proc[NPROC];
-extern struct cpu cpu;
+extern struct cpu cpus[NCPU];
+
+// This hart's struct cpu. tp holds the hart id in the kernel (entry.S, trampoline.S).
+static inline struct cpu *mycpu(void) {
+  uintptr_t id;
+  asm volatile("mv %0, tp" : "=r"(id));
+  return &cpus[id];
+}
 
 // p's process: the main thread's slot, which holds what its threads share.
 static inline struct proc *process_of(struct proc *p) { return p->group; }

@@ -23,6 +23,19 @@ static struct sbiret sbi_call(uintptr_t eid, uintptr_t fid, uintptr_t a0, uintpt
   return (struct sbiret){(long)r0, (long)r1};
 }
 
+// The few calls with a fourth argument (a remote fence's size) come here.
+static struct sbiret sbi_call4(uintptr_t eid, uintptr_t fid, uintptr_t a0, uintptr_t a1,
+                               uintptr_t a2, uintptr_t a3) {
+  register uintptr_t r0 asm("a0") = a0;
+  register uintptr_t r1 asm("a1") = a1;
+  register uintptr_t r2 asm("a2") = a2;
+  register uintptr_t r3 asm("a3") = a3;
+  register uintptr_t r6 asm("a6") = fid;
+  register uintptr_t r7 asm("a7") = eid;
+  asm volatile("ecall" : "+r"(r0), "+r"(r1) : "r"(r2), "r"(r3), "r"(r6), "r"(r7) : "memory");
+  return (struct sbiret){(long)r0, (long)r1};
+}
+
 // Legacy calls return one value in a0.
 static long sbi_legacy(uintptr_t eid, uintptr_t a0) {
   return sbi_call(eid, 0, a0, 0, 0).error;
@@ -92,4 +105,21 @@ void sbi_shutdown(int status) {
 void sbi_system_failure(void) {
   sbi_call(SBI_EXT_SRST, SBI_SRST_RESET, SBI_SRST_TYPE_SHUTDOWN, SBI_SRST_REASON_SYSFAIL, 0);
   sbi_shutdown(1);
+}
+
+// Start hart `hartid` (HSM): it enters S-mode at start_addr with a0 = hartid, a1 =
+// opaque and paging off. 0, or the SBI error (the hart is not there, or not STOPPED).
+long sbi_hart_start(uintptr_t hartid, uintptr_t start_addr, uintptr_t opaque) {
+  return sbi_call(SBI_EXT_HSM, SBI_HSM_HART_START, hartid, start_addr, opaque).error;
+}
+
+// Make the harts in hart_mask (bit h: hart h) flush their whole TLB (sfence.vma);
+// returns once they have.
+void sbi_remote_sfence_vma(uintptr_t hart_mask) {
+  sbi_call4(SBI_EXT_RFENCE, SBI_RFENCE_SFENCE_VMA, hart_mask, 0, 0, (uintptr_t)-1);
+}
+
+// Raise the supervisor software interrupt (sip.SSIP) on the harts in hart_mask.
+void sbi_send_ipi(uintptr_t hart_mask) {
+  sbi_call(SBI_EXT_IPI, SBI_IPI_SEND_IPI, hart_mask, 0, 0);
 }

@@ -112,6 +112,7 @@ int kill(int pid, int sig) {
   // condition and sleeps again: every sleep() is in a loop.
   if (t->state == SLEEPING && (t->chan == &s->stopped || signal_interrupts(t)))
     t->state = RUNNABLE;
+  smp_kick(t);  // running on another hart: make it look now (smp.c)
   return 0;
 }
 

@@ -2,6 +2,7 @@
 // calls the implementation in proc.c or exec.c. Prototypes: syscall_gen.h.
 #include "abi.h"
 #include "defs.h"
+#include "memlayout.h"
 #include "proc.h"
 #include "riscv.h"
 
@@ -13,6 +14,9 @@ long sys_yield(void) {
 }
 
 long sys_getpid(void) { return myproc()->pid; }
+
+// freemem(): bytes of RAM the frame allocator (kalloc.c) has free.
+long sys_freemem(void) { return (long)(kfree_count() * PGSIZE); }
 
 long sys_getppid(void) { return getppid(); }
 

@@ -12,18 +12,24 @@
 #include "platform.h"
 #include "proc.h"
 #include "riscv.h"
+#include "spinlock.h"
 #include "trapframe.h"
 
 extern char trampoline[], uservec[], userret[], usertrap_entry[];  // trampoline.S
 void kernelvec(void);                            // kernelvec.S
 
-static uint64_t timer_interval;  // timebase ticks per time slice
-static uint64_t timer_armed;     // when the timer interrupt asked for is due
+static uint64_t timer_interval;  // timebase ticks per time slice (the same on every hart)
 
-void trapinit(void) { w_stvec((uintptr_t)kernelvec); }
+// stvec, and the software interrupt another hart raises to make this one look at its
+// thread's signals (smp_kick()) or its run queue.
+void trapinit(void) {
+  w_stvec((uintptr_t)kernelvec);
+  w_sie(r_sie() | SIE_SSIE);
+}
 
+// Each hart has its own timer (its own CLINT mtimecmp, through the firmware).
 static void timer_arm(uint64_t when) {
-  timer_armed = when;
+  mycpu()->timer_armed = when;
   sbi_set_timer(when);
 }
 
@@ -35,9 +41,9 @@ static void timer_next(void) {
 }
 
 // A thread sleeps until `when` (clock.c): make sure a timer interrupt comes by then,
-// not only at the end of the time slice.
+// not only at the end of the time slice (this hart's: any hart's tick wakes it).
 void timer_wake_by(uint64_t when) {
-  if (when < timer_armed)
+  if (when < mycpu()->timer_armed)
     timer_arm(when);
 }
 
@@ -91,6 +97,24 @@ static void device_interrupt(void) {
     plic_complete(src);
 }
 
+// A page fault from U that the kernel resolves (a lazy heap page, a copy-on-write
+// page: pagefault.c), taken without kernel_lock when the process has one thread: only
+// that thread uses its page table, and the frame allocator has locks of its own
+// (kalloc.c), so harts faulting in pages at once each get on with it, and the
+// allocator's locks are what they contend for (the lock lab). 1 if resolved; 0 for
+// any other trap, a fault of a process with several threads (their page table is
+// shared: the kernel lock keeps them apart), or a fault this could not resolve, which
+// usertrap() then handles under the lock as usual (a real fault kills the process).
+static int fault_without_lock(struct proc *p, uintptr_t scause) {
+  if (scause != CAUSE_LOAD_PAGE_FAULT && scause != CAUSE_STORE_PAGE_FAULT)
+    return 0;
+  if (boot.ncpu == 1)   // nobody to run beside: the lock is free, and lone_thread() costs
+    return 0;
+  if (!lone_thread(p))  // only p itself could add a thread, and it is here
+    return 0;
+  return uvm_fault(p->pagetable, r_stval(), scause == CAUSE_STORE_PAGE_FAULT) == FAULT_FIXED;
+}
+
 // Called by usertrap_entry, where uservec jumps (both in trampoline.S), on the
 // process's kernel stack, with the kernel page table and the user registers saved in
 // p->trapframe.
@@ -101,6 +125,9 @@ void usertrap(void) {
   w_stvec((uintptr_t)kernelvec);  // a trap in the kernel now goes to kerneltrap()
   p->trapframe->epc = r_sepc();
   uintptr_t scause = r_scause();
+  if (fault_without_lock(p, scause))
+    return_to_user(p, 0);
+  acquire(&kernel_lock);          // kernel code runs on one hart at a time (smp.c)
   if (scause == CAUSE_USER_ECALL) {
     p->trapframe->epc += 4;  // return after the ecall
     syscall();               // syscall.c; may not return (exit) or replace the image (exec)
@@ -113,6 +140,8 @@ void usertrap(void) {
     // END SOLUTION
   } else if (scause == (CAUSE_INTERRUPT | IRQ_S_EXT)) {
     device_interrupt();
+  } else if (scause == (CAUSE_INTERRUPT | IRQ_S_SOFT)) {
+    sip_clear(SIP_SSIP);     // another hart's smp_kick(): usertrapret() looks at signals
   } else if (scause & CAUSE_INTERRUPT) {
     w_sie(r_sie() & ~BIT(CAUSE_CODE(scause)));  // no device of ours: mask it
   } else if ((scause == CAUSE_LOAD_PAGE_FAULT || scause == CAUSE_STORE_PAGE_FAULT) &&
@@ -132,13 +161,19 @@ void usertrap(void) {
   usertrapret();
 }
 
-// Return to user space: act on pending signals, set up what uservec will need on the
-// next trap, make sret go to U at the saved pc with interrupts on, and jump to
-// userret on the trampoline.
+// Return to user space, with kernel_lock held: act on pending signals, then
+// return_to_user().
 void usertrapret(void) {
   struct proc *p = myproc();
   thread_leave_if_exiting();  // thread.c: the process is ending
   signal_deliver();  // signal.c: may rewrite the trapframe for a handler, stop, or exit
+  return_to_user(p, 1);
+}
+
+// Set up what uservec will need on the next trap, make sret go to U at the saved pc
+// with interrupts on, give up kernel_lock if `locked`, and jump to userret on the
+// trampoline.
+void return_to_user(struct proc *p, int locked) {
   w_stvec(TRAMPOLINE + (uservec - trampoline));  // traps from U now go to uservec
 
   p->trapframe->kernel_satp = kernel_satp();
@@ -151,6 +186,10 @@ void usertrapret(void) {
   sstatus |= SSTATUS_SPIE;  // with interrupts enabled
   w_sstatus(sstatus);
   w_sepc(p->trapframe->epc);
+  // From here on nothing touches what other harts may change: the trapframe and the
+  // kernel stack are this thread's, and it stays RUNNING, so no hart picks it.
+  if (locked)
+    release(&kernel_lock);
 
   // userret sits at the same address in both page tables (the trampoline page).
   void (*ret)(uintptr_t, uintptr_t) =
@@ -160,16 +199,26 @@ void usertrapret(void) {
 }
 
 // Entered from kernelvec (kernelvec.S). The kernel takes interrupts only while it
-// waits in wfi (scheduler(), sleep()); any exception is a kernel bug: say where, and
-// stop.
+// waits in wfi (scheduler(), sleep(), a spinning mutex_lock()); any exception is a
+// kernel bug: say where, and stop. Handling an interrupt wakes threads and talks to
+// devices, which needs kernel_lock: the scheduler waits without it, sleep() and
+// mutex_lock() with it.
 void kerneltrap(void) {
   uintptr_t scause = r_scause();
-  if (scause == (CAUSE_INTERRUPT | IRQ_S_TIMER)) {
-    timer_next();
+  if (scause == (CAUSE_INTERRUPT | IRQ_S_SOFT)) {
+    sip_clear(SIP_SSIP);  // smp_kick(): whatever it was for is seen on the way to U
     return;
   }
-  if (scause == (CAUSE_INTERRUPT | IRQ_S_EXT)) {
-    device_interrupt();
+  if (scause == (CAUSE_INTERRUPT | IRQ_S_TIMER) || scause == (CAUSE_INTERRUPT | IRQ_S_EXT)) {
+    int take = !holding(&kernel_lock);
+    if (take)
+      acquire(&kernel_lock);
+    if (scause == (CAUSE_INTERRUPT | IRQ_S_TIMER))
+      timer_next();
+    else
+      device_interrupt();
+    if (take)
+      release(&kernel_lock);
     return;
   }
   panic("kernel trap: %s scause=%p sepc=%p stval=%p",

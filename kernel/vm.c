@@ -8,6 +8,7 @@
 #include "defs.h"
 #include "memlayout.h"
 #include "platform.h"
+#include "proc.h"
 #include "riscv.h"
 
 extern char _entry[];      // start of kernel text; entry.S
@@ -117,13 +118,32 @@ pagetable_t uvmcreate(void) { return kalloc(); }
 
 // Remove npages mappings from va; free the frames if do_free. Unmapped pages are skipped.
 void uvmunmap(pagetable_t pt, uintptr_t va, size_t npages, int do_free) {
+  // Threads of this process on other harts may have these pages in their TLBs (smp.c):
+  // take the pages away first (V cleared, the frame number kept), have those harts
+  // flush, and only then free the frames, which another hart may be handed at once.
+  int shared = do_free && boot.ncpu > 1 && myproc() != 0 && pt == myprocess()->pagetable &&
+               !lone_thread(myproc());
   for (uintptr_t a = va; a < va + npages * PGSIZE; a += PGSIZE) {
     pte_t *pte = walk(pt, a, 0);
     if (pte == 0 || (*pte & PTE_V) == 0)
       continue;
+    if (shared) {
+      *pte &= ~(pte_t)PTE_V;
+      continue;
+    }
     if (do_free)
       kfree((void *)PTE2PA(*pte));
     *pte = 0;
+  }
+  if (!shared)
+    return;
+  tlb_shootdown(myprocess());
+  for (uintptr_t a = va; a < va + npages * PGSIZE; a += PGSIZE) {
+    pte_t *pte = walk(pt, a, 0);
+    if (pte != 0 && *pte != 0) {  // one taken away above: nothing else leaves a PTE not 0
+      kfree((void *)PTE2PA(*pte));
+      *pte = 0;
+    }
   }
 }
 

@@ -157,12 +157,22 @@ static uint64_t mix(uint64_t n) {
   return x ^ y;
 }
 
-static uint64_t mix_until(int signals, uint64_t *n) {
+// Loop until `signals` handlers have run, telling fd of each one (after the handler,
+// between two steps of the loop, which a system call there does not disturb): the
+// parent sends the next signal only then, since signals sent before the last one was
+// delivered would merge with it. (On one hart the parent's yield() gives us our time
+// slice; on several we run meanwhile, and kill() interrupts our hart.)
+static uint64_t mix_until(int signals, uint64_t *n, int fd) {
   uint64_t x = 1, y = 7, i = 0;
-  for (; deliveries < signals; i++) {
+  int seen = 0;
+  for (; seen < signals; i++) {
     x = x * 6364136223846793005ull + i;
     y ^= x >> 7;
     asm volatile("" : "+r"(x), "+r"(y));
+    if (deliveries != seen) {
+      seen = deliveries;
+      write(fd, "d", 1);
+    }
   }
   *n = i;
   return x ^ y;
@@ -176,7 +186,7 @@ static int interrupted_loop_continues(void) {
   if (pid == 0) {
     on(SIGUSR1, clobbering_handler, 0);
     write(fds[1], "r", 1);
-    uint64_t n, got = mix_until(3, &n);
+    uint64_t n, got = mix_until(3, &n, fds[1]);
     sigprocmask(SIGBIT(SIGUSR1));  // nothing may interrupt the reference run
     exit(got == mix(n) ? 0 : 1);
   }
@@ -185,7 +195,9 @@ static int interrupted_loop_continues(void) {
     return 2;
   for (int k = 0; k < 3; k++) {
     kill(pid, SIGUSR1);
-    yield();  // the child runs a time slice, entering the handler first
+    yield();  // on one hart: the child runs a time slice, entering the handler first
+    if (read(fds[0], &c, 1) != 1)  // the handler has run
+      return 4;
   }
   int status = -1;
   return waitpid(pid, &status) == pid ? status : 3;

@@ -397,7 +397,7 @@ class Session(MemoryAccess):
         k = self.info.kernel_info
         if k is None:
             raise BadInput("no kernel with DWARF information is loaded")
-        return k.process_table(self.machine.memory)
+        return k.process_table(self.machine.memory, self.machine.hart.state.hart_id)
 
     def trapframe(self, pid: int | None = None) -> StructValue | None:
         k = self.info.kernel_info

@@ -88,7 +88,7 @@ class OpenFile:
 @dataclass(frozen=True)
 class ProcessTable:
     processes: tuple[Process, ...]      # slots in use
-    current: int | None                 # slot of cpu.proc, None in the scheduler
+    current: int | None                 # slot of the hart's cpu.proc, None in its scheduler
 
     def by_pid(self, pid: int) -> Process | None:
         return next((p for p in self.processes if p.pid == pid), None)
@@ -128,33 +128,43 @@ class KernelInfo:
             raise GuestError("the kernel's `proc` is not an array of structs")
         return g.address, g.type.elem, g.type.count
 
-    def current_slot(self, memory: PhysicalMemory) -> int | None:
-        """The slot cpu.proc points to (None while the scheduler runs)."""
-        cpu = self.types.global_("cpu")
-        if not isinstance(cpu.type, StructType):
-            return None
-        ptr = self.read_member(memory, cpu.type, cpu.address, "proc")
+    def current_slot(self, memory: PhysicalMemory, hart: int = 0) -> int | None:
+        """The slot hart `hart`'s struct cpu points to (None while its scheduler runs):
+        `cpus[hart].proc` in a kernel with one struct cpu per hart (kernel/smp.c), or
+        `cpu.proc` in a one-hart kernel."""
+        g = self.types.global_("cpus") if "cpus" in self.types.globals else None
+        if g is not None and isinstance(g.type, ArrayType) \
+                and isinstance(g.type.elem, StructType):
+            if not 0 <= hart < g.type.count:
+                return None
+            ctype, caddr = g.type.elem, g.address + hart * g.type.elem.size
+        else:
+            cpu = self.types.global_("cpu")
+            if not isinstance(cpu.type, StructType) or hart != 0:
+                return None
+            ctype, caddr = cpu.type, cpu.address
+        ptr = self.read_member(memory, ctype, caddr, "proc")
         base, t, count = self._proc_array()
         if not isinstance(ptr, int) or ptr == 0:
             return None
         slot = (ptr - base) // t.size
         return slot if 0 <= slot < count else None
 
-    def current_tid(self, memory: PhysicalMemory) -> int | None:
+    def current_tid(self, memory: PhysicalMemory, hart: int = 0) -> int | None:
         """The running thread's id within its process (struct proc's `tid`: kernel/
         thread.c), or None for a kernel without threads or while the scheduler runs."""
         base, t, _ = self._proc_array()
         if not t.has("tid"):
             return None
-        slot = self.current_slot(memory)
+        slot = self.current_slot(memory, hart)
         if slot is None:
             return None
         tid = self.read_member(memory, t, base + slot * t.size, "tid")
         return tid if isinstance(tid, int) else None
 
-    def current_pid(self, memory: PhysicalMemory) -> tuple[int, str] | None:
-        """(pid, name) of the running process, cheaply: two small reads."""
-        slot = self.current_slot(memory)
+    def current_pid(self, memory: PhysicalMemory, hart: int = 0) -> tuple[int, str] | None:
+        """(pid, name) of the process hart `hart` runs, cheaply: two small reads."""
+        slot = self.current_slot(memory, hart)
         if slot is None:
             return None
         base, t, _ = self._proc_array()
@@ -163,7 +173,8 @@ class KernelInfo:
             if t.has("name") else ""
         return (pid if isinstance(pid, int) else -1, name if isinstance(name, str) else "")
 
-    def process_table(self, memory: PhysicalMemory) -> ProcessTable:
+    def process_table(self, memory: PhysicalMemory, hart: int = 0) -> ProcessTable:
+        """Every slot in use; `current` is the one hart `hart` runs."""
         base, t, count = self._proc_array()
         data = memory.read(base, t.size * count)
         state_m = t.member("state") if t.has("state") else None
@@ -185,7 +196,7 @@ class KernelInfo:
             parent = v["parent"] if t.has("parent") and isinstance(
                 t.member("parent").type, PointerType) else 0
             procs.append(Process(i, v, pid_at.get(parent) if isinstance(parent, int) else None))
-        return ProcessTable(tuple(procs), self.current_slot(memory))
+        return ProcessTable(tuple(procs), self.current_slot(memory, hart))
 
     def process_roots(self, memory: PhysicalMemory) -> dict[int, tuple[int, str]]:
         """Page-table root -> (pid, name) of every used slot, later slots first as in

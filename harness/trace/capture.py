@@ -124,7 +124,7 @@ class LiveCapture:
         if kernel is None:
             return None
         try:
-            return kernel.current_pid(self.m.memory)
+            return kernel.current_pid(self.m.memory, self.m.hart.state.hart_id)
         except (GuestError, KeyError):
             return None
 
@@ -133,7 +133,7 @@ class LiveCapture:
         if kernel is None:
             return None
         try:
-            return kernel.current_tid(self.m.memory)
+            return kernel.current_tid(self.m.memory, self.m.hart.state.hart_id)
         except (GuestError, KeyError):
             return None
 

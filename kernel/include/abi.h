@@ -37,6 +37,15 @@ struct task_info {
 // Exit status of a process the kernel killed for a fault (trap.c).
 #define EXIT_KILLED -1
 
+// lockstat(name, stat): the kernel's spinlocks whose names begin with `name` (every
+// lock for ""), their statistics summed: how often they were taken and how many times
+// a hart found one held and tried again. Returns how many locks matched (spinlock.c).
+#define LOCKSTAT_NAME_MAX 16
+struct lockstat {
+  uint64_t acquires;
+  uint64_t spins;
+};
+
 // Threads and their sync objects (thread.c, sync.c): how many a process may have.
 // thread_create returns tids 1..NTHREAD-1 (the main thread is 0), lowest free first;
 // mutex_create, semaphore_create and condvar_create return indexes from 0.

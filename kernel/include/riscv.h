@@ -68,6 +68,7 @@ static inline uintptr_t r_sstatus(void) { return CSR_READ(sstatus); }
 static inline void w_sstatus(uintptr_t x) { CSR_WRITE(sstatus, x); }
 static inline void intr_on(void) { CSR_SET(sstatus, SSTATUS_SIE); }
 static inline void intr_off(void) { CSR_CLEAR(sstatus, SSTATUS_SIE); }
+static inline int intr_get(void) { return (r_sstatus() & SSTATUS_SIE) != 0; }
 
 // Wait for an interrupt. Returns when one is pending, even if SIE masks it.
 static inline void wfi(void) { asm volatile("wfi"); }
@@ -76,6 +77,7 @@ static inline void wfi(void) { asm volatile("wfi"); }
 static inline uintptr_t r_sie(void) { return CSR_READ(sie); }
 static inline void w_sie(uintptr_t x) { CSR_WRITE(sie, x); }
 static inline uintptr_t r_sip(void) { return CSR_READ(sip); }
+static inline void sip_clear(uintptr_t bits) { CSR_CLEAR(sip, bits); }
 
 static inline uintptr_t r_sepc(void) { return CSR_READ(sepc); }
 static inline void w_sepc(uintptr_t x) { CSR_WRITE(sepc, x); }

@@ -74,7 +74,7 @@ def _alive(kind: type) -> int:
 
 
 def test_a_long_trace_keeps_a_bounded_number_of_rows_and_calls(images: Images) -> None:
-    """50 M instructions of usertests: ~88,000 events and thousands of calls pass
+    """60 M instructions of usertests: ~90,000 events and thousands of calls pass
     through; the log, the flow and the stream keep at most HOLD rows and their calls."""
     s = Session.boot("usertests", images=images, capture=True, capture_limit=2000)
     flow = s.tracer.stream()
@@ -91,7 +91,7 @@ def test_a_long_trace_keeps_a_bounded_number_of_rows_and_calls(images: Images) -
 
     stream = FlowStream(flow, FlowFilter(), sink, roots=s.tracer.process_roots)
     s.events.subscribe_raw(stream.feed_chunk)
-    s.run(50_000_000)
+    s.run(60_000_000)
     stream.finish()
     assert stream.seen > 80_000 and flow.calls_made > 10_000
     assert shown[0] == stream.seen

@@ -28,7 +28,7 @@ def test_breakpoint_on_syscall_handler_after_user_write_shows_the_ecall(
     out = gdb(s.port, [f"hbreak *{write:#x}", "continue", "p $priv",
                        "break syscall.c:syscall", "continue",
                        "p $scause", "p $sepc < 0x80000000", "p $sepc >= 0x10000",
-                       "p ($sstatus >> 8) & 1", "p $priv", "p cpu.proc->trapframe->a7",
+                       "p ($sstatus >> 8) & 1", "p $priv", "p cpus[0].proc->trapframe->a7",
                        "p $stvec", "kill"])
     assert "syscall () at" in out, out
     assert values(out)[:-1] == ["0", "8", "1", "1", "0", "1", "64"], out
@@ -120,8 +120,8 @@ def test_software_and_hardware_breakpoints_in_kernel_and_user_code(
 def test_breakpoint_in_a_loop_hits_again_after_gdb_steps_over_it(
         served: Serve, gdb: Gdb, images: Images) -> None:
     s = served("hello")
-    out = gdb(s.port, ["break syscall.c:syscall", "continue", "p cpu.proc->trapframe->a7",
-                       "continue", "p cpu.proc->trapframe->a7", "kill"])
+    out = gdb(s.port, ["break syscall.c:syscall", "continue", "p cpus[0].proc->trapframe->a7",
+                       "continue", "p cpus[0].proc->trapframe->a7", "kill"])
     assert values(out) == ["64", "93"], out   # write, then exit
 
 

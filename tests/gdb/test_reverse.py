@@ -56,11 +56,11 @@ def test_reverse_continue_returns_to_the_previous_breakpoint_hit(
     at syscall(), reverse-continue goes back to the first, and once more to the start
     of the recording (gdb: no more reverse-execution history)."""
     s = served("hello")
-    out = gdb(s.port, ["break syscall", "continue", "p cpu.proc->trapframe->a7",
-                       "p $mcycle == 0", "continue", "p cpu.proc->trapframe->a7",
-                       "reverse-continue", "p cpu.proc->trapframe->a7",
+    out = gdb(s.port, ["break syscall", "continue", "p cpus[0].proc->trapframe->a7",
+                       "p $mcycle == 0", "continue", "p cpus[0].proc->trapframe->a7",
+                       "reverse-continue", "p cpus[0].proc->trapframe->a7",
                        "p/x $pc", "reverse-continue", "p/x $pc",
-                       "continue", "p cpu.proc->trapframe->a7", "kill"])
+                       "continue", "p cpus[0].proc->trapframe->a7", "kill"])
     v = values(out)
     assert [v[0], v[2], v[3]] == ["64", "93", "64"], out
     assert "No more reverse-execution history." in out, out

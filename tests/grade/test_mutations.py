@@ -208,3 +208,25 @@ def test_vmprint_entries_in_the_wrong_format_are_reported_as_misformatted(
     assert leaves.output.splitlines()[0].endswith(" printed entries are misformatted "
                                                   "(the format: labs/vmprint/README.md):")
     assert all("-v" not in by_name[name].output for name in VMPRINT_TESTS)
+
+
+def test_a_frame_allocator_without_its_lock_fails_under_some_seeds_and_names_them(
+        tmp_path: Path) -> None:
+    """Lab 14 on 3 harts: one free list for every hart (the handout's design) with its
+    lock left out. Some seeds interleave two harts' kalloc() and kfree() badly (the
+    kernel panics, or a frame is handed out twice), others not; the report names
+    exactly the seeds that failed, and each one's command replays its interleaving."""
+    root = variant(tmp_path, {"kalloc.c": ("static struct kmem *mine(void) { return &kmem[r_tp()]; }",
+                                           "static struct kmem *mine(void) { return &kmem[0]; }")})
+    kalloc = root / "kernel" / "kalloc.c"
+    text = kalloc.read_text()
+    assert text.count("  acquire(&k->lock);\n") == 2
+    kalloc.write_text(text.replace("  acquire(&k->lock);\n", "").replace("  release(&k->lock);\n", ""))
+    report = grade_lab("locks", root, keyword="no_frame")
+    assert report.built, report.build_output
+    [t] = [t for t in report.tests if t.name == "test_no_frame_is_lost_or_handed_out_twice"]
+    assert not t.passed and t.harts == 3 and t.seeds == (0, 1, 2, 3)
+    assert 0 < len(t.failed_seeds) < 4, t.output        # a race: only some seeds find it
+    for seed in t.failed_seeds:
+        assert re.search(rf"privlab run .*--smp 3 --smp-seed {seed} .*--user lab_kalloc stress",
+                         t.output), t.output

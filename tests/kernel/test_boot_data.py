@@ -173,7 +173,7 @@ ABI = {"dup": 23, "mkdirat": 34, "unlinkat": 35, "linkat": 37, "chdir": 49, "ope
        "sigreturn": 139, "set_priority": 140,
        "get_time": 169, "getpid": 172, "getppid": 173, "sbrk": 214, "munmap": 215,
        "fork": 220, "exec": 221, "mmap": 222, "waitpid": 260, "spawn": 400, "task_info": 410,
-       "sigalarm": 411,
+       "sigalarm": 411, "lockstat": 412, "freemem": 413,
        "sleep": 101, "gettid": 178, "thread_create": 460, "waittid": 462, "mutex_create": 463,
        "mutex_lock": 464, "mutex_unlock": 466, "semaphore_create": 467, "semaphore_up": 468,
        "semaphore_down": 470, "condvar_create": 471, "condvar_signal": 472,
