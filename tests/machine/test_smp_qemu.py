@@ -45,7 +45,9 @@ def test_hart_ids_csrs_and_msip_ipi_match_qemu() -> None:
 
 
 def test_sbi_hsm_ipi_rfence_match_opensbi() -> None:
-    """hsm.S on privlab's firmware and on QEMU's default firmware (OpenSBI)."""
+    """hsm.S on privlab's firmware and on QEMU's default firmware (OpenSBI 1.1). OpenSBI
+    enters the program on whichever hart wins its cold-boot lottery (now and then hart
+    1 on a loaded host), which hsm.S prints first; the rest follows from it."""
     elf = program("hsm")
     qemu = subprocess.run([str(qemu_binary(RV64)), "-machine", "virt", *SMP2, "-nographic",
                            "-kernel", str(elf)], stdin=subprocess.DEVNULL,
@@ -53,8 +55,10 @@ def test_sbi_hsm_ipi_rfence_match_opensbi() -> None:
     p = privlab("--kernel", str(elf), "--max-insns", "400000000")
     assert qemu.returncode == p.returncode == 0, (qemu.stderr, p.stderr)
     ours = [int(w, 16) for w in p.stdout.split()]
-    theirs = [int(w, 16) for w in qemu.stdout.decode(errors="replace").split()[-12:]]
-    assert ours == theirs == hsm_words()
+    words = len(hsm_words())
+    theirs = [int(w, 16) for w in qemu.stdout.decode(errors="replace").split()[-words:]]
+    assert ours == hsm_words(0)
+    assert theirs[0] in (0, 1) and theirs == hsm_words(theirs[0])
 
 
 def test_privlab_firmware_on_qemu_runs_hsm_the_same(tmp_path: Path) -> None:
