@@ -203,7 +203,6 @@ void push_off(void);
 void pop_off(void);
 
 // smp.c
-struct cpu;
 extern struct spinlock kernel_lock;
 void smp_start_harts(void);
 void tlb_shootdown(struct proc *p);

@@ -18,7 +18,8 @@
 // has nothing to do (scheduler() waiting for an interrupt). User code runs on every
 // hart at once; kernel code runs on one at a time (Linux 2.0's and FreeBSD's "Giant",
 // OpenBSD's KERNEL_LOCK). Below it, finer spinlocks protect what harts touch without
-// it: the frame allocator (kalloc.c, which the lock lab splits per hart), the console.
+// it: the frame allocator (kalloc.c, which the lock lab splits per hart), which page
+// faults of one-thread processes reach without the kernel lock (trap.c).
 #include "defs.h"
 #include "proc.h"
 #include "riscv.h"
@@ -29,7 +30,6 @@ struct cpu cpus[NCPU];
 struct spinlock kernel_lock;  // initlock()ed first thing in main()
 
 extern char _secondary[];  // entry.S: where a started hart enters the kernel
-
 
 // Start every other hart the device tree lists. Each enters _secondary (entry.S) in
 // S-mode with paging off and a0 = its hart id, and calls secondary_main().
