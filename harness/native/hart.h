@@ -55,6 +55,13 @@ enum insn_kind {
     INSN_FENCE,    /* sfence.vma / fence.i: translations or code may have changed */
 };
 
+/* dispatch.c: whether the hooks on one of Unicorn's hook lists were all the core's
+ * when the list had these ends. */
+struct dispatch_cache {
+    const void *head, *tail;
+    bool ours;
+};
+
 struct hooked_insn {
     struct hart *h;
     uint64_t addr;
@@ -137,6 +144,7 @@ struct hart {
     struct hooked_insn **hooks;   /* one per hooked address, in order of creation */
     size_t nhooks, hooks_cap;
     struct hooked_insn *hook_map[HOOK_SLOTS];   /* the same, by address */
+    struct dispatch_cache dispatch[2];   /* dispatch.c: code hooks, block hooks */
 
     /* Guest RAM as the host sees it (Python maps it with uc_mem_map_ptr), for reading
      * code and page tables without Unicorn's slower paths. */
@@ -278,8 +286,14 @@ uint64_t hpm_read(const hart *h, unsigned i);
 void hpm_write(hart *h, unsigned i, uint64_t value);
 void hpm_retarget(hart *h, unsigned i, uint64_t event, uint64_t inhibit);
 
+/* dispatch.c */
+void dispatch_install(void);
+bool dispatch_installed(void);
+void core_tracecode(int32_t size, uint32_t index, void *uc, int64_t address);
+
 /* pmp.c */
 bool pmp_install(void);
+hart *hart_of_engine(const void *uc);
 void privlab_probe(int on);
 void pmp_register(hart *h, bool on);
 bool pmp_is_csr(unsigned csr);
@@ -318,5 +332,8 @@ void redirect(hart *h, uint64_t pc);
 void hook_insn_at(hart *h, uint64_t addr, uint32_t insn, enum insn_kind kind, bool *added);
 void hart_update(hart *h);
 void hart_set_trigger_hook(hart *h, uint64_t addr);
+void on_block(uc_engine *uc, uint64_t addr, uint32_t size, void *user);
+void on_code(uc_engine *uc, uint64_t addr, uint32_t size, void *user);
+struct hooked_insn *find_hook(hart *h, uint64_t addr);
 
 #endif /* HART_H */

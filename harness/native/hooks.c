@@ -76,7 +76,7 @@ static inline bool crosses_budget(hart *h, uint64_t pc, uint64_t count)
     return true;
 }
 
-static void on_block(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
+void on_block(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
 {
     hart *h = user;
     (void)uc;
@@ -150,7 +150,7 @@ static void revalidate(hart *h, struct hooked_insn *hi)
     }
 }
 
-static void on_code(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
+void on_code(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
 {
     struct hooked_insn *hi = user;
     hart *h = hi->h;
@@ -207,7 +207,7 @@ static size_t hook_slot(uint64_t addr)
     return (size_t)((addr >> 1) ^ (addr >> 13)) & (HOOK_SLOTS - 1);
 }
 
-static struct hooked_insn *find_hook(hart *h, uint64_t addr)
+struct hooked_insn *find_hook(hart *h, uint64_t addr)
 {
     for (size_t i = hook_slot(addr), n = 0; n < HOOK_SLOTS; i = (i + 1) & (HOOK_SLOTS - 1), n++) {
         struct hooked_insn *hi = h->hook_map[i];
@@ -365,6 +365,7 @@ hart *hart_new(uc_engine *uc, unsigned xlen)
 {
     if (!pmp_install())
         return NULL;   /* Unicorn's PMP could not be replaced (pmp.c) */
+    dispatch_install();
     hart *h = calloc(1, sizeof *h);
     if (!h)
         return NULL;

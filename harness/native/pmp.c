@@ -72,6 +72,17 @@ void pmp_register(hart *h, bool on)
     harts[nharts++] = h;
 }
 
+/* The hart whose engine is uc, if it has one (dispatch.c). */
+hart *hart_of_engine(const void *uc)
+{
+    if (last_hart && (const void *)last_hart->uc == uc)
+        return last_hart;
+    for (unsigned i = nharts; i-- > 0;)
+        if ((const void *)harts[i]->uc == uc)
+            return last_hart = harts[i];
+    return NULL;
+}
+
 /* QEMU's CPURISCVState ends with `struct uc_struct *uc` (Unicorn's field): the word of
  * env at that offset names the engine, and so the hart. The offset is found once, as
  * the first word of an env equal to a live hart's engine. */
