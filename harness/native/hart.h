@@ -291,6 +291,12 @@ void dispatch_install(void);
 bool dispatch_installed(void);
 void core_tracecode(int32_t size, uint32_t index, void *uc, int64_t address);
 
+/* tlbflush.c */
+void tlbflush_note_fill(void *cpu, uint64_t vaddr, int mmu_idx);
+void tlbflush_full32(void *cpu);
+void tlbflush_full64(void *cpu);
+uint64_t tlbflush_count(bool by_page);
+
 /* pmp.c */
 bool pmp_install(void);
 hart *hart_of_engine(const void *uc);

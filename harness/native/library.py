@@ -27,7 +27,7 @@ __all__ = ["library_path", "load_library"]
 SOURCE_DIR = Path(__file__).resolve().parent
 SOURCES = ("regs.c", "decode.c", "fetch.c", "icount.c", "interrupt.c", "trap.c", "xret.c",
            "csrops.c", "events.c", "guard.c", "hooks.c", "snapshot.c",
-           "dirty.c", "codesync.c", "pmp.c", "dispatch.c", "trigger.c", "hpm.c")
+           "dirty.c", "codesync.c", "pmp.c", "tlbflush.c", "dispatch.c", "trigger.c", "hpm.c")
 CFLAGS = ("-O2", "-g", "-shared", "-fPIC", "-std=c11", "-Wall", "-Wextra", "-Werror",
           "-Wno-unused-parameter", "-fvisibility=default")
 
@@ -145,6 +145,7 @@ def load_library() -> ctypes.CDLL:
         "ram_tracker_resume": (i32, [vp]),
         "privlab_probe": (None, [i32]),
         "dispatch_installed": (ctypes.c_bool, []),
+        "tlbflush_count": (u64, [ctypes.c_bool]),
     }
     for name, (restype, argtypes) in signatures.items():
         fn = getattr(lib, name)

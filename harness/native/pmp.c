@@ -415,6 +415,7 @@ static void fill32(void *cpu, uint32_t vaddr, uint64_t paddr, int prot, int mmu_
 {
     uint64_t sz = size;
     fill_args(paddr, &prot, &sz);
+    tlbflush_note_fill(cpu, vaddr, mmu_idx);
     tlb_set_page_riscv32(cpu, vaddr, paddr, prot, mmu_idx, (uint32_t)sz);
 }
 
@@ -422,6 +423,7 @@ static void fill64(void *cpu, uint64_t vaddr, uint64_t paddr, int prot, int mmu_
                    uint64_t size)
 {
     fill_args(paddr, &prot, &size);
+    tlbflush_note_fill(cpu, vaddr, mmu_idx);
     tlb_set_page_riscv64(cpu, vaddr, paddr, prot, mmu_idx, size);
 }
 
@@ -494,6 +496,11 @@ bool pmp_install(void)
         patch_slot(a.base, a.dyn, "pmp_hart_has_privs_riscv64", (void *)check64) &&
         patch_slot(a.base, a.dyn, "tlb_set_page_riscv32", (void *)fill32) &&
         patch_slot(a.base, a.dyn, "tlb_set_page_riscv64", (void *)fill64);
+    /* Full flushes through tlbflush.c, which needs the fills above to be ours. */
+    if (ok) {
+        patch_slot(a.base, a.dyn, "tlb_flush_riscv32", (void *)tlbflush_full32);
+        patch_slot(a.base, a.dyn, "tlb_flush_riscv64", (void *)tlbflush_full64);
+    }
     state = ok ? 1 : -1;
     return ok;
 }
