@@ -17,18 +17,7 @@ from machine.asm import build_asm
 # 10 * first + second.
 PROLOGUE = """
     OPEN_PMP
-    la t0, root
-    srli t0, t0, 12
-    li t1, 8 << 60                  // Sv39
-    or t0, t0, t1
-    csrw satp, t0
-    la t0, supervisor
-    csrw mepc, t0
-    li t0, 0x1800
-    csrc mstatus, t0
-    li t0, 0x0800                   // MPP = S
-    csrs mstatus, t0
-    mret
+    ENTER_S_SV39 root, supervisor
 supervisor:
     li t1, 0xC0000000
     la t0, func

@@ -5,6 +5,8 @@ since the last flush (flushed one by one) or many (Unicorn's own full flush)."""
 
 from __future__ import annotations
 
+import pytest
+
 from harness.machine import Stop
 from harness.native.library import load_library
 from machine.asm import build_asm
@@ -17,19 +19,7 @@ from machine.asm import build_asm
 # saw 0x22, bit 3 the call after it returned 2.
 PROGRAM = """
     OPEN_PMP
-    la t0, root
-    srli t0, t0, 12
-    li t1, 8 << 60                  // Sv39
-    or t0, t0, t1
-    csrw satp, t0
-    sfence.vma zero, zero
-    la t0, supervisor
-    csrw mepc, t0
-    li t0, 0x1800
-    csrc mstatus, t0
-    li t0, 0x0800                   // MPP = S
-    csrs mstatus, t0
-    mret
+    ENTER_S_SV39 root, supervisor
 supervisor:
     li s0, 0xC0000000
     li s1, 0
@@ -138,23 +128,18 @@ def _program(touch: str) -> str:
 
 
 def _flushes() -> tuple[int, int]:
+    """Full flushes so far: Unicorn's own, and those done page by page."""
     lib = load_library()
     return int(lib.tlbflush_count(False)), int(lib.tlbflush_count(True))
 
 
-def test_a_flush_with_few_pages_filled_removes_them_page_by_page(bare) -> None:
-    m = bare(build_asm(_program(NO_TOUCH)))
-    full0, by_page0 = _flushes()
+@pytest.mark.parametrize(("touch", "by_page"), [(NO_TOUCH, True), (TOUCH_MANY, False)],
+                         ids=["few-pages-flushed-one-by-one", "many-pages-unicorns-full-flush"])
+def test_sfence_vma_makes_loads_and_fetches_see_the_new_page(bare, touch: str,
+                                                             by_page: bool) -> None:
+    m = bare(build_asm(_program(touch)))
+    before = _flushes()
     r = m.run(max_insns=100_000)
-    full1, by_page1 = _flushes()
+    after = _flushes()
     assert (r.stop, r.exit_status) == (Stop.HALT, 15), m.console.text()
-    assert by_page1 > by_page0
-
-
-def test_a_flush_after_many_pages_were_filled_is_unicorns_own(bare) -> None:
-    m = bare(build_asm(_program(TOUCH_MANY)))
-    full0, _ = _flushes()
-    r = m.run(max_insns=100_000)
-    full1, _ = _flushes()
-    assert (r.stop, r.exit_status) == (Stop.HALT, 15), m.console.text()
-    assert full1 > full0
+    assert after[by_page] > before[by_page]
