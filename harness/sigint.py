@@ -28,7 +28,7 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-__all__ = ["GRACE_SECONDS", "INTERRUPTED", "cleanup", "commit", "in_command",
+__all__ = ["GRACE_SECONDS", "INTERRUPTED", "cleanup", "commit", "held", "in_command",
            "interrupts_exit", "on_sigint", "run_cleanups"]
 
 POLL_SECONDS = 0.02      # how often the helper notices that the block has ended: each
@@ -41,6 +41,8 @@ _commit_lock = threading.RLock()
 _in_command = threading.Event()      # interrupts_exit is in force
 _cleanups: list[Callable[[], None]] = []
 _cleanups_lock = threading.Lock()
+_holding = 0                         # depth of `held` blocks (main thread only)
+_held_interrupt = False              # a SIGINT came during them
 
 
 @contextmanager
@@ -100,6 +102,28 @@ def commit() -> Iterator[None]:
                 signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
+@contextmanager
+def held() -> Iterator[None]:
+    """Within the block (main thread, under `interrupts_exit`), a Ctrl-C raises no
+    KeyboardInterrupt: it comes as the block ends. For steps that must not be cut
+    in two, such as starting a child process and registering the `cleanup` that
+    stops it (interrupted between the two, the child would run on unseen). The
+    forced exit is armed at once all the same. Signals are not blocked, since a
+    child started here would inherit the blocked mask."""
+    global _holding, _held_interrupt
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    _holding += 1
+    try:
+        yield
+    finally:
+        _holding -= 1
+        if _holding == 0 and _held_interrupt:   # the interrupt wins over an error
+            _held_interrupt = False
+            raise KeyboardInterrupt
+
+
 def in_command() -> bool:
     """Whether a command line's `interrupts_exit` is in force: its cleanups will run
     when it is interrupted (a child process started now can be left to them)."""
@@ -140,12 +164,16 @@ def interrupts_exit(say: Callable[[], None], *, restore: bool = True) -> Iterato
     armed: list[threading.Timer] = []
 
     def handler(signum: int, frame: object) -> None:
+        global _held_interrupt
         if armed:
             return
         timer = threading.Timer(GRACE_SECONDS, _force_exit, (say,))
         timer.daemon = True
         timer.start()
         armed.append(timer)
+        if _holding:
+            _held_interrupt = True
+            return
         raise KeyboardInterrupt
 
     def at_exit(signum: int, frame: object) -> None:

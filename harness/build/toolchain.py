@@ -7,12 +7,9 @@ so rebuilding after editing one file recompiles only that file.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import importlib.util
-import os
 import re
-import signal
 import subprocess
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -160,29 +157,21 @@ def _run(cmd: list[str], what: str) -> str:
     line (harness/sigint.py `in_command`) in a process group of its own (zig runs
     clang and lld as children), stopped whole when privlab is interrupted; elsewhere
     (the grader's build child) in the caller's group, which the grader stops whole."""
-    from harness.sigint import cleanup, in_command
+    from harness.children import supervised
+    from harness.sigint import in_command
+
+    group = in_command()
+
+    def start() -> subprocess.Popen[str]:
+        return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                stdin=subprocess.DEVNULL, text=True, cwd=zig_home(),
+                                start_new_session=group)
 
     try:
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                stdin=subprocess.DEVNULL, text=True, cwd=zig_home(),
-                                start_new_session=in_command())
+        with supervised(start, group=group) as proc:  # interrupted: no compiler outlives it
+            stdout, stderr = proc.communicate()
     except OSError as e:
         raise BuildError(f"{what}: {e}") from e
-
-    def stop() -> None:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            if os.getpgid(proc.pid) == proc.pid:
-                os.killpg(proc.pid, signal.SIGKILL)
-            else:
-                proc.kill()
-
-    try:
-        with cleanup(stop):
-            stdout, stderr = proc.communicate()
-    finally:
-        if proc.poll() is None:       # interrupted: no compiler outlives the build
-            stop()
-            proc.communicate()
     output = stdout + stderr
     if proc.returncode != 0:
         raise BuildError(what, output)

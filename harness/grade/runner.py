@@ -14,12 +14,10 @@ unforeseen.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
 import secrets
 import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -27,6 +25,7 @@ import traceback
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from harness.children import kill, supervised
 from harness.grade.labs import Lab
 from harness.grade.lifeline import GRADER_PID
 from harness.grade.model import (
@@ -41,7 +40,6 @@ from harness.grade.model import (
 from harness.grade.parallel import merge_results
 from harness.grade.seeds import DEFAULT_SEEDS, seeds_option
 from harness.grade.submission_build import BuildResult, build_submission, staging_slot
-from harness.sigint import cleanup
 
 __all__ = ["GradeOptions", "default_jobs", "grade"]
 
@@ -135,12 +133,6 @@ def _collection_errors(output: str) -> str:
     return "\n".join(lines[start + 1:end])[-STDERR_TAIL:]
 
 
-def _kill_group(proc: subprocess.Popen[bytes]) -> None:
-    """The test process and its xdist workers (one process group)."""
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(proc.pid, signal.SIGKILL)
-
-
 def _run_tests(options: GradeOptions, slot: Path, built: BuildResult,
                notes: list[str]) -> list[TestResult]:
     build_arg = _build_arg(built, slot)
@@ -149,21 +141,20 @@ def _run_tests(options: GradeOptions, slot: Path, built: BuildResult,
     seed = options.seed if options.seed is not None else secrets.randbits(31)
     cmd = _test_command(options, slot, build_arg, seed)
     with (slot / "tests.log").open("w+") as log:
-        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL, env=child_environment(),
-                                start_new_session=True)
-        # Interrupted (Ctrl-C, or the grader's own error): no test process outlives it.
-        with cleanup(lambda: _kill_group(proc)):
+        def start() -> subprocess.Popen[bytes]:
+            return subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
+                                    stdin=subprocess.DEVNULL, env=child_environment(),
+                                    start_new_session=True)
+
+        # Interrupted (Ctrl-C, or the grader's own error), or done: no test process,
+        # nor a worker left behind by a controller that died, outlives this.
+        with supervised(start, group=True) as proc:
             try:
                 status = proc.wait(timeout=WATCHDOG_SECONDS)
             except subprocess.TimeoutExpired:
-                _kill_group(proc)
+                kill(proc, group=True)
                 status = proc.wait()
                 notes.append(f"the test processes ran past the {WATCHDOG_SECONDS} s watchdog")
-            finally:
-                _kill_group(proc)   # workers left behind by a controller that died
-                with contextlib.suppress(subprocess.TimeoutExpired):
-                    proc.wait(timeout=5)
         log.seek(0)
         output = log.read()
     return _collect(output, status, slot, notes)

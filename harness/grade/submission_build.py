@@ -32,7 +32,6 @@ import json
 import os
 import re
 import shutil
-import signal
 import stat
 import subprocess
 import sys
@@ -44,6 +43,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from harness.build.cache import cache_root
+from harness.children import kill, supervised
 from harness.errors import PrivlabError
 from harness.grade.model import shown
 from harness.grade.sandbox import (
@@ -55,7 +55,6 @@ from harness.grade.sandbox import (
     why_unavailable,
 )
 from harness.paths import KERNEL_DIR, USERLAND_DIR
-from harness.sigint import cleanup
 
 if TYPE_CHECKING:
     from harness.grade.kernel import KernelImages
@@ -239,12 +238,6 @@ def _preload() -> None:
             importlib.import_module(info.name)
 
 
-def _kill_group(proc: subprocess.Popen[bytes]) -> None:
-    with suppress(ProcessLookupError, PermissionError):
-        os.killpg(proc.pid, signal.SIGKILL)
-    proc.communicate()
-
-
 def sealed_cache() -> Path:
     """The build cache of sealed builds, `<cache>/sealed-build`: content-addressed like
     the grader's own (so shared by every slot), but holding only what submissions'
@@ -311,23 +304,19 @@ def _run_build(request: dict[str, object],
     if env is not None:
         env["TMPDIR"] = str(Path(str(request["out"])).parent / "tmp")
     cmd = [sys.executable, "-m", "harness.grade.submission_build", json.dumps(request)]
-    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, start_new_session=True, env=env)
-    def kill() -> None:          # a forced exit after Ctrl-C (harness/sigint.py)
-        with suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGKILL)
+    def start() -> subprocess.Popen[bytes]:
+        return subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, start_new_session=True, env=env)
 
-    try:
-        with cleanup(kill):
+    with supervised(start, group=True) as proc:   # interrupted: no compiler left behind
+        try:
             printed, _ = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        _kill_group(proc)
-        return None, (f"the build did not finish within {timeout:g} seconds and was stopped "
-                      "(does a source include a device, such as /dev/zero, or an endless "
-                      "file?)")
-    finally:
-        if proc.poll() is None:  # interrupted: never leave compilers behind
-            _kill_group(proc)
+        except subprocess.TimeoutExpired:
+            kill(proc, group=True)
+            proc.communicate()
+            return None, (f"the build did not finish within {timeout:g} seconds and was "
+                          "stopped (does a source include a device, such as /dev/zero, or "
+                          "an endless file?)")
     try:
         data: dict[str, object] = json.loads(result_path.read_text())
     except (OSError, ValueError):
