@@ -6,7 +6,7 @@ and keeps, per event, only what the raw log lacks: which trap an xRET returns fr
 the outermost trap of the current nesting (its `root`), and the privilege path
 (U>S>M). Rows are rebuilt on demand from the EventLog, so a run with a million
 events costs a few bytes per event. A flow made with retain=False keeps nothing per
-event or per call: `step()` gives each event's nesting as it is fed, and the calls
+event or per call: `shape()` gives a chunk's nesting as it is fed, and the calls
 made and completed wait in `fresh` until their rows are made
 (harness/trace/stream.py: `privlab trace` at any run length).
 
@@ -38,7 +38,7 @@ from typing import Protocol
 
 from harness.abi.csr import Exc, Irq, Priv, cause_name
 from harness.mmu.scheme import decode_satp
-from harness.trace.events import Event, EventLog, TrapEvent, XretEvent
+from harness.trace.events import RECORD, Event, EventLog, TrapEvent, XretEvent
 from harness.trace.raw import (
     A0,
     A7,
@@ -62,12 +62,12 @@ from harness.trace.raw import (
     iter_records,
 )
 from harness.trace.sbi import SbiNames
+from harness.trace.shaper import NONE, Shaped, Shaper
 from harness.trace.syscalls import CallSpec, SyscallRecord, signal_names, to_signed
 
 __all__ = ["Flow", "FlowFilter", "FlowRow", "LiveMemory"]
 
 ECALL_INSN = 4          # ecall is never compressed: the call returns to epc + 4
-NONE = -1
 _PRIVS = {int(p): p for p in Priv}
 _U, _S, _M = int(Priv.U), int(Priv.S), int(Priv.M)
 _ECALL_U, _ECALL_S = int(Exc.ECALL_U), int(Exc.ECALL_S)
@@ -193,24 +193,18 @@ class Flow:
         self.pids: dict[int, tuple[int, str]] = {}     # satp -> (pid, name), current
         self.spaces: dict[int, set[int]] = {}          # pid -> every satp it ever had
         self.named: dict[int, tuple[int, str]] = {}    # satp -> its latest (pid, name)
-        self._paths: list[tuple[Priv, ...]] = []
-        self._path_ids: dict[tuple[int, int], int] = {}
-        # The nesting: (privilege, trap that entered it, outermost trap, path id) per
-        # level, one per hart (traps nest on each hart alone); `_stack` is the one of
-        # the hart of the last event shaped.
-        self._initial = int(initial)
-        self._stack: list[tuple[int, int, int, int]] = [
-            (int(initial), NONE, NONE, self._path_id(-1, int(initial)))]
-        self._stacks: dict[int, list[tuple[int, int, int, int]]] = {0: self._stack}
-        self._hart = 0
-        self._path = array("H")
+        # The nesting of each event shaped (harness/native/shape.c), from seq `start`
+        # on, kept with retain: the trap an xRET returns from, the root, the path id
+        # and the owner.
+        self._shaper = Shaper(initial)
         self._returns = array("q")
         self._roots = array("q")
-        self._add_path, self._add_return = self._path.append, self._returns.append
-        self._add_root = self._roots.append
-        self._root_satp: dict[int, int] = {}
+        self._path = array("I")
+        self._owners = array("Q")
         self._calls: dict[int, SyscallRecord] = {}     # seq of entry or return -> call,
                                                        # indexed when rows are read
+        self._indexed = 0                              # syscalls indexed so far
+        self._unreturned: list[SyscallRecord] = []     # of those, the ones not returned
         self._open: dict[int, SyscallRecord] = {}      # thread_key -> call awaiting its return
         # return pc -> forks made from there whose child has not run yet, oldest first
         self._forks: dict[int, list[SyscallRecord]] = {}
@@ -248,10 +242,16 @@ class Flow:
     def catch_up(self, stop: int | None = None) -> None:
         """Consume events the log holds that were not fed yet (up to event #stop, not
         included, if given)."""
-        feed = self.feed
+        consume = self._consume if self.retain else self.feed
+        unpack, size = RECORD.iter_unpack, RECORD.size
         with _gc_paused():
-            for seq, rec in iter_records(self.log, self.next_seq, stop):
-                feed(seq, rec)
+            for first, raw in self.log.raw_chunks(self.next_seq):
+                if stop is not None:
+                    if first >= stop:
+                        break
+                    raw = raw[:(stop - first) * size]
+                for seq, rec in enumerate(unpack(raw), first):
+                    consume(seq, rec, None)
 
     def feed(self, seq: int, rec: Record, live: LiveMemory | None = None) -> SyscallRecord | None:
         """Consume one event; returns a system call that completed with it, if any.
@@ -286,112 +286,57 @@ class Flow:
             return self._sret(seq, rec, live)
         return None
 
-    def _path_id(self, parent: int, priv: int) -> int:
-        """The interned path `parent's path + (priv,)` (parent -1: the empty path)."""
-        key = (parent, priv)
-        pid = self._path_ids.get(key)
-        if pid is None:
-            base = self._paths[parent] if parent >= 0 else ()
-            pid = self._path_ids[key] = len(self._paths)
-            self._paths.append((*base, _PRIVS[priv]))
-        return pid
-
-    def _retop(self, priv: int, trap: int, root: int) -> None:
-        """Replace the stack's top entry (the hart is at `priv` there after all)."""
-        stack = self._stack
-        parent = stack[-2][3] if len(stack) > 1 else -1
-        stack[-1] = (priv, trap, root, self._path_id(parent, priv))
-
     def _shape_up(self) -> None:
         """Compute the nesting of every event fed so far and not shaped yet: which
         trap each xRET returns from, the outermost trap, the owner and the privilege
         path of each event."""
-        add_return, add_root, add_path = self._add_return, self._add_root, self._add_path
-        step = self._step
-        with _gc_paused():
-            for seq, rec in iter_records(self.log, self._shaped, self.next_seq):
-                opened, root, path = step(seq, rec)
-                add_return(opened)
-                add_root(root)
-                add_path(path)
+        size = RECORD.size
+        for first, raw in self.log.raw_chunks(self._shaped):
+            if first >= self.next_seq:
+                break
+            shaped = self.shape(first, raw[:(self.next_seq - first) * size])
+            self._returns.extend(shaped.returns)
+            self._roots.extend(shaped.roots)
+            self._path.extend(shaped.paths)
+            self._owners.extend(shaped.owners)
 
-    def step(self, seq: int, rec: Record) -> tuple[int | None, int | None, tuple[Priv, ...], int]:
-        """The nesting after event #seq, the next to be shaped (retain=False flows):
-        the trap it returns from, the outermost trap, the privilege path, and the
-        owner (the satp of the process that trapped at the root, 0: none)."""
-        opened, root, path = self._step(seq, rec)
-        # a return to U belongs to the process it enters; the rest, to the one whose
-        # trap began the nesting
-        to_u = rec[KIND] != TRAP and rec[TO] == _U
-        owner = rec[SATP] if to_u else self._root_satp.get(root, 0)
-        return (None if opened == NONE else opened, None if root == NONE else root,
-                self._paths[path], owner)
+    def shape(self, first: int, raw: bytes) -> Shaped:
+        """The nesting after each event of `raw` (records of events #first...), which
+        come after the last event shaped: what `rows` shows, computed as the events
+        come (retain=False flows, harness/trace/stream.py)."""
+        shaped = self._shaper.shape(raw, first)
+        self._shaped = first + len(shaped.returns)
+        return shaped
 
-    def _step(self, seq: int, rec: Record) -> tuple[int, int, int]:
-        """Shape one event: (trap it returns from, root, path id), NONE for none.
-        Runs for every event of a trace: written for speed."""
-        if rec[HART] != self._hart:
-            self._switch_hart(rec[HART])
-        stack = self._stack
-        self._shaped = seq + 1
-        frm, to = rec[FROM], rec[TO]
-        if rec[KIND] == TRAP:
-            if stack[-1][0] != frm:
-                self._retop(frm, stack[-1][1], stack[-1][2])
-            top = stack[-1]
-            if len(stack) > 1:
-                root = top[2]
-            else:
-                root = seq
-                if not self.retain:
-                    self._root_satp.clear()       # only the current nesting's
-                self._root_satp[seq] = rec[SATP] if frm == _U else 0
-            path = self._path_ids.get((top[3], to))
-            if path is None:
-                path = self._path_id(top[3], to)
-            stack.append((to, seq, root, path))
-            return NONE, root, path
-        opened = NONE
-        root = NONE
-        if len(stack) > 1 and stack[-1][0] == frm:
-            popped = stack.pop()
-            opened, root = popped[1], popped[2]
-        if len(stack) > 1:
-            root = stack[-1][2]
-        elif opened == NONE:
-            root = NONE
-        if stack[-1][0] != to:
-            self._retop(to, NONE, NONE)
-        return opened, root, stack[-1][3]
+    def path(self, path_id: int) -> tuple[Priv, ...]:
+        """The privilege path a Shaped path id stands for, outermost first."""
+        return self._shaper.paths[path_id]
 
-    def _switch_hart(self, hart: int) -> None:
-        """Events of another hart follow: shape them on its own nesting (a hart other
-        than 0 starts, as every hart does, at the flow's initial privilege)."""
-        stack = self._stacks.get(hart)
-        if stack is None:
-            stack = self._stacks[hart] = [
-                (self._initial, NONE, NONE, self._path_id(-1, self._initial))]
-        self._stack, self._hart = stack, hart
+    @property
+    def shaped(self) -> int:
+        """The seq of the next event to shape."""
+        return self._shaped
 
     @property
     def depth(self) -> int:
         """Traps open after the last event shaped (0: none)."""
-        return len(self._stack) - 1
+        return self._shaper.depth
 
     def _ecall(self, seq: int, rec: Record, live: LiveMemory | None) -> SyscallRecord | None:
-        number = rec[A7]
+        number, satp = rec[A7], rec[SATP]
         spec = self.specs.get(number)
-        call = SyscallRecord(number, spec, tuple(rec[A0:A0 + 6]), seq, rec[INSTRET],
-                             rec[EPC], rec[SATP], self.xlen)
+        call = SyscallRecord(number, spec, rec[A0:A0 + 6], seq, rec[INSTRET], rec[EPC], satp,
+                             self.xlen)
         if live is not None:
             who = live.whoami()
             if who is not None:
-                self._own(rec[SATP], who)
+                self._own(satp, who)
             call.tid = live.thread() or 0
             live.capture_inputs(call)
-        if rec[SATP] in self.pids:
-            call.pid, call.process = self.pids[rec[SATP]]
-        key = thread_key(rec[SATP], call.tid)
+        who = self.pids.get(satp)
+        if who is not None:
+            call.pid, call.process = who
+        key = thread_key(satp, call.tid) if call.tid else satp
         self.calls_made += 1
         if self.retain:
             self.syscalls.append(call)
@@ -426,7 +371,7 @@ class Flow:
             if who is not None:
                 self._own(satp, who)
         tid = (live.thread() or 0) if live is not None else 0
-        key = thread_key(satp, tid)
+        key = thread_key(satp, tid) if tid else satp
         if key not in self._entered:
             self._entered.add(key)
             who = self.pids.get(satp)
@@ -585,11 +530,7 @@ class Flow:
     def rows(self, filt: FlowFilter | None = None) -> Iterator[FlowRow]:
         self.catch_up()
         self._shape_up()
-        self._calls = {}
-        for c in self.syscalls:
-            self._calls[c.entry_seq] = c
-            if c.exit_seq is not None:
-                self._calls[c.exit_seq] = c
+        self._index_calls()
         f = filt or FlowFilter()
         kept: set[int] = set()
         for seq, rec in iter_records(self.log, max(self.start, f.seq[0] or 0)):
@@ -614,6 +555,24 @@ class Flow:
                     continue
             yield row
 
+    def _index_calls(self) -> None:
+        """Index calls by the seq of their entry and of their return: the calls made
+        since the last time, and the returns since then of calls made before (a
+        flow read again and again, as the stepper does, indexes each call once)."""
+        calls, waiting = self._calls, []
+        for c in self._unreturned:
+            if c.exit_seq is not None:
+                calls[c.exit_seq] = c
+            else:
+                waiting.append(c)
+        for c in self.syscalls[self._indexed:]:
+            calls[c.entry_seq] = c
+            if c.exit_seq is not None:
+                calls[c.exit_seq] = c
+            else:
+                waiting.append(c)
+        self._indexed, self._unreturned = len(self.syscalls), waiting
+
     def _row(self, seq: int, rec: Record, i: int) -> FlowRow:
         is_trap = rec[KIND] == TRAP
         ret, root = self._returns[i], self._roots[i]
@@ -623,10 +582,7 @@ class Flow:
         return FlowRow(
             seq, rec[INSTRET], is_trap, _PRIVS[rec[FROM]], _PRIVS[rec[TO]],
             bool(rec[INTERRUPT]), rec[CODE], rec[CAUSE], rec[EPC] if is_trap else rec[AT],
-            rec[PC], rec[TVAL], rec[SATP], rec[A0:A7 + 1], self._paths[self._path[i]],
-            None if ret == NONE else ret, None if root == NONE else root,
-            # a return to U belongs to the process it enters; the rest, to the one whose
-            # trap began the nesting
-            rec[SATP] if not is_trap and rec[TO] == _U else self._root_satp.get(root, 0),
+            rec[PC], rec[TVAL], rec[SATP], rec[A0:A7 + 1], self._shaper.paths[self._path[i]],
+            None if ret == NONE else ret, None if root == NONE else root, self._owners[i],
             self._calls.get(seq), note, rec[STATUS_BEFORE], rec[STATUS_AFTER],
             self.signal_notes.get(seq, ""), rec[HART])

@@ -47,6 +47,7 @@ from harness.trace.raw import (
     TRAP,
     TVAL,
 )
+from harness.trace.shaper import NONE
 from harness.trace.syscalls import SyscallRecord, to_signed
 
 __all__ = ["HOLD", "HOLD_SECONDS", "FlowStream", "RowSink"]
@@ -78,6 +79,7 @@ class FlowStream:
         self._clock = clock
         self._held: list[FlowRow] = []
         self._held_since = 0.0
+        self._depth = 0                       # traps open after the last event fed
         self._ready: list[FlowRow] = []       # shown rows not yet handed to the sink
         self._kept: set[int] = set()          # --cause: traps shown, their returns to come
         self._root_call: SyscallRecord | None = None
@@ -96,15 +98,25 @@ class FlowStream:
     def feed_chunk(self, first: int, raw: bytes) -> None:
         """EventLog.subscribe_raw's callback: events #first... as raw records."""
         flow, held = self.flow, self._held
-        feed, step, fresh, notes = flow.feed, flow.step, flow.fresh, flow.notes
+        skip = flow.shaped - first        # (a rewound log handing events again)
+        if skip > 0:
+            first, raw = first + skip, raw[skip * RECORD.size:]
+        shaped = flow.shape(first, raw)
+        returns, roots, paths, owners, depths = (shaped.returns, shaped.roots, shaped.paths,
+                                                 shaped.owners, shaped.depths)
+        feed, path_of, fresh, notes = flow.feed, flow.path, flow.fresh, flow.notes
         counted = self._counted
         xlen = flow.xlen
-        for seq, rec in enumerate(RECORD.iter_unpack(raw), first):
-            if seq < flow._shaped:
-                continue                      # (a rewound log handing events again)
+        for i, rec in enumerate(RECORD.iter_unpack(raw)):
+            seq = first + i
             if seq >= flow.next_seq:
                 feed(seq, rec)                # not fed live by the tracer's capture
-            opened, root, path, owner = step(seq, rec)
+            opened: int | None = returns[i]
+            if opened == NONE:
+                opened = None
+            root: int | None = roots[i]
+            if root == NONE:
+                root = None
             call = fresh.pop(seq, None) if fresh else None
             if call is not None and call.exit_seq == seq and call.entry_seq in counted:
                 del counted[call.entry_seq]
@@ -121,9 +133,10 @@ class FlowStream:
             held.append(FlowRow(
                 seq, rec[INSTRET], is_trap, _PRIVS[rec[FROM]], _PRIVS[rec[TO]],
                 bool(rec[INTERRUPT]), rec[CODE], rec[CAUSE], rec[EPC] if is_trap else rec[AT],
-                rec[PC], rec[TVAL], rec[SATP], rec[A0:A7 + 1], path, opened, root, owner,
-                call, note, rec[STATUS_BEFORE], rec[STATUS_AFTER], hart=rec[HART]))
-            if flow.depth == 0:               # the nesting is over
+                rec[PC], rec[TVAL], rec[SATP], rec[A0:A7 + 1], path_of(paths[i]), opened, root,
+                owners[i], call, note, rec[STATUS_BEFORE], rec[STATUS_AFTER], hart=rec[HART]))
+            self._depth = depths[i]
+            if self._depth == 0:              # the nesting is over
                 notes.clear()
                 self.flush()
             elif len(held) >= HOLD:
@@ -166,7 +179,7 @@ class FlowStream:
         if signals:
             for row in rows:
                 row.signal = signals.pop(row.seq, "")
-            if self.flow.depth == 0:
+            if self._depth == 0:
                 signals.clear()
         self._name(rows)
         shown = [row for row in rows if self._passes(row)]

@@ -51,7 +51,7 @@ def pte(pa: int, flags: str) -> int:
 
 def record(kind: str, frm: Priv, to: Priv, *, instret: int, code: int = 0,
            interrupt: bool = False, epc: int = 0, pc: int = 0, tval: int = 0,
-           satp: int = 0, args: tuple[int, ...] = ()) -> bytes:
+           satp: int = 0, args: tuple[int, ...] = (), hart: int = 0) -> bytes:
     f = [0] * len(FIELD_NAMES)
     f[_I["kind"]] = int(EventKind.TRAP if kind == "trap" else EventKind.XRET)
     if kind == "xret":
@@ -59,7 +59,7 @@ def record(kind: str, frm: Priv, to: Priv, *, instret: int, code: int = 0,
     f[_I["instret"]], f[_I["code"]], f[_I["interrupt"]] = instret, code, int(interrupt)
     f[_I["cause"]] = ((1 << 63) if interrupt else 0) | code if kind == "trap" else 0
     f[_I["epc"]], f[_I["pc"]], f[_I["tval"]], f[_I["satp"]] = epc, pc, tval, satp
-    f[_I["priv_from"]], f[_I["priv_to"]] = int(frm), int(to)
+    f[_I["priv_from"]], f[_I["priv_to"]], f[_I["hart"]] = int(frm), int(to), hart
     for i, a in enumerate(args):
         f[_I[f"a{i}"]] = a
     return RECORD.pack(*f)
