@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import gc
 from array import array
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Protocol
@@ -242,7 +242,6 @@ class Flow:
     def catch_up(self, stop: int | None = None) -> None:
         """Consume events the log holds that were not fed yet (up to event #stop, not
         included, if given)."""
-        consume = self._consume if self.retain else self.feed
         unpack, size = RECORD.iter_unpack, RECORD.size
         with _gc_paused():
             for first, raw in self.log.raw_chunks(self.next_seq):
@@ -250,13 +249,17 @@ class Flow:
                     if first >= stop:
                         break
                     raw = raw[:(stop - first) * size]
-                for seq, rec in enumerate(unpack(raw), first):
-                    consume(seq, rec, None)
+                if self.retain:
+                    self._consume(first, unpack(raw), None)
+                else:
+                    for seq, rec in enumerate(unpack(raw), first):
+                        self.feed(seq, rec)
 
     def feed(self, seq: int, rec: Record, live: LiveMemory | None = None) -> SyscallRecord | None:
-        """Consume one event; returns a system call that completed with it, if any.
-        This runs for every event of a traced run: it is written for speed."""
-        done = self._consume(seq, rec, live)
+        """Consume one event; returns a system call that completed with it, if any."""
+        if seq != self.next_seq:
+            return None
+        done = self._consume(seq, (rec,), live)
         if not self.retain:
             if done is not None:
                 self.fresh[seq] = done
@@ -265,26 +268,35 @@ class Flow:
                 self.fresh[seq] = made
         return done
 
-    def _consume(self, seq: int, rec: Record, live: LiveMemory | None) -> SyscallRecord | None:
-        if seq != self.next_seq:
-            return None
+    def _consume(self, first: int, recs: Iterable[Record],
+                 live: LiveMemory | None) -> SyscallRecord | None:
+        """Consume events #first... in order; returns a system call the last one
+        completed, if any. This runs for every event of a traced run: it is written
+        for speed."""
+        ecall, sret = self._ecall, self._sret
+        done = None
+        seq = first - 1
+        for seq, rec in enumerate(recs, first):
+            done = None
+            frm = rec[FROM]
+            if rec[KIND] == TRAP:
+                if frm == _U:
+                    if rec[CODE] == _ECALL_U and not rec[INTERRUPT]:
+                        done = ecall(seq, rec, live)
+                        continue
+                    self._last_u = None
+                    tid = live.thread() if live is not None else None
+                    key = thread_key(rec[SATP], tid or 0)
+                    self._resume[key] = (rec[EPC] if rec[INTERRUPT] else NONE, seq)
+                    if rec[INTERRUPT] and rec[CODE] == _S_TIMER:
+                        self._ticked[key] = seq
+                elif frm == _S and rec[TO] == _M and rec[CODE] == _ECALL_S and \
+                        not rec[INTERRUPT]:
+                    self.notes[seq] = "sbi " + self.sbi.name(rec[A7], rec[A7 - 1])
+            elif rec[TO] == _U and frm == _S and rec[CODE]:
+                done = sret(seq, rec, live)
         self.next_seq = seq + 1
-        frm = rec[FROM]
-        if rec[KIND] == TRAP:
-            if frm == _U:
-                if rec[CODE] == _ECALL_U and not rec[INTERRUPT]:
-                    return self._ecall(seq, rec, live)
-                self._last_u = None
-                tid = live.thread() if live is not None else None
-                key = thread_key(rec[SATP], tid or 0)
-                self._resume[key] = (rec[EPC] if rec[INTERRUPT] else NONE, seq)
-                if rec[INTERRUPT] and rec[CODE] == _S_TIMER:
-                    self._ticked[key] = seq
-            elif frm == _S and rec[TO] == _M and rec[CODE] == _ECALL_S and not rec[INTERRUPT]:
-                self.notes[seq] = "sbi " + self.sbi.name(rec[A7], rec[A7 - 1])
-        elif rec[TO] == _U and frm == _S and rec[CODE]:
-            return self._sret(seq, rec, live)
-        return None
+        return done
 
     def _shape_up(self) -> None:
         """Compute the nesting of every event fed so far and not shaped yet: which
