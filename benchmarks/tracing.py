@@ -1,10 +1,12 @@
 """Tracing and inspectors on vs off, on a syscall-heavy program. Goal: at most 1.3x.
 
-    python benchmarks/tracing.py [MS]        # default: sleep 50, about 84,000 system calls
+    python benchmarks/tracing.py [MS]        # default: sleep 50, about 45,000 system calls
 
 `sleep MS` waits by calling yield() and get_time() in a loop, so nearly every one of
-its ~170,000 events is a system call or its return. Measured, best of several runs
-each (the host is shared; CPU time of this process, which runs the hart too):
+its ~91,000 events is a system call or its return. Measured, best of several runs
+each (the host is shared; CPU time of this process, which runs the hart too), each
+run starting from a collected heap (the garbage of the run before would otherwise
+land a full collection in some runs and not others):
 
   off      Machine.run as `privlab run` does it: events not kept
   on       Session.run (every event kept, the tracer attached), then the whole flow
@@ -17,6 +19,7 @@ each (the host is shared; CPU time of this process, which runs the hart too):
 
 from __future__ import annotations
 
+import gc
 import sys
 import time
 from collections.abc import Callable
@@ -35,11 +38,13 @@ REPEAT = 5
 
 
 def off(images: Images, ms: str) -> float:
+    gc.collect()            # each side starts from a collected heap, not the last one's garbage
     return run_user_program(images, "sleep", [ms], clock=time.process_time)
 
 
 def on(images: Images, ms: str, capture: bool = False) -> tuple[float, int, int]:
     s = Session.boot("sleep", [ms], images=images, capture=capture)
+    gc.collect()
     start = time.process_time()
     result = s.run()
     flow = s.flow

@@ -12,6 +12,7 @@ import bisect
 import os
 import struct
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -61,9 +62,10 @@ class Location:
     file: str | None = None
     line: int | None = None
 
-    @property
+    @cached_property
     def name(self) -> str:
-        """`symbol+0x1c`, or the bare hex address when no symbol covers it."""
+        """`symbol+0x1c`, or the bare hex address when no symbol covers it (made once:
+        a trace names the same few locations on row after row)."""
         if self.symbol is None:
             return f"{self.addr:#x}"
         return self.symbol if self.offset == 0 else f"{self.symbol}+{self.offset:#x}"
