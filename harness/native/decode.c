@@ -220,6 +220,6 @@ enum insn_kind classify(uint32_t insn, unsigned xlen)
     if (funct3 == 0 && bits(insn, 31, 25) == FUNCT7_SFENCE_VMA && bits(insn, 11, 7) == 0)
         return INSN_FENCE;
     if (funct3 != 0 && funct3 != 4 && watched_csr(insn >> 20, xlen))
-        return INSN_CSR;
+        return csrfast_handles(insn >> 20) ? INSN_NONE : INSN_CSR;   /* csrfast.c */
     return INSN_NONE;
 }

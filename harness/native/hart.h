@@ -299,6 +299,10 @@ uint64_t tlbflush_count(bool by_page);
 
 /* pmp.c */
 bool pmp_install(void);
+hart *hart_of_env(void *env, unsigned xlen);
+bool plt_patch(const char *name, void *fn);
+bool csrfast_install(void);
+bool csrfast_handles(unsigned csr);
 hart *hart_of_engine(const void *uc);
 void privlab_probe(int on);
 void pmp_register(hart *h, bool on);

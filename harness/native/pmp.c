@@ -31,13 +31,7 @@
  * the instruction's own address (hooks.c data_trigger_fault): an access fault, or the
  * access made again and let through (trig_skip).
  */
-#define _GNU_SOURCE
-#include <dlfcn.h>
-#include <elf.h>
-#include <link.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "hart.h"
 
@@ -89,7 +83,7 @@ hart *hart_of_engine(const void *uc)
 #define ENV_SCAN_BYTES 8192
 static size_t env_uc_offset[2] = {SIZE_MAX, SIZE_MAX};   /* RV32's env, RV64's */
 
-static hart *hart_of_env(void *env, unsigned xlen)
+hart *hart_of_env(void *env, unsigned xlen)
 {
     const uintptr_t *w = env;
     size_t *off = &env_uc_offset[xlen == 64];
@@ -427,62 +421,6 @@ static void fill64(void *cpu, uint64_t vaddr, uint64_t paddr, int prot, int mmu_
     tlb_set_page_riscv64(cpu, vaddr, paddr, prot, mmu_idx, size);
 }
 
-/* Point libunicorn's PLT slot for `name` at `fn`. */
-static bool patch_slot(const ElfW(Addr) base, const ElfW(Dyn) *dyn, const char *name, void *fn)
-{
-    const ElfW(Rela) *rela = NULL;
-    const ElfW(Sym) *symtab = NULL;
-    const char *strtab = NULL;
-    size_t relsz = 0;
-    for (const ElfW(Dyn) *d = dyn; d->d_tag != DT_NULL; d++) {
-        switch (d->d_tag) {
-        case DT_JMPREL: rela = (const ElfW(Rela) *)d->d_un.d_ptr; break;
-        case DT_PLTRELSZ: relsz = d->d_un.d_val; break;
-        case DT_SYMTAB: symtab = (const ElfW(Sym) *)d->d_un.d_ptr; break;
-        case DT_STRTAB: strtab = (const char *)d->d_un.d_ptr; break;
-        default: break;
-        }
-    }
-    if (!rela || !symtab || !strtab)
-        return false;
-    for (size_t k = 0; k < relsz / sizeof *rela; k++) {
-        const ElfW(Sym) *s = &symtab[ELF64_R_SYM(rela[k].r_info)];
-        if (strcmp(strtab + s->st_name, name) != 0)
-            continue;
-        void **slot = (void **)(base + rela[k].r_offset);
-        long pg = sysconf(_SC_PAGESIZE);
-        void *start = (void *)((uintptr_t)slot & ~(uintptr_t)(pg - 1));
-        if (mprotect(start, (size_t)pg, PROT_READ | PROT_WRITE) != 0)
-            return false;
-        *slot = fn;
-        return true;
-    }
-    return false;
-}
-
-struct find_arg {
-    uintptr_t inside;
-    ElfW(Addr) base;
-    const ElfW(Dyn) *dyn;
-};
-
-static int find_object(struct dl_phdr_info *info, size_t size, void *data)
-{
-    struct find_arg *a = data;
-    for (unsigned i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *p = &info->dlpi_phdr[i];
-        uintptr_t lo = info->dlpi_addr + p->p_vaddr;
-        if (p->p_type == PT_LOAD && a->inside >= lo && a->inside < lo + p->p_memsz) {
-            for (unsigned j = 0; j < info->dlpi_phnum; j++)
-                if (info->dlpi_phdr[j].p_type == PT_DYNAMIC)
-                    a->dyn = (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[j].p_vaddr);
-            a->base = info->dlpi_addr;
-            return 1;
-        }
-    }
-    return 0;
-}
-
 /* Once per process. False when libunicorn is not laid out as expected (then the
  * hart must not run: PMP would be Unicorn's). */
 bool pmp_install(void)
@@ -490,16 +428,14 @@ bool pmp_install(void)
     static int state;   /* 0 not tried, 1 installed, -1 failed */
     if (state)
         return state > 0;
-    struct find_arg a = {(uintptr_t)(void *)&uc_open, 0, NULL};
-    bool ok = dl_iterate_phdr(find_object, &a) && a.dyn &&
-        patch_slot(a.base, a.dyn, "pmp_hart_has_privs_riscv32", (void *)check32) &&
-        patch_slot(a.base, a.dyn, "pmp_hart_has_privs_riscv64", (void *)check64) &&
-        patch_slot(a.base, a.dyn, "tlb_set_page_riscv32", (void *)fill32) &&
-        patch_slot(a.base, a.dyn, "tlb_set_page_riscv64", (void *)fill64);
+    bool ok = plt_patch("pmp_hart_has_privs_riscv32", (void *)check32) &&
+        plt_patch("pmp_hart_has_privs_riscv64", (void *)check64) &&
+        plt_patch("tlb_set_page_riscv32", (void *)fill32) &&
+        plt_patch("tlb_set_page_riscv64", (void *)fill64);
     /* Full flushes through tlbflush.c, which needs the fills above to be ours. */
     if (ok) {
-        patch_slot(a.base, a.dyn, "tlb_flush_riscv32", (void *)tlbflush_full32);
-        patch_slot(a.base, a.dyn, "tlb_flush_riscv64", (void *)tlbflush_full64);
+        plt_patch("tlb_flush_riscv32", (void *)tlbflush_full32);
+        plt_patch("tlb_flush_riscv64", (void *)tlbflush_full64);
     }
     state = ok ? 1 : -1;
     return ok;

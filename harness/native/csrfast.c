@@ -1,0 +1,149 @@
+/*
+ * csrfast.c: sstatus and mstatus accesses without leaving translated code.
+ *
+ * The core shows the guest QEMU 7.2's mstatus and sstatus, not Unicorn's (csrops.c:
+ * UXL/SXL, VS, TW/TSR, SD), and a write may enable a pending interrupt. The general
+ * way to do that is a code hook on the instruction that emulates it and resumes at
+ * the next one, which costs Unicorn an exit from its execution loop: about 250 ns per
+ * read and 450 ns per write, against 40 ns for a CSR Unicorn handles itself
+ * (benchmarks/csr_access.py). Kernels touch sstatus all the time: xv6 turns interrupts
+ * off and on around every spinlock (push_off, pop_off), and a fifth of its run went
+ * there (issue 13).
+ *
+ * So for these two CSRs the core takes the place of Unicorn's own CSR access, which
+ * its csrrw/csrrs/csrrc helpers call through libunicorn's PLT (plt.c): the helper
+ * gets the guest's value from csrops.c and the instruction completes in translated
+ * code. A CSR instruction ends its translated block in Unicorn (QEMU 5.0's
+ * RISCV_OP_CSR_POST), so the block's instruction count is already exact, and a write
+ * that may enable an interrupt has the next block's start (the next instruction)
+ * check for one, where the code-hook path checked right after the instruction: the
+ * same point, the same instret. Calls from anywhere else (uc_reg_read and
+ * uc_reg_write, which csrops.c itself uses to reach Unicorn's raw mstatus) and
+ * accesses the current privilege may not make go on to Unicorn's own function, as
+ * before.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <link.h>
+
+#include "hart.h"
+
+/* QEMU 5.0's riscv_csrrw and the helpers that call it, in both builds. */
+extern int riscv_csrrw_riscv64(void *env, int csrno, uint64_t *ret, uint64_t new_value,
+                               uint64_t write_mask);
+extern int riscv_csrrw_riscv32(void *env, int csrno, uint32_t *ret, uint32_t new_value,
+                               uint32_t write_mask);
+extern uint64_t helper_csrrw_riscv64(void *, uint64_t, uint64_t);
+extern uint64_t helper_csrrs_riscv64(void *, uint64_t, uint64_t, uint64_t);
+extern uint64_t helper_csrrc_riscv64(void *, uint64_t, uint64_t, uint64_t);
+extern uint32_t helper_csrrw_riscv32(void *, uint32_t, uint32_t);
+extern uint32_t helper_csrrs_riscv32(void *, uint32_t, uint32_t, uint32_t);
+extern uint32_t helper_csrrc_riscv32(void *, uint32_t, uint32_t, uint32_t);
+
+#define HELPERS 3
+struct code_range {
+    uintptr_t lo, hi;
+};
+static struct code_range helpers[2][HELPERS];   /* [RV64?][csrrw, csrrs, csrrc] */
+static uint64_t fast_count;                      /* accesses completed here */
+
+bool csrfast_handles(unsigned csr)
+{
+    static int on = -1;
+    if (on < 0)
+        on = csrfast_install();
+    return on && (csr == CSR_SSTATUS || csr == CSR_MSTATUS);
+}
+
+/* Was riscv_csrrw called by one of the CSR instruction helpers (returning to `ra`)? */
+static bool from_helper(uintptr_t ra, bool rv64)
+{
+    for (unsigned i = 0; i < HELPERS; i++)
+        if (ra >= helpers[rv64][i].lo && ra < helpers[rv64][i].hi)
+            return true;
+    return false;
+}
+
+/* The access done here, or false to hand it on: not from an instruction, another
+ * CSR, or a privilege the CSR's level forbids (Unicorn's check raises the
+ * illegal-instruction exception then, as the code-hook path let it). */
+static bool fast_access(void *env, unsigned xlen, int csrno, uint64_t *ret, uint64_t new_value,
+                   uint64_t write_mask, uintptr_t ra)
+{
+    if (!from_helper(ra, xlen == 64) || (csrno != CSR_SSTATUS && csrno != CSR_MSTATUS))
+        return false;
+    hart *h = hart_of_env(env, xlen);
+    if (!h || cur_priv(h) < (((unsigned)csrno >> 8) & 3))
+        return false;
+    uint64_t old;
+    csr_read_virtual(h, (unsigned)csrno, &old);
+    if (write_mask) {
+        csr_write_virtual(h, (unsigned)csrno,
+                          ((old & ~write_mask) | (new_value & write_mask)) & h->xmask);
+        /* SIE or MIE may have just been set: look for an interrupt before the next
+         * block, which starts at the next instruction (interrupt.c). A run counted
+         * this block as it entered it; a step counts its one instruction when it
+         * ends, and Unicorn may enter the next block's hook before that (it is run
+         * again by the next step): only from there on. */
+        h->irq_from = h->s.instret + (h->s.step ? 1 : 0);
+        h->deadline = 0;
+    }
+    *ret = old;
+    fast_count++;
+    return true;
+}
+
+static int csrrw64(void *env, int csrno, uint64_t *ret, uint64_t new_value, uint64_t write_mask)
+{
+    if (fast_access(env, 64, csrno, ret, new_value, write_mask,
+               (uintptr_t)__builtin_return_address(0)))
+        return 0;
+    return riscv_csrrw_riscv64(env, csrno, ret, new_value, write_mask);
+}
+
+static int csrrw32(void *env, int csrno, uint32_t *ret, uint32_t new_value, uint32_t write_mask)
+{
+    uint64_t v;
+    if (fast_access(env, 32, csrno, &v, new_value, write_mask,
+               (uintptr_t)__builtin_return_address(0))) {
+        *ret = (uint32_t)v;
+        return 0;
+    }
+    return riscv_csrrw_riscv32(env, csrno, ret, new_value, write_mask);
+}
+
+/* Where function `fn` of libunicorn lies, from its symbol's size. */
+static bool range_of(void *fn, struct code_range *r)
+{
+    Dl_info info;
+    const ElfW(Sym) *sym = NULL;
+    if (!dladdr1(fn, &info, (void **)&sym, RTLD_DL_SYMENT) || !sym || !sym->st_size ||
+        info.dli_saddr != fn)
+        return false;
+    r->lo = (uintptr_t)fn;
+    r->hi = r->lo + sym->st_size;
+    return true;
+}
+
+/* Once per process; false leaves every CSR to the code-hook path. */
+bool csrfast_install(void)
+{
+    void *const fns[2][HELPERS] = {
+        {(void *)helper_csrrw_riscv32, (void *)helper_csrrs_riscv32,
+         (void *)helper_csrrc_riscv32},
+        {(void *)helper_csrrw_riscv64, (void *)helper_csrrs_riscv64,
+         (void *)helper_csrrc_riscv64},
+    };
+    for (unsigned x = 0; x < 2; x++)
+        for (unsigned i = 0; i < HELPERS; i++)
+            if (!range_of(fns[x][i], &helpers[x][i]))
+                return false;
+    return plt_patch("riscv_csrrw_riscv64", (void *)csrrw64) &&
+           plt_patch("riscv_csrrw_riscv32", (void *)csrrw32);
+}
+
+/* Accesses csrfast.c completed (tests: the fast path is the one taken). */
+uint64_t csrfast_count(void)
+{
+    return fast_count;
+}

@@ -1,0 +1,85 @@
+/*
+ * plt.c: replacing functions libunicorn calls inside itself.
+ *
+ * libunicorn is built with default visibility, so its calls from one of its functions
+ * to another go through its own PLT: pointing a GOT slot at a function of the core
+ * makes every such call reach the core instead (pmp.c's PMP check and TLB fill,
+ * tlbflush.c's full flush, csrfast.c's CSR access). The core's own calls to those
+ * functions go through the core's PLT and still reach libunicorn's, which is how a
+ * replacement hands on what it does not handle.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "hart.h"
+
+/* Point libunicorn's PLT slot for `name` at `fn`. */
+static bool patch_slot(const ElfW(Addr) base, const ElfW(Dyn) *dyn, const char *name, void *fn)
+{
+    const ElfW(Rela) *rela = NULL;
+    const ElfW(Sym) *symtab = NULL;
+    const char *strtab = NULL;
+    size_t relsz = 0;
+    for (const ElfW(Dyn) *d = dyn; d->d_tag != DT_NULL; d++) {
+        switch (d->d_tag) {
+        case DT_JMPREL: rela = (const ElfW(Rela) *)d->d_un.d_ptr; break;
+        case DT_PLTRELSZ: relsz = d->d_un.d_val; break;
+        case DT_SYMTAB: symtab = (const ElfW(Sym) *)d->d_un.d_ptr; break;
+        case DT_STRTAB: strtab = (const char *)d->d_un.d_ptr; break;
+        default: break;
+        }
+    }
+    if (!rela || !symtab || !strtab)
+        return false;
+    for (size_t k = 0; k < relsz / sizeof *rela; k++) {
+        const ElfW(Sym) *s = &symtab[ELF64_R_SYM(rela[k].r_info)];
+        if (strcmp(strtab + s->st_name, name) != 0)
+            continue;
+        void **slot = (void **)(base + rela[k].r_offset);
+        long pg = sysconf(_SC_PAGESIZE);
+        void *start = (void *)((uintptr_t)slot & ~(uintptr_t)(pg - 1));
+        if (mprotect(start, (size_t)pg, PROT_READ | PROT_WRITE) != 0)
+            return false;
+        *slot = fn;
+        return true;
+    }
+    return false;
+}
+
+struct find_arg {
+    uintptr_t inside;
+    ElfW(Addr) base;
+    const ElfW(Dyn) *dyn;
+};
+
+static int find_object(struct dl_phdr_info *info, size_t size, void *data)
+{
+    struct find_arg *a = data;
+    for (unsigned i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *p = &info->dlpi_phdr[i];
+        uintptr_t lo = info->dlpi_addr + p->p_vaddr;
+        if (p->p_type == PT_LOAD && a->inside >= lo && a->inside < lo + p->p_memsz) {
+            for (unsigned j = 0; j < info->dlpi_phnum; j++)
+                if (info->dlpi_phdr[j].p_type == PT_DYNAMIC)
+                    a->dyn = (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[j].p_vaddr);
+            a->base = info->dlpi_addr;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Point libunicorn's PLT slot for `name` at `fn`; false when libunicorn has none. */
+bool plt_patch(const char *name, void *fn)
+{
+    static struct find_arg a;
+    a.inside = (uintptr_t)(void *)&uc_open;
+    if (!a.dyn && !(dl_iterate_phdr(find_object, &a) && a.dyn))
+        return false;
+    return patch_slot(a.base, a.dyn, name, fn);
+}
