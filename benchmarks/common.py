@@ -28,10 +28,12 @@ PROGRAMS = Path(__file__).resolve().parent / "programs"
 QEMU_CPU = {64: "rv64,h=false", 32: "rv32,h=false"}
 
 
-def build(name: str, iterations: int, arch: Arch = RV64) -> Path:
-    out = cache_root() / "bench" / arch.name / f"{name}-{iterations}.elf"
+def build(name: str, iterations: int, arch: Arch = RV64, **defines: int) -> Path:
+    """benchmarks/programs/NAME.S with ITERATIONS (and `defines`) set."""
+    tag = "".join(f"-{k}{v}" for k, v in sorted(defines.items()))
+    out = cache_root() / "bench" / arch.name / f"{name}-{iterations}{tag}.elf"
     return build_baremetal([PROGRAMS / f"{name}.S"], arch, out, include_dirs=[PROGRAMS],
-                           defines={"ITERATIONS": iterations})
+                           defines={"ITERATIONS": iterations, **defines})
 
 
 def time_privlab(elf: Path, *, trace: bool = True) -> tuple[float, Machine]:
@@ -127,9 +129,10 @@ class Timing:
     machine: Machine
 
 
-def measure(program: str, iterations: int, *, icount: bool = False, repeat: int = 3) -> Timing:
+def measure(program: str, iterations: int, *, icount: bool = False, repeat: int = 3,
+            **defines: int) -> Timing:
     """Time `program` with `iterations` against the same program with none, on both."""
-    work, empty = build(program, iterations), build(program, 0)
+    work, empty = build(program, iterations, **defines), build(program, 0, **defines)
     ours = best_of(repeat, lambda: time_privlab(work)[0]) - \
         best_of(repeat, lambda: time_privlab(empty)[0])
     _, machine = time_privlab(work)

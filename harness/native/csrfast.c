@@ -75,11 +75,8 @@ static bool fast_access(void *env, unsigned xlen, int csrno, uint64_t *ret, uint
     hart *h = hart_of_env(env, xlen);
     if (!h || cur_priv(h) < (((unsigned)csrno >> 8) & 3))
         return false;
-    uint64_t old;
-    csr_read_virtual(h, (unsigned)csrno, &old);
+    *ret = status_access(h, (unsigned)csrno, new_value, write_mask);
     if (write_mask) {
-        csr_write_virtual(h, (unsigned)csrno,
-                          ((old & ~write_mask) | (new_value & write_mask)) & h->xmask);
         /* SIE or MIE may have just been set: look for an interrupt before the next
          * block, which starts at the next instruction (interrupt.c). A run counted
          * this block as it entered it; a step counts its one instruction when it
@@ -88,7 +85,6 @@ static bool fast_access(void *env, unsigned xlen, int csrno, uint64_t *ret, uint
         h->irq_from = h->s.instret + (h->s.step ? 1 : 0);
         h->deadline = 0;
     }
-    *ret = old;
     fast_count++;
     return true;
 }

@@ -21,8 +21,9 @@
  *   pmpcfg0-3, pmpaddr0-15                the core enforces PMP itself (pmp.c)
  *   tselect, tdata1-3, tinfo              debug triggers (trigger.c), which Unicorn lacks
  *
- * Emulation happens in a code hook before the instruction runs, or after Unicorn
- * raised illegal-instruction for it (rdtime, and the CSRs Unicorn lacks:
+ * Emulation happens in a code hook before the instruction runs (sstatus and mstatus:
+ * inside Unicorn's own CSR helper instead, csrfast.c), or after Unicorn raised
+ * illegal-instruction for it (rdtime, and the CSRs Unicorn lacks:
  * docs/unicorn.md#csrs-newer-than-priv-1-10). When
  * the access is not allowed, the core declines and the instruction raises the
  * illegal-instruction exception as usual.
@@ -149,11 +150,43 @@ uint64_t guest_mstatus_of(const hart *h, uint64_t raw)
     return v;
 }
 
-static void write_mstatus(hart *h, uint64_t value)
+/* What the guest reads from `csr` (sstatus or mstatus), mstatus being `m`. */
+static uint64_t status_view(unsigned csr, uint64_t m)
 {
-    uint64_t v = (guest_mstatus(h) & ~MSTATUS_WRITABLE) | (value & MSTATUS_WRITABLE);
-    h->mstatus_extra = v & MSTATUS_EXTRA;
-    set_csr_raw(h, UC_RISCV_REG_MSTATUS, v & ~MSTATUS_EXTRA & ~UXL_SXL_64);
+    return csr == CSR_SSTATUS
+        ? m & (SSTATUS_VISIBLE | MSTATUS_UXL | MSTATUS64_SD | MSTATUS32_SD) : m;
+}
+
+/* mstatus after `value` is written to `csr` (sstatus or mstatus), mstatus being `m`. */
+static uint64_t status_written(unsigned csr, uint64_t m, uint64_t value)
+{
+    uint64_t writable = csr == CSR_SSTATUS ? SSTATUS_WRITABLE : MSTATUS_WRITABLE;
+    return (m & ~writable) | (value & writable);
+}
+
+/* Unicorn's mstatus for the guest's `m` (the bits the core keeps go to mstatus_extra). */
+static uint64_t status_raw(hart *h, uint64_t m)
+{
+    h->mstatus_extra = m & MSTATUS_EXTRA;
+    return m & ~MSTATUS_EXTRA & ~UXL_SXL_64;
+}
+
+/* A CSR instruction's access to sstatus or mstatus (csrfast.c): what it reads, and with
+ * a write mask, the write, reaching Unicorn's mstatus under one lend of level M
+ * (csr_raw and set_csr_raw lend it once per access). */
+uint64_t status_access(hart *h, unsigned csr, uint64_t new_value, uint64_t write_mask)
+{
+    unsigned priv = cur_priv(h);
+    if (priv != PRV_M)
+        set_reg(h, UC_RISCV_REG_PRIV, PRV_M);
+    uint64_t m = guest_mstatus_of(h, reg(h, UC_RISCV_REG_MSTATUS));
+    uint64_t old = status_view(csr, m) & h->xmask;
+    if (write_mask)
+        set_reg(h, UC_RISCV_REG_MSTATUS, status_raw(h, status_written(
+            csr, m, ((old & ~write_mask) | (new_value & write_mask)) & h->xmask)));
+    if (priv != PRV_M)
+        set_reg(h, UC_RISCV_REG_PRIV, priv);
+    return old;
 }
 
 static uint64_t running_cycles(const hart *h)
@@ -200,11 +233,7 @@ bool csr_read_virtual(hart *h, unsigned csr, uint64_t *value)
     uint64_t v;
 
     switch (csr) {
-    case CSR_MSTATUS: v = guest_mstatus(h); break;
-    case CSR_SSTATUS:
-        v = guest_mstatus(h);
-        v &= SSTATUS_VISIBLE | MSTATUS_UXL | MSTATUS64_SD | MSTATUS32_SD;
-        break;
+    case CSR_MSTATUS: case CSR_SSTATUS: v = status_view(csr, guest_mstatus(h)); break;
     case CSR_MIE: v = h->mie; break;
     case CSR_SIE: v = h->mie & s_ints; break;
     case CSR_MIP: v = mip_value(h); break;
@@ -256,11 +285,9 @@ bool csr_write_virtual(hart *h, unsigned csr, uint64_t value)
 {
     uint64_t cur;
     switch (csr) {
-    case CSR_MSTATUS:
-        write_mstatus(h, value);
-        break;
-    case CSR_SSTATUS:
-        write_mstatus(h, (guest_mstatus(h) & ~SSTATUS_WRITABLE) | (value & SSTATUS_WRITABLE));
+    case CSR_MSTATUS: case CSR_SSTATUS:
+        set_csr_raw(h, UC_RISCV_REG_MSTATUS,
+                    status_raw(h, status_written(csr, guest_mstatus(h), value)));
         break;
     case CSR_MIE:
         h->mie = (h->mie & ~MIE_WRITABLE) | (value & MIE_WRITABLE);

@@ -18,6 +18,7 @@
  *   trap.c       trap entry for exceptions and interrupts, and trap-storm detection
  *   interrupt.c  the virtual mip and the pending-and-enabled decision
  *   csrops.c     CSR instructions the core must see or emulate
+ *   csrfast.c    sstatus/mstatus done inside Unicorn's CSR helpers (no code hook)
  *   xret.c       mret, sret and wfi
  *   pmp.c        physical memory protection, in place of Unicorn's
  *   trigger.c    the debug trigger module (tselect, tdata1-3, tinfo)
@@ -278,6 +279,7 @@ void update_deadline(hart *h);
 bool emulate_csr(hart *h, uint32_t insn, uint64_t pc, unsigned priv);
 bool csr_read_virtual(hart *h, unsigned csr, uint64_t *value);
 bool csr_write_virtual(hart *h, unsigned csr, uint64_t value);
+uint64_t status_access(hart *h, unsigned csr, uint64_t new_value, uint64_t write_mask);
 bool csr_write_enables_interrupts(unsigned csr);
 bool is_virtualised_csr(unsigned csr, unsigned xlen);
 

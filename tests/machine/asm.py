@@ -9,6 +9,7 @@ The text becomes the body of `_start` (M-mode, at the RAM base) after a prologue
 sets mtvec to `trap`; a body that does not define `trap:` gets one that powers off
 through the finisher with exit status = mcause. The `PASS` and `FAIL code` macros
 power off through the finisher; `OPEN_PMP` opens all memory to S and U;
+`ENTER priv, entry` mrets to `entry` at privilege `priv` (0: U, 1: S);
 `ENTER_S_SV39 root, entry` turns on Sv39 rooted at `root` and enters S at `entry`;
 `UART_IRQ_TO_M` routes the UART's PLIC source to M-mode (context 0), and
 `UART_RX_INTERRUPTS_TO_M` also turns on its received-data interrupt, MEIE and MIE. Builds are cached
@@ -66,19 +67,24 @@ PRELUDE = """\
     li t0, 0x1f
     csrw pmpcfg0, t0
 .endm
+.macro ENTER priv, entry          // mret to \\entry at \\priv (0 U, 1 S): MPP = \\priv
+    la t0, \\entry
+    csrw mepc, t0
+    li t0, 0x1800
+    csrc mstatus, t0
+    .if \\priv
+    li t0, \\priv << 11
+    csrs mstatus, t0
+    .endif
+    mret
+.endm
 .macro ENTER_S_SV39 root, entry   // satp: Sv39 rooted at \\root; then mret to \\entry in S
     la t0, \\root
     srli t0, t0, 12
     li t1, 8 << 60
     or t0, t0, t1
     csrw satp, t0
-    la t0, \\entry
-    csrw mepc, t0
-    li t0, 0x1800
-    csrc mstatus, t0
-    li t0, 0x0800                   // MPP = S
-    csrs mstatus, t0
-    mret
+    ENTER 1, \\entry
 .endm
     .section .text.entry
     .globl _start

@@ -22,11 +22,7 @@ TO_U_WITH_DELEGATED_ECALL = """
     csrw stvec, t0
     li t0, 1 << 8              // delegate ecall from U
     csrw medeleg, t0
-    la t0, user
-    csrw mepc, t0
-    li t0, 0x1800
-    csrc mstatus, t0           // MPP = U
-    mret
+    ENTER 0, user
 user:
     li a7, 64
     li a0, 1
