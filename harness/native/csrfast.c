@@ -75,10 +75,13 @@ static bool fast_access(void *env, unsigned xlen, int csrno, uint64_t *ret, uint
     hart *h = hart_of_env(env, xlen);
     if (!h || cur_priv(h) < (((unsigned)csrno >> 8) & 3))
         return false;
-    *ret = status_access(h, (unsigned)csrno, new_value, write_mask);
-    if (write_mask) {
-        /* SIE or MIE may have just been set: look for an interrupt before the next
-         * block, which starts at the next instruction (interrupt.c). A run counted
+    uint64_t old = status_access(h, (unsigned)csrno, new_value, write_mask);
+    *ret = old;
+    if ((((old & ~write_mask) | (new_value & write_mask)) & ~old) &
+        (MSTATUS_SIE | MSTATUS_MIE)) {
+        /* SIE or MIE set (the one way a status write enables an interrupt): look for
+         * one before the next block, which starts at the next instruction
+         * (interrupt.c). A run counted
          * this block as it entered it; a step counts its one instruction when it
          * ends, and Unicorn may enter the next block's hook before that (it is run
          * again by the next step): only from there on. */
