@@ -107,6 +107,7 @@ class FlowStream:
         feed, path_of, fresh, notes = flow.feed, flow.path, flow.fresh, flow.notes
         counted = self._counted
         xlen = flow.xlen
+        complete = 0                          # held rows whose nestings are over
         for i, rec in enumerate(RECORD.iter_unpack(raw)):
             seq = first + i
             if seq >= flow.next_seq:
@@ -138,9 +139,14 @@ class FlowStream:
             self._depth = depths[i]
             if self._depth == 0:              # the nesting is over
                 notes.clear()
-                self.flush()
-            elif len(held) >= HOLD:
-                self.flush()
+                complete = len(held)
+            if len(held) >= HOLD:
+                # Show the nestings that are over; a nesting that has gone on for HOLD
+                # rows by itself is shown as it goes.
+                self.flush(complete or None)
+                complete = 0
+        if complete:                          # one flush for the chunk's nestings
+            self.flush(complete)
         self.seen = flow.next_seq - flow.start
         self.tick()
 
@@ -170,16 +176,20 @@ class FlowStream:
         self._counted.clear()
 
     # -- showing -------------------------------------------------------------------
-    def flush(self) -> None:
-        if not self._held:
+    def flush(self, upto: int | None = None) -> None:
+        """Show the held rows (the first `upto` of them: whole nestings)."""
+        held = self._held
+        if not held:
             return
-        rows = self._held.copy()
-        self._held.clear()             # the same list: feed_chunk holds it
+        rows = held[:upto]
+        del held[:upto]                # the same list: feed_chunk holds it
+        if held:
+            self._held_since = self._clock()
         signals = self.flow.signal_notes
         if signals:
             for row in rows:
                 row.signal = signals.pop(row.seq, "")
-            if self._depth == 0:
+            if not held and self._depth == 0:
                 signals.clear()
         self._name(rows)
         shown = [row for row in rows if self._passes(row)]
