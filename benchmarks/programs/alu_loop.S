@@ -9,17 +9,8 @@
 #define ITERATIONS 20000000
 #endif
 
-    .section .text.entry
-    .globl _start
-_start:
-    OPEN_PMP
-    la t0, done
-    csrw mtvec, t0
-    la t0, user
-    csrw mepc, t0
-    li t0, 0x1800           // MPP = U
-    csrc mstatus, t0
-    mret
+    START done
+    MRET_TO 0, user
 
 user:
     li s0, ITERATIONS

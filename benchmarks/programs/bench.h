@@ -1,5 +1,6 @@
 // bench.h: what every benchmark program needs around its loop: PMP opened for S and
-// U (QEMU 7.2 refuses an mret to U without it), and powering off with status 0.
+// U (QEMU 7.2 refuses an mret to U without it), dropping from M to the loop's
+// privilege, and powering off with status 0.
 #include "platform.h"
 
 #if __riscv_xlen == 64
@@ -13,6 +14,27 @@
     csrw pmpaddr0, t0
     li t0, 0x1f             // NAPOT, R, W, X
     csrw pmpcfg0, t0
+.endm
+
+.macro START m_trap            // _start, in M: PMP opened, mtvec = \m_trap
+    .section .text.entry
+    .globl _start
+_start:
+    OPEN_PMP
+    la t0, \m_trap
+    csrw mtvec, t0
+.endm
+
+.macro MRET_TO priv, entry    // mret to \entry at \priv (0 U, 1 S)
+    la t0, \entry
+    csrw mepc, t0
+    li t0, 0x1800           // MPP = \priv
+    csrc mstatus, t0
+    .if \priv
+    li t0, \priv << 11
+    csrs mstatus, t0
+    .endif
+    mret
 .endm
 
 .macro POWER_OFF

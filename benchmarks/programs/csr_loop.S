@@ -12,19 +12,8 @@
 #define CSR_OP 0
 #endif
 
-    .section .text.entry
-    .globl _start
-_start:
-    OPEN_PMP
-    la t0, m_trap
-    csrw mtvec, t0
-    la t0, supervisor
-    csrw mepc, t0
-    li t0, 0x1800
-    csrc mstatus, t0
-    li t0, 0x0800           // MPP = S
-    csrs mstatus, t0
-    mret
+    START m_trap
+    MRET_TO 1, supervisor
 
 supervisor:
     li s0, ITERATIONS

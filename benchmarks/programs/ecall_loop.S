@@ -9,21 +9,12 @@
 #define ITERATIONS 1000000
 #endif
 
-    .section .text.entry
-    .globl _start
-_start:
-    OPEN_PMP
-    la t0, m_trap
-    csrw mtvec, t0
+    START m_trap
     la t0, s_trap
     csrw stvec, t0
     li t0, 1 << 8           // delegate ecall from U to S
     csrw medeleg, t0
-    la t0, user
-    csrw mepc, t0
-    li t0, 0x1800           // MPP = U
-    csrc mstatus, t0
-    mret
+    MRET_TO 0, user
 
 user:
     li s0, ITERATIONS
