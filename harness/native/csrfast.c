@@ -47,12 +47,18 @@ struct code_range {
 static struct code_range helpers[2][HELPERS];   /* [RV64?][csrrw, csrrs, csrrc] */
 static uint64_t fast_count;                      /* accesses completed here */
 
+/* The CSRs done here. */
+static bool fast_csr(unsigned csr)
+{
+    return csr == CSR_SSTATUS || csr == CSR_MSTATUS;
+}
+
 bool csrfast_handles(unsigned csr)
 {
     static int on = -1;
     if (on < 0)
         on = csrfast_install();
-    return on && (csr == CSR_SSTATUS || csr == CSR_MSTATUS);
+    return on && fast_csr(csr);
 }
 
 /* Was riscv_csrrw called by one of the CSR instruction helpers (returning to `ra`)? */
@@ -70,7 +76,7 @@ static bool from_helper(uintptr_t ra, bool rv64)
 static bool fast_access(void *env, unsigned xlen, int csrno, uint64_t *ret, uint64_t new_value,
                    uint64_t write_mask, uintptr_t ra)
 {
-    if (!from_helper(ra, xlen == 64) || (csrno != CSR_SSTATUS && csrno != CSR_MSTATUS))
+    if (!from_helper(ra, xlen == 64) || !fast_csr((unsigned)csrno))
         return false;
     hart *h = hart_of_env(env, xlen);
     if (!h || cur_priv(h) < (((unsigned)csrno >> 8) & 3))
