@@ -22,10 +22,6 @@
  * accesses the current privilege may not make go on to Unicorn's own function, as
  * before.
  */
-#define _GNU_SOURCE
-#include <dlfcn.h>
-#include <link.h>
-
 #include "hart.h"
 
 /* QEMU 5.0's riscv_csrrw and the helpers that call it, in both builds. */
@@ -58,7 +54,7 @@ bool csrfast_handles(unsigned csr)
     static int on = -1;
     if (on < 0)
         on = csrfast_install();
-    return on && fast_csr(csr);
+    return on && (fast_csr(csr) || csr == CSR_SATP);
 }
 
 /* Was riscv_csrrw called by one of the CSR instruction helpers (returning to `ra`)? */
@@ -98,36 +94,46 @@ static bool fast_access(void *env, unsigned xlen, int csrno, uint64_t *ret, uint
     return true;
 }
 
+/* A satp write from an instruction: Unicorn's, with tlbbank.c around it (which also
+ * keeps fetch.c's copy of satp). */
+static bool satp_write(void *env, unsigned xlen, int csrno, uint64_t write_mask, uintptr_t ra,
+                       hart **h)
+{
+    if (csrno != CSR_SATP || !write_mask || !from_helper(ra, xlen == 64))
+        return false;
+    *h = hart_of_env(env, xlen);
+    if (*h)
+        tlbbank_satp_begin(*h);
+    return *h != NULL;
+}
+
 static int csrrw64(void *env, int csrno, uint64_t *ret, uint64_t new_value, uint64_t write_mask)
 {
-    if (fast_access(env, 64, csrno, ret, new_value, write_mask,
-               (uintptr_t)__builtin_return_address(0)))
+    uintptr_t ra = (uintptr_t)__builtin_return_address(0);
+    hart *h;
+    if (fast_access(env, 64, csrno, ret, new_value, write_mask, ra))
         return 0;
-    return riscv_csrrw_riscv64(env, csrno, ret, new_value, write_mask);
+    if (!satp_write(env, 64, csrno, write_mask, ra, &h))
+        return riscv_csrrw_riscv64(env, csrno, ret, new_value, write_mask);
+    int status = riscv_csrrw_riscv64(env, csrno, ret, new_value, write_mask);
+    tlbbank_satp_end(h);
+    return status;
 }
 
 static int csrrw32(void *env, int csrno, uint32_t *ret, uint32_t new_value, uint32_t write_mask)
 {
+    uintptr_t ra = (uintptr_t)__builtin_return_address(0);
     uint64_t v;
-    if (fast_access(env, 32, csrno, &v, new_value, write_mask,
-               (uintptr_t)__builtin_return_address(0))) {
+    hart *h;
+    if (fast_access(env, 32, csrno, &v, new_value, write_mask, ra)) {
         *ret = (uint32_t)v;
         return 0;
     }
-    return riscv_csrrw_riscv32(env, csrno, ret, new_value, write_mask);
-}
-
-/* Where function `fn` of libunicorn lies, from its symbol's size. */
-static bool range_of(void *fn, struct code_range *r)
-{
-    Dl_info info;
-    const ElfW(Sym) *sym = NULL;
-    if (!dladdr1(fn, &info, (void **)&sym, RTLD_DL_SYMENT) || !sym || !sym->st_size ||
-        info.dli_saddr != fn)
-        return false;
-    r->lo = (uintptr_t)fn;
-    r->hi = r->lo + sym->st_size;
-    return true;
+    if (!satp_write(env, 32, csrno, write_mask, ra, &h))
+        return riscv_csrrw_riscv32(env, csrno, ret, new_value, write_mask);
+    int status = riscv_csrrw_riscv32(env, csrno, ret, new_value, write_mask);
+    tlbbank_satp_end(h);
+    return status;
 }
 
 /* Once per process; false leaves every CSR to the code-hook path. */
@@ -141,7 +147,7 @@ bool csrfast_install(void)
     };
     for (unsigned x = 0; x < 2; x++)
         for (unsigned i = 0; i < HELPERS; i++)
-            if (!range_of(fns[x][i], &helpers[x][i]))
+            if (!code_range_of(fns[x][i], &helpers[x][i].lo, &helpers[x][i].hi))
                 return false;
     return plt_patch("riscv_csrrw_riscv64", (void *)csrrw64) &&
            plt_patch("riscv_csrrw_riscv32", (void *)csrrw32);

@@ -21,6 +21,8 @@
  *   csrfast.c    sstatus/mstatus done inside Unicorn's CSR helpers (no code hook)
  *   xret.c       mret, sret and wfi
  *   pmp.c        physical memory protection, in place of Unicorn's
+ *   tlbflush.c   full TLB flushes done page by page when few pages were filled
+ *   tlbbank.c    one TLB per address space, kept while its page tables are unchanged
  *   trigger.c    the debug trigger module (tselect, tdata1-3, tinfo)
  *   decode.c     instruction fields, tval derivation
  *   events.c     the trap/xRET event buffer Python drains
@@ -221,6 +223,13 @@ struct hart {
     bool guard_all_on;
     bool resume_wanted;           /* stop with STOP_RESUME at the next block boundary */
     bool flush_wanted;            /* and flush Unicorn's translations then (hart_resume) */
+
+    /* Unicorn's CPUState and env of this hart's engine, learned from pmp.c's first check
+     * and fill, and the TLBs kept per address space (tlbbank.c; NULL: not in use). */
+    void *cpu, *env;
+    struct tlbbanks *banks;
+    bool in_sfence;               /* on_code saw sfence.vma: the flush that follows is its */
+    bool bank_refused;            /* the TLB did not look like Unicorn's: no banks */
 };
 
 typedef struct hart hart;
@@ -298,11 +307,27 @@ void tlbflush_note_fill(void *cpu, uint64_t vaddr, int mmu_idx);
 void tlbflush_full32(void *cpu);
 void tlbflush_full64(void *cpu);
 uint64_t tlbflush_count(bool by_page);
+void tlbflush_forget(void *cpu);
+void tlbflush_restart(void *cpu);
+
+/* tlbbank.c (counts: tlbbank_count's argument) */
+enum { TLBBANK_ENABLED, TLBBANK_ELIDED, TLBBANK_RESTORED, TLBBANK_STARTED, TLBBANK_FLUSHED,
+       TLBBANK_COUNTS };
+void tlbbank_note_fill(hart *h, uint64_t vaddr, int prot, int mmu_idx);
+bool tlbbank_flush(hart *h);
+bool tlbbank_on(const hart *h);
+void tlbbank_flushed(hart *h);
+void tlbbank_satp_begin(hart *h);
+void tlbbank_satp_end(hart *h);
+void tlbbank_free(hart *h);
+uint64_t tlbbank_count(unsigned what);
 
 /* pmp.c */
 bool pmp_install(void);
 hart *hart_of_env(void *env, unsigned xlen);
+hart *hart_of_cpu(const void *cpu);
 bool plt_patch(const char *name, void *fn);
+bool code_range_of(void *fn, uintptr_t *lo, uintptr_t *hi);
 bool csrfast_install(void);
 bool csrfast_handles(unsigned csr);
 hart *hart_of_engine(const void *uc);

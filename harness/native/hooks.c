@@ -184,6 +184,7 @@ void on_code(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
          * fence.i: code may have been rewritten, so decoded blocks go too. Unicorn
          * flushes its own TLB and translations when it executes either. */
         stlb_flush(h);
+        h->in_sfence = (hi->insn & 0x7f) != 0x0f;   /* tlbbank.c: the flush is sfence.vma's */
         if ((hi->insn & 0x7f) == 0x0f) {
             icount_flush(h);
             h->code_epoch++;
@@ -317,6 +318,7 @@ static void on_intr(uc_engine *uc, uint32_t intno, void *user)
 {
     hart *h = user;
     (void)uc;
+    h->in_sfence = false;   /* an sfence.vma that raised an exception flushed nothing */
     uint64_t epc = (reg(h, UC_RISCV_REG_PC) - 4) & h->xmask;
     unsigned priv = cur_priv(h);
     unsigned code = intno;
@@ -403,6 +405,7 @@ void hart_free(hart *h)
     if (!h)
         return;
     pmp_register(h, false);
+    tlbbank_free(h);
     for (size_t i = 0; i < h->nhooks; i++)
         free(h->hooks[i]);
     free(h->hooks);
@@ -417,6 +420,7 @@ void hart_free(hart *h)
  * check per store; docs/unicorn.md#a-memory-hook-over-ram-slows-every-store). */
 int hart_set_ram(hart *h, void *host, uint64_t base, uint64_t size)
 {
+    tlbbank_free(h);   /* its records point into the old RAM */
     h->ram = host;
     h->ram_base = base;
     h->ram_size = size;

@@ -27,7 +27,7 @@ __all__ = ["library_path", "load_library"]
 SOURCE_DIR = Path(__file__).resolve().parent
 SOURCES = ("regs.c", "decode.c", "fetch.c", "icount.c", "interrupt.c", "trap.c", "xret.c",
            "csrops.c", "events.c", "guard.c", "hooks.c", "snapshot.c",
-           "dirty.c", "codesync.c", "pmp.c", "tlbflush.c", "dispatch.c", "trigger.c", "hpm.c",
+           "dirty.c", "codesync.c", "pmp.c", "tlbflush.c", "tlbbank.c", "dispatch.c", "trigger.c", "hpm.c",
            "shape.c", "plt.c", "csrfast.c")
 CFLAGS = ("-O2", "-g", "-shared", "-fPIC", "-std=c11", "-Wall", "-Wextra", "-Werror",
           "-Wno-unused-parameter", "-fvisibility=default")
@@ -148,6 +148,7 @@ def load_library() -> ctypes.CDLL:
         "dispatch_installed": (ctypes.c_bool, []),
         "tlbflush_count": (u64, [ctypes.c_bool]),
         "csrfast_count": (u64, []),
+        "tlbbank_count": (u64, [ctypes.c_uint]),
         "shaper_new": (vp, [ctypes.c_uint8]),
         "shaper_free": (None, [vp]),
         "shaper_run": (i32, [vp, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_int64,

@@ -83,3 +83,17 @@ bool plt_patch(const char *name, void *fn)
         return false;
     return patch_slot(a.base, a.dyn, name, fn);
 }
+
+/* Where function `fn` of libunicorn lies, from its symbol's size: how a replacement
+ * tells which of libunicorn's functions called it (csrfast.c, tlbflush.c). */
+bool code_range_of(void *fn, uintptr_t *lo, uintptr_t *hi)
+{
+    Dl_info info;
+    const ElfW(Sym) *sym = NULL;
+    if (!dladdr1(fn, &info, (void **)&sym, RTLD_DL_SYMENT) || !sym || !sym->st_size ||
+        info.dli_saddr != fn)
+        return false;
+    *lo = (uintptr_t)fn;
+    *hi = *lo + sym->st_size;
+    return true;
+}

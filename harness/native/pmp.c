@@ -66,6 +66,17 @@ void pmp_register(hart *h, bool on)
     harts[nharts++] = h;
 }
 
+/* The hart whose CPUState is cpu, once pmp.c's fill has seen it (tlbflush.c). */
+hart *hart_of_cpu(const void *cpu)
+{
+    if (last_hart && last_hart->cpu == cpu)
+        return last_hart;
+    for (unsigned i = nharts; i-- > 0;)
+        if (harts[i]->cpu == cpu)
+            return last_hart = harts[i];
+    return NULL;
+}
+
 /* The hart whose engine is uc, if it has one (dispatch.c). */
 hart *hart_of_engine(const void *uc)
 {
@@ -317,6 +328,8 @@ static bool check(void *env, unsigned xlen, uint64_t addr, uint64_t size, unsign
     hart *h = hart_of_env(env, xlen);
     if (!h)
         return true;   /* an engine no hart drives: nothing to enforce */
+    if (!h->env)
+        h->env = env;   /* tlbbank.c finds the TLB from it */
     if (probing > 0) {
         last_check.h = h;
         last_check.page = addr & ~(PAGE - 1);
@@ -416,8 +429,13 @@ static void fill32(void *cpu, uint32_t vaddr, uint64_t paddr, int prot, int mmu_
 static void fill64(void *cpu, uint64_t vaddr, uint64_t paddr, int prot, int mmu_idx,
                    uint64_t size)
 {
+    hart *h = last_check.h;
+    if (h && !h->cpu && last_check.page == (paddr & ~(PAGE - 1)))
+        h->cpu = cpu;   /* the CPU whose check came just before */
     fill_args(paddr, &prot, &size);
     tlbflush_note_fill(cpu, vaddr, mmu_idx);
+    if ((h = hart_of_cpu(cpu)) != NULL)
+        tlbbank_note_fill(h, vaddr, prot, mmu_idx);
     tlb_set_page_riscv64(cpu, vaddr, paddr, prot, mmu_idx, size);
 }
 

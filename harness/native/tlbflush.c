@@ -20,6 +20,9 @@
  * only leaves pages on the list that are no longer in the TLB, which flushing again
  * does not harm.
  *
+ * On RV64, tlbbank.c decides first: an sfence.vma that would change nothing is not
+ * done at all, and a satp write swaps whole TLBs.
+ *
  * tlb_flush_riscv{32,64} are replaced in libunicorn's PLT by pmp.c's patching, as its
  * PMP functions are.
  */
@@ -101,14 +104,21 @@ static void start_record(void *cpu, struct fill_record *r)
 
 static void flush(void *cpu, bool rv64)
 {
+    hart *h = rv64 ? hart_of_cpu(cpu) : NULL;
+    if (h && tlbbank_flush(h))
+        return;   /* tlbbank.c: the TLB holds what a refill would rebuild */
     struct fill_record *r = record_of(cpu);
-    if (!r || r->overflow) {
+    if (!r || r->overflow || (h && !tlbbank_on(h))) {
+        /* (A hart tlbbank.c does not serve yet gets Unicorn's flush, after which
+         * tlbbank.c can check Unicorn's layout.) */
         if (rv64)
             tlb_flush_riscv64(cpu);
         else
             tlb_flush_riscv32(cpu);
         start_record(cpu, r);
         flushes[0]++;
+        if (h)
+            tlbbank_flushed(h);
         return;
     }
     flushes[1]++;
@@ -129,6 +139,21 @@ void tlbflush_full32(void *cpu)
 void tlbflush_full64(void *cpu)
 {
     flush(cpu, true);
+}
+
+/* The live TLB was replaced by one this file has no list for (tlbbank.c): its next
+ * full flush is Unicorn's own. */
+void tlbflush_forget(void *cpu)
+{
+    struct fill_record *r = record_of(cpu);
+    if (r)
+        r->overflow = true;
+}
+
+/* The live TLB was emptied by Unicorn's full flush outside this file (tlbbank.c). */
+void tlbflush_restart(void *cpu)
+{
+    start_record(cpu, record_of(cpu));
 }
 
 /* Full flushes asked for so far in this process: done by Unicorn (by_page false) or

@@ -1,0 +1,173 @@
+"""One TLB per address space (harness/native/tlbbank.c): switching satp between two page
+tables that map one virtual page to different pages sees each table's page, for loads and
+for fetches; a table changed while its space was switched out is walked again when it
+comes back; a satp write without sfence.vma already uses the new table (QEMU 7.2 flushes
+its TLB on every satp write); and a table changed without any fence keeps the old
+translation, as QEMU's TLB does. The same program runs on QEMU 7.2 with the same result."""
+
+from __future__ import annotations
+
+import pytest
+
+from harness import qemu
+from harness.build import ARCHES
+from harness.machine import Stop
+from harness.native.library import load_library
+from machine.asm import build_asm
+
+# Both tables map RAM at VA = PA through a gigapage (read, write, execute) and the 4 KiB
+# page at VA 0xC0000000 through three levels: A's to page_a, B's to page_b (later
+# page_c). Each page holds a word (0x11, 0x22, 0x33) and, at offset 0x100, a function
+# returning 1, 2 or 3. The exit status has one bit per check (CHECK's two bits: the
+# load, the call).
+PROGRAM = r"""
+    la t0, root_a
+    la t1, l1_a
+    la t2, leaf_a
+    la t3, page_a
+    TABLES
+    la t0, root_b
+    la t1, l1_b
+    la t2, leaf_b
+    la t3, page_b
+    TABLES
+    OPEN_PMP
+    ENTER_S_SV39 root_a, supervisor
+supervisor:
+    li s0, 0xC0000000
+    li s1, 0
+    SATP s2, root_a
+    SATP s3, root_b
+    sfence.vma zero, zero
+    CHECK 0x11, 1, 0, 1
+    csrw satp, s3
+    sfence.vma zero, zero
+    CHECK 0x22, 2, 2, 3                 // B's page, not A's cached one
+    csrw satp, s2
+    sfence.vma zero, zero
+    CHECK 0x11, 1, 4, 5                 // A's again
+    la t0, leaf_b                       // while A is in use: B's page becomes page_c
+    la t1, page_c
+    LEAF t0, t1
+    csrw satp, s3
+    sfence.vma zero, zero
+    CHECK 0x33, 3, 6, 7                 // B walked again, not B's old TLB
+    csrw satp, s2                       // no sfence.vma
+    CHECK 0x11, 1, 8, 9
+    la t0, leaf_a                       // A's page becomes page_b, with no fence
+    la t1, page_b
+    LEAF t0, t1
+    lw t0, 0(s0)
+    li t1, 0x11                         // the TLB still has page_a
+    bne t0, t1, 1f
+    ori s1, s1, 1 << 10
+1:  slli s1, s1, 16
+    ecall                               // to M, which powers off with the result
+    .align 2
+trap:
+    li t6, PLATFORM_FINISHER_BASE
+    li t5, FINISHER_FAIL
+    or t5, t5, s1
+    sw t5, 0(t6)
+99: j 99b
+    .balign 4096
+page_a:
+    .word 0x11
+    .balign 256
+    li a0, 1
+    ret
+    .balign 4096
+page_b:
+    .word 0x22
+    .balign 256
+    li a0, 2
+    ret
+    .balign 4096
+page_c:
+    .word 0x33
+    .balign 256
+    li a0, 3
+    ret
+    .data
+    .balign 4096
+root_a:
+    .dword 0, 0
+    .dword ((0x80000000 >> 12) << 10) | 0xCF   // VA 0x80000000, 1 GiB: V R W X A D
+    .fill 509, 8, 0
+l1_a:
+    .fill 512, 8, 0
+leaf_a:
+    .fill 512, 8, 0
+root_b:
+    .dword 0, 0
+    .dword ((0x80000000 >> 12) << 10) | 0xCF
+    .fill 509, 8, 0
+l1_b:
+    .fill 512, 8, 0
+leaf_b:
+    .fill 512, 8, 0
+"""
+
+MACROS = r"""
+.macro POINTER at, to, offset     // *(\at + \offset) = a pointer PTE to \to
+    srli t4, \to, 12
+    slli t4, t4, 10
+    ori t4, t4, 1
+    sd t4, \offset(\at)
+.endm
+.macro LEAF at, to                // *\at = a leaf PTE to \to: V R W X A D
+    srli t4, \to, 12
+    slli t4, t4, 10
+    ori t4, t4, 0xCF
+    sd t4, 0(\at)
+.endm
+.macro TABLES                     // root t0 -> l1 t1 -> leaf t2 -> page t3, at VA 0xC0000000
+    POINTER t0, t1, 24
+    POINTER t1, t2, 0
+    LEAF t2, t3
+.endm
+.macro SATP reg, root
+    la \reg, \root
+    srli \reg, \reg, 12
+    li t6, 8 << 60
+    or \reg, \reg, t6
+.endm
+.macro CHECK word, value, load_bit, call_bit
+    lw t0, 0(s0)
+    li t1, \word
+    bne t0, t1, 1f
+    ori s1, s1, 1 << \load_bit
+1:  addi t2, s0, 0x100
+    jalr t2
+    li t1, \value
+    bne a0, t1, 1f
+    ori s1, s1, 1 << \call_bit
+1:
+.endm
+"""
+
+ALL_CHECKS = (1 << 11) - 1
+ELIDED, RESTORED = 1, 2   # tlbbank_count's arguments (hart.h)
+
+
+def _counts() -> tuple[int, int]:
+    lib = load_library()
+    return int(lib.tlbbank_count(ELIDED)), int(lib.tlbbank_count(RESTORED))
+
+
+def test_each_address_space_sees_its_own_tables(bare) -> None:
+    m = bare(build_asm(MACROS + PROGRAM))
+    before = _counts()
+    r = m.run(max_insns=100_000)
+    after = _counts()
+    assert (r.stop, r.exit_status) == (Stop.HALT, ALL_CHECKS), \
+        f"checks passed: {r.exit_status:#x} of {ALL_CHECKS:#x}"
+    # The first sfence.vma after a switch back to A found A's tables unchanged: its TLB
+    # came back whole and that fence flushed nothing.
+    assert after[0] > before[0] and after[1] > before[1]
+
+
+@pytest.mark.skipif(qemu.qemu_binary(ARCHES["rv64"]) is None, reason="QEMU 7.2 not installed")
+def test_qemu_sees_the_same_translations() -> None:
+    result = qemu.run_qemu(build_asm(MACROS + PROGRAM), ARCHES["rv64"], timeout_s=30)
+    assert result.exit_status == ALL_CHECKS & 0xFF, result.stderr
