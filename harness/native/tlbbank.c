@@ -299,6 +299,12 @@ void tlbbank_note_fill(hart *h, uint64_t vaddr, int prot, int mmu_idx)
     struct bank *b = h->banks->active;
     if (b->broken)
         return;
+    if (b->satp != current_satp(h)) {
+        /* satp changed behind Unicorn's CSR helper (the host wrote it): this entry is
+         * not of the bank's space. The next fence or satp write flushes. */
+        b->broken = true;
+        return;
+    }
     if (prot & UC_PAGE_EXEC) {
         uint64_t page = vaddr & ~(uint64_t)(PAGE_SIZE - 1);
         unsigned i = 0;
