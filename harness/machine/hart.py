@@ -71,6 +71,13 @@ class Hart:
             self._lib.hart_free(self._h)
             self._h = ctypes.c_void_p()
 
+    def __del__(self) -> None:
+        # A machine dropped without close(): its Unicorn engine goes with it, and a
+        # core left registered would be taken for the next engine allocated at the
+        # same address (pmp.c finds a hart by its engine's address).
+        if getattr(self, "_h", None):
+            self.close()
+
     # -- registers ---------------------------------------------------------------
     @property
     def pc(self) -> int:

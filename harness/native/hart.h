@@ -94,10 +94,12 @@ struct block_info {
 #define L0_SLOTS 256         /* power of two */
 #define GUARD_MAX 32         /* code-page guard ranges (guard.c) before they are reset */
 
-/* The last blocks seen at a virtual address, valid while no translation changed
- * (xlat_epoch): most time is spent re-entering the same few blocks of a loop. */
+/* The last blocks seen at a virtual address under satp `ctx`, valid while no
+ * translation changed (xlat_epoch): most time is spent re-entering the same few blocks
+ * of a loop. With tlbbank.c on, switching between address spaces whose page tables did
+ * not change keeps the epoch, so each space finds its blocks again. */
 struct l0_entry {
-    uint64_t vaddr, paddr;
+    uint64_t vaddr, paddr, ctx;
     uint32_t size, epoch;
     struct block_info *b;
 };
@@ -316,6 +318,7 @@ enum { TLBBANK_ENABLED, TLBBANK_ELIDED, TLBBANK_RESTORED, TLBBANK_STARTED, TLBBA
 void tlbbank_note_fill(hart *h, uint64_t vaddr, int prot, int mmu_idx);
 bool tlbbank_flush(hart *h);
 bool tlbbank_on(const hart *h);
+bool tlbbank_active(const hart *h);
 void tlbbank_flushed(hart *h);
 void tlbbank_satp_begin(hart *h);
 void tlbbank_satp_end(hart *h);

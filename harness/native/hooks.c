@@ -183,8 +183,9 @@ void on_code(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
         /* sfence.vma: page tables may have changed, so cached fetch translations go.
          * fence.i: code may have been rewritten, so decoded blocks go too. Unicorn
          * flushes its own TLB and translations when it executes either. */
-        stlb_flush(h);
         h->in_sfence = (hi->insn & 0x7f) != 0x0f;   /* tlbbank.c: the flush is sfence.vma's */
+        if (!h->in_sfence || !tlbbank_active(h))
+            stlb_flush(h);   /* (tlbbank.c decides for sfence.vma: it knows what changed) */
         if ((hi->insn & 0x7f) == 0x0f) {
             icount_flush(h);
             h->code_epoch++;

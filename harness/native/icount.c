@@ -93,12 +93,12 @@ const struct block_info *block_lookup(hart *h, uint64_t vaddr, uint32_t size, bo
         fetch_paddr(h, vaddr, &paddr);   /* settle satp (and the epoch) first */
     struct l0_entry *l0 = &h->l0[(vaddr >> 1) & (L0_SLOTS - 1)];
     if (l0->vaddr == vaddr && l0->size == size && l0->epoch == h->xlat_epoch &&
-        l0->b->paddr == l0->paddr && l0->b->gen == h->icache_gen && l0->b->vaddr == vaddr)
+        l0->ctx == h->satp && l0->b->paddr == l0->paddr && l0->b->gen == h->icache_gen && l0->b->vaddr == vaddr)
         return l0->b;
     if (!fetch_paddr(h, vaddr, &paddr))
         paddr = vaddr;   /* cannot happen for a block Unicorn just fetched */
     struct block_info *b = &h->icache[slot_of(paddr, size)];
-    *l0 = (struct l0_entry){vaddr, paddr, size, h->xlat_epoch, b};
+    *l0 = (struct l0_entry){vaddr, paddr, h->satp, size, h->xlat_epoch, b};
     if (b->gen == h->icache_gen && b->paddr == paddr && b->size == size) {
         if (b->vaddr != vaddr && b->hookable) {   /* the same code at another address */
             const uint8_t *bytes = block_bytes(h, vaddr, paddr, size, buf);

@@ -66,15 +66,28 @@ void pmp_register(hart *h, bool on)
     harts[nharts++] = h;
 }
 
-/* The hart whose CPUState is cpu, once pmp.c's fill has seen it (tlbflush.c). */
+/* The hart whose CPUState is cpu, once pmp.c's fill has seen it (tlbflush.c). The
+ * CPU's env lies at a fixed distance from it (QEMU's RISCVCPU), learned with the first
+ * hart's; the hart is then found from env as hart_of_env does, by the engine env names,
+ * so a hart left registered after its engine was freed is not taken for a new engine's
+ * whose CPU landed at the same address. */
+static ptrdiff_t cpu_env_distance;
+
 hart *hart_of_cpu(const void *cpu)
 {
-    if (last_hart && last_hart->cpu == cpu)
-        return last_hart;
-    for (unsigned i = nharts; i-- > 0;)
-        if (harts[i]->cpu == cpu)
-            return last_hart = harts[i];
-    return NULL;
+    if (!cpu_env_distance)
+        return NULL;
+    hart *h = hart_of_env((char *)cpu + cpu_env_distance, 64);
+    return h && h->cpu == cpu ? h : NULL;
+}
+
+static void learn_cpu(hart *h, void *cpu)
+{
+    ptrdiff_t d = (char *)h->env - (char *)cpu;
+    if (!h->env || d <= 0 || d > (1 << 20) || (cpu_env_distance && d != cpu_env_distance))
+        return;
+    cpu_env_distance = d;
+    h->cpu = cpu;
 }
 
 /* The hart whose engine is uc, if it has one (dispatch.c). */
@@ -430,8 +443,8 @@ static void fill64(void *cpu, uint64_t vaddr, uint64_t paddr, int prot, int mmu_
                    uint64_t size)
 {
     hart *h = last_check.h;
-    if (h && !h->cpu && last_check.page == (paddr & ~(PAGE - 1)))
-        h->cpu = cpu;   /* the CPU whose check came just before */
+    if (h && !h->cpu && h->s.xlen == 64 && last_check.page == (paddr & ~(PAGE - 1)))
+        learn_cpu(h, cpu);   /* the CPU whose check came just before */
     fill_args(paddr, &prot, &size);
     tlbflush_note_fill(cpu, vaddr, mmu_idx);
     if ((h = hart_of_cpu(cpu)) != NULL)

@@ -47,7 +47,7 @@ unsigned cur_priv(hart *h)
 
 void set_priv(hart *h, unsigned priv)
 {
-    if (priv != h->priv)
+    if ((priv == PRV_M) != (h->priv == PRV_M))
         h->xlat_epoch++;   /* M fetches untranslated, S and U through satp */
     h->priv = priv;
     set_reg(h, UC_RISCV_REG_PRIV, priv);

@@ -146,7 +146,14 @@ static bool on(const hart *h)
     return h->banks && h->banks->tlb && h->banks->active;
 }
 
-/* Whether the hart's TLB is kept per address space; false also when it cannot be
+/* Whether the hart's TLB is kept per address space now (hooks.c: then an sfence.vma
+ * empties fetch.c's and icount.c's caches only if it flushes). */
+bool tlbbank_active(const hart *h)
+{
+    return on(h);
+}
+
+/* Whether the hart is done with: kept per address space, or never to be (false also when it cannot be
  * (RV32, Unicorn's layout not recognised), which tlbbank_flushed will not retry. */
 bool tlbbank_on(const hart *h)
 {
@@ -184,6 +191,7 @@ static void drop_all(hart *h, uint64_t satp)
             k->b[i].used = false;
         }
     reset_record(k->active, satp);
+    stlb_flush(h);   /* the caches fetch.c and icount.c keep per satp start again too */
 }
 
 /* The state Unicorn's full flush leaves, mode by mode (tlb_mmu_flush_locked). */
@@ -225,6 +233,7 @@ void tlbbank_flushed(hart *h)
     h->banks->tlb = t;
     h->banks->active = &h->banks->b[0];
     reset_record(h->banks->active, current_satp(h));
+    stlb_flush(h);
     counts[TLBBANK_ENABLED]++;
 }
 
@@ -455,6 +464,7 @@ static void switch_to(hart *h, uint64_t satp)
             in->used = false;
             in = NULL;
         }
+        stlb_flush(h);
         if (!in) {
             reset_record(out, satp);
             out->stamp = ++k->clock;
@@ -476,7 +486,9 @@ static void switch_to(hart *h, uint64_t satp)
         tb_flush_jmp_cache_riscv64(h->cpu, out->code[i]);
     if (in && still_valid(in)) {
         counts[TLBBANK_RESTORED]++;
+        h->blk_epoch = h->xlat_epoch - 1;   /* no fast re-entry across the switch */
     } else {
+        stlb_flush(h);   /* this space's fetch translations are unknown again */
         if (!in)
             in = slot(k);
         if (in->used && in->has_arrays)
@@ -486,6 +498,7 @@ static void switch_to(hart *h, uint64_t satp)
             load_live(k, out);
             flush_live(h);
             drop_all(h, satp);
+            stlb_flush(h);
             return;
         }
         reset_record(in, satp);
@@ -509,18 +522,22 @@ void tlbbank_satp_end(hart *h)
 {
     satp_writer = NULL;
     uint64_t satp = csr_raw(h, UC_RISCV_REG_SATP);
-    if (satp != h->satp || h->satp_stale)
-        h->xlat_epoch++;   /* fetch.c's and icount.c's caches follow satp */
+    bool changed = satp != h->satp || h->satp_stale;
     h->satp = satp;
     h->satp_stale = false;
-    if (!on(h))
+    if (!on(h)) {
+        if (changed)
+            h->xlat_epoch++;   /* fetch.c's and icount.c's caches follow satp */
         return;
+    }
     if (satp != h->banks->active->satp)
-        switch_to(h, satp);
+        switch_to(h, satp);   /* which keeps those caches or empties them */
     else if (!still_valid(h->banks->active)) {
         flush_live(h);   /* QEMU 7.2 flushes at every satp write */
         reset_record(h->banks->active, satp);
-    }
+        stlb_flush(h);
+    } else if (changed)
+        h->blk_epoch = h->xlat_epoch - 1;
 }
 
 /* A full flush asked of Unicorn for the hart: sfence.vma's (helper_tlb_flush) when
@@ -543,6 +560,7 @@ bool tlbbank_flush(hart *h)
             return true;
         }
         reset_record(b, satp);
+        stlb_flush(h);
         return false;
     }
     drop_all(h, satp);
