@@ -97,6 +97,19 @@ _Static_assert(sizeof(struct qemu_tlb_entry) == 64, "CPUTLBEntry is 64 bytes");
 _Static_assert(sizeof(struct qemu_tlb_desc) == 696, "CPUTLBDesc");
 _Static_assert(sizeof(struct qemu_negative_offset) == 2896, "CPUNegativeOffsetState");
 
+/* QEMU 5.0's CPUState ends (before Unicorn's own fields) with `void *env_ptr;
+ * IcountDecr *icount_decr_ptr; TranslationBlock *tb_jmp_cache[4096]`: the cache is
+ * found as the words after the pair pointing at this CPU's env and at its
+ * icount_decr (the word after the TLB, above). A virtual page's blocks are all in one
+ * group of 64 slots (tb-hash.h tb_jmp_cache_hash_page). */
+#define JMP_CACHE_SIZE 4096
+#define JMP_GROUP 64
+
+static unsigned jmp_group(uint64_t page)
+{
+    return (unsigned)(((page ^ (page >> 6)) >> 6) & (JMP_CACHE_SIZE - JMP_GROUP)) / JMP_GROUP;
+}
+
 /* libunicorn's own, called through this library's linkage (not the patched PLT). */
 void tlb_flush_riscv64(void *cpu);
 void tb_flush_jmp_cache_riscv64(void *cpu, uint64_t addr);
@@ -119,6 +132,7 @@ struct bank {
     unsigned nwords, ncode;
     struct pte_word words[BANK_WORDS];
     uint64_t code[BANK_CODE];
+    uint64_t jmp_groups;   /* the jump-cache groups of those pages, one bit each */
     /* Unicorn's state while put aside (the arrays are then owned here). */
     uint16_t dirty;
     struct qemu_tlb_desc d[UC_MMU_MODES];
@@ -128,6 +142,7 @@ struct bank {
 
 struct tlbbanks {
     struct qemu_tlb *tlb;
+    void **jmp_cache;      /* NULL: not found, cleared page by page through Unicorn */
     struct bank *active;
     uint64_t clock;
     struct bank b[BANKS];
@@ -167,6 +182,7 @@ static void reset_record(struct bank *b, uint64_t satp)
     b->satp = satp;
     b->nwords = 0;
     b->ncode = 0;
+    b->jmp_groups = 0;
 }
 
 static void free_arrays(struct bank *b)
@@ -215,6 +231,24 @@ static bool looks_flushed(const struct qemu_tlb *t)
     return true;
 }
 
+/* The CPU's jump cache, which the full flush has just emptied, or NULL. */
+static void **find_jmp_cache(hart *h)
+{
+    void **w = h->cpu;
+    void *icount = (char *)h->env - sizeof(struct qemu_negative_offset) +
+        offsetof(struct qemu_negative_offset, icount_decr);
+    size_t words = (size_t)((char *)h->env - (char *)h->cpu) / sizeof *w;
+    for (size_t k = 0; k + 2 + JMP_CACHE_SIZE <= words; k++) {
+        if (w[k] != h->env || w[k + 1] != icount)
+            continue;
+        for (size_t i = 0; i < JMP_CACHE_SIZE; i++)
+            if (w[k + 2 + i])
+                return NULL;
+        return &w[k + 2];
+    }
+    return NULL;
+}
+
 /* Unicorn's full flush has just emptied this hart's TLB. The first time, it shows
  * whether the layout above is Unicorn's: only then are banks made, starting with the
  * space in use. */
@@ -231,6 +265,7 @@ void tlbbank_flushed(hart *h)
     if (!h->banks)
         return;
     h->banks->tlb = t;
+    h->banks->jmp_cache = find_jmp_cache(h);
     h->banks->active = &h->banks->b[0];
     reset_record(h->banks->active, current_satp(h));
     stlb_flush(h);
@@ -325,6 +360,7 @@ void tlbbank_note_fill(hart *h, uint64_t vaddr, int prot, int mmu_idx)
                 return;
             }
             b->code[b->ncode++] = page;
+            b->jmp_groups |= 1ull << jmp_group(page);
         }
     }
     bool translated = (b->satp >> 60) != 0;
@@ -482,8 +518,13 @@ static void switch_to(hart *h, uint64_t satp)
         return;
     }
     save_live(k, out);
-    for (unsigned i = 0; i < out->ncode; i++)
-        tb_flush_jmp_cache_riscv64(h->cpu, out->code[i]);
+    if (k->jmp_cache) {
+        for (uint64_t g = out->jmp_groups; g; g &= g - 1)
+            memset(&k->jmp_cache[__builtin_ctzll(g) * JMP_GROUP], 0, JMP_GROUP * sizeof(void *));
+    } else {
+        for (unsigned i = 0; i < out->ncode; i++)
+            tb_flush_jmp_cache_riscv64(h->cpu, out->code[i]);
+    }
     if (in && still_valid(in)) {
         counts[TLBBANK_RESTORED]++;
         h->blk_epoch = h->xlat_epoch - 1;   /* no fast re-entry across the switch */
