@@ -112,7 +112,21 @@ static unsigned jmp_group(uint64_t page)
 
 /* libunicorn's own, called through this library's linkage (not the patched PLT). */
 void tlb_flush_riscv64(void *cpu);
+void tb_flush_riscv64(void *cpu);
 void tb_flush_jmp_cache_riscv64(void *cpu, uint64_t addr);
+
+/* Translated blocks are never freed one by one (an invalidated one stays in memory,
+ * marked CF_INVALID, which the jump-cache lookup checks), only all at once by
+ * tb_flush, which every caller in libunicorn reaches through its PLT. Jump-cache
+ * slots saved with a bank are put back only if no tb_flush came between. */
+static uint64_t tb_generation;
+static int tb_flush_seen;   /* 0 not patched yet, 1 patched, -1 could not be */
+
+static void tb_flush_counted(void *cpu)
+{
+    tb_generation++;
+    tb_flush_riscv64(cpu);
+}
 
 /* ---- banks ---- */
 #define BANKS 8            /* address spaces kept per hart */
@@ -133,6 +147,10 @@ struct bank {
     struct pte_word words[BANK_WORDS];
     uint64_t code[BANK_CODE];
     uint64_t jmp_groups;   /* the jump-cache groups of those pages, one bit each */
+    /* Those groups' slots as they were when the bank was put aside (valid while no
+     * translated block was freed since: tb_generation). */
+    void *(*jmp_saved)[JMP_GROUP];
+    uint64_t jmp_saved_groups, jmp_saved_gen;
     /* Unicorn's state while put aside (the arrays are then owned here). */
     uint16_t dirty;
     struct qemu_tlb_desc d[UC_MMU_MODES];
@@ -183,6 +201,7 @@ static void reset_record(struct bank *b, uint64_t satp)
     b->nwords = 0;
     b->ncode = 0;
     b->jmp_groups = 0;
+    b->jmp_saved_groups = 0;
 }
 
 static void free_arrays(struct bank *b)
@@ -266,6 +285,8 @@ void tlbbank_flushed(hart *h)
         return;
     h->banks->tlb = t;
     h->banks->jmp_cache = find_jmp_cache(h);
+    if (!tb_flush_seen)
+        tb_flush_seen = plt_patch("tb_flush_riscv64", (void *)tb_flush_counted) ? 1 : -1;
     h->banks->active = &h->banks->b[0];
     reset_record(h->banks->active, current_satp(h));
     stlb_flush(h);
@@ -276,9 +297,11 @@ void tlbbank_free(hart *h)
 {
     if (!h->banks)
         return;
-    for (unsigned i = 0; i < BANKS; i++)
+    for (unsigned i = 0; i < BANKS; i++) {
         if (&h->banks->b[i] != h->banks->active)
             free_arrays(&h->banks->b[i]);   /* the active arrays are Unicorn's */
+        free(h->banks->b[i].jmp_saved);
+    }
     free(h->banks);
     h->banks = NULL;
 }
@@ -519,8 +542,16 @@ static void switch_to(hart *h, uint64_t satp)
     }
     save_live(k, out);
     if (k->jmp_cache) {
-        for (uint64_t g = out->jmp_groups; g; g &= g - 1)
-            memset(&k->jmp_cache[__builtin_ctzll(g) * JMP_GROUP], 0, JMP_GROUP * sizeof(void *));
+        if (!out->jmp_saved && tb_flush_seen > 0)
+            out->jmp_saved = malloc(JMP_CACHE_SIZE * sizeof(void *));
+        for (uint64_t g = out->jmp_groups; g; g &= g - 1) {
+            void **slots = &k->jmp_cache[__builtin_ctzll(g) * JMP_GROUP];
+            if (out->jmp_saved)
+                memcpy(out->jmp_saved[__builtin_ctzll(g)], slots, JMP_GROUP * sizeof(void *));
+            memset(slots, 0, JMP_GROUP * sizeof(void *));
+        }
+        out->jmp_saved_groups = out->jmp_saved ? out->jmp_groups : 0;
+        out->jmp_saved_gen = tb_generation;
     } else {
         for (unsigned i = 0; i < out->ncode; i++)
             tb_flush_jmp_cache_riscv64(h->cpu, out->code[i]);
@@ -528,6 +559,12 @@ static void switch_to(hart *h, uint64_t satp)
     if (in && still_valid(in)) {
         counts[TLBBANK_RESTORED]++;
         h->blk_epoch = h->xlat_epoch - 1;   /* no fast re-entry across the switch */
+        /* The jump cache now holds no slot of any space (every slot ever filled is in
+         * the groups of the active space's code pages): put the incoming space's back. */
+        if (k->jmp_cache && in->jmp_saved_gen == tb_generation)
+            for (uint64_t g = in->jmp_saved_groups; g; g &= g - 1)
+                memcpy(&k->jmp_cache[__builtin_ctzll(g) * JMP_GROUP], in->jmp_saved[__builtin_ctzll(g)],
+                       JMP_GROUP * sizeof(void *));
     } else {
         stlb_flush(h);   /* this space's fetch translations are unknown again */
         if (!in)

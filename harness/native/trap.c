@@ -42,8 +42,8 @@ static uint64_t set_field(uint64_t reg, uint64_t mask, uint64_t value)
 void take_trap(hart *h, bool interrupt, unsigned code, uint64_t epc, uint64_t tval)
 {
     unsigned from = cur_priv(h);
-    if (from != PRV_M)
-        set_priv(h, PRV_M);   /* to reach the M-level CSRs; see regs.c */
+    if (from != PRV_M)   /* lent M, to reach the M-level CSRs (regs.c csr_raw) */
+        set_reg(h, UC_RISCV_REG_PRIV, PRV_M);
 
     uint64_t deleg = interrupt ? h->mideleg : reg(h, UC_RISCV_REG_MEDELEG);
     bool to_s = from <= PRV_S && code < h->s.xlen && ((deleg >> code) & 1);
@@ -90,8 +90,7 @@ void take_trap(hart *h, bool interrupt, unsigned code, uint64_t epc, uint64_t tv
         e->status_after = guest_mstatus_of(h, mstatus);
         event_commit(h);
     }
-    if (to != PRV_M)
-        set_priv(h, to);
+    set_priv(h, to);   /* the fetch epoch moves only if M is entered or left */
     watch_for_storm(h, cause, epc, tval);
     redirect(h, vector);
 }
