@@ -99,8 +99,9 @@ struct block_info {
  * of a loop. With tlbbank.c on, switching between address spaces whose page tables did
  * not change keeps the epoch, so each space finds its blocks again. */
 struct l0_entry {
-    uint64_t vaddr, paddr, ctx;
+    uint64_t vaddr, ctx;
     uint32_t size, epoch;
+    uint32_t count;               /* b->count, so that a hit need not touch b */
     struct block_info *b;
 };
 
@@ -257,7 +258,8 @@ const uint8_t *ram_ptr(hart *h, uint64_t paddr, uint64_t len);
 void stlb_flush(hart *h);
 
 /* icount.c */
-const struct block_info *block_lookup(hart *h, uint64_t start, uint32_t size, bool *fresh);
+const struct block_info *block_lookup(hart *h, uint64_t start, uint32_t size, bool *fresh,
+                                     uint32_t *count);
 uint32_t insns_before(hart *h, uint64_t addr);
 void retire_through(hart *h, uint64_t addr);
 void retire_before(hart *h, uint64_t addr);

@@ -96,7 +96,8 @@ void on_block(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
         return;
     }
     bool retranslate;
-    const struct block_info *b = block_lookup(h, addr, size, &retranslate);
+    uint32_t count;
+    const struct block_info *b = block_lookup(h, addr, size, &retranslate, &count);
     if (retranslate) {
         /* New code hooks: drop this translation so the next one carries them. */
         uc_ctl_remove_cache(h->uc, addr, addr + size);
@@ -104,23 +105,23 @@ void on_block(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
         h->blk = NULL;
         return;
     }
-    if (crosses_budget(h, addr, b->count))
+    if (crosses_budget(h, addr, count))
         return;
     /* A step that starts a block (as a run would see it: Unicorn translates the same
      * block for a one-instruction run) holds interrupts back to the block's end, as a
      * run takes them only at block boundaries. */
     if (h->s.step && h->s.instret >= h->irq_from)
-        h->irq_from = h->s.instret + b->count;
+        h->irq_from = h->s.instret + count;
     h->blk = b;
     /* Running to an exact instret, every block takes this slow path, where the budget
      * is checked against the block's count: the fast path stays free of that test. */
     h->blk_epoch = h->s.budget_exact ? h->xlat_epoch - 1 : h->xlat_epoch;
     h->blk_start = addr;
     h->blk_size = size;
-    h->blk_count = b->count;
+    h->blk_count = count;
     h->blk_instret = h->s.instret;
     if (!h->s.step)
-        h->s.instret += b->count;
+        h->s.instret += count;
 }
 
 static bool at_breakpoint(hart *h, struct hooked_insn *hi)

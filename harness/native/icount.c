@@ -80,10 +80,21 @@ static void decode_block(hart *h, struct block_info *b, uint64_t vaddr, const ui
     b->vaddr = vaddr;
 }
 
-/* The cached info for the block at `vaddr`, decoding it on first sight. `*retranslate`
- * is set when new code hooks were installed: Unicorn only plants a hook call when it
- * translates, so the block must be translated again before it runs. */
-const struct block_info *block_lookup(hart *h, uint64_t vaddr, uint32_t size, bool *retranslate)
+/* A block_info another L0 entry may point at is about to describe something else
+ * (another block, or its code seen at another address): L0 hits do not look at the
+ * block_info itself, so every L0 entry goes. Rare once a program runs its loops. */
+static void retire_l0(hart *h, const struct block_info *b)
+{
+    if (b->gen == h->icache_gen)
+        h->xlat_epoch++;
+}
+
+/* The cached info for the block at `vaddr`, decoding it on first sight, and its
+ * instruction count. `*retranslate` is set when new code hooks were installed: Unicorn
+ * only plants a hook call when it translates, so the block must be translated again
+ * before it runs. */
+const struct block_info *block_lookup(hart *h, uint64_t vaddr, uint32_t size, bool *retranslate,
+                                      uint32_t *count)
 {
     uint8_t *buf = h->block_buf;
     uint64_t paddr;
@@ -93,18 +104,23 @@ const struct block_info *block_lookup(hart *h, uint64_t vaddr, uint32_t size, bo
         fetch_paddr(h, vaddr, &paddr);   /* settle satp (and the epoch) first */
     struct l0_entry *l0 = &h->l0[(vaddr >> 1) & (L0_SLOTS - 1)];
     if (l0->vaddr == vaddr && l0->size == size && l0->epoch == h->xlat_epoch &&
-        l0->ctx == h->satp && l0->b->paddr == l0->paddr && l0->b->gen == h->icache_gen && l0->b->vaddr == vaddr)
+        l0->ctx == h->satp) {
+        *count = l0->count;
         return l0->b;
+    }
     if (!fetch_paddr(h, vaddr, &paddr))
         paddr = vaddr;   /* cannot happen for a block Unicorn just fetched */
     struct block_info *b = &h->icache[slot_of(paddr, size)];
-    *l0 = (struct l0_entry){vaddr, paddr, h->satp, size, h->xlat_epoch, b};
     if (b->gen == h->icache_gen && b->paddr == paddr && b->size == size) {
         if (b->vaddr != vaddr && b->hookable) {   /* the same code at another address */
             const uint8_t *bytes = block_bytes(h, vaddr, paddr, size, buf);
-            if (bytes)
+            if (bytes) {
+                retire_l0(h, b);
                 decode_block(h, b, vaddr, bytes, retranslate);
+            }
         }
+        *l0 = (struct l0_entry){vaddr, h->satp, size, h->xlat_epoch, b->count, b};
+        *count = b->count;
         return b;
     }
     guard_code(h, vaddr, paddr, size);
@@ -112,12 +128,16 @@ const struct block_info *block_lookup(hart *h, uint64_t vaddr, uint32_t size, bo
     if (!bytes) {   /* unreadable: never expected; count conservatively, cache nothing */
         memset(&h->unreadable, 0, sizeof h->unreadable);
         h->unreadable.count = (size + 3) / 4;
+        *count = h->unreadable.count;
         return &h->unreadable;
     }
+    retire_l0(h, b);
     b->paddr = paddr;
     b->size = size;
     b->gen = h->icache_gen;
     decode_block(h, b, vaddr, bytes, retranslate);
+    *l0 = (struct l0_entry){vaddr, h->satp, size, h->xlat_epoch, b->count, b};
+    *count = b->count;
     return b;
 }
 
