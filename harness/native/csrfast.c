@@ -107,6 +107,17 @@ static bool satp_write(void *env, unsigned xlen, int csrno, uint64_t write_mask,
     return *h != NULL;
 }
 
+/* What satp holds after Unicorn's write_satp (QEMU 5.0 csr.c) was given `value` over
+ * `old`: the value if the write went through (`status` 0) and its mode is one the RV64
+ * build accepts (valid_vm_1_10: bare, Sv39, Sv48, Sv57), else the old one. */
+static uint64_t satp_after(int status, uint64_t old, uint64_t value)
+{
+    uint64_t mode = value >> 60;
+    bool taken = status == 0 &&
+        (mode == 0 || mode == SV39_MODE || mode == SV39_MODE + 1 || mode == SV39_MODE + 2);
+    return taken ? value : old;
+}
+
 static int csrrw64(void *env, int csrno, uint64_t *ret, uint64_t new_value, uint64_t write_mask)
 {
     uintptr_t ra = (uintptr_t)__builtin_return_address(0);
@@ -115,8 +126,11 @@ static int csrrw64(void *env, int csrno, uint64_t *ret, uint64_t new_value, uint
         return 0;
     if (!satp_write(env, 64, csrno, write_mask, ra, &h))
         return riscv_csrrw_riscv64(env, csrno, ret, new_value, write_mask);
-    int status = riscv_csrrw_riscv64(env, csrno, ret, new_value, write_mask);
-    tlbbank_satp_end(h);
+    uint64_t old = 0;
+    int status = riscv_csrrw_riscv64(env, csrno, &old, new_value, write_mask);
+    if (ret)
+        *ret = old;
+    tlbbank_satp_end(h, true, satp_after(status, old, (old & ~write_mask) | (new_value & write_mask)));
     return status;
 }
 
@@ -132,7 +146,7 @@ static int csrrw32(void *env, int csrno, uint32_t *ret, uint32_t new_value, uint
     if (!satp_write(env, 32, csrno, write_mask, ra, &h))
         return riscv_csrrw_riscv32(env, csrno, ret, new_value, write_mask);
     int status = riscv_csrrw_riscv32(env, csrno, ret, new_value, write_mask);
-    tlbbank_satp_end(h);
+    tlbbank_satp_end(h, false, 0);
     return status;
 }
 

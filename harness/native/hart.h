@@ -323,7 +323,7 @@ bool tlbbank_on(const hart *h);
 bool tlbbank_active(const hart *h);
 void tlbbank_flushed(hart *h);
 void tlbbank_satp_begin(hart *h);
-void tlbbank_satp_end(hart *h);
+void tlbbank_satp_end(hart *h, bool known, uint64_t satp);
 void tlbbank_free(hart *h);
 uint64_t tlbbank_count(unsigned what);
 

@@ -590,16 +590,18 @@ static void switch_to(hart *h, uint64_t satp)
 
 /* ---- the three events ---- */
 
-/* csrfast.c is about to have Unicorn write satp, and calls tlbbank_satp_end after. */
+/* csrfast.c is about to have Unicorn write satp, and calls tlbbank_satp_end after, with
+ * the value satp holds now if it knows it. */
 void tlbbank_satp_begin(hart *h)
 {
     satp_writer = h;
 }
 
-void tlbbank_satp_end(hart *h)
+void tlbbank_satp_end(hart *h, bool known, uint64_t satp)
 {
     satp_writer = NULL;
-    uint64_t satp = csr_raw(h, UC_RISCV_REG_SATP);
+    if (!known)
+        satp = csr_raw(h, UC_RISCV_REG_SATP);
     bool changed = satp != h->satp || h->satp_stale;
     h->satp = satp;
     h->satp_stale = false;

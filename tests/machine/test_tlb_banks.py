@@ -11,7 +11,7 @@ import pytest
 
 from harness import qemu
 from harness.build import ARCHES
-from harness.machine import Stop
+from harness.machine import Stop, load_elf
 from harness.native.library import load_library
 from machine.asm import build_asm
 
@@ -171,3 +171,46 @@ def test_each_address_space_sees_its_own_tables(bare) -> None:
 def test_qemu_sees_the_same_translations() -> None:
     result = qemu.run_qemu(build_asm(MACROS + PROGRAM), ARCHES["rv64"], timeout_s=30)
     assert result.exit_status == ALL_CHECKS & 0xFF, result.stderr
+
+
+# S-mode writes to satp that Unicorn keeps or ignores: a mode QEMU 5.0's RV64 does not
+# accept (5) leaves satp as it was; then satp = 0 (bare) is taken. Each is followed by
+# an ecall, whose trap record carries the satp the core believes is current.
+SATP_WRITES = r"""
+    OPEN_PMP
+    ENTER_S_SV39 root, supervisor
+supervisor:
+    li t0, (5 << 60) | 0x123
+    csrw satp, t0
+    ecall
+    csrw satp, zero
+    ecall
+    .align 2
+trap:
+    csrr t0, mepc
+    addi t0, t0, 4
+    csrw mepc, t0
+    csrr t2, satp                     // bare after the second write: power off
+    beqz t2, 1f
+    mret
+1:  li t6, PLATFORM_FINISHER_BASE
+    li t5, FINISHER_PASS
+    sw t5, 0(t6)
+99: j 99b
+    .data
+    .balign 4096
+root:
+    .dword 0, 0
+    .dword ((0x80000000 >> 12) << 10) | 0xCF   // VA 0x80000000, 1 GiB: V R W X A D
+    .fill 509, 8, 0
+"""
+
+
+def test_the_core_follows_satp_through_writes_unicorn_ignores(bare) -> None:
+    elf = build_asm(SATP_WRITES)
+    m = bare(elf)
+    r = m.run(max_insns=10_000)
+    assert r.stop is Stop.HALT, m.console.text()
+    root = load_elf(elf).symbols["root"]
+    sv39 = (8 << 60) | (root >> 12)
+    assert [(e.code, e.satp) for e in m.events.traps()] == [(9, sv39), (9, 0)]
