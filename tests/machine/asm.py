@@ -8,7 +8,10 @@
 The text becomes the body of `_start` (M-mode, at the RAM base) after a prologue that
 sets mtvec to `trap`; a body that does not define `trap:` gets one that powers off
 through the finisher with exit status = mcause. The `PASS` and `FAIL code` macros
-power off through the finisher; `OPEN_PMP` opens all memory to S and U;
+power off through the finisher, `FAIL_REG reg` with the status in reg's bits 16 and up;
+`NEXT_MEPC` resumes a trap handler's mret after the instruction; `VALUE_PAGE word, value`
+places a page holding `word` and a function at +0x100 returning `value`; `OPEN_PMP`
+opens all memory to S and U;
 `ENTER priv, entry` mrets to `entry` at privilege `priv` (0: U, 1: S);
 `ENTER_S_SV39 root, entry` turns on Sv39 rooted at `root` and enters S at `entry`;
 `UART_IRQ_TO_M` routes the UART's PLIC source to M-mode (context 0), and
@@ -43,6 +46,25 @@ PRELUDE = """\
     li t5, FINISHER_FAIL | (\\code << 16)
     sw t5, 0(t6)
 99: j 99b
+.endm
+.macro FAIL_REG reg        // power off with exit status \\reg >> 16 (the code already shifted)
+    li t6, PLATFORM_FINISHER_BASE
+    li t5, FINISHER_FAIL
+    or t5, t5, \\reg
+    sw t5, 0(t6)
+99: j 99b
+.endm
+.macro NEXT_MEPC          // resume after the trapping instruction (4 bytes)
+    csrr t0, mepc
+    addi t0, t0, 4
+    csrw mepc, t0
+.endm
+.macro VALUE_PAGE word, value   // a page-aligned word, and at +0x100 a function returning \\value
+    .balign 4096
+    .word \\word
+    .balign 256
+    li a0, \\value
+    ret
 .endm
 .macro UART_IRQ_TO_M       // PLIC: the UART's source at priority 1, enabled in context 0 (M)
     li t0, PLATFORM_PLIC_BASE + PLIC_PRIORITY + 4 * PLATFORM_UART0_IRQ

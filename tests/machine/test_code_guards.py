@@ -37,11 +37,7 @@ EPILOGUE = """
     ecall                           // to M, which powers off with the result
     .align 2
 trap:
-    li t6, PLATFORM_FINISHER_BASE
-    li t5, FINISHER_FAIL
-    or t5, t5, s1
-    sw t5, 0(t6)
-99: j 99b
+    FAIL_REG s1
     .balign 4096
 func:
     c.li a0, 1

@@ -29,7 +29,7 @@ PROGRAM = r"""
     la t0, root_b
     la t1, l1_b
     la t2, leaf_b
-    la t3, page_b
+    la t3, page_a + 4096
     TABLES
     OPEN_PMP
     ENTER_S_SV39 root_a, supervisor
@@ -47,7 +47,7 @@ supervisor:
     sfence.vma zero, zero
     CHECK 0x11, 1, 4, 5                 // A's again
     la t0, leaf_b                       // while A is in use: B's page becomes page_c
-    la t1, page_c
+    la t1, page_a + 2 * 4096
     LEAF t0, t1
     csrw satp, s3
     sfence.vma zero, zero
@@ -55,39 +55,22 @@ supervisor:
     csrw satp, s2                       // no sfence.vma
     CHECK 0x11, 1, 8, 9
     la t0, leaf_a                       // A's page becomes page_b, with no fence
-    la t1, page_b
+    la t1, page_a + 4096
     LEAF t0, t1
     lw t0, 0(s0)
     li t1, 0x11                         // the TLB still has page_a
     bne t0, t1, 1f
     ori s1, s1, 1 << 10
-1:  slli s1, s1, 16
-    ecall                               // to M, which powers off with the result
+1:  ecall                               // to M, which powers off with the result
     .align 2
 trap:
-    li t6, PLATFORM_FINISHER_BASE
-    li t5, FINISHER_FAIL
-    or t5, t5, s1
-    sw t5, 0(t6)
-99: j 99b
+    slli s1, s1, 16
+    FAIL_REG s1
     .balign 4096
-page_a:
-    .word 0x11
-    .balign 256
-    li a0, 1
-    ret
-    .balign 4096
-page_b:
-    .word 0x22
-    .balign 256
-    li a0, 2
-    ret
-    .balign 4096
-page_c:
-    .word 0x33
-    .balign 256
-    li a0, 3
-    ret
+page_a:                                 // then page_b and page_c, a page apart
+    VALUE_PAGE 0x11, 1
+    VALUE_PAGE 0x22, 2
+    VALUE_PAGE 0x33, 3
     .data
     .balign 4096
 root_a:
@@ -187,9 +170,7 @@ supervisor:
     ecall
     .align 2
 trap:
-    csrr t0, mepc
-    addi t0, t0, 4
-    csrw mepc, t0
+    NEXT_MEPC
     csrr t2, satp                     // bare after the second write: power off
     beqz t2, 1f
     mret

@@ -33,7 +33,7 @@ supervisor:
     bne a0, t1, 1f
     ori s1, s1, 2
 1:  la t0, leaf                     // point VA 0xC0000000 at page_b
-    la t1, page_b
+    la t1, page_a + 4096
     srli t1, t1, 12
     slli t1, t1, 10
     ori t1, t1, 0xCF                // V R W X A D
@@ -53,23 +53,11 @@ supervisor:
     ecall                           // to M, which powers off with the result
     .align 2
 trap:
-    li t6, PLATFORM_FINISHER_BASE
-    li t5, FINISHER_FAIL
-    or t5, t5, s1
-    sw t5, 0(t6)
-99: j 99b
+    FAIL_REG s1
     .balign 4096
-page_a:
-    .word 0x11
-    .balign 256
-    li a0, 1
-    ret
-    .balign 4096
-page_b:
-    .word 0x22
-    .balign 256
-    li a0, 2
-    ret
+page_a:                             // then page_b, a page later
+    VALUE_PAGE 0x11, 1
+    VALUE_PAGE 0x22, 2
     .data
     .balign 4096
 root:
