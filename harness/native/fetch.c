@@ -44,9 +44,10 @@ static uint64_t read_pte(hart *h, uint64_t addr, unsigned size, bool *ok)
     return v;
 }
 
-/* Walk the page table rooted at `root` (a physical address). */
+/* Walk the page table rooted at `root` (a physical address), telling `seen` (if
+ * any) where each entry read lies in host RAM and what it holds. */
 static bool walk(hart *h, uint64_t va, uint64_t root, unsigned levels, unsigned pte_size,
-                 unsigned vpn_bits, uint64_t *pa)
+                 unsigned vpn_bits, uint64_t *pa, pte_seen seen, void *arg)
 {
     uint64_t table = root;
     for (int level = (int)levels - 1; level >= 0; level--) {
@@ -54,6 +55,8 @@ static bool walk(hart *h, uint64_t va, uint64_t root, unsigned levels, unsigned 
         uint64_t vpn = (va >> shift) & ((1ull << vpn_bits) - 1);
         bool ok;
         uint64_t pte = read_pte(h, table + vpn * pte_size, pte_size, &ok);
+        if (ok && seen)
+            seen(arg, ram_ptr(h, table + vpn * pte_size, pte_size), pte);
         if (!ok || !(pte & PTE_V) || ((pte & PTE_W) && !(pte & PTE_R)))
             return false;
         uint64_t ppn = pte_size == 8 ? (pte >> 10) & ((1ull << 44) - 1) : pte >> 10;
@@ -65,6 +68,17 @@ static bool walk(hart *h, uint64_t va, uint64_t root, unsigned levels, unsigned 
         table = ppn << PAGE_SHIFT;
     }
     return false;
+}
+
+/* Walk `va` through an RV64 satp (Sv39 or Sv48), as tlbbank.c records a fill's walk:
+ * false if the mode is neither or the walk ends without a leaf in RAM. */
+bool walk_rv64(hart *h, uint64_t va, uint64_t satp, pte_seen seen, void *arg)
+{
+    uint64_t mode = satp >> 60, pa;
+    if (mode != SV39_MODE && mode != SV39_MODE + 1)
+        return false;
+    uint64_t root = (satp & ((1ull << 44) - 1)) << PAGE_SHIFT;
+    return walk(h, va, root, mode == SV39_MODE ? 3 : 4, 8, 9, &pa, seen, arg);
 }
 
 uint64_t current_satp(hart *h)
@@ -96,8 +110,8 @@ static bool translate(hart *h, uint64_t vaddr, unsigned priv, uint64_t *paddr)
     }
     uint64_t pa;
     bool found = rv64
-        ? walk(h, vaddr, (satp & ((1ull << 44) - 1)) << PAGE_SHIFT, 3, 8, 9, &pa)
-        : walk(h, vaddr, (satp & ((1ull << 22) - 1)) << PAGE_SHIFT, 2, 4, 10, &pa);
+        ? walk(h, vaddr, (satp & ((1ull << 44) - 1)) << PAGE_SHIFT, 3, 8, 9, &pa, NULL, NULL)
+        : walk(h, vaddr, (satp & ((1ull << 22) - 1)) << PAGE_SHIFT, 2, 4, 10, &pa, NULL, NULL);
     if (!found && uc_vmem_translate(h->uc, vaddr, UC_PROT_EXEC, &pa) != UC_ERR_OK)
         return false;
     *e = (struct stlb_entry){vpage, satp, pa >> PAGE_SHIFT, h->stlb_gen};

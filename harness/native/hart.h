@@ -251,7 +251,9 @@ bool read_insn(hart *h, uint64_t addr, uint32_t *insn);
 bool vmem_read(hart *h, uint64_t addr, uc_prot prot, void *buf, size_t len);
 
 /* fetch.c */
+typedef void (*pte_seen)(void *arg, const uint8_t *at, uint64_t pte);
 bool fetch_paddr(hart *h, uint64_t vaddr, uint64_t *paddr);
+bool walk_rv64(hart *h, uint64_t va, uint64_t satp, pte_seen seen, void *arg);
 bool data_paddr(hart *h, uint64_t vaddr, uint64_t *paddr);
 uint64_t current_satp(hart *h);   /* satp now, from fetch.c's copy (no Unicorn call) */
 const uint8_t *ram_ptr(hart *h, uint64_t paddr, uint64_t len);

@@ -330,32 +330,18 @@ static void note_word(struct bank *b, const uint64_t *at, uint64_t value)
     b->words[b->nwords++] = (struct pte_word){at, value};
 }
 
-/* Walk `vaddr` as the fill just did, from host RAM, noting every word read. */
+static void seen_word(void *arg, const uint8_t *at, uint64_t pte)
+{
+    note_word(arg, (const uint64_t *)(const void *)at, pte);
+}
+
+/* Walk `vaddr` as the fill just did (fetch.c's walker, over host RAM), noting every
+ * word read. A walk that does not end at a leaf in RAM (a table outside RAM, a mode
+ * the walker does not know) leaves the bank uncheckable. */
 static void note_walk(hart *h, struct bank *b, uint64_t vaddr)
 {
-    unsigned mode = (unsigned)(b->satp >> 60), levels;
-    if (mode == SV39_MODE)
-        levels = 3;
-    else if (mode == SV39_MODE + 1)
-        levels = 4;   /* Sv48 */
-    else {
+    if (!walk_rv64(h, vaddr, b->satp, seen_word, b))
         b->broken = true;
-        return;
-    }
-    uint64_t table = (b->satp & ((1ull << 44) - 1)) << PAGE_SHIFT;
-    for (int level = (int)levels - 1; level >= 0; level--) {
-        uint64_t vpn = (vaddr >> (PAGE_SHIFT + 9 * (unsigned)level)) & 511;
-        const uint64_t *at = (const uint64_t *)ram_ptr(h, table + vpn * 8, 8);
-        if (!at) {
-            b->broken = true;   /* a table outside RAM: not checkable here */
-            return;
-        }
-        uint64_t pte = *at;
-        note_word(b, at, pte);
-        if (!(pte & PTE_V) || (pte & (PTE_R | PTE_X)))
-            return;   /* a leaf (or a fault, which made no entry) */
-        table = ((pte >> 10) & ((1ull << 44) - 1)) << PAGE_SHIFT;
-    }
 }
 
 /* pmp.c's fill is about to install an entry for `vaddr` in MMU mode `mmu_idx`. */
