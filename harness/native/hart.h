@@ -321,7 +321,7 @@ enum { TLBBANK_ENABLED, TLBBANK_ELIDED, TLBBANK_RESTORED, TLBBANK_STARTED, TLBBA
        TLBBANK_COUNTS };
 void tlbbank_note_fill(hart *h, uint64_t vaddr, int prot, int mmu_idx);
 bool tlbbank_flush(hart *h);
-bool tlbbank_on(const hart *h);
+bool tlbbank_settled(const hart *h);
 bool tlbbank_active(const hart *h);
 void tlbbank_flushed(hart *h);
 void tlbbank_satp_begin(hart *h);

@@ -186,9 +186,11 @@ bool tlbbank_active(const hart *h)
     return on(h);
 }
 
-/* Whether the hart is done with: kept per address space, or never to be (false also when it cannot be
- * (RV32, Unicorn's layout not recognised), which tlbbank_flushed will not retry. */
-bool tlbbank_on(const hart *h)
+/* Whether it is decided if the hart's TLB is kept per address space: it is, or it
+ * never will be (RV32, or Unicorn's layout not recognised, which tlbbank_flushed does
+ * not check again). Until then tlbflush.c gives the hart Unicorn's full flush, after
+ * which tlbbank_flushed can check. */
+bool tlbbank_settled(const hart *h)
 {
     return on(h) || h->s.xlen != 64 || h->bank_refused;
 }

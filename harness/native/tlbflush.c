@@ -108,9 +108,7 @@ static void flush(void *cpu, bool rv64)
     if (h && tlbbank_flush(h))
         return;   /* tlbbank.c: the TLB holds what a refill would rebuild */
     struct fill_record *r = record_of(cpu);
-    if (!r || r->overflow || (h && !tlbbank_on(h))) {
-        /* (A hart tlbbank.c does not serve yet gets Unicorn's flush, after which
-         * tlbbank.c can check Unicorn's layout.) */
+    if (!r || r->overflow || (h && !tlbbank_settled(h))) {
         if (rv64)
             tlb_flush_riscv64(cpu);
         else
