@@ -28,7 +28,7 @@ SOURCE_DIR = Path(__file__).resolve().parent
 SOURCES = ("regs.c", "decode.c", "fetch.c", "icount.c", "interrupt.c", "trap.c", "xret.c",
            "csrops.c", "events.c", "guard.c", "hooks.c", "snapshot.c",
            "dirty.c", "codesync.c", "pmp.c", "tlbflush.c", "tlbbank.c", "dispatch.c", "trigger.c",
-           "hpm.c", "shape.c", "plt.c", "csrfast.c")
+           "hpm.c", "shape.c", "pairer.c", "plt.c", "csrfast.c")
 CFLAGS = ("-O2", "-g", "-shared", "-fPIC", "-std=c11", "-Wall", "-Wextra", "-Werror",
           "-Wno-unused-parameter", "-fvisibility=default")
 
@@ -157,6 +157,13 @@ def load_library() -> ctypes.CDLL:
         "shaper_path": (None, [vp, u32, ctypes.POINTER(ctypes.c_int32),
                                ctypes.POINTER(ctypes.c_uint8)]),
         "shaper_depth": (u32, [vp]),
+        "pairer_new": (vp, [ctypes.c_char_p, ctypes.c_size_t, u64, ctypes.c_uint]),
+        "pairer_free": (None, [vp]),
+        "pairer_own": (i32, [vp, u64, ctypes.c_int64]),
+        "pairer_run": (i32, [vp, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_int64, u32,
+                             ctypes.POINTER(vp), ctypes.POINTER(ctypes.c_size_t),
+                             ctypes.POINTER(vp), ctypes.POINTER(ctypes.c_size_t),
+                             ctypes.POINTER(ctypes.c_int64)]),
     }
     for name, (restype, argtypes) in signatures.items():
         fn = getattr(lib, name)

@@ -31,14 +31,38 @@ from __future__ import annotations
 
 import gc
 from array import array
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Protocol
 
-from harness.abi.csr import Exc, Irq, Priv, cause_name
+from harness.abi.csr import Exc, Priv, cause_name
 from harness.mmu.scheme import decode_satp
 from harness.trace.events import RECORD, Event, EventLog, TrapEvent, XretEvent
+from harness.trace.pairer import (
+    ALARM,
+    CALL_ARGS,
+    CALL_EPC,
+    CALL_INSTRET,
+    CALL_NUMBER,
+    CALL_SATP,
+    CALL_SEQ,
+    CALL_TID,
+    FORK,
+    ID,
+    NEXT,
+    NUMBER,
+    OP,
+    RET,
+    RET_INSTRET,
+    SEQ,
+    SPACE,
+    A,
+    C,
+    Op,
+    Pairer,
+    call_flags,
+)
 from harness.trace.raw import (
     A0,
     A7,
@@ -71,19 +95,25 @@ ECALL_INSN = 4          # ecall is never compressed: the call returns to epc + 4
 _PRIVS = {int(p): p for p in Priv}
 _U, _S, _M = int(Priv.U), int(Priv.S), int(Priv.M)
 _ECALL_U, _ECALL_S = int(Exc.ECALL_U), int(Exc.ECALL_S)
-_S_TIMER = int(Irq.S_TIMER)
+_RETURN, _DISOWN, _MOVE = int(Op.RETURN), int(Op.DISOWN), int(Op.MOVE)
 
 
 @contextmanager
 def _gc_paused() -> Iterator[None]:
     """The records a flow makes hold no cycles, so the cyclic garbage collector is
-    paused while it makes them: with a hundred thousand calls it would otherwise rescan
-    them again and again."""
+    paused while it makes them, and they go straight to its oldest generation after
+    (gc.freeze, then gc.unfreeze: a list splice, no scan). With a hundred thousand
+    calls it would otherwise scan them all at the next allocation, then again as they
+    age: that was a quarter of what pairing the calls costs. (Not done if something
+    else froze objects: unfreezing would release those too.)"""
     paused = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
+        if gc.get_freeze_count() == 0:
+            gc.freeze()
+            gc.unfreeze()
         if paused:
             gc.enable()
 
@@ -95,22 +125,6 @@ class LiveMemory(Protocol):
     def capture_outputs(self, call: SyscallRecord) -> None: ...
     def whoami(self) -> tuple[int, str] | None: ...
     def thread(self) -> int | None: ...
-
-
-def thread_key(satp: int, tid: int) -> int:
-    """What the flow keys a thread's pending call and resume point by: its address
-    space, and its thread id when the kernel has threads (tid 0 keys by satp alone)."""
-    return satp | (tid << 64)
-
-
-@dataclass(slots=True)
-class _Handler:
-    """A signal handler the kernel entered and the flow has not seen end yet."""
-
-    signum: int
-    name: str
-    resume: int                  # the interrupted pc: where its end returns to
-    call: SyscallRecord | None   # the system call it interrupted, to return then
 
 
 @dataclass(slots=True)
@@ -205,29 +219,17 @@ class Flow:
                                                        # indexed when rows are read
         self._indexed = 0                              # syscalls indexed so far
         self._unreturned: list[SyscallRecord] = []     # of those, the ones not returned
-        self._open: dict[int, SyscallRecord] = {}      # thread_key -> call awaiting its return
-        # return pc -> forks made from there whose child has not run yet, oldest first
-        self._forks: dict[int, list[SyscallRecord]] = {}
         self.notes: dict[int, str] = {}
-        self._entered: set[int] = set()                # satps an sret has entered
-        self._last_u: SyscallRecord | None = None      # the last trap from U, if an ecall
-        self._shaped = self.start                      # events _shape has seen
-        # Signals: thread_key -> (pc the last trap from U returns to, NONE after a
-        # fault; its seq), the handlers running per key, the kills not yet seen delivered
-        # (by signal number), and the annotations, by seq.
-        self._resume: dict[int, tuple[int, int]] = {}
-        self._handlers: dict[int, list[_Handler]] = {}
-        self._sent: dict[int, int] = {}
         self.signal_notes: dict[int, str] = {}
-        self._kills = frozenset(n for n, c in specs.items() if c.name == "kill" and
-                                any(a.name == "signum" for a in c.args))
-        # Alarms: the sigalarm numbers, thread_key -> the handler its last sigalarm set,
-        # and thread_key -> its last timer interrupt from U (the one trap that starts an
-        # alarm).
-        self._sigalarms = frozenset(n for n, c in specs.items()
-                                    if c.name == "sigalarm" and len(c.args) == 2)
-        self._alarms: dict[int, int] = {}
-        self._ticked: dict[int, int] = {}
+        # The pairing of calls with their returns (harness/native/pairer.c), and the
+        # calls it may still tell something of, by the number it gave them.
+        self._pairer = Pairer(specs, xlen)
+        self._waiting: dict[int, SyscallRecord] = {}
+        # calls by number: all of them (syscalls), or those still waited for
+        self._records: list[SyscallRecord] | dict[int, SyscallRecord] = \
+            self.syscalls if retain else self._waiting
+        self._forks = frozenset(n for n, c in specs.items() if call_flags(c) & FORK)
+        self._shaped = self.start                      # events _shape has seen
         names = signal_names()
         self._catchable = {n: name for n, name in names.items()
                            if name not in ("SIGKILL", "SIGSTOP")}
@@ -242,61 +244,153 @@ class Flow:
     def catch_up(self, stop: int | None = None) -> None:
         """Consume events the log holds that were not fed yet (up to event #stop, not
         included, if given)."""
-        unpack, size = RECORD.iter_unpack, RECORD.size
+        size = RECORD.size
         with _gc_paused():
             for first, raw in self.log.raw_chunks(self.next_seq):
                 if stop is not None:
                     if first >= stop:
                         break
                     raw = raw[:(stop - first) * size]
-                if self.retain:
-                    self._consume(first, unpack(raw), None)
-                else:
-                    for seq, rec in enumerate(unpack(raw), first):
-                        self.feed(seq, rec)
+                self.feed_raw(first, raw)
+
+    def feed_raw(self, first: int, raw: bytes) -> None:
+        """Consume the events of `raw` (records of events #first...) not fed yet. With
+        retain=False, the calls made and completed wait in `fresh`."""
+        skip = self.next_seq - first
+        if skip < 0 or skip * RECORD.size >= len(raw):
+            return
+        self._consume(self.next_seq, raw[skip * RECORD.size:] if skip else raw)
 
     def feed(self, seq: int, rec: Record, live: LiveMemory | None = None) -> SyscallRecord | None:
-        """Consume one event; returns a system call that completed with it, if any."""
+        """Consume one event, reading the machine (which sits at it) through `live`
+        if given; returns a system call that completed with it, if any."""
         if seq != self.next_seq:
             return None
-        done = self._consume(seq, (rec,), live)
-        if not self.retain:
-            if done is not None:
-                self.fresh[seq] = done
-            made = self._last_u
-            if made is not None and made.entry_seq == seq:
-                self.fresh[seq] = made
+        tid = 0
+        if live is not None:
+            frm = rec[FROM]
+            if rec[KIND] == TRAP and frm == _U:
+                if rec[CODE] == _ECALL_U and not rec[INTERRUPT]:
+                    who = live.whoami()
+                    if who is not None:
+                        self._own(rec[SATP], who)
+                tid = live.thread() or 0
+            elif rec[KIND] != TRAP and rec[TO] == _U and frm == _S and rec[CODE]:
+                if rec[SATP] not in self.pids:
+                    who = live.whoami()
+                    if who is not None:
+                        self._own(rec[SATP], who)
+                tid = live.thread() or 0
+        return self._consume(seq, RECORD.pack(*rec), live, tid)
+
+    def _consume(self, first: int, raw: bytes, live: LiveMemory | None = None,
+                 tid: int = 0) -> SyscallRecord | None:
+        """Consume events #first... (raw records) in order: pair their calls
+        (harness/native/pairer.c) and apply what the pairer concluded. Returns a
+        system call the last one completed, if any. This runs for every event of a
+        traced run: it is written for speed."""
+        done = None
+        last = first + len(raw) // RECORD.size - 1
+        paired = self._pairer.run(raw, first, tid)
+        base = self.calls_made                     # the number of paired.calls[0]
+        self._make(paired.calls, base, paired.upto, live)
+        records, retain, fresh = self._records, self.retain, self.fresh
+        for act in paired.actions:
+            op, seq = act[OP], act[SEQ]
+            if op == _RETURN:
+                call = records[act[ID]]
+                call.ret, call.exit_seq, call.exit_instret = act[RET], seq, act[RET_INSTRET]
+                call.outcome = "new image" if act[C] else "returned"
+                if not retain:
+                    fresh[seq] = call
+                    if call.ret < 0 or call.child_seq is not None or \
+                            call.number not in self._forks:
+                        del records[act[ID]]
+                if live is not None:
+                    live.capture_outputs(call)
+                if seq == last:
+                    done = call
+            else:
+                ended = self._apply(act)
+                if ended is not None and seq == last:
+                    done = ended
+                if op in (_DISOWN, _MOVE):
+                    self._make(paired.calls, base, act[NEXT], live)
+        self.next_seq = last + 1
         return done
 
-    def _consume(self, first: int, recs: Iterable[Record],
-                 live: LiveMemory | None) -> SyscallRecord | None:
-        """Consume events #first... in order; returns a system call the last one
-        completed, if any. This runs for every event of a traced run: it is written
-        for speed."""
-        ecall, sret = self._ecall, self._sret
-        done = None
-        seq = first - 1
-        for seq, rec in enumerate(recs, first):
-            done = None
-            frm = rec[FROM]
-            if rec[KIND] == TRAP:
-                if frm == _U:
-                    if rec[CODE] == _ECALL_U and not rec[INTERRUPT]:
-                        done = ecall(seq, rec, live)
-                        continue
-                    self._last_u = None
-                    tid = live.thread() if live is not None else None
-                    key = thread_key(rec[SATP], tid or 0)
-                    self._resume[key] = (rec[EPC] if rec[INTERRUPT] else NONE, seq)
-                    if rec[INTERRUPT] and rec[CODE] == _S_TIMER:
-                        self._ticked[key] = seq
-                elif frm == _S and rec[TO] == _M and rec[CODE] == _ECALL_S and \
-                        not rec[INTERRUPT]:
-                    self.notes[seq] = "sbi " + self.sbi.name(rec[A7], rec[A7 - 1])
-            elif rec[TO] == _U and frm == _S and rec[CODE]:
-                done = sret(seq, rec, live)
-        self.next_seq = seq + 1
-        return done
+    def _make(self, calls: list[tuple[int, ...]], base: int, upto: int,
+              live: LiveMemory | None) -> None:
+        """The records of the calls made, from the next one to call #upto (not
+        included); calls[0] is call #base. Each takes its process from the owner of
+        its address space now."""
+        made = self.calls_made
+        if upto <= made:
+            return
+        specs, xlen, pids = self.specs, self.xlen, self.pids
+        kept, waiting = (self.syscalls, None) if self.retain else (None, self._waiting)
+        fresh = self.fresh
+        for t in calls[made - base:upto - base]:
+            satp, number = t[CALL_SATP], t[CALL_NUMBER]
+            who = pids.get(satp)
+            call = SyscallRecord(number, specs.get(number), t[CALL_ARGS:], t[CALL_SEQ],
+                                 t[CALL_INSTRET], t[CALL_EPC], satp, xlen,
+                                 who[0] if who else None, who[1] if who else None, t[CALL_TID])
+            if kept is not None:
+                kept.append(call)
+            elif waiting is not None:
+                waiting[made] = call
+                fresh[t[CALL_SEQ]] = call
+            made += 1
+            if live is not None:
+                live.capture_inputs(call)
+        self.calls_made = made
+
+    def _apply(self, act: tuple[int, ...]) -> SyscallRecord | None:
+        """The pairer's rarer actions (all but RETURN); returns a call that completed
+        with the action's event."""
+        op, seq = act[OP], act[SEQ]
+        if op == Op.NORETURN:
+            call = self._release(act[ID])
+            call.outcome = "noreturn"
+            if act[C]:
+                return call
+        elif op == Op.FORGET:
+            self._release(act[ID])
+        elif op == Op.CHILD:
+            fork = self._records[act[ID]]
+            fork.child_seq = seq
+            self.notes[seq] = f"child's return from fork() #{fork.entry_seq}"
+            if fork.outcome != "pending":
+                self._release(act[ID])
+        elif op == Op.SBI:
+            self.notes[seq] = "sbi " + self.sbi.name(act[NUMBER], act[A])
+        elif op == Op.ENTER:
+            who = self.pids.get(act[SPACE])
+            thread = f" thread {act[C]}" if act[C] else ""
+            self.notes[seq] = f"enter pid {who[0]} ({who[1]}){thread}" if who else \
+                "enter a new address space"
+        elif op == Op.DISOWN:
+            self.pids.pop(act[SPACE], None)
+        elif op == Op.MOVE:
+            if act[A] in self.pids:
+                self._own(act[SPACE], self.pids.pop(act[A]), tell=False)
+        elif op == Op.SIG_ENTER:
+            self.signal_notes[seq] = "→ alarm handler" if act[C] == ALARM else \
+                f"→ handler for {self._handler_name(act[C])}"
+        elif op == Op.SIG_BACK:
+            self.signal_notes[seq] = f"back from {self._handler_name(act[C])} handler"
+        elif op == Op.SIG_RETURNED:
+            self.signal_notes[seq] = f"the {self._handler_name(act[C])} handler returned"
+        return None
+
+    def _release(self, number: int) -> SyscallRecord:
+        """Call #number, which the pairer will say no more of (a flow that does not
+        retain its calls forgets it)."""
+        return self._records[number] if self.retain else self._waiting.pop(number)
+
+    def _handler_name(self, signum: int) -> str:
+        return "alarm" if signum == ALARM else self._catchable.get(signum, str(signum))
 
     def _shape_up(self) -> None:
         """Compute the nesting of every event fed so far and not shaped yet: which
@@ -334,181 +428,13 @@ class Flow:
         """Traps open after the last event shaped (0: none)."""
         return self._shaper.depth
 
-    def _ecall(self, seq: int, rec: Record, live: LiveMemory | None) -> SyscallRecord | None:
-        number, satp = rec[A7], rec[SATP]
-        spec = self.specs.get(number)
-        call = SyscallRecord(number, spec, rec[A0:A0 + 6], seq, rec[INSTRET], rec[EPC], satp,
-                             self.xlen)
-        if live is not None:
-            who = live.whoami()
-            if who is not None:
-                self._own(satp, who)
-            call.tid = live.thread() or 0
-            live.capture_inputs(call)
-        who = self.pids.get(satp)
-        if who is not None:
-            call.pid, call.process = who
-        key = thread_key(satp, call.tid) if call.tid else satp
-        self.calls_made += 1
-        if self.retain:
-            self.syscalls.append(call)
-        self._last_u = call
-        if number in self._kills:
-            signum = to_signed(rec[A0 + 1], 32)
-            self._sent[signum] = self._sent.get(signum, 0) + 1
-        elif number in self._sigalarms:
-            if to_signed(rec[A0], 32) > 0:
-                self._alarms[key] = rec[A0 + 1]
-            else:
-                self._alarms.pop(key, None)
-        if spec is not None and spec.noreturn:
-            call.outcome = "noreturn"
-            self._open.pop(key, None)
-            self._resume.pop(key, None)
-            self._handlers.pop(key, None)
-            self._alarms.pop(key, None)
-            if call.tid == 0:                # a thread's exit leaves the process
-                self.pids.pop(rec[SATP], None)   # the page table is freed, may be reused
-            return call
-        self._resume[key] = (rec[EPC] + ECALL_INSN, seq)
-        self._open[key] = call
-        if spec is not None and spec.name == "fork":
-            self._forks.setdefault(rec[EPC] + ECALL_INSN, []).append(call)
-        return None
-
-    def _sret(self, seq: int, rec: Record, live: LiveMemory | None) -> SyscallRecord | None:
-        satp, pc = rec[SATP], rec[PC]
-        if live is not None and satp not in self.pids:
-            who = live.whoami()
-            if who is not None:
-                self._own(satp, who)
-        tid = (live.thread() or 0) if live is not None else 0
-        key = thread_key(satp, tid) if tid else satp
-        if key not in self._entered:
-            self._entered.add(key)
-            who = self.pids.get(satp)
-            thread = f" thread {tid}" if tid else ""
-            self.notes[seq] = f"enter pid {who[0]} ({who[1]}){thread}" if who else \
-                "enter a new address space"
-        call = self._open.get(key)
-        if call is None or pc != call.epc + ECALL_INSN:
-            opener = self._last_u      # the trap from U this sret ends the handling of
-            if opener is not None and opener.name == "exec" and opener.outcome == "pending" \
-                    and satp != opener.satp and key not in self._open:
-                call = opener            # exec succeeded: back in a new address space
-                call.outcome = "new image"
-                opened = thread_key(opener.satp, opener.tid)
-                self._open.pop(opened, None)
-                self._resume.pop(opened, None)
-                self._handlers.pop(opened, None)
-                self._alarms.pop(opened, None)   # exec ends the alarm
-                if opener.satp in self.pids:
-                    self._own(satp, self.pids.pop(opener.satp))
-            else:
-                fork = self._child_of(pc, satp)
-                if fork is not None:
-                    fork.child_seq = seq
-                    self.notes[seq] = f"child's return from fork() #{fork.entry_seq}"
-                    return None
-                return self._signal_sret(seq, rec, live, key)
-        else:
-            del self._open[key]
-            call.outcome = "returned"
-        call.ret = to_signed(rec[A0], self.xlen)
-        call.exit_seq, call.exit_instret = seq, rec[INSTRET]
-        if call.ret < 0 and call.name == "fork":     # no child will return from it
-            forks = self._forks.get(call.epc + ECALL_INSN, [])
-            if call in forks:
-                forks.remove(call)
-        if live is not None:
-            live.capture_outputs(call)
-        return call
-
-    def _signal_sret(self, seq: int, rec: Record, live: LiveMemory | None,
-                     satp: int) -> SyscallRecord | None:
-        """An sret to U that none of the rules above explains: the end of a signal
-        handler (back at its interrupted pc), the entry to one, or neither. Returns
-        the interrupted system call if it completes here. `satp`: the thread_key."""
-        pc = rec[PC]
-        running = self._handlers.get(satp, [])
-        top = running[-1] if running else None
-        if top is not None and pc == top.resume:
-            running.pop()
-            self._handler_ended(satp, top)
-            self.signal_notes[seq] = f"back from {top.name} handler"
-            call = top.call
-            if call is None:
-                return None
-            call.ret = to_signed(rec[A0], self.xlen)
-            call.exit_seq, call.exit_instret, call.outcome = seq, rec[INSTRET], "returned"
-            if live is not None:
-                live.capture_outputs(call)
-            return call
-        resume = self._resume.get(satp)
-        if resume is not None and pc == self._alarms.get(satp, NONE) and \
-                resume[0] not in (NONE, pc) and self._ticked.get(satp) == resume[1]:
-            self._handlers.setdefault(satp, []).append(_Handler(0, "alarm", resume[0], None))
-            self.signal_notes[seq] = "→ alarm handler"
-            return None
-        signum = rec[A0]
-        name = self._catchable.get(signum)
-        if name is None or not self._sent.get(signum) or resume is None:
-            return None
-        self._sent[signum] -= 1
-        if top is not None and self._ending_handler(satp, resume):
-            # The handler's end went straight into the next one: same interrupted code.
-            running.pop()
-            self._handler_ended(satp, top)
-            entered = _Handler(signum, name, top.resume, top.call)
-        elif resume[0] != NONE:
-            call = self._open.get(satp)
-            if call is not None and call.epc + ECALL_INSN == resume[0]:
-                del self._open[satp]   # it returns when the handler is done
-            else:
-                call = None
-            entered = _Handler(signum, name, resume[0], call)
-        else:
-            return None
-        self._handlers.setdefault(satp, []).append(entered)
-        self.signal_notes[seq] = f"→ handler for {name}"
-        return None
-
-    def _ending_handler(self, satp: int, resume: tuple[int, int]) -> bool:
-        """Is the trap this sret returns from the end of a handler: a sigreturn, or
-        the fault a returning handler takes?"""
-        call = self._open.get(satp)
-        return resume[0] == NONE or (call is not None and call.name == "sigreturn" and
-                                     call.epc + ECALL_INSN == resume[0])
-
-    def _handler_ended(self, satp: int, handler: _Handler) -> None:
-        """The trap that ended handler: a sigreturn, which does not return to its
-        caller, or the fault of a handler that returned (ra = SIGRETURN_PC)."""
-        resume = self._resume.get(satp)
-        call = self._open.get(satp)
-        if call is not None and call.name == "sigreturn":
-            del self._open[satp]
-            call.outcome = "noreturn"
-        elif resume is not None and resume[0] == NONE:
-            self.signal_notes[resume[1]] = f"the {handler.name} handler returned"
-
-    def _child_of(self, pc: int, satp: int) -> SyscallRecord | None:
-        """The fork whose child this is: an sret to a fork's return address in another
-        address space. The fork that returned the child's pid if that pid is known
-        (capture reads it from the kernel), else the oldest fork from there whose
-        child has not run yet (the scheduler runs new processes in order)."""
-        forks = self._forks.get(pc)
-        if not forks:
-            return None
-        who = self.pids.get(satp)
-        mine = [f for f in forks if f.satp != satp and (who is None or f.ret == who[0])]
-        if not mine:
-            return None
-        forks.remove(mine[0])
-        return mine[0]
-
-    def _own(self, satp: int, who: tuple[int, str]) -> None:
+    def _own(self, satp: int, who: tuple[int, str], tell: bool = True) -> None:
+        """Address space satp is process who's (the pairer is told, unless it
+        concluded so itself)."""
         self.pids[satp] = self.named[satp] = who
         self.spaces.setdefault(who[0], set()).add(satp)
+        if tell:
+            self._pairer.own(satp, who[0])
 
     def resolve_pids(self, roots: dict[int, tuple[int, str]]) -> None:
         """Name address spaces from a process table (page-table root physical address

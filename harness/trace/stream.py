@@ -54,6 +54,7 @@ __all__ = ["HOLD", "HOLD_SECONDS", "FlowStream", "RowSink"]
 
 HOLD = 512              # rows held at most while a nesting is open
 HOLD_SECONDS = 0.2      # and for at most this long
+FEED = 128              # events paired at a time: the calls they make wait in flow.fresh
 _PRIVS = {int(p): p for p in Priv}
 
 RowSink = Callable[[list[FlowRow]], None]
@@ -82,6 +83,7 @@ class FlowStream:
         self._depth = 0                       # traps open after the last event fed
         self._ready: list[FlowRow] = []       # shown rows not yet handed to the sink
         self._kept: set[int] = set()          # --cause: traps shown, their returns to come
+        self._noted: list[int] = []           # traps of the nesting that have a note
         self._root_call: SyscallRecord | None = None
         self._counted: dict[int, SyscallRecord] = {}   # shown calls still pending
         self.made: Counter[str] = Counter()    # calls whose ecall was shown, by name
@@ -104,14 +106,15 @@ class FlowStream:
         shaped = flow.shape(first, raw)
         returns, roots, paths, owners, depths = (shaped.returns, shaped.roots, shaped.paths,
                                                  shaped.owners, shaped.depths)
-        feed, path_of, fresh, notes = flow.feed, flow.path, flow.fresh, flow.notes
+        path_of, fresh, notes, noted = flow.path, flow.fresh, flow.notes, self._noted
         counted = self._counted
         xlen = flow.xlen
         complete = 0                          # held rows whose nestings are over
+        size = RECORD.size
         for i, rec in enumerate(RECORD.iter_unpack(raw)):
             seq = first + i
-            if seq >= flow.next_seq:
-                feed(seq, rec)                # not fed live by the tracer's capture
+            if not i % FEED:                  # what the tracer's capture did not feed live
+                flow.feed_raw(seq, raw[i * size:(i + FEED) * size])
             opened: int | None = returns[i]
             if opened == NONE:
                 opened = None
@@ -124,7 +127,14 @@ class FlowStream:
                 if call.failed:
                     self.failed[call.name] += 1
             is_trap = rec[KIND] == TRAP
-            note = notes.get(seq, "")
+            # The chunk's notes are all made: an xRET's is taken now, a trap's waits for
+            # the xRET that returns from it (an SBI call's result), or for its nesting's end.
+            if not is_trap:
+                note = notes.pop(seq, "") if notes else ""
+            else:
+                note = notes.get(seq, "") if notes else ""
+                if note:
+                    noted.append(seq)
             if opened is not None:
                 opener = notes.pop(opened, "")
                 if not note and opener.startswith("sbi "):
@@ -138,7 +148,9 @@ class FlowStream:
                 owners[i], call, note, rec[STATUS_BEFORE], rec[STATUS_AFTER], hart=rec[HART]))
             self._depth = depths[i]
             if self._depth == 0:              # the nesting is over
-                notes.clear()
+                for trap in noted:
+                    notes.pop(trap, None)
+                noted.clear()
                 complete = len(held)
             if len(held) >= HOLD:
                 # Show the nestings that are over; a nesting that has gone on for HOLD
@@ -190,7 +202,10 @@ class FlowStream:
             for row in rows:
                 row.signal = signals.pop(row.seq, "")
             if not held and self._depth == 0:
-                signals.clear()
+                # notes left for events shown already (a handler's return is known
+                # only later); those of the events still to come stay
+                for seq in [seq for seq in signals if seq <= rows[-1].seq]:
+                    del signals[seq]
         self._name(rows)
         shown = [row for row in rows if self._passes(row)]
         for row in shown:

@@ -29,6 +29,7 @@ __all__ = [
     "SyscallRecord",
     "call_specs",
     "escape_bytes",
+    "is_failure",
     "open_flags_text",
     "signal_names",
     "signal_set_text",
@@ -215,6 +216,11 @@ def struct_text(v: StructValue) -> str | None:
     return form(v) if form is not None else None
 
 
+def is_failure(ret: int | None) -> bool:
+    """Whether a call that returned `ret` (None: has not returned) failed."""
+    return ret is not None and ret < 0
+
+
 def to_signed(value: int, bits: int) -> int:
     """`value` (its low `bits` bits) as a two's-complement number: how a register
     holding a return value or an `int` argument reads. The one sign conversion of
@@ -282,7 +288,7 @@ class SyscallRecord:
 
     @property
     def failed(self) -> bool:
-        return self.ret is not None and self.ret < 0
+        return is_failure(self.ret)
 
     def arg_text(self, i: int, outputs: bool = True) -> str:
         """Argument i as shown in a call: captured memory (what an output argument
