@@ -22,7 +22,7 @@
  * call's record is made from its own list in one tight loop. Only a change of owner
  * (DISOWN, MOVE) must come between the calls made before it and those after, as the
  * owner at the ecall names the call's process: each says how many calls were made
- * by the next one (`next`), and a run says how many by the first (`*upto`).
+ * by the next one (in its `id`), and a run says how many by the first (`*upto`).
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -47,14 +47,15 @@ enum {
 
 /* What flow.py is told; one event may give several, in the order they apply. */
 enum {
-    ACT_RETURN = 1,       /* call #id returned at seq with ret; c: 1 a new image */
+    ACT_RETURN = 1,       /* call #id returned at seq with ret, x its instret; c: 1 a
+                             new image */
     ACT_NORETURN,         /* call #id will not return; c: 1 it completed at seq */
     ACT_FORGET,           /* call #id is no longer waited for (its thread went away) */
     ACT_CHILD,            /* the sret at seq is the first return of fork #id's child */
-    ACT_SBI,              /* the ecall at seq from S is an SBI call: number = a7, a = a6 */
-    ACT_ENTER,            /* the sret at seq enters thread (satp, c: tid) first */
-    ACT_DISOWN,           /* address space satp has no process any more (next) */
-    ACT_MOVE,             /* exec: the process of address space a now owns satp (next) */
+    ACT_SBI,              /* the ecall at seq from S is an SBI call: x = a7, y = a6 */
+    ACT_ENTER,            /* the sret at seq enters thread (y: satp, c: tid) first */
+    ACT_DISOWN,           /* address space y has no process any more (id: see below) */
+    ACT_MOVE,             /* exec: the process of address space x now owns y (id) */
     ACT_SIG_ENTER,        /* the sret at seq enters the handler for signal c (0: alarm) */
     ACT_SIG_BACK,         /* the sret at seq is back from the handler for signal c */
     ACT_SIG_RETURNED,     /* the trap at seq is the return of the handler for signal c */
@@ -62,11 +63,10 @@ enum {
 
 struct pair_action {
     uint32_t op, c;
-    int64_t seq, id, ret;
-    uint64_t a, number;       /* number: ACT_SBI's a7 */
-    uint64_t instret;         /* ACT_RETURN: at the sret */
-    uint64_t satp;
-    int64_t next;             /* ACT_DISOWN, ACT_MOVE: calls made by the next of them */
+    int64_t seq;
+    int64_t id;               /* ACT_DISOWN, ACT_MOVE: calls made by the next of them */
+    int64_t ret;
+    uint64_t x, y;
 };
 
 /* A system call made: its ecall, the thread that made it, a7 and a0..a5. */
@@ -286,7 +286,7 @@ static struct pair_action *emit(struct pairer *p, uint32_t op, int64_t seq, int6
 static void end_cut(struct pairer *p)
 {
     if (p->cut)
-        p->out[p->cut - 1].next = p->calls;
+        p->out[p->cut - 1].id = p->calls;
     else
         *p->upto = p->calls;
 }
@@ -404,7 +404,7 @@ static void on_ecall(struct pairer *p, const struct hart_event *e, int64_t seq, 
             disown(p, e->satp);       /* the page table is freed, may be reused */
             struct pair_action *gone = emit_cut(p, ACT_DISOWN, seq);
             if (gone)
-                gone->satp = e->satp;
+                gone->y = e->satp;
         }
         return;
     }
@@ -438,7 +438,7 @@ static void returned(struct pairer *p, struct callref *c, const struct hart_even
     if (a) {
         a->ret = c->ret;
         a->c = (uint32_t)image;
-        a->instret = e->instret;
+        a->x = e->instret;
     }
     settle(p, c);
 }
@@ -570,7 +570,7 @@ static void on_sret(struct pairer *p, const struct hart_event *e, int64_t seq, u
         th->entered = 1;
         struct pair_action *a = emit(p, ACT_ENTER, seq, -1);
         if (a)
-            a->satp = e->satp, a->c = tid;
+            a->y = e->satp, a->c = tid;
     }
     uint64_t pc = e->pc;
     if (th->has_open && pc == th->open.epc + ECALL_INSN) {
@@ -608,7 +608,7 @@ static void on_sret(struct pairer *p, const struct hart_event *e, int64_t seq, u
             o->valid = 1;
             struct pair_action *a = emit_cut(p, ACT_MOVE, seq);
             if (a)
-                a->a = opener.satp, a->satp = e->satp;
+                a->x = opener.satp, a->y = e->satp;
         }
         returned(p, &opener, e, seq, 1);
         return;
@@ -716,7 +716,7 @@ int pairer_run(struct pairer *p, const void *records, size_t count, int64_t firs
                        e.code == CAUSE_SUPERVISOR_ECALL && !e.interrupt) {
                 struct pair_action *a = emit(p, ACT_SBI, seq, -1);
                 if (a)
-                    a->number = e.a7, a->a = e.a6;
+                    a->x = e.a7, a->y = e.a6;
             }
         } else if (e.priv_to == PRV_U && e.priv_from == PRV_S && e.code) {
             on_sret(p, &e, seq, tid);

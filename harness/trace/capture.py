@@ -141,19 +141,24 @@ class LiveCapture:
         if call.spec is None:
             return
         mem = UserMemory(self.m, call.satp)
-        for i, spec in enumerate(call.spec.args):
-            if spec.kind.is_input and i < len(call.args):
-                call.inputs[i] = self._input(mem, spec, call.args[i], call.args)
+        got = {i: self._input(mem, spec, call.args[i], call.args)
+               for i, spec in enumerate(call.spec.args)
+               if spec.kind.is_input and i < len(call.args)}
+        if got:
+            call.inputs = got
 
     def capture_outputs(self, call: SyscallRecord) -> None:
         if call.spec is None or call.ret is None or call.ret < 0:
             return
         mem = UserMemory(self.m, call.satp)
+        got: dict[int, Captured] = {}
         for i, spec in enumerate(call.spec.args):
             if spec.kind.is_output and i < len(call.args) and call.args[i]:
-                got = self._output(mem, spec, call.args[i], call.ret)
-                if got is not None:
-                    call.outputs[i] = got
+                out = self._output(mem, spec, call.args[i], call.ret)
+                if out is not None:
+                    got[i] = out
+        if got:
+            call.outputs = got
 
     def _input(self, mem: UserMemory, spec: ArgSpec, ptr: int,
                args: tuple[int, ...]) -> Captured:

@@ -50,17 +50,14 @@ from harness.trace.pairer import (
     CALL_TID,
     FORK,
     ID,
-    NEXT,
-    NUMBER,
     OP,
     RET,
-    RET_INSTRET,
     SEQ,
-    SPACE,
-    A,
     C,
     Op,
     Pairer,
+    X,
+    Y,
     call_flags,
 )
 from harness.trace.raw import (
@@ -215,10 +212,7 @@ class Flow:
         self._roots = array("q")
         self._path = array("I")
         self._owners = array("Q")
-        self._calls: dict[int, SyscallRecord] = {}     # seq of entry or return -> call,
-                                                       # indexed when rows are read
-        self._indexed = 0                              # syscalls indexed so far
-        self._unreturned: list[SyscallRecord] = []     # of those, the ones not returned
+        self._calls: dict[int, SyscallRecord] = {}     # retain: seq of entry or return -> call
         self.notes: dict[int, str] = {}
         self.signal_notes: dict[int, str] = {}
         # The pairing of calls with their returns (harness/native/pairer.c), and the
@@ -294,14 +288,16 @@ class Flow:
         paired = self._pairer.run(raw, first, tid)
         base = self.calls_made                     # the number of paired.calls[0]
         self._make(paired.calls, base, paired.upto, live)
-        records, retain, fresh = self._records, self.retain, self.fresh
+        records, retain, fresh, index = self._records, self.retain, self.fresh, self._calls
         for act in paired.actions:
             op, seq = act[OP], act[SEQ]
             if op == _RETURN:
                 call = records[act[ID]]
-                call.ret, call.exit_seq, call.exit_instret = act[RET], seq, act[RET_INSTRET]
+                call.ret, call.exit_seq, call.exit_instret = act[RET], seq, act[X]
                 call.outcome = "new image" if act[C] else "returned"
-                if not retain:
+                if retain:
+                    index[seq] = call
+                else:
                     fresh[seq] = call
                     if call.ret < 0 or call.child_seq is not None or \
                             call.number not in self._forks:
@@ -315,7 +311,7 @@ class Flow:
                 if ended is not None and seq == last:
                     done = ended
                 if op in (_DISOWN, _MOVE):
-                    self._make(paired.calls, base, act[NEXT], live)
+                    self._make(paired.calls, base, act[ID], live)
         self.next_seq = last + 1
         return done
 
@@ -327,7 +323,7 @@ class Flow:
         made = self.calls_made
         if upto <= made:
             return
-        specs, xlen, pids = self.specs, self.xlen, self.pids
+        specs, xlen, pids, index = self.specs, self.xlen, self.pids, self._calls
         kept, waiting = (self.syscalls, None) if self.retain else (None, self._waiting)
         fresh = self.fresh
         for t in calls[made - base:upto - base]:
@@ -338,6 +334,7 @@ class Flow:
                                  who[0] if who else None, who[1] if who else None, t[CALL_TID])
             if kept is not None:
                 kept.append(call)
+                index[t[CALL_SEQ]] = call
             elif waiting is not None:
                 waiting[made] = call
                 fresh[t[CALL_SEQ]] = call
@@ -364,17 +361,17 @@ class Flow:
             if fork.outcome != "pending":
                 self._release(act[ID])
         elif op == Op.SBI:
-            self.notes[seq] = "sbi " + self.sbi.name(act[NUMBER], act[A])
+            self.notes[seq] = "sbi " + self.sbi.name(act[X], act[Y])
         elif op == Op.ENTER:
-            who = self.pids.get(act[SPACE])
+            who = self.pids.get(act[Y])
             thread = f" thread {act[C]}" if act[C] else ""
             self.notes[seq] = f"enter pid {who[0]} ({who[1]}){thread}" if who else \
                 "enter a new address space"
         elif op == Op.DISOWN:
-            self.pids.pop(act[SPACE], None)
+            self.pids.pop(act[Y], None)
         elif op == Op.MOVE:
-            if act[A] in self.pids:
-                self._own(act[SPACE], self.pids.pop(act[A]), tell=False)
+            if act[X] in self.pids:
+                self._own(act[Y], self.pids.pop(act[X]), tell=False)
         elif op == Op.SIG_ENTER:
             self.signal_notes[seq] = "→ alarm handler" if act[C] == ALARM else \
                 f"→ handler for {self._handler_name(act[C])}"
@@ -468,7 +465,6 @@ class Flow:
     def rows(self, filt: FlowFilter | None = None) -> Iterator[FlowRow]:
         self.catch_up()
         self._shape_up()
-        self._index_calls()
         f = filt or FlowFilter()
         kept: set[int] = set()
         for seq, rec in iter_records(self.log, max(self.start, f.seq[0] or 0)):
@@ -492,24 +488,6 @@ class Flow:
                 elif row.returns_from not in kept:
                     continue
             yield row
-
-    def _index_calls(self) -> None:
-        """Index calls by the seq of their entry and of their return: the calls made
-        since the last time, and the returns since then of calls made before (a
-        flow read again and again, as the stepper does, indexes each call once)."""
-        calls, waiting = self._calls, []
-        for c in self._unreturned:
-            if c.exit_seq is not None:
-                calls[c.exit_seq] = c
-            else:
-                waiting.append(c)
-        for c in self.syscalls[self._indexed:]:
-            calls[c.entry_seq] = c
-            if c.exit_seq is not None:
-                calls[c.exit_seq] = c
-            else:
-                waiting.append(c)
-        self._indexed, self._unreturned = len(self.syscalls), waiting
 
     def _row(self, seq: int, rec: Record, i: int) -> FlowRow:
         is_trap = rec[KIND] == TRAP

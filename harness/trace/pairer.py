@@ -19,10 +19,9 @@ from harness.trace.syscalls import CallSpec, signal_names
 
 __all__ = ["ACTION", "ALARM", "CALL", "Op", "Paired", "Pairer", "call_flags"]
 
-ACTION = struct.Struct("<IIqqqQQQQq")
-"""struct pair_action: op, c, seq, id, ret, a, number, instret (RET_INSTRET), satp
-(SPACE), next."""
-OP, C, SEQ, ID, RET, A, NUMBER, RET_INSTRET, SPACE, NEXT = range(10)
+ACTION = struct.Struct("<IIqqqQQ")
+"""struct pair_action: op, c, seq, id, ret, x, y (what each holds: Op)."""
+OP, C, SEQ, ID, RET, X, Y = range(7)
 CALL = struct.Struct("<qQQQQQ6Q")
 """struct pair_call: seq, tid, instret, epc, satp, number (a7), a0..a5."""
 CALL_SEQ, CALL_TID, CALL_INSTRET, CALL_EPC, CALL_SATP, CALL_NUMBER, CALL_ARGS = range(7)
@@ -33,14 +32,14 @@ ALARM = 0
 class Op(IntEnum):
     """pairer.c's ACT_* (see there for what each field holds)."""
 
-    RETURN = 1        # call #id returned at seq with ret (c: 1 a new program image)
+    RETURN = 1        # call #id returned at seq with ret, x its instret (c: 1 a new image)
     NORETURN = 2      # call #id will not return (c: 1 it is complete at seq)
     FORGET = 3        # call #id is waited for no more: its thread went away
     CHILD = 4         # the sret at seq is fork #id's child's first return
-    SBI = 5           # the ecall from S at seq is an SBI call (number: a7, a: a6)
-    ENTER = 6         # the sret at seq first enters thread (satp, c: tid)
-    DISOWN = 7        # address space satp has no process any more (next: see Pairer.run)
-    MOVE = 8          # exec: the process of address space a now owns satp (next)
+    SBI = 5           # the ecall from S at seq is an SBI call (x: a7, y: a6)
+    ENTER = 6         # the sret at seq first enters thread (y: satp, c: tid)
+    DISOWN = 7        # address space y has no process any more (id: see Paired)
+    MOVE = 8          # exec: the process of address space x now owns y (id: see Paired)
     SIG_ENTER = 9     # the sret at seq enters the handler for signal c (0: an alarm)
     SIG_BACK = 10     # the sret at seq is back from the handler for signal c
     SIG_RETURNED = 11  # the trap at seq is how the handler for signal c returned
@@ -66,7 +65,7 @@ class Paired:
     """What one run of the pairer concluded: the calls made (CALL tuples, numbered on
     from the calls of earlier runs), the actions (ACTION tuples) in the order they
     apply, and `upto`: the calls made (in all runs) by the first DISOWN or MOVE, each
-    of which gives in NEXT the count by the next one, or by the run's end. A call's
+    of which gives in ID the count by the next one, or by the run's end. A call's
     record takes its process from the owner of its address space at its ecall."""
 
     calls: list[tuple[int, ...]]

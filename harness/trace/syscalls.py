@@ -14,7 +14,8 @@ its address.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from enum import Enum
 from functools import cache
 
@@ -256,6 +257,25 @@ class Captured:
     data: bytes = b""
 
 
+class _Nothing(Mapping[int, Captured]):
+    """No memory captured: one shared, empty, read-only mapping for every call that has
+    none (a dict of its own for each would be a third of what making a call costs)."""
+
+    def __getitem__(self, i: int) -> Captured:
+        raise KeyError(i)
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(())
+
+    def __len__(self) -> int:
+        return 0
+
+    __hash__ = object.__hash__     # a default a dataclass accepts: it is never changed
+
+
+NOTHING: Mapping[int, Captured] = _Nothing()
+
+
 @dataclass(eq=False, slots=True)
 class SyscallRecord:
     """One system call: the ecall that made it and the sret that returned from it
@@ -279,8 +299,8 @@ class SyscallRecord:
     outcome: str = "pending"        # returned | noreturn | new image | pending
                                     # (a sigreturn that resumed: noreturn)
     child_seq: int | None = None    # fork: the child's return (its first sret), if seen
-    inputs: dict[int, Captured] = field(default_factory=dict)
-    outputs: dict[int, Captured] = field(default_factory=dict)
+    inputs: Mapping[int, Captured] = NOTHING     # by argument: read at the ecall
+    outputs: Mapping[int, Captured] = NOTHING    # and at the return (capture.py)
 
     @property
     def name(self) -> str:
