@@ -28,7 +28,7 @@ SOURCE_DIR = Path(__file__).resolve().parent
 SOURCES = ("regs.c", "decode.c", "fetch.c", "icount.c", "interrupt.c", "trap.c", "xret.c",
            "csrops.c", "events.c", "guard.c", "hooks.c", "snapshot.c",
            "dirty.c", "codesync.c", "pmp.c", "tlbflush.c", "tlbbank.c", "dispatch.c", "trigger.c",
-           "hpm.c", "shape.c", "pairer.c", "plt.c", "csrfast.c")
+           "hpm.c", "grow.c", "shape.c", "pairer.c", "plt.c", "csrfast.c")
 CFLAGS = ("-O2", "-g", "-shared", "-fPIC", "-std=c11", "-Wall", "-Wextra", "-Werror",
           "-Wno-unused-parameter", "-fvisibility=default")
 

@@ -151,22 +151,6 @@ struct pairer {
     int failed;
 };
 
-static int grow(void **p, size_t *cap, size_t need, size_t size)
-{
-    if (need <= *cap)
-        return 0;
-    size_t n = *cap ? *cap : 8;
-    while (n < need)
-        n *= 2;
-    void *q = realloc(*p, n * size);
-    if (!q)
-        return -1;
-    memset((char *)q + *cap * size, 0, (n - *cap) * size);
-    *p = q;
-    *cap = n;
-    return 0;
-}
-
 static size_t slot_of(uint64_t k, uint32_t t, size_t cap)
 {
     uint64_t x = (k ^ ((uint64_t)t << 32) ^ (k >> 29)) * 0x9e3779b97f4a7c15ull;
@@ -231,7 +215,7 @@ static struct thread *thread_of(struct pairer *p, uint64_t satp, uint32_t tid)
     uint32_t i = map_get(&p->thread_map, satp, tid);
     if (i)
         return &p->threads[i - 1];
-    if (grow((void **)&p->threads, &p->cap_threads, p->nthreads + 1, sizeof *p->threads) ||
+    if (grow_array((void **)&p->threads, &p->cap_threads, p->nthreads + 1, sizeof *p->threads) ||
         map_put(&p->thread_map, satp, tid, (uint32_t)p->nthreads + 1))
         return NULL;
     struct thread *th = &p->threads[p->nthreads++];
@@ -246,7 +230,7 @@ static struct forks *forks_at(struct pairer *p, uint64_t pc, int create)
     if (i)
         return &p->forks[i - 1];
     if (!create ||
-        grow((void **)&p->forks, &p->cap_forks, p->nforks + 1, sizeof *p->forks) ||
+        grow_array((void **)&p->forks, &p->cap_forks, p->nforks + 1, sizeof *p->forks) ||
         map_put(&p->fork_map, pc, 0, (uint32_t)p->nforks + 1))
         return NULL;
     struct forks *f = &p->forks[p->nforks++];
@@ -260,7 +244,7 @@ static struct owner *owner_of(struct pairer *p, uint64_t satp, int create)
     if (i)
         return &p->owners[i - 1];
     if (!create ||
-        grow((void **)&p->owners, &p->cap_owners, p->nowners + 1, sizeof *p->owners) ||
+        grow_array((void **)&p->owners, &p->cap_owners, p->nowners + 1, sizeof *p->owners) ||
         map_put(&p->owner_map, satp, 0, (uint32_t)p->nowners + 1))
         return NULL;
     struct owner *o = &p->owners[p->nowners++];
@@ -270,7 +254,7 @@ static struct owner *owner_of(struct pairer *p, uint64_t satp, int create)
 
 static struct pair_action *emit(struct pairer *p, uint32_t op, int64_t seq, int64_t id)
 {
-    if (grow((void **)&p->out, &p->cap_out, p->nout + 1, sizeof *p->out)) {
+    if (grow_array((void **)&p->out, &p->cap_out, p->nout + 1, sizeof *p->out)) {
         p->failed = 1;
         return NULL;
     }
@@ -368,7 +352,7 @@ static void on_ecall(struct pairer *p, const struct hart_event *e, int64_t seq, 
     uint64_t number = e->a7;
     struct callref c = {p->calls++, e->epc, e->satp, tid,
                         number < p->nflags ? p->flags[number] : 0, 1, 0, 0};
-    if (grow((void **)&p->made, &p->cap_made, p->nmade + 1, sizeof *p->made)) {
+    if (grow_array((void **)&p->made, &p->cap_made, p->nmade + 1, sizeof *p->made)) {
         p->failed = 1;
         return;
     }
@@ -418,7 +402,7 @@ static void on_ecall(struct pairer *p, const struct hart_event *e, int64_t seq, 
     th->has_open = 1;
     if (c.flags & CALL_FORK) {
         struct forks *f = forks_at(p, e->epc + ECALL_INSN, 1);
-        if (!f || grow((void **)&f->v, &f->cap, f->n + 1, sizeof *f->v)) {
+        if (!f || grow_array((void **)&f->v, &f->cap, f->n + 1, sizeof *f->v)) {
             p->failed = 1;
             return;
         }
@@ -491,7 +475,7 @@ static void handler_ended(struct pairer *p, struct thread *th, const struct hand
 
 static int push_handler(struct pairer *p, struct thread *th, struct handler h)
 {
-    if (grow((void **)&th->h, &th->caph, th->nh + 1, sizeof *th->h)) {
+    if (grow_array((void **)&th->h, &th->caph, th->nh + 1, sizeof *th->h)) {
         p->failed = 1;
         return -1;
     }

@@ -51,21 +51,6 @@ struct shaper {
     int failed;                  /* out of memory once: every later call fails */
 };
 
-static int grow(void **p, size_t *cap, size_t need, size_t size)
-{
-    if (need <= *cap)
-        return 0;
-    size_t n = *cap ? *cap : 8;
-    while (n < need)
-        n *= 2;
-    void *q = realloc(*p, n * size);
-    if (!q)
-        return -1;
-    *p = q;
-    *cap = n;
-    return 0;
-}
-
 /* The id of path `parent` + (priv,), interned on first use; NONE when out of memory. */
 static int32_t path_id(struct shaper *s, int32_t parent, uint8_t priv)
 {
@@ -114,7 +99,7 @@ static struct nesting *nesting_of(struct shaper *s, uint32_t hart)
     struct nesting *n = &s->harts[hart];
     if (n->n == 0) {
         int32_t path = path_id(s, NONE, s->initial);
-        if (path == NONE || grow((void **)&n->v, &n->cap, 1, sizeof *n->v))
+        if (path == NONE || grow_array((void **)&n->v, &n->cap, 1, sizeof *n->v))
             return NULL;
         n->v[0] = (struct level){NONE, NONE, 0, (uint32_t)path, s->initial};
         n->n = 1;
@@ -203,7 +188,7 @@ int shaper_run(struct shaper *s, const void *records, size_t count, int64_t firs
                 owner = e.priv_from == PRV_U ? e.satp : 0;
             }
             int32_t path = path_id(s, (int32_t)top->path, e.priv_to);
-            if (path == NONE || grow((void **)&n->v, &n->cap, n->n + 1, sizeof *n->v))
+            if (path == NONE || grow_array((void **)&n->v, &n->cap, n->n + 1, sizeof *n->v))
                 goto oom;
             n->v[n->n++] = (struct level){seq, root, owner, (uint32_t)path, e.priv_to};
         } else {
