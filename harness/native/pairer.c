@@ -643,13 +643,9 @@ void pairer_free(struct pairer *p)
     free(p);
 }
 
-/* Python learnt who owns address space satp (pid >= 0), or that no one does (-1). */
+/* Python learnt that process pid owns address space satp. */
 int pairer_own(struct pairer *p, uint64_t satp, int64_t pid)
 {
-    if (pid < 0) {
-        disown(p, satp);
-        return 0;
-    }
     struct owner *o = owner_of(p, satp, 1);
     if (!o)
         return -1;

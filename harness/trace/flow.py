@@ -59,6 +59,7 @@ from harness.trace.pairer import (
     X,
     Y,
     call_flags,
+    catchable_signals,
 )
 from harness.trace.raw import (
     A0,
@@ -84,14 +85,13 @@ from harness.trace.raw import (
 )
 from harness.trace.sbi import SbiNames
 from harness.trace.shaper import NONE, Shaped, Shaper
-from harness.trace.syscalls import CallSpec, SyscallRecord, signal_names, to_signed
+from harness.trace.syscalls import CallSpec, SyscallRecord, to_signed
 
 __all__ = ["Flow", "FlowFilter", "FlowRow", "LiveMemory"]
 
-ECALL_INSN = 4          # ecall is never compressed: the call returns to epc + 4
 _PRIVS = {int(p): p for p in Priv}
-_U, _S, _M = int(Priv.U), int(Priv.S), int(Priv.M)
-_ECALL_U, _ECALL_S = int(Exc.ECALL_U), int(Exc.ECALL_S)
+_U, _S = int(Priv.U), int(Priv.S)
+_ECALL_U = int(Exc.ECALL_U)
 _RETURN, _DISOWN, _MOVE = int(Op.RETURN), int(Op.DISOWN), int(Op.MOVE)
 
 
@@ -189,7 +189,8 @@ class Flow:
                  start: int | None = None, retain: bool = True) -> None:
         """Analyse `log` from event #start (default: events logged from now on), the
         hart then being at privilege `initial`. Without `retain`, the flow keeps no
-        calls nor per-event state: it is fed and stepped one event at a time."""
+        calls nor per-event state: the calls made and completed by what it was last fed
+        wait in `fresh` (harness/trace/stream.py feeds and steps it a chunk at a time)."""
         self.log = log
         self.retain = retain
         self.calls_made = 0                            # system calls fed so far
@@ -224,9 +225,7 @@ class Flow:
             self.syscalls if retain else self._waiting
         self._forks = frozenset(n for n, c in specs.items() if call_flags(c) & FORK)
         self._shaped = self.start                      # events _shape has seen
-        names = signal_names()
-        self._catchable = {n: name for n, name in names.items()
-                           if name not in ("SIGKILL", "SIGSTOP")}
+        self._catchable = catchable_signals()
 
     def __len__(self) -> int:
         return self.next_seq - self.start

@@ -12,12 +12,13 @@ import struct
 import weakref
 from dataclasses import dataclass
 from enum import IntEnum
+from functools import cache
 
 from harness.native import load_library
 from harness.trace.events import RECORD
 from harness.trace.syscalls import CallSpec, signal_names
 
-__all__ = ["ACTION", "ALARM", "CALL", "Op", "Paired", "Pairer", "call_flags"]
+__all__ = ["ACTION", "ALARM", "CALL", "Op", "Paired", "Pairer", "call_flags", "catchable_signals"]
 
 ACTION = struct.Struct("<IIqqqQQ")
 """struct pair_action: op, c, seq, id, ret, x, y (what each holds: Op)."""
@@ -79,6 +80,13 @@ def _unpack(layout: struct.Struct, at: int | None, count: int) -> list[tuple[int
     return list(layout.iter_unpack(ctypes.string_at(at, count * layout.size)))
 
 
+@cache
+def catchable_signals() -> dict[int, str]:
+    """The signals a handler can catch (abi.h's, but SIGKILL and SIGSTOP), by number."""
+    return {n: name for n, name in signal_names().items()
+            if name not in ("SIGKILL", "SIGSTOP")}
+
+
 class Pairer:
     def __init__(self, specs: dict[int, CallSpec], xlen: int) -> None:
         self._lib = load_library()
@@ -86,10 +94,7 @@ class Pairer:
         for number, spec in specs.items():
             if number >= 0:
                 flags[number] = call_flags(spec)
-        catchable = 0
-        for n, name in signal_names().items():
-            if 0 <= n < 64 and name not in ("SIGKILL", "SIGSTOP"):
-                catchable |= 1 << n
+        catchable = sum(1 << n for n in catchable_signals() if 0 <= n < 64)
         handle = self._lib.pairer_new(bytes(flags), len(flags), catchable, xlen)
         if not handle:
             raise MemoryError("no memory for a trap flow's call pairing")
@@ -108,7 +113,7 @@ class Pairer:
         return Paired(_unpack(CALL, calls.value, ncalls.value),
                       _unpack(ACTION, acts.value, nacts.value), upto.value)
 
-    def own(self, satp: int, pid: int | None) -> None:
-        """Address space satp belongs to process pid (None: to none)."""
-        if self._lib.pairer_own(self._p, satp, -1 if pid is None else pid) < 0:
+    def own(self, satp: int, pid: int) -> None:
+        """Address space satp belongs to process pid."""
+        if self._lib.pairer_own(self._p, satp, pid) < 0:
             raise MemoryError("no memory for a trap flow's call pairing")
