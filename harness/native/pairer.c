@@ -146,7 +146,7 @@ struct pairer {
     size_t nmade, cap_made;
     struct pair_action *out;
     size_t nout, cap_out;
-    size_t cut;               /* the last DISOWN or MOVE + 1, waiting for its `next` */
+    size_t cut;               /* the last DISOWN or MOVE + 1, waiting for its count */
     int64_t *upto;            /* where the first one's count goes */
     int failed;
 };
