@@ -75,6 +75,8 @@ struct hooked_insn {
     uc_hook handle;
 };
 
+#define L0_REFS 3   /* L0 slots a block_info records (icount.c retire_l0) */
+
 /* One cached translated block: its instruction count and where each instruction
  * starts (bit i set: an instruction starts at parcel i, i.e. at start + 2*i). */
 struct block_info {
@@ -84,6 +86,8 @@ struct block_info {
     uint32_t count;
     uint32_t gen;         /* valid only while equal to hart.icache_gen */
     uint16_t hookable;    /* instructions in it that need a code hook */
+    uint16_t nl0;         /* L0 entries made for it (icount.c), up to L0_REFS recorded */
+    uint16_t l0[L0_REFS]; /* which L0 slots they are, so retiring it clears just those */
     uint64_t starts[4];   /* first 256 parcels; longer blocks are re-decoded */
 };
 
@@ -91,7 +95,7 @@ struct block_info {
 #define MAX_BLOCK_BYTES 4100 /* a TB never spans more than a page plus a parcel */
 #define STLB_SLOTS 256       /* power of two */
 #define HOOK_SLOTS 4096      /* power of two; open addressing by address */
-#define L0_SLOTS 256         /* power of two */
+#define L0_SLOTS 4096        /* power of two */
 #define GUARD_MAX 32         /* code-page guard ranges (guard.c) before they are reset */
 
 /* The last blocks seen at a virtual address under satp `ctx`, valid while no
