@@ -66,6 +66,38 @@ static bool from_helper(uintptr_t ra, bool rv64)
     return false;
 }
 
+/* Where Unicorn's mstatus lies in an RV64 CPU state (`env`), found once by watching
+ * which word follows a write through Unicorn's register API; NULL if none does
+ * unambiguously (then status_access goes through the API). RV32 keeps the API. */
+#define ENV_WORDS 1024
+static size_t mstatus_at = SIZE_MAX;   /* word index; 0: not found */
+
+static uint64_t *mstatus_word(void *env, hart *h, unsigned xlen)
+{
+    uint64_t *w = env;
+    if (xlen != 64)
+        return NULL;
+    if (mstatus_at == SIZE_MAX) {
+        unsigned priv = cur_priv(h);
+        if (priv != PRV_M)
+            set_reg(h, UC_RISCV_REG_PRIV, PRV_M);
+        uint64_t v = reg(h, UC_RISCV_REG_MSTATUS);
+        set_reg(h, UC_RISCV_REG_MSTATUS, v ^ MSTATUS_SPIE);   /* no side effects */
+        uint64_t flipped = reg(h, UC_RISCV_REG_MSTATUS);
+        size_t found = 0, hits = 0;
+        for (size_t k = 1; k < ENV_WORDS && flipped != v; k++)
+            if (w[k] == flipped)
+                found = k, hits++;
+        set_reg(h, UC_RISCV_REG_MSTATUS, v);
+        if (hits != 1 || w[found] != v)
+            found = 0;
+        if (priv != PRV_M)
+            set_reg(h, UC_RISCV_REG_PRIV, priv);
+        mstatus_at = found;
+    }
+    return mstatus_at ? &w[mstatus_at] : NULL;
+}
+
 /* The access done here, or false to hand it on: not from an instruction, another
  * CSR, or a privilege the CSR's level forbids (Unicorn's check raises the
  * illegal-instruction exception then, as the code-hook path let it). */
@@ -77,7 +109,8 @@ static bool fast_access(void *env, unsigned xlen, int csrno, uint64_t *ret, uint
     hart *h = hart_of_env(env, xlen);
     if (!h || cur_priv(h) < (((unsigned)csrno >> 8) & 3))
         return false;
-    uint64_t old = status_access(h, (unsigned)csrno, new_value, write_mask);
+    uint64_t old = status_access(h, (unsigned)csrno, new_value, write_mask,
+                                 mstatus_word(env, h, xlen));
     *ret = old;
     if ((((old & ~write_mask) | (new_value & write_mask)) & ~old) &
         (MSTATUS_SIE | MSTATUS_MIE)) {
@@ -167,8 +200,9 @@ bool csrfast_install(void)
            plt_patch("riscv_csrrw_riscv32", (void *)csrrw32);
 }
 
-/* Accesses csrfast.c completed (tests: the fast path is the one taken). */
-uint64_t csrfast_count(void)
+/* Accesses csrfast.c completed (tests: the fast path is the one taken); with
+ * `direct`, those of them done on Unicorn's mstatus word without its register API. */
+uint64_t csrfast_count(bool direct)
 {
-    return fast_count;
+    return direct ? status_direct : fast_count;
 }

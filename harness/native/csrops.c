@@ -171,21 +171,64 @@ static uint64_t status_raw(hart *h, uint64_t m)
     return m & ~MSTATUS_EXTRA & ~UXL_SXL_64;
 }
 
+/* Bits a status write may change in Unicorn's mstatus word directly (csrfast.c):
+ * inside the mask of QEMU 5.0's write_mstatus, and none that makes it flush the TLB
+ * (MXR, MPP, MPV, MPRV, SUM). These are the interrupt-enable bits spinlocks toggle. */
+#define STATUS_DIRECT (MSTATUS_SIE | MSTATUS_SPIE | MSTATUS_MIE | MSTATUS_MPIE | MSTATUS_SPP)
+
+/* Unicorn's mstatus word after a write of `value` over `raw`, as QEMU 5.0's
+ * write_mstatus makes it, when only STATUS_DIRECT bits change (UXL/SXL and SD are
+ * outside its mask or recomputed): false otherwise. */
+static bool direct_status(uint64_t raw, uint64_t value, uint64_t *out)
+{
+    uint64_t diff = (raw ^ value) & ~(MSTATUS64_SD | MSTATUS_UXL | MSTATUS_SXL);
+    if (diff & ~(uint64_t)STATUS_DIRECT)
+        return false;
+    uint64_t v = raw ^ diff;
+    bool dirty = (v & MSTATUS_FS) == MSTATUS_FS || (v & MSTATUS_XS) == MSTATUS_XS;
+    *out = (v & ~MSTATUS64_SD) | (dirty ? MSTATUS64_SD : 0);
+    return true;
+}
+
+uint64_t status_direct;   /* accesses that never went through the register API */
+
 /* A CSR instruction's access to sstatus or mstatus (csrfast.c): what it reads, and with
- * a write mask, the write, reaching Unicorn's mstatus under one lend of level M
- * (csr_raw and set_csr_raw lend it once per access). */
-uint64_t status_access(hart *h, unsigned csr, uint64_t new_value, uint64_t write_mask)
+ * a write mask, the write. `word` is Unicorn's mstatus in its CPU state when csrfast.c
+ * has found it (RV64): read there, and written there when direct_status allows;
+ * otherwise Unicorn's mstatus is reached through its register API, under one lend of
+ * level M. */
+uint64_t status_access(hart *h, unsigned csr, uint64_t new_value, uint64_t write_mask,
+                       uint64_t *word)
 {
     unsigned priv = cur_priv(h);
-    if (priv != PRV_M)
-        set_reg(h, UC_RISCV_REG_PRIV, PRV_M);
-    uint64_t m = guest_mstatus_of(h, reg(h, UC_RISCV_REG_MSTATUS));
+    bool lent = false;
+    uint64_t raw, value, direct;
+    if (!word) {
+        if (priv != PRV_M)
+            set_reg(h, UC_RISCV_REG_PRIV, PRV_M), lent = true;
+        raw = reg(h, UC_RISCV_REG_MSTATUS);
+    } else {
+        raw = *word;
+    }
+    uint64_t m = guest_mstatus_of(h, raw);
     uint64_t old = status_view(csr, m) & h->xmask;
-    if (write_mask)
-        set_reg(h, UC_RISCV_REG_MSTATUS, status_raw(h, status_written(
-            csr, m, ((old & ~write_mask) | (new_value & write_mask)) & h->xmask)));
-    if (priv != PRV_M)
+    bool api = !word;
+    if (write_mask) {
+        value = status_raw(h, status_written(
+            csr, m, ((old & ~write_mask) | (new_value & write_mask)) & h->xmask));
+        if (word && direct_status(raw, value, &direct)) {
+            *word = direct;
+        } else {
+            if (!lent && priv != PRV_M)
+                set_reg(h, UC_RISCV_REG_PRIV, PRV_M), lent = true;
+            set_reg(h, UC_RISCV_REG_MSTATUS, value);
+            api = true;
+        }
+    }
+    if (lent)
         set_reg(h, UC_RISCV_REG_PRIV, priv);
+    if (!api)
+        status_direct++;
     return old;
 }
 

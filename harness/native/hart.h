@@ -301,7 +301,9 @@ void update_deadline(hart *h);
 bool emulate_csr(hart *h, uint32_t insn, uint64_t pc, unsigned priv);
 bool csr_read_virtual(hart *h, unsigned csr, uint64_t *value);
 bool csr_write_virtual(hart *h, unsigned csr, uint64_t value);
-uint64_t status_access(hart *h, unsigned csr, uint64_t new_value, uint64_t write_mask);
+extern uint64_t status_direct;
+uint64_t status_access(hart *h, unsigned csr, uint64_t new_value, uint64_t write_mask,
+                       uint64_t *word);
 bool csr_write_enables_interrupts(unsigned csr);
 bool is_virtualised_csr(unsigned csr, unsigned xlen);
 

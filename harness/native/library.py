@@ -147,7 +147,7 @@ def load_library() -> ctypes.CDLL:
         "privlab_probe": (None, [i32]),
         "dispatch_installed": (ctypes.c_bool, []),
         "tlbflush_count": (u64, [ctypes.c_bool]),
-        "csrfast_count": (u64, []),
+        "csrfast_count": (u64, [ctypes.c_bool]),
         "tlbbank_count": (u64, [ctypes.c_uint]),
         "shaper_new": (vp, [ctypes.c_uint8]),
         "shaper_free": (None, [vp]),

@@ -21,8 +21,8 @@ SSTATUS_SUM = 1 << 18
 MSTATUS_MPP_S = 1 << 11
 
 
-def fast_accesses() -> int:
-    return int(load_library().csrfast_count())
+def fast_accesses(direct: bool = False) -> int:
+    return int(load_library().csrfast_count(direct))
 
 
 def enter_s(body: str) -> str:
@@ -54,6 +54,42 @@ def test_s_mode_reads_and_writes_see_qemus_sstatus_without_a_code_hook(bare: Bar
     # every one of them done in the helper, with the csrc and csrs of mstatus in M
     assert fast_accesses() - before == 7
     assert m.hart.csr(Csr.SSTATUS) == a1          # the host reads what the guest read
+
+
+def test_interrupt_enable_toggles_go_straight_to_unicorns_mstatus_word(bare: Bare) -> None:
+    """The spinlock pattern (xv6's push_off/pop_off): SIE and SPP writes and every read
+    are done on Unicorn's mstatus word itself; SUM (which flushes the TLB in Unicorn's
+    write_mstatus) and the M-mode MPP writes go through its register API. Either way
+    the guest reads QEMU 7.2's sstatus, and SD follows FS as write_mstatus makes it."""
+    m = bare(build_asm("""
+    li t0, 0x6000               // FS = dirty: SD set (through the API, FS is not direct)
+    csrs mstatus, t0
+""" + enter_s("""
+    csrr a1, sstatus
+    csrsi sstatus, 2            // SIE on, nothing pending
+    csrr a2, sstatus
+    csrci sstatus, 2            // SIE off
+    li t0, 1 << 8
+    csrs sstatus, t0            // SPP
+    csrr a3, sstatus
+    li t0, 1 << 18
+    csrs sstatus, t0            // SUM: through the API
+    csrr a4, sstatus
+    """)))
+    before, before_direct = fast_accesses(), fast_accesses(direct=True)
+    result = m.run(max_insns=10_000)
+    assert result.stop is Stop.HALT and result.exit_status == int(Exc.ECALL_S)
+    a1, a2, a3, a4 = (m.hart.x(r) for r in (11, 12, 13, 14))
+    sd = 1 << 63
+    assert a1 & sd and a1 & 0x6000 == 0x6000 and a1 & (3 << 32) == 2 << 32
+    assert a2 == a1 | 2
+    assert a3 == a1 | 1 << 8
+    assert a4 == a3 | SSTATUS_SUM
+    assert m.hart.csr(Csr.SSTATUS) == a4
+    # csrs FS, csrc/csrs MPP (M), then eight in S: all done in the helper. Three reached
+    # the register API: FS, MPP = S, SUM (the csrc of MPP changed nothing: direct)
+    assert fast_accesses() - before == 11
+    assert fast_accesses(direct=True) - before_direct == 8
 
 
 def test_m_mode_mstatus_read_shows_uxl_sxl_and_the_mpp_written(bare: Bare) -> None:
