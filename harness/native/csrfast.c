@@ -66,11 +66,37 @@ static bool from_helper(uintptr_t ra, bool rv64)
     return false;
 }
 
-/* Where Unicorn's mstatus lies in an RV64 CPU state (`env`), found once by watching
- * which word follows a write through Unicorn's register API; NULL if none does
- * unambiguously (then status_access goes through the API). RV32 keeps the API. */
+/* Where Unicorn's mstatus lies in an RV64 CPU state (`env`), found once: the one word
+ * that follows two writes through Unicorn's register API (interrupt-enable and SPP
+ * bits flipped, which have no side effects there, then the value put back). Two
+ * values, since one alone can match an unrelated word (mstatus is often 0x20 or 0);
+ * none found unambiguously: NULL, and status_access goes through the API. RV32 keeps
+ * the API. */
 #define ENV_WORDS 1024
+#define PROBE_1 (MSTATUS_SIE | MSTATUS_SPIE | MSTATUS_MPIE | MSTATUS_SPP)
+#define PROBE_2 (MSTATUS_SPIE | MSTATUS_SPP)
 static size_t mstatus_at = SIZE_MAX;   /* word index; 0: not found */
+
+static size_t find_mstatus(hart *h, const uint64_t *w)
+{
+    static bool candidate[ENV_WORDS];
+    uint64_t v = reg(h, UC_RISCV_REG_MSTATUS);
+    set_reg(h, UC_RISCV_REG_MSTATUS, v ^ PROBE_1);
+    uint64_t p1 = reg(h, UC_RISCV_REG_MSTATUS);
+    for (size_t k = 0; k < ENV_WORDS; k++)
+        candidate[k] = w[k] == p1;
+    set_reg(h, UC_RISCV_REG_MSTATUS, v ^ PROBE_2);
+    uint64_t p2 = reg(h, UC_RISCV_REG_MSTATUS);
+    for (size_t k = 0; k < ENV_WORDS; k++)
+        candidate[k] = candidate[k] && w[k] == p2;
+    set_reg(h, UC_RISCV_REG_MSTATUS, v);
+    size_t found = 0, hits = 0;
+    for (size_t k = 1; k < ENV_WORDS; k++)
+        if (candidate[k] && w[k] == v)
+            found = k, hits++;
+    bool distinct = p1 != v && p2 != v && p1 != p2;   /* the writes took effect */
+    return distinct && hits == 1 ? found : 0;
+}
 
 static uint64_t *mstatus_word(void *env, hart *h, unsigned xlen)
 {
@@ -81,19 +107,9 @@ static uint64_t *mstatus_word(void *env, hart *h, unsigned xlen)
         unsigned priv = cur_priv(h);
         if (priv != PRV_M)
             set_reg(h, UC_RISCV_REG_PRIV, PRV_M);
-        uint64_t v = reg(h, UC_RISCV_REG_MSTATUS);
-        set_reg(h, UC_RISCV_REG_MSTATUS, v ^ MSTATUS_SPIE);   /* no side effects */
-        uint64_t flipped = reg(h, UC_RISCV_REG_MSTATUS);
-        size_t found = 0, hits = 0;
-        for (size_t k = 1; k < ENV_WORDS && flipped != v; k++)
-            if (w[k] == flipped)
-                found = k, hits++;
-        set_reg(h, UC_RISCV_REG_MSTATUS, v);
-        if (hits != 1 || w[found] != v)
-            found = 0;
+        mstatus_at = find_mstatus(h, w);
         if (priv != PRV_M)
             set_reg(h, UC_RISCV_REG_PRIV, priv);
-        mstatus_at = found;
     }
     return mstatus_at ? &w[mstatus_at] : NULL;
 }
