@@ -148,6 +148,7 @@ def load_library() -> ctypes.CDLL:
         "dispatch_installed": (ctypes.c_bool, []),
         "tlbflush_count": (u64, [ctypes.c_bool]),
         "csrfast_count": (u64, [ctypes.c_bool]),
+        "pmp_noexec_fills": (u64, []),
         "tlbbank_count": (u64, [ctypes.c_uint]),
         "shaper_new": (vp, [ctypes.c_uint8]),
         "shaper_free": (None, [vp]),

@@ -397,6 +397,26 @@ static bool check64(void *env, uint64_t addr, uint64_t size, int privs, uint64_t
 }
 
 /* QEMU's PAGE_READ/WRITE/EXEC are PMP's R/W/X bits. */
+/* Is an access at `mode` untranslated (M, or satp bare)? Then every TLB fill grants
+ * read, write and execute, and Unicorn never lets a store to an entry that allows
+ * execution leave its slow path (its notdirty_write marks only entries without
+ * addr_code dirty): a kernel that fills memory before it turns paging on (xv6's kinit
+ * writes all 128 MB) stayed there for every store. So a load's or store's fill there
+ * leaves execute out: a fetch from the page misses the entry and fills its own, as a
+ * fetch from a page only read so far does. Without page tables there are no A/D bits
+ * a second fill could set, so nothing the guest sees changes. Unknown satp (it is
+ * being written): translated, the entry is left as it is. */
+static uint64_t noexec_fills;
+
+static bool untranslated(hart *h, unsigned mode)
+{
+    if (mode == PRV_M)
+        return true;
+    if (h->satp_stale)
+        return false;
+    return h->s.xlen == 64 ? (h->satp >> 60) == 0 : ((h->satp >> 31) & 1) == 0;
+}
+
 static void fill_args(uint64_t paddr, int *prot, uint64_t *size)
 {
     unsigned privs;
@@ -428,6 +448,16 @@ static void fill_args(uint64_t paddr, int *prot, uint64_t *size)
     /* A fetch from a divided page keeps the page's entry, as QEMU 7.2 does: the first
      * fetch's check decides for the instructions on the page (docs/machine.md); its
      * loads and stores still come back to the check, each one. */
+    if (last_check.privs != PMP_X && untranslated(h, last_check.mode) && (*prot & (int)PMP_X)) {
+        *prot &= ~(int)PMP_X;
+        noexec_fills++;
+    }
+}
+
+/* Loads' and stores' fills without execute (tests: the path is taken). */
+uint64_t pmp_noexec_fills(void)
+{
+    return noexec_fills;
 }
 
 static void fill32(void *cpu, uint32_t vaddr, uint64_t paddr, int prot, int mmu_idx,
