@@ -396,7 +396,8 @@ static bool check64(void *env, uint64_t addr, uint64_t size, int privs, uint64_t
     return check(env, 64, addr, size, (unsigned)privs, mode, __builtin_return_address(0));
 }
 
-/* QEMU's PAGE_READ/WRITE/EXEC are PMP's R/W/X bits. */
+static uint64_t noexec_fills;   /* loads' and stores' fills that left execute out */
+
 /* Is an access at `mode` untranslated (M, or satp bare)? Then every TLB fill grants
  * read, write and execute, and Unicorn never lets a store to an entry that allows
  * execution leave its slow path (its notdirty_write marks only entries without
@@ -406,8 +407,6 @@ static bool check64(void *env, uint64_t addr, uint64_t size, int privs, uint64_t
  * fetch from a page only read so far does. Without page tables there are no A/D bits
  * a second fill could set, so nothing the guest sees changes. Unknown satp (it is
  * being written): translated, the entry is left as it is. */
-static uint64_t noexec_fills;
-
 static bool untranslated(hart *h, unsigned mode)
 {
     if (mode == PRV_M)
@@ -417,6 +416,7 @@ static bool untranslated(hart *h, unsigned mode)
     return h->s.xlen == 64 ? (h->satp >> 60) == 0 : ((h->satp >> 31) & 1) == 0;
 }
 
+/* QEMU's PAGE_READ/WRITE/EXEC are PMP's R/W/X bits. */
 static void fill_args(uint64_t paddr, int *prot, uint64_t *size)
 {
     unsigned privs;
@@ -448,6 +448,8 @@ static void fill_args(uint64_t paddr, int *prot, uint64_t *size)
     /* A fetch from a divided page keeps the page's entry, as QEMU 7.2 does: the first
      * fetch's check decides for the instructions on the page (docs/machine.md); its
      * loads and stores still come back to the check, each one. */
+
+    /* A load or store without translation: an entry without execute (untranslated). */
     if (last_check.privs != PMP_X && untranslated(h, last_check.mode) && (*prot & (int)PMP_X)) {
         *prot &= ~(int)PMP_X;
         noexec_fills++;
