@@ -317,6 +317,10 @@ void dispatch_install(void);
 bool dispatch_installed(void);
 void core_tracecode(int32_t size, uint32_t index, void *uc, int64_t address);
 
+/* exitcheck.c */
+void exitcheck_install(void);
+uint64_t exitcheck_count(bool emitted);
+
 /* tlbflush.c */
 void tlbflush_note_fill(void *cpu, uint64_t vaddr, int mmu_idx);
 void tlbflush_full32(void *cpu);
@@ -343,6 +347,7 @@ bool pmp_install(void);
 hart *hart_of_env(void *env, unsigned xlen);
 hart *hart_of_cpu(const void *cpu);
 bool plt_patch(const char *name, void *fn);
+void **plt_slot(const char *name);
 bool code_range_of(void *fn, uintptr_t *lo, uintptr_t *hi);
 bool csrfast_install(void);
 bool csrfast_handles(unsigned csr);

@@ -370,6 +370,7 @@ hart *hart_new(uc_engine *uc, unsigned xlen)
     if (!pmp_install())
         return NULL;   /* Unicorn's PMP could not be replaced (pmp.c) */
     dispatch_install();
+    exitcheck_install();
     hart *h = calloc(1, sizeof *h);
     if (!h)
         return NULL;

@@ -18,8 +18,8 @@
 
 #include "hart.h"
 
-/* Point libunicorn's PLT slot for `name` at `fn`. */
-static bool patch_slot(const ElfW(Addr) base, const ElfW(Dyn) *dyn, const char *name, void *fn)
+/* libunicorn's PLT slot for `name`, made writable; NULL when it has none. */
+static void **find_slot(const ElfW(Addr) base, const ElfW(Dyn) *dyn, const char *name)
 {
     const ElfW(Rela) *rela = NULL;
     const ElfW(Sym) *symtab = NULL;
@@ -35,7 +35,7 @@ static bool patch_slot(const ElfW(Addr) base, const ElfW(Dyn) *dyn, const char *
         }
     }
     if (!rela || !symtab || !strtab)
-        return false;
+        return NULL;
     for (size_t k = 0; k < relsz / sizeof *rela; k++) {
         const ElfW(Sym) *s = &symtab[ELF64_R_SYM(rela[k].r_info)];
         if (strcmp(strtab + s->st_name, name) != 0)
@@ -44,11 +44,10 @@ static bool patch_slot(const ElfW(Addr) base, const ElfW(Dyn) *dyn, const char *
         long pg = sysconf(_SC_PAGESIZE);
         void *start = (void *)((uintptr_t)slot & ~(uintptr_t)(pg - 1));
         if (mprotect(start, (size_t)pg, PROT_READ | PROT_WRITE) != 0)
-            return false;
-        *slot = fn;
-        return true;
+            return NULL;
+        return slot;
     }
-    return false;
+    return NULL;
 }
 
 struct find_arg {
@@ -74,14 +73,25 @@ static int find_object(struct dl_phdr_info *info, size_t size, void *data)
     return 0;
 }
 
-/* Point libunicorn's PLT slot for `name` at `fn`; false when libunicorn has none. */
-bool plt_patch(const char *name, void *fn)
+/* libunicorn's PLT slot for `name` (writable), where its own calls to `name` jump
+ * through; NULL when libunicorn has none. */
+void **plt_slot(const char *name)
 {
     static struct find_arg a;
     a.inside = (uintptr_t)(void *)&uc_open;
     if (!a.dyn && !(dl_iterate_phdr(find_object, &a) && a.dyn))
+        return NULL;
+    return find_slot(a.base, a.dyn, name);
+}
+
+/* Point libunicorn's PLT slot for `name` at `fn`; false when libunicorn has none. */
+bool plt_patch(const char *name, void *fn)
+{
+    void **slot = plt_slot(name);
+    if (!slot)
         return false;
-    return patch_slot(a.base, a.dyn, name, fn);
+    *slot = fn;
+    return true;
 }
 
 /* Where function `fn` of libunicorn lies, from its symbol's size: how a replacement

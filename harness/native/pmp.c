@@ -335,6 +335,37 @@ void privlab_probe(int on)
     }
 }
 
+/* Is there RAM or a device at physical address pa? Asked only for stores outside RAM
+ * (device pages, or nothing), at a TLB fill. */
+static bool backed(hart *h, uint64_t pa)
+{
+    if (pa >= h->ram_base && pa - h->ram_base < h->ram_size)
+        return true;
+    uc_mem_region *regions;
+    uint32_t n;
+    if (uc_mem_regions(h->uc, &regions, &n) != UC_ERR_OK)
+        return true;   /* cannot tell: leave it to Unicorn's own path */
+    bool found = false;
+    for (uint32_t i = 0; i < n && !found; i++)
+        found = regions[i].begin <= pa && pa <= regions[i].end;
+    uc_free(regions);
+    return found;
+}
+
+/* A store to a physical address with nothing behind it is a store access fault at the
+ * store, as on QEMU 7.2 (its unassigned-memory access fails the transaction). Refused
+ * here, before the fill, because Unicorn would only note it and stop at the next check,
+ * and exitcheck.c leaves out the checks after stores. The page is noted as unmapped
+ * memory's is (hooks.c on_unmapped) for the tval of a store that crosses into it. */
+static bool store_backed(hart *h, uint64_t addr)
+{
+    if (backed(h, addr))
+        return true;
+    h->s.unmapped_type = UC_MEM_WRITE_UNMAPPED;
+    h->s.unmapped_addr = addr;
+    return false;
+}
+
 static bool check(void *env, unsigned xlen, uint64_t addr, uint64_t size, unsigned privs,
                   uint64_t mode, void *caller)
 {
@@ -373,7 +404,8 @@ static bool check(void *env, unsigned xlen, uint64_t addr, uint64_t size, unsign
         h->trig_mode = (unsigned)mode;
         ok = false;
     } else {
-        ok = pmp_allows(h, addr, size, privs, (unsigned)mode);
+        ok = pmp_allows(h, addr, size, privs, (unsigned)mode) &&
+            (!access || !(privs & PMP_W) || store_backed(h, addr));
         /* A load/store trigger fires before the access (trigger.c). */
         if (ok && access && trigger_data_hit(h, addr, privs))
             ok = false;
