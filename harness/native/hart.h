@@ -104,9 +104,10 @@ struct block_info {
  * not change keeps the epoch, so each space finds its blocks again. */
 struct l0_entry {
     uint64_t vaddr, ctx;
-    uint32_t size, epoch;
-    uint32_t count;               /* b->count, so that a hit need not touch b */
     struct block_info *b;
+    uint32_t epoch;
+    uint16_t size;                /* a block is at most MAX_BLOCK_BYTES */
+    uint16_t count;               /* b->count, so that a hit need not touch b */
 };
 
 /* Physical pages [lo, hi] that hold code, covered by one memory hook (guard.c). */
@@ -264,6 +265,22 @@ const uint8_t *ram_ptr(hart *h, uint64_t paddr, uint64_t len);
 void stlb_flush(hart *h);
 
 /* icount.c */
+static inline size_t l0_slot(uint64_t vaddr)
+{
+    return (size_t)((vaddr >> 1) ^ (vaddr >> 12)) & (L0_SLOTS - 1);
+}
+
+/* The L0 entry for the block at vaddr of `size` bytes in the current address space, if
+ * it is valid; inline, so a block entry that hits L0 (nearly all) makes no call. With
+ * satp being written (satp_stale) only block_lookup can tell. */
+static inline const struct l0_entry *l0_hit(const hart *h, uint64_t vaddr, uint32_t size)
+{
+    const struct l0_entry *l0 = &h->l0[l0_slot(vaddr)];
+    if (!h->satp_stale && l0->vaddr == vaddr && l0->size == size &&
+        l0->epoch == h->xlat_epoch && l0->ctx == h->satp)
+        return l0;
+    return NULL;
+}
 const struct block_info *block_lookup(hart *h, uint64_t start, uint32_t size, bool *fresh,
                                      uint32_t *count);
 uint32_t insns_before(hart *h, uint64_t addr);

@@ -95,15 +95,22 @@ void on_block(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
             h->s.instret += h->blk_count;
         return;
     }
-    bool retranslate;
     uint32_t count;
-    const struct block_info *b = block_lookup(h, addr, size, &retranslate, &count);
-    if (retranslate) {
-        /* New code hooks: drop this translation so the next one carries them. */
-        uc_ctl_remove_cache(h->uc, addr, addr + size);
-        set_reg(h, UC_RISCV_REG_PC, addr);
-        h->blk = NULL;
-        return;
+    const struct block_info *b;
+    const struct l0_entry *l0 = l0_hit(h, addr, size);
+    if (__builtin_expect(l0 != NULL, 1)) {
+        b = l0->b;
+        count = l0->count;
+    } else {
+        bool retranslate;
+        b = block_lookup(h, addr, size, &retranslate, &count);
+        if (retranslate) {
+            /* New code hooks: drop this translation so the next one carries them. */
+            uc_ctl_remove_cache(h->uc, addr, addr + size);
+            set_reg(h, UC_RISCV_REG_PC, addr);
+            h->blk = NULL;
+            return;
+        }
     }
     if (crosses_budget(h, addr, count))
         return;

@@ -106,7 +106,7 @@ static void retire_l0(hart *h, struct block_info *b)
 /* Make the L0 entry at `slot` point at `b`, and remember the slot in it. */
 static void set_l0(hart *h, size_t slot, uint64_t vaddr, uint32_t size, struct block_info *b)
 {
-    h->l0[slot] = (struct l0_entry){vaddr, h->satp, size, h->xlat_epoch, b->count, b};
+    h->l0[slot] = (struct l0_entry){vaddr, h->satp, b, h->xlat_epoch, (uint16_t)size, (uint16_t)b->count};
     for (unsigned i = 0; i < b->nl0 && i < L0_REFS; i++)
         if (b->l0[i] == slot)
             return;
@@ -129,10 +129,9 @@ const struct block_info *block_lookup(hart *h, uint64_t vaddr, uint32_t size, bo
     *retranslate = false;
     if (h->satp_stale)
         fetch_paddr(h, vaddr, &paddr);   /* settle satp (and the epoch) first */
-    size_t slot = ((vaddr >> 1) ^ (vaddr >> 12)) & (L0_SLOTS - 1);
-    struct l0_entry *l0 = &h->l0[slot];
-    if (l0->vaddr == vaddr && l0->size == size && l0->epoch == h->xlat_epoch &&
-        l0->ctx == h->satp) {
+    size_t slot = l0_slot(vaddr);
+    const struct l0_entry *l0 = l0_hit(h, vaddr, size);
+    if (l0) {
         *count = l0->count;
         return l0->b;
     }
