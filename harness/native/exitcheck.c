@@ -86,10 +86,22 @@ static bool called_through(const uint8_t *ret, void **slot)
     return (const uint8_t *)(stub + 6 + disp) == (const uint8_t *)slot;
 }
 
+/* The engine a TCG context translates for, if exitcheck_install learned where the
+ * context keeps it (rv64: the RISCV64 build's context, else the RISCV32 one's); NULL
+ * otherwise. */
+void *exitcheck_engine(void *tcg_ctx, bool rv64)
+{
+    const struct generator *g = &generators[rv64];
+    void *uc;
+    if (!g->slot)
+        return NULL;
+    memcpy(&uc, (const uint8_t *)tcg_ctx + g->uc_offset, sizeof uc);
+    return uc;
+}
+
 static void generate(struct generator *g, void *tcg_ctx, const uint8_t *ret)
 {
-    void *uc;
-    memcpy(&uc, (const uint8_t *)tcg_ctx + g->uc_offset, sizeof uc);
+    void *uc = exitcheck_engine(tcg_ctx, g == &generators[1]);
     if (hart_of_engine(uc) && !called_through(ret, g->slot)) {
         left_out++;   /* after a load or store */
         return;

@@ -238,6 +238,7 @@ struct hart {
     struct tlbbanks *banks;
     bool in_sfence;               /* on_code saw sfence.vma: the flush that follows is its */
     bool bank_refused;            /* the TLB did not look like Unicorn's: no banks */
+    struct tbcache *tbcache;      /* tbcache.c: blocks the jump cache lost (NULL: none yet) */
 };
 
 typedef struct hart hart;
@@ -337,6 +338,17 @@ void core_tracecode(int32_t size, uint32_t index, void *uc, int64_t address);
 /* exitcheck.c */
 void exitcheck_install(void);
 uint64_t exitcheck_count(bool emitted);
+void *exitcheck_engine(void *tcg_ctx, bool rv64);
+
+/* tbcache.c */
+void tbcache_install(void);
+uint64_t tbcache_count(bool hits);
+uint64_t tb_flushes(void);
+bool tb_flushes_counted(void);
+
+/* chain.c */
+void chain_install(void);
+uint64_t chain_count(bool chained_ends);
 
 /* tlbflush.c */
 void tlbflush_note_fill(void *cpu, uint64_t vaddr, int mmu_idx);

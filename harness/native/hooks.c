@@ -378,6 +378,8 @@ hart *hart_new(uc_engine *uc, unsigned xlen)
         return NULL;   /* Unicorn's PMP could not be replaced (pmp.c) */
     dispatch_install();
     exitcheck_install();
+    chain_install();
+    tbcache_install();
     hart *h = calloc(1, sizeof *h);
     if (!h)
         return NULL;
@@ -416,6 +418,7 @@ void hart_free(hart *h)
         return;
     pmp_register(h, false);
     tlbbank_free(h);
+    free(h->tbcache);
     for (size_t i = 0; i < h->nhooks; i++)
         free(h->hooks[i]);
     free(h->hooks);

@@ -112,21 +112,12 @@ static unsigned jmp_group(uint64_t page)
 
 /* libunicorn's own, called through this library's linkage (not the patched PLT). */
 void tlb_flush_riscv64(void *cpu);
-void tb_flush_riscv64(void *cpu);
 void tb_flush_jmp_cache_riscv64(void *cpu, uint64_t addr);
 
 /* Translated blocks are never freed one by one (an invalidated one stays in memory,
  * marked CF_INVALID, which the jump-cache lookup checks), only all at once by
- * tb_flush, which every caller in libunicorn reaches through its PLT. Jump-cache
- * slots saved with a bank are put back only if no tb_flush came between. */
-static uint64_t tb_generation;
-static int tb_flush_seen;   /* 0 not patched yet, 1 patched, -1 could not be */
-
-static void tb_flush_counted(void *cpu)
-{
-    tb_generation++;
-    tb_flush_riscv64(cpu);
-}
+ * tb_flush, which tbcache.c counts. Jump-cache slots saved with a bank are put back
+ * only if no tb_flush came between. */
 
 /* ---- banks ---- */
 #define BANKS 8            /* address spaces kept per hart */
@@ -148,7 +139,7 @@ struct bank {
     uint64_t code[BANK_CODE];
     uint64_t jmp_groups;   /* the jump-cache groups of those pages, one bit each */
     /* Those groups' slots as they were when the bank was put aside (valid while no
-     * translated block was freed since: tb_generation). */
+     * translated block was freed since: tb_flushes). */
     void *(*jmp_saved)[JMP_GROUP];
     uint64_t jmp_saved_groups, jmp_saved_gen;
     /* Unicorn's state while put aside (the arrays are then owned here). */
@@ -287,8 +278,6 @@ void tlbbank_flushed(hart *h)
         return;
     h->banks->tlb = t;
     h->banks->jmp_cache = find_jmp_cache(h);
-    if (!tb_flush_seen)
-        tb_flush_seen = plt_patch("tb_flush_riscv64", (void *)tb_flush_counted) ? 1 : -1;
     h->banks->active = &h->banks->b[0];
     reset_record(h->banks->active, current_satp(h));
     stlb_flush(h);
@@ -530,7 +519,7 @@ static void switch_to(hart *h, uint64_t satp)
     }
     save_live(k, out);
     if (k->jmp_cache) {
-        if (!out->jmp_saved && tb_flush_seen > 0)
+        if (!out->jmp_saved && tb_flushes_counted())
             out->jmp_saved = malloc(JMP_CACHE_SIZE * sizeof(void *));
         for (uint64_t g = out->jmp_groups; g; g &= g - 1) {
             void **slots = &k->jmp_cache[__builtin_ctzll(g) * JMP_GROUP];
@@ -539,7 +528,7 @@ static void switch_to(hart *h, uint64_t satp)
             memset(slots, 0, JMP_GROUP * sizeof(void *));
         }
         out->jmp_saved_groups = out->jmp_saved ? out->jmp_groups : 0;
-        out->jmp_saved_gen = tb_generation;
+        out->jmp_saved_gen = tb_flushes();
     } else {
         for (unsigned i = 0; i < out->ncode; i++)
             tb_flush_jmp_cache_riscv64(h->cpu, out->code[i]);
@@ -549,7 +538,7 @@ static void switch_to(hart *h, uint64_t satp)
         h->blk_epoch = h->xlat_epoch - 1;   /* no fast re-entry across the switch */
         /* The jump cache now holds no slot of any space (every slot ever filled is in
          * the groups of the active space's code pages): put the incoming space's back. */
-        if (k->jmp_cache && in->jmp_saved_gen == tb_generation)
+        if (k->jmp_cache && in->jmp_saved_gen == tb_flushes())
             for (uint64_t g = in->jmp_saved_groups; g; g &= g - 1)
                 memcpy(&k->jmp_cache[__builtin_ctzll(g) * JMP_GROUP], in->jmp_saved[__builtin_ctzll(g)],
                        JMP_GROUP * sizeof(void *));
