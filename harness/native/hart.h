@@ -23,6 +23,8 @@
  *   pmp.c        physical memory protection, in place of Unicorn's
  *   tlbflush.c   full TLB flushes done page by page when few pages were filled
  *   tlbbank.c    one TLB per address space, kept while its page tables are unchanged
+ *   chain.c      a CSR instruction's block goes on to the next block in translated code
+ *   tbcache.c    translated blocks the jump cache keeps losing, found without its table
  *   trigger.c    the debug trigger module (tselect, tdata1-3, tinfo)
  *   decode.c     instruction fields, tval derivation
  *   events.c     the trap/xRET event buffer Python drains

@@ -15,8 +15,9 @@ opens all memory to S and U;
 `ENTER priv, entry` mrets to `entry` at privilege `priv` (0: U, 1: S);
 `ENTER_S_SV39 root, entry` turns on Sv39 rooted at `root` and enters S at `entry`;
 `UART_IRQ_TO_M` routes the UART's PLIC source to M-mode (context 0), and
-`UART_RX_INTERRUPTS_TO_M` also turns on its received-data interrupt, MEIE and MIE. Builds are cached
-by content.
+`UART_RX_INTERRUPTS_TO_M` also turns on its received-data interrupt, MEIE and MIE.
+`SV39_MACROS`, prepended to a body, adds `TABLES` (root t0 -> t1 -> t2 -> page t3 at VA
+0xC0000000), `POINTER`, `LEAF` and `SATP reg, root`. Builds are cached by content.
 """
 
 from __future__ import annotations
@@ -126,6 +127,35 @@ trap:
     or t5, t5, t0
     sw t5, 0(t6)
 98: j 98b
+"""
+
+
+SV39_MACROS = r"""
+// Sv39 tables built at run time (t4 is scratch): see test_tlb_banks.py for a use.
+
+.macro POINTER at, to, offset     // *(\at + \offset) = a pointer PTE to \to
+    srli t4, \to, 12
+    slli t4, t4, 10
+    ori t4, t4, 1
+    sd t4, \offset(\at)
+.endm
+.macro LEAF at, to                // *\at = a leaf PTE to \to: V R W X A D
+    srli t4, \to, 12
+    slli t4, t4, 10
+    ori t4, t4, 0xCF
+    sd t4, 0(\at)
+.endm
+.macro TABLES                     // root t0 -> l1 t1 -> leaf t2 -> page t3, at VA 0xC0000000
+    POINTER t0, t1, 24
+    POINTER t1, t2, 0
+    LEAF t2, t3
+.endm
+.macro SATP reg, root
+    la \reg, \root
+    srli \reg, \reg, 12
+    li t6, 8 << 60
+    or \reg, \reg, t6
+.endm
 """
 
 

@@ -13,7 +13,7 @@ from harness import qemu
 from harness.build import ARCHES
 from harness.machine import Stop, load_elf
 from harness.native.library import load_library
-from machine.asm import build_asm
+from machine.asm import SV39_MACROS, build_asm
 
 # Both tables map RAM at VA = PA through a gigapage (read, write, execute) and the 4 KiB
 # page at VA 0xC0000000 through three levels: A's to page_a, B's to page_b (later
@@ -91,30 +91,7 @@ leaf_b:
     .fill 512, 8, 0
 """
 
-MACROS = r"""
-.macro POINTER at, to, offset     // *(\at + \offset) = a pointer PTE to \to
-    srli t4, \to, 12
-    slli t4, t4, 10
-    ori t4, t4, 1
-    sd t4, \offset(\at)
-.endm
-.macro LEAF at, to                // *\at = a leaf PTE to \to: V R W X A D
-    srli t4, \to, 12
-    slli t4, t4, 10
-    ori t4, t4, 0xCF
-    sd t4, 0(\at)
-.endm
-.macro TABLES                     // root t0 -> l1 t1 -> leaf t2 -> page t3, at VA 0xC0000000
-    POINTER t0, t1, 24
-    POINTER t1, t2, 0
-    LEAF t2, t3
-.endm
-.macro SATP reg, root
-    la \reg, \root
-    srli \reg, \reg, 12
-    li t6, 8 << 60
-    or \reg, \reg, t6
-.endm
+MACROS = SV39_MACROS + r"""
 .macro CHECK word, value, load_bit, call_bit
     lw t0, 0(s0)
     li t1, \word
