@@ -25,10 +25,55 @@
  * translations and the decoded-block cache, so each page code runs on is guarded again
  * when it next runs. Unicorn frees deleted hooks only when uc_emu_start returns, which
  * the restart also brings about after many merges.
+ *
+ * A guard is needed only while its page holds a translated block. Unicorn says when a
+ * page gets its first block and loses its last one (QEMU 5.0's tlb_protect_code and
+ * tlb_unprotect_code, called through libunicorn's PLT from tb_link_page and from the
+ * invalidation a store to code makes). Pages of code that is gone keep being written:
+ * a kernel that frees an exited program's pages fills them (xv6's kfree and kalloc
+ * memset every byte), and under a guard each of those stores took the slow path, in
+ * xv6's usertests a sixth of the host's time. So a guarded page that loses its last
+ * block loses its guard at the next block entry (guard_release; not during the store,
+ * inside Unicorn's invalidation), unless a block was translated on it again before
+ * then; its later stores are fast again once Unicorn has marked their TLB entries
+ * dirty. Code that runs there again is guarded again first: the decoded-block cache
+ * (icount.c) checks the guard on every lookup, and the L0 in front of it starts again,
+ * so every block goes through that lookup. Machines of several harts keep their guards:
+ * the other harts' stores are seen through them (codesync.c).
+ *
+ * Unicorn gives a page up only when its last block is gone, and a store invalidates
+ * just the blocks whose bytes it overwrites: a page filled byte by byte loses its last
+ * block near its end, so most of its stores are slow all the same (xv6's kfree of a
+ * page a child process ran code from: 18 million slow stores in the first 20 G
+ * instructions of usertests). So a guard's hook is a store hook that counts: after
+ * STORE_RUN stores to one guarded page in a row (no store to another guarded page
+ * between), the page's blocks are invalidated at once (tb_invalidate_phys_range, as
+ * Unicorn's own invalidation would, block by block, a little later), Unicorn gives the
+ * page up, and its guard goes. That is never wrong, only early: a block invalidated
+ * is translated again if it runs again, from the bytes then in memory. Not while the
+ * block running now lies on the page, whose own rewriting Unicorn must see exactly
+ * (its precise self-modifying-code check, which needs the block still in place).
  */
 #include "hart.h"
 
+/* libunicorn's own (through this library's linkage, not the patched PLT slots). */
+void tlb_protect_code_riscv32(void *uc, uint64_t ram_addr);
+void tlb_protect_code_riscv64(void *uc, uint64_t ram_addr);
+void tlb_unprotect_code_riscv32(void *uc, uint64_t ram_addr);
+void tlb_unprotect_code_riscv64(void *uc, uint64_t ram_addr);
+uint64_t qemu_ram_addr_from_host_riscv32(void *uc, void *ptr);
+uint64_t qemu_ram_addr_from_host_riscv64(void *uc, void *ptr);
+void tb_invalidate_phys_range_riscv32(void *uc, uint64_t start, uint64_t end);
+void tb_invalidate_phys_range_riscv64(void *uc, uint64_t start, uint64_t end);
+void tb_invalidate_phys_page_fast_riscv32(void *uc, void *pages, uint64_t start, int len,
+                                          uintptr_t retaddr);
+void tb_invalidate_phys_page_fast_riscv64(void *uc, void *pages, uint64_t start, int len,
+                                          uintptr_t retaddr);
+
 #define GUARD_RESTART 256   /* deleted hooks that make the run loop restart Unicorn */
+#define STORE_RUN 64        /* stores in a row to a guarded page before it is given up */
+
+static uint64_t released, queued, given_up;
 
 static bool never_handled(uc_engine *uc, uc_mem_type type, uint64_t addr, int size,
                           int64_t value, void *user)
@@ -177,4 +222,206 @@ void hart_resume(hart *h)
     h->guards_deleted = 0;
     if (h->guard_all_on)
         reset_all(h);
+}
+
+/* ---- guards of pages that no longer hold code ---- */
+
+/* Where guest RAM starts among Unicorn's RAM addresses (ram_addr_t), learned once. */
+static bool know_ram_addr(hart *h)
+{
+    if (!h->ram_addr_known && h->ram) {
+        uint64_t a = h->s.xlen == 64 ? qemu_ram_addr_from_host_riscv64(h->uc, h->ram)
+                                     : qemu_ram_addr_from_host_riscv32(h->uc, h->ram);
+        h->ram_addr = a;
+        h->ram_addr_known = a != UINT64_MAX;
+    }
+    return h->ram_addr_known;
+}
+
+/* The guest physical page of Unicorn's RAM address `ram_addr`, if it is in guest RAM. */
+static bool ram_page(hart *h, uint64_t ram_addr, uint64_t *page)
+{
+    if (!know_ram_addr(h))
+        return false;
+    uint64_t off = ram_addr - h->ram_addr;
+    if (off >= h->ram_size)
+        return false;
+    *page = h->ram_base + (off & ~(uint64_t)(PAGE_SIZE - 1));
+    return true;
+}
+
+static int covering(const hart *h, uint64_t page)
+{
+    for (unsigned i = 0; i < h->nguards; i++)
+        if (h->guards[i].lo <= page && page <= h->guards[i].hi)
+            return (int)i;
+    return -1;
+}
+
+/* Whether the block running now has bytes on `page`. */
+static bool running_on(hart *h, uint64_t page)
+{
+    uint64_t pa;
+    if (!h->blk_size)
+        return false;
+    if (!fetch_paddr(h, h->blk_start, &pa) || (pa & ~(uint64_t)(PAGE_SIZE - 1)) == page)
+        return true;   /* unknown counts as on it */
+    uint64_t last = h->blk_start + h->blk_size - 1;
+    if ((last >> PAGE_SHIFT) == (h->blk_start >> PAGE_SHIFT))
+        return false;
+    return !fetch_paddr(h, last, &pa) || (pa & ~(uint64_t)(PAGE_SIZE - 1)) == page;
+}
+
+/* A store took Unicorn's slow path through a page of RAM (its notdirty_write has just
+ * checked it against the page's blocks; `ram_addr` is Unicorn's RAM address). */
+static void slow_store(void *uc, uint64_t ram_addr, bool rv64)
+{
+    hart *h = hart_of_engine(uc);
+    uint64_t page, start;
+    if (!h || h->s.shared_code || h->guard_all_on || !ram_page(h, ram_addr, &page))
+        return;
+    if (page != h->store_page) {
+        h->store_page = page;
+        h->store_run = 0;
+    }
+    if (++h->store_run < STORE_RUN)
+        return;
+    h->store_run = 0;
+    if (covering(h, page) < 0 || running_on(h, page))
+        return;
+    given_up++;
+    start = ram_addr & ~(uint64_t)(PAGE_SIZE - 1);
+    if (rv64)   /* Unicorn then calls tlb_unprotect_code: code_gone below */
+        tb_invalidate_phys_range_riscv64(uc, start, start + PAGE_SIZE);
+    else
+        tb_invalidate_phys_range_riscv32(uc, start, start + PAGE_SIZE);
+}
+
+static void slow_store32(void *uc, void *pages, uint64_t start, int len, uintptr_t retaddr)
+{
+    tb_invalidate_phys_page_fast_riscv32(uc, pages, start, len, retaddr);
+    slow_store(uc, start, false);
+}
+
+static void slow_store64(void *uc, void *pages, uint64_t start, int len, uintptr_t retaddr)
+{
+    tb_invalidate_phys_page_fast_riscv64(uc, pages, start, len, retaddr);
+    slow_store(uc, start, true);
+}
+
+/* A block was translated on the page: its guard, if any, stays. */
+static void code_arrived(void *uc, uint64_t ram_addr)
+{
+    hart *h = hart_of_engine(uc);
+    uint64_t page;
+    if (!h || !h->nunguard || !ram_page(h, ram_addr, &page))
+        return;
+    for (unsigned i = 0; i < h->nunguard; i++)
+        if (h->unguard[i] == page)
+            h->unguard[i] = h->unguard[--h->nunguard];
+}
+
+/* The page lost its last translated block: its guard goes at the next block entry. */
+static void code_gone(void *uc, uint64_t ram_addr)
+{
+    hart *h = hart_of_engine(uc);
+    uint64_t page;
+    if (!h || h->s.shared_code || h->guard_all_on || h->nunguard == GUARD_PENDING ||
+        !ram_page(h, ram_addr, &page) || covering(h, page) < 0)
+        return;
+    for (unsigned i = 0; i < h->nunguard; i++)
+        if (h->unguard[i] == page)
+            return;
+    h->unguard[h->nunguard++] = page;
+    h->deadline = 0;   /* hooks.c: guard_release at the next block entry */
+    queued++;
+}
+
+static void arrived32(void *uc, uint64_t ram_addr)
+{
+    tlb_protect_code_riscv32(uc, ram_addr);
+    code_arrived(uc, ram_addr);
+}
+
+static void arrived64(void *uc, uint64_t ram_addr)
+{
+    tlb_protect_code_riscv64(uc, ram_addr);
+    code_arrived(uc, ram_addr);
+}
+
+static void gone32(void *uc, uint64_t ram_addr)
+{
+    tlb_unprotect_code_riscv32(uc, ram_addr);
+    code_gone(uc, ram_addr);
+}
+
+static void gone64(void *uc, uint64_t ram_addr)
+{
+    tlb_unprotect_code_riscv64(uc, ram_addr);
+    code_gone(uc, ram_addr);
+}
+
+/* Take `page` out of the guard ranges: the range it is in goes, and what is left of it
+ * on either side comes back as one or two ranges (already without dirty TLB entries,
+ * so no flush). A split with no free range left keeps the page guarded. */
+static bool uncover(hart *h, uint64_t page)
+{
+    int i = covering(h, page);
+    if (i < 0)
+        return false;
+    struct guard g = h->guards[i];
+    bool below = g.lo < page, above = page + PAGE_SIZE - 1 < g.hi;
+    if (below && above && h->nguards == GUARD_MAX)
+        return false;
+    drop(h, (unsigned)i);
+    if (below && !add(h, &h->guards[h->nguards++], g.lo, page - 1)) {
+        h->nguards--;
+        guard_all(h);
+        return true;
+    }
+    if (above && !add(h, &h->guards[h->nguards++], page + PAGE_SIZE, g.hi)) {
+        h->nguards--;
+        guard_all(h);
+        return true;
+    }
+    if (h->guards_deleted >= GUARD_RESTART)
+        want_resume(h);
+    return true;
+}
+
+/* At a block entry (hooks.c): the guards of the pages queued by `code_gone` go. */
+void guard_release(hart *h)
+{
+    bool any = false;
+    for (unsigned i = 0; i < h->nunguard && !h->guard_all_on; i++)
+        if (uncover(h, h->unguard[i]))
+            any = true, released++;
+    h->nunguard = 0;
+    if (any)
+        h->xlat_epoch++;   /* every block is looked up again, and re-guarded if needed */
+}
+
+/* Once per process, from the first hart_new, before any core translates. */
+void guard_install(void)
+{
+    static bool tried;
+    if (tried)
+        return;
+    tried = true;
+    /* A guard may go only if its page's new blocks are seen too: the second slot is
+     * patched only once the first is. */
+    if (plt_patch("tlb_protect_code_riscv32", (void *)arrived32) &&
+        plt_patch("tlb_unprotect_code_riscv32", (void *)gone32))
+        plt_patch("tb_invalidate_phys_page_fast_riscv32", (void *)slow_store32);
+    if (plt_patch("tlb_protect_code_riscv64", (void *)arrived64) &&
+        plt_patch("tlb_unprotect_code_riscv64", (void *)gone64))
+        plt_patch("tb_invalidate_phys_page_fast_riscv64", (void *)slow_store64);
+}
+
+/* Since the process started: guards released (GUARD_RELEASED), pages queued for it
+ * (GUARD_QUEUED), pages whose blocks were given up after a run of stores (GUARD_GIVEN_UP). */
+uint64_t guard_count(unsigned what)
+{
+    return what == GUARD_RELEASED ? released : what == GUARD_QUEUED ? queued
+         : what == GUARD_GIVEN_UP ? given_up : 0;
 }

@@ -99,6 +99,7 @@ struct block_info {
 #define HOOK_SLOTS 4096      /* power of two; open addressing by address */
 #define L0_SLOTS 4096        /* power of two */
 #define GUARD_MAX 32         /* code-page guard ranges (guard.c) before they are reset */
+#define GUARD_PENDING 32     /* pages whose guards go at the next block entry (guard.c) */
 
 /* The last blocks seen at a virtual address under satp `ctx`, valid while no
  * translation changed (xlat_epoch): most time is spent re-entering the same few blocks
@@ -231,6 +232,15 @@ struct hart {
     unsigned guards_deleted;      /* since Unicorn last restarted */
     struct guard guard_all;       /* all of RAM, once the guards overflowed */
     bool guard_all_on;
+    /* Guarded pages Unicorn has since left without a translated block (guard.c), whose
+     * guards go at the next block entry; and where guest RAM starts among Unicorn's
+     * RAM addresses (ram_addr_t), to tell which page it names. */
+    uint64_t unguard[GUARD_PENDING];
+    unsigned nunguard;
+    uint64_t ram_addr;
+    bool ram_addr_known;
+    uint64_t store_page;          /* the guarded page stored to last, and how many times */
+    unsigned store_run;
     bool resume_wanted;           /* stop with STOP_RESUME at the next block boundary */
     bool flush_wanted;            /* and flush Unicorn's translations then (hart_resume) */
 
@@ -296,6 +306,10 @@ int grow_array(void **p, size_t *cap, size_t need, size_t size);
 
 /* guard.c */
 void guard_code(hart *h, uint64_t vaddr, uint64_t paddr, uint32_t size);
+void guard_install(void);
+void guard_release(hart *h);
+enum { GUARD_RELEASED, GUARD_QUEUED, GUARD_GIVEN_UP };
+uint64_t guard_count(unsigned what);
 
 /* decode.c */
 unsigned insn_len(uint32_t insn);

@@ -44,6 +44,8 @@ void redirect(hart *h, uint64_t pc)
  * when execution does not continue into this block. */
 static bool deadline_reached(hart *h, uint64_t pc)
 {
+    if (h->nunguard)
+        guard_release(h);   /* pages that lost their last translated block */
     if (h->resume_wanted && !h->s.step) {
         request_stop(h, STOP_RESUME, pc);   /* guard.c: restart before this block */
         return true;
@@ -380,6 +382,7 @@ hart *hart_new(uc_engine *uc, unsigned xlen)
     exitcheck_install();
     chain_install();
     tbcache_install();
+    guard_install();
     hart *h = calloc(1, sizeof *h);
     if (!h)
         return NULL;
@@ -437,6 +440,8 @@ int hart_set_ram(hart *h, void *host, uint64_t base, uint64_t size)
     h->ram = host;
     h->ram_base = base;
     h->ram_size = size;
+    h->ram_addr_known = false;
+    h->nunguard = 0;
     for (unsigned i = 0; i < h->n_unmapped; i++)
         uc_hook_del(h->uc, h->h_unmapped[i]);
     h->n_unmapped = 0;

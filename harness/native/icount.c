@@ -139,6 +139,9 @@ const struct block_info *block_lookup(hart *h, uint64_t vaddr, uint32_t size, bo
         paddr = vaddr;   /* cannot happen for a block Unicorn just fetched */
     struct block_info *b = &h->icache[slot_of(paddr, size)];
     if (b->gen == h->icache_gen && b->paddr == paddr && b->size == size) {
+        /* Its page may have lost its guard since (guard.c guard_release): Unicorn has
+         * just translated the block again, and the page is guarded again before it runs. */
+        guard_code(h, vaddr, paddr, size);
         if (b->vaddr != vaddr && b->hookable) {   /* the same code at another address */
             const uint8_t *bytes = block_bytes(h, vaddr, paddr, size, buf);
             if (bytes) {

@@ -153,6 +153,7 @@ def load_library() -> ctypes.CDLL:
         "exitcheck_count": (u64, [ctypes.c_bool]),
         "chain_count": (u64, [ctypes.c_bool]),
         "tbcache_count": (u64, [ctypes.c_bool]),
+        "guard_count": (u64, [ctypes.c_uint]),
         "tlbbank_count": (u64, [ctypes.c_uint]),
         "shaper_new": (vp, [ctypes.c_uint8]),
         "shaper_free": (None, [vp]),

@@ -8,7 +8,10 @@ from."""
 from __future__ import annotations
 
 from harness.machine import Stop
+from harness.native.library import load_library
 from machine.asm import build_asm
+
+GUARD_RELEASED, GUARD_GIVEN_UP = 0, 2   # guard_count's arguments (hart.h)
 
 # S-mode with Sv39: VA = PA for RAM (read, execute) and the same RAM again at
 # 0xC0000000 (read, write); t1 = func's address through that alias. `func` returns 1;
@@ -96,3 +99,48 @@ def test_code_rewritten_after_the_guards_overflowed_runs_as_rewritten(bare) -> N
     m = bare(build_asm(OVERFLOW_REWRITE))
     r = m.run(max_insns=100_000)
     assert (r.stop, r.exit_status) == (Stop.HALT, 12), m.console.text()
+
+
+# A guarded page that is filled byte by byte stops being code (harness/native/guard.c):
+# after a run of stores its blocks are given up and its guard goes, so the rest of the
+# fill is fast. func runs (1); its page is then filled through the alias from `image`
+# (last byte first, so the stores reach func's own bytes only at the end),
+# whose first instructions return 2, and func runs again (2): its page was guarded
+# again first, which also made the alias's TLB entry, dirty from the fill, clean. Then
+# one store through the alias makes it return 3, with no fence, and it runs a third time.
+# Exit status: 100 * first + 10 * second + third.
+FILLED_PAGE = PROLOGUE + """
+    call func
+    mv s1, a0
+    li s4, 4096                     // from the page's end down: func's bytes come last
+1:  addi s4, s4, -1
+    la s2, image
+    add s2, s2, s4
+    lbu t0, 0(s2)
+    add s3, t1, s4
+    sb t0, 0(s3)
+    bnez s4, 1b
+    call func
+    li t0, 10
+    mul s1, s1, t0
+    add s1, s1, a0
+    li t2, 0x450d                   // c.li a0, 3
+    sh t2, 0(t1)
+    call func
+""" + EPILOGUE.replace("    .data\n", """    .balign 4096
+image:
+    c.li a0, 2
+    ret
+    .balign 4096
+    .data
+""")
+
+
+def test_a_page_filled_over_its_code_loses_its_guard_and_is_guarded_again(bare) -> None:
+    lib = load_library()
+    before = lib.guard_count(GUARD_GIVEN_UP), lib.guard_count(GUARD_RELEASED)
+    m = bare(build_asm(FILLED_PAGE))
+    r = m.run(max_insns=1_000_000)
+    assert (r.stop, r.exit_status) == (Stop.HALT, 123), m.console.text()
+    assert lib.guard_count(GUARD_GIVEN_UP) > before[0]     # after a run of stores, not 4096
+    assert lib.guard_count(GUARD_RELEASED) > before[1]
