@@ -45,14 +45,20 @@
  * just the blocks whose bytes it overwrites: a page filled byte by byte loses its last
  * block near its end, so most of its stores are slow all the same (xv6's kfree of a
  * page a child process ran code from: 18 million slow stores in the first 20 G
- * instructions of usertests). So a guard's hook is a store hook that counts: after
- * STORE_RUN stores to one guarded page in a row (no store to another guarded page
- * between), the page's blocks are invalidated at once (tb_invalidate_phys_range, as
- * Unicorn's own invalidation would, block by block, a little later), Unicorn gives the
- * page up, and its guard goes. That is never wrong, only early: a block invalidated
- * is translated again if it runs again, from the bytes then in memory. Not while the
- * block running now lies on the page, whose own rewriting Unicorn must see exactly
- * (its precise self-modifying-code check, which needs the block still in place).
+ * instructions of usertests). A store hook cannot count them (any UC_HOOK_MEM_WRITE
+ * makes Unicorn emit every load and store without its TLB fast path), but the slow
+ * path calls tb_invalidate_phys_page_fast through libunicorn's PLT, and the core
+ * counts there: after a sweep of STORE_RUN stores over one guarded page (each right
+ * after or right before the last, as a fill or a copy makes them), the page's blocks
+ * are invalidated at once (tb_invalidate_phys_range, as Unicorn's own invalidation
+ * would, block by block, a little later), Unicorn gives the page up, and its guard
+ * goes. That is never wrong, only early: a block invalidated is translated again if
+ * it runs again, from the bytes then in memory. Not while the block running now lies
+ * on the page, whose own rewriting Unicorn must see exactly (its precise
+ * self-modifying-code check, which needs the block still in place). And if code runs
+ * again on a page soon after it was given up (a buffer filled on a page that also
+ * holds code), sweeps must be 8 times longer for a while, up to STORE_RUN_MAX, so that
+ * code is not translated again after every fill.
  */
 #include "hart.h"
 
@@ -71,9 +77,13 @@ void tb_invalidate_phys_page_fast_riscv64(void *uc, void *pages, uint64_t start,
                                           uintptr_t retaddr);
 
 #define GUARD_RESTART 256   /* deleted hooks that make the run loop restart Unicorn */
-#define STORE_RUN 64        /* stores in a row to a guarded page before it is given up */
+#define STORE_RUN 64        /* stores sweeping a guarded page before it is given up */
+#define STORE_RUN_MAX 65536 /* the longest run asked for, after pages came back quickly */
+#define GIVEUP_RECENT (1ull << 22)   /* code back on a page given up this recently... */
+#define BACKOFF_INSNS (1ull << 28)   /* ...asks for longer runs for this long */
 
 static uint64_t released, queued, given_up;
+static void back_off(hart *h, uint64_t page);
 
 static bool never_handled(uc_engine *uc, uc_mem_type type, uint64_t addr, int size,
                           int64_t value, void *user)
@@ -123,6 +133,7 @@ static void guard_page(hart *h, uint64_t page)
     for (unsigned i = 0; i < h->nguards; i++)
         if (h->guards[i].lo <= lo && hi <= h->guards[i].hi)
             return;
+    back_off(h, page);
     /* Merge with the ranges this page touches. */
     for (unsigned i = 0; i < h->nguards;) {
         struct guard *g = &h->guards[i];
@@ -273,23 +284,30 @@ static bool running_on(hart *h, uint64_t page)
 }
 
 /* A store took Unicorn's slow path through a page of RAM (its notdirty_write has just
- * checked it against the page's blocks; `ram_addr` is Unicorn's RAM address). */
-static void slow_store(void *uc, uint64_t ram_addr, bool rv64)
+ * checked it against the page's blocks; `ram_addr` is Unicorn's RAM address). A run is
+ * a sweep: each store of it right after or right before the previous one, as a fill or
+ * a copy makes them, not stores to a variable that shares a page with code. */
+static void slow_store(void *uc, uint64_t ram_addr, unsigned size, bool rv64)
 {
     hart *h = hart_of_engine(uc);
     uint64_t page, start;
     if (!h || h->s.shared_code || h->guard_all_on || !ram_page(h, ram_addr, &page))
         return;
-    if (page != h->store_page) {
-        h->store_page = page;
-        h->store_run = 0;
-    }
-    if (++h->store_run < STORE_RUN)
+    bool sweep = ram_addr == h->store_at + h->store_size || ram_addr + size == h->store_at;
+    h->store_run = sweep && (h->store_at & ~(uint64_t)(PAGE_SIZE - 1)) ==
+                            (ram_addr & ~(uint64_t)(PAGE_SIZE - 1)) ? h->store_run + 1 : 0;
+    h->store_at = ram_addr;
+    h->store_size = size;
+    if (h->store_limit > STORE_RUN && h->s.instret >= h->store_limit_until)
+        h->store_limit = STORE_RUN;
+    if (h->store_run < (h->store_limit ? h->store_limit : STORE_RUN))
         return;
     h->store_run = 0;
     if (covering(h, page) < 0 || running_on(h, page))
         return;
     given_up++;
+    h->giveup_page = page;
+    h->giveup_instret = h->s.instret;
     start = ram_addr & ~(uint64_t)(PAGE_SIZE - 1);
     if (rv64)   /* Unicorn then calls tlb_unprotect_code: code_gone below */
         tb_invalidate_phys_range_riscv64(uc, start, start + PAGE_SIZE);
@@ -297,16 +315,29 @@ static void slow_store(void *uc, uint64_t ram_addr, bool rv64)
         tb_invalidate_phys_range_riscv32(uc, start, start + PAGE_SIZE);
 }
 
+/* Code runs again on a page given up a moment ago: the sweep that gave it up was data
+ * on a page that is still code. Longer runs are asked for a while, so such a page is
+ * not given up and translated again over and over. */
+static void back_off(hart *h, uint64_t page)
+{
+    if (page != h->giveup_page || h->s.instret - h->giveup_instret >= GIVEUP_RECENT)
+        return;
+    unsigned limit = h->store_limit ? h->store_limit : STORE_RUN;
+    h->store_limit = limit * 8 < STORE_RUN_MAX ? limit * 8 : STORE_RUN_MAX;
+    h->store_limit_until = h->s.instret + BACKOFF_INSNS;
+    h->giveup_page = UNLIMITED;
+}
+
 static void slow_store32(void *uc, void *pages, uint64_t start, int len, uintptr_t retaddr)
 {
     tb_invalidate_phys_page_fast_riscv32(uc, pages, start, len, retaddr);
-    slow_store(uc, start, false);
+    slow_store(uc, start, (unsigned)len, false);
 }
 
 static void slow_store64(void *uc, void *pages, uint64_t start, int len, uintptr_t retaddr)
 {
     tb_invalidate_phys_page_fast_riscv64(uc, pages, start, len, retaddr);
-    slow_store(uc, start, true);
+    slow_store(uc, start, (unsigned)len, true);
 }
 
 /* A block was translated on the page: its guard, if any, stays. */

@@ -239,8 +239,11 @@ struct hart {
     unsigned nunguard;
     uint64_t ram_addr;
     bool ram_addr_known;
-    uint64_t store_page;          /* the guarded page stored to last, and how many times */
-    unsigned store_run;
+    /* guard.c's run of slow stores sweeping one page (the last store's address and
+     * size), how long a run gives a page up after, and the last page given up. */
+    uint64_t store_at;
+    unsigned store_size, store_run, store_limit;
+    uint64_t store_limit_until, giveup_page, giveup_instret;
     bool resume_wanted;           /* stop with STOP_RESUME at the next block boundary */
     bool flush_wanted;            /* and flush Unicorn's translations then (hart_resume) */
 

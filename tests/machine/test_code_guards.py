@@ -144,3 +144,41 @@ def test_a_page_filled_over_its_code_loses_its_guard_and_is_guarded_again(bare) 
     assert (r.stop, r.exit_status) == (Stop.HALT, 123), m.console.text()
     assert lib.guard_count(GUARD_GIVEN_UP) > before[0]     # after a run of stores, not 4096
     assert lib.guard_count(GUARD_RELEASED) > before[1]
+
+
+# A page that holds both code and a buffer the program fills: g (returns 1) and, after
+# it on the same page, 128 bytes filled from another page, 50 times, g called before
+# each fill. The first fill gives g's page up; g then runs again at once, so fills stop
+# giving it up for a while, instead of g being translated again every round.
+# Exit status: the sum of g's results.
+MIXED_PAGE = """
+    li s2, 0
+    li s3, 50
+1:  call g
+    add s2, s2, a0
+    la t0, buffer
+    li t1, 128
+2:  sb t1, 0(t0)
+    addi t0, t0, 1
+    addi t1, t1, -1
+    bnez t1, 2b
+    addi s3, s3, -1
+    bnez s3, 1b
+    slli s2, s2, 16
+    FAIL_REG s2
+    .balign 4096
+g:  li a0, 1
+    ret
+    .balign 64
+buffer:
+    .fill 128, 1, 0
+"""
+
+
+def test_a_page_whose_code_runs_between_fills_is_not_given_up_every_time(bare) -> None:
+    lib = load_library()
+    before = lib.guard_count(GUARD_GIVEN_UP)
+    m = bare(build_asm(MIXED_PAGE))
+    r = m.run(max_insns=1_000_000)
+    assert (r.stop, r.exit_status) == (Stop.HALT, 50)
+    assert lib.guard_count(GUARD_GIVEN_UP) - before == 1
