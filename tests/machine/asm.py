@@ -17,7 +17,9 @@ opens all memory to S and U;
 `UART_IRQ_TO_M` routes the UART's PLIC source to M-mode (context 0), and
 `UART_RX_INTERRUPTS_TO_M` also turns on its received-data interrupt, MEIE and MIE.
 `SV39_MACROS`, prepended to a body, adds `TABLES` (root t0 -> t1 -> t2 -> page t3 at VA
-0xC0000000), `POINTER`, `LEAF` and `SATP reg, root`. Builds are cached by content.
+0xC0000000), `POINTER`, `LEAF`, `SATP reg, root`, and `TWO_SPACES page` with
+`TWO_SPACES_TABLES` (two Sv39 spaces, root_a and root_b, mapping VA 0xC0000000 to `page`
+and to the page after it). Builds are cached by content.
 """
 
 from __future__ import annotations
@@ -155,6 +157,38 @@ SV39_MACROS = r"""
     srli \reg, \reg, 12
     li t6, 8 << 60
     or \reg, \reg, t6
+.endm
+.macro TWO_SPACES page           // VA 0xC0000000: \page in space A, the page after it in B
+    la t0, root_a
+    la t1, l1_a
+    la t2, leaf_a
+    la t3, \page
+    TABLES
+    la t0, root_b
+    la t1, l1_b
+    la t2, leaf_b
+    la t3, \page + 4096
+    TABLES
+.endm
+.macro TWO_SPACES_TABLES         // A's and B's tables (in .data): RAM at VA = PA in both
+    .data
+    .balign 4096
+root_a:
+    .dword 0, 0
+    .dword ((0x80000000 >> 12) << 10) | 0xCF   // VA 0x80000000, 1 GiB: V R W X A D
+    .fill 509, 8, 0
+l1_a:
+    .fill 512, 8, 0
+leaf_a:
+    .fill 512, 8, 0
+root_b:
+    .dword 0, 0
+    .dword ((0x80000000 >> 12) << 10) | 0xCF
+    .fill 509, 8, 0
+l1_b:
+    .fill 512, 8, 0
+leaf_b:
+    .fill 512, 8, 0
 .endm
 """
 

@@ -153,16 +153,7 @@ def test_blocks_that_share_a_jump_cache_slot_come_from_the_cores_cache(bare) -> 
 # alternating, so a lookup of f in B finds A's f in the core's cache, and must tell
 # them apart by the physical address the pc has now. Sum: 50 * (1 + 10 + 2 + 20).
 TWO_SPACES = r"""
-    la t0, root_a
-    la t1, l1_a
-    la t2, leaf_a
-    la t3, page_a
-    TABLES
-    la t0, root_b
-    la t1, l1_b
-    la t2, leaf_b
-    la t3, page_a + 4096
-    TABLES
+    TWO_SPACES page_a
     OPEN_PMP
     ENTER_S_SV39 root_a, supervisor
 supervisor:
@@ -189,24 +180,7 @@ trap:
 page_a:
     FUNCTIONS 1
     FUNCTIONS 2
-    .data
-    .balign 4096
-root_a:
-    .dword 0, 0
-    .dword ((0x80000000 >> 12) << 10) | 0xCF   // VA 0x80000000, 1 GiB: V R W X A D
-    .fill 509, 8, 0
-l1_a:
-    .fill 512, 8, 0
-leaf_a:
-    .fill 512, 8, 0
-root_b:
-    .dword 0, 0
-    .dword ((0x80000000 >> 12) << 10) | 0xCF
-    .fill 509, 8, 0
-l1_b:
-    .fill 512, 8, 0
-leaf_b:
-    .fill 512, 8, 0
+    TWO_SPACES_TABLES
 """
 
 TWO_SPACES_MACROS = r"""

@@ -21,16 +21,7 @@ from machine.asm import SV39_MACROS, build_asm
 # returning 1, 2 or 3. The exit status has one bit per check (CHECK's two bits: the
 # load, the call).
 PROGRAM = r"""
-    la t0, root_a
-    la t1, l1_a
-    la t2, leaf_a
-    la t3, page_a
-    TABLES
-    la t0, root_b
-    la t1, l1_b
-    la t2, leaf_b
-    la t3, page_a + 4096
-    TABLES
+    TWO_SPACES page_a
     OPEN_PMP
     ENTER_S_SV39 root_a, supervisor
 supervisor:
@@ -71,24 +62,7 @@ page_a:                                 // then page_b and page_c, a page apart
     VALUE_PAGE 0x11, 1
     VALUE_PAGE 0x22, 2
     VALUE_PAGE 0x33, 3
-    .data
-    .balign 4096
-root_a:
-    .dword 0, 0
-    .dword ((0x80000000 >> 12) << 10) | 0xCF   // VA 0x80000000, 1 GiB: V R W X A D
-    .fill 509, 8, 0
-l1_a:
-    .fill 512, 8, 0
-leaf_a:
-    .fill 512, 8, 0
-root_b:
-    .dword 0, 0
-    .dword ((0x80000000 >> 12) << 10) | 0xCF
-    .fill 509, 8, 0
-l1_b:
-    .fill 512, 8, 0
-leaf_b:
-    .fill 512, 8, 0
+    TWO_SPACES_TABLES
 """
 
 MACROS = SV39_MACROS + r"""
