@@ -92,6 +92,15 @@ static bool never_handled(uc_engine *uc, uc_mem_type type, uint64_t addr, int si
     return false;
 }
 
+/* The guard range `page` lies in (ranges are whole pages), or -1. */
+static int covering(const hart *h, uint64_t page)
+{
+    for (unsigned i = 0; i < h->nguards; i++)
+        if (h->guards[i].lo <= page && page <= h->guards[i].hi)
+            return (int)i;
+    return -1;
+}
+
 static void drop(hart *h, unsigned i)
 {
     uc_hook_del(h->uc, h->guards[i].handle);
@@ -130,9 +139,8 @@ static void guard_page(hart *h, uint64_t page)
     uint64_t lo = page, hi = page + PAGE_SIZE - 1;
     if (h->guard_all_on || page < h->ram_base || page - h->ram_base >= h->ram_size)
         return;   /* all RAM is guarded, or outside RAM: the unmapped hooks cover it */
-    for (unsigned i = 0; i < h->nguards; i++)
-        if (h->guards[i].lo <= lo && hi <= h->guards[i].hi)
-            return;
+    if (covering(h, page) >= 0)
+        return;
     back_off(h, page);
     /* Merge with the ranges this page touches. */
     for (unsigned i = 0; i < h->nguards;) {
@@ -191,14 +199,8 @@ int hart_code_written(hart *h, const uint32_t *idx, int64_t n)
     if (!h->nguards && !h->guard_all_on)
         return 0;
     bool hit = n < 0 || h->guard_all_on;
-    for (int64_t i = 0; !hit && i < n; i++) {
-        uint64_t page = h->ram_base + (uint64_t)idx[i] * PAGE_SIZE;
-        for (unsigned g = 0; g < h->nguards; g++)
-            if (h->guards[g].lo <= page && page <= h->guards[g].hi) {
-                hit = true;
-                break;
-            }
-    }
+    for (int64_t i = 0; !hit && i < n; i++)
+        hit = covering(h, h->ram_base + (uint64_t)idx[i] * PAGE_SIZE) >= 0;
     if (!hit)
         return 0;
     reset_all(h);
@@ -259,14 +261,6 @@ static bool ram_page(hart *h, uint64_t ram_addr, uint64_t *page)
         return false;
     *page = h->ram_base + (off & ~(uint64_t)(PAGE_SIZE - 1));
     return true;
-}
-
-static int covering(const hart *h, uint64_t page)
-{
-    for (unsigned i = 0; i < h->nguards; i++)
-        if (h->guards[i].lo <= page && page <= h->guards[i].hi)
-            return (int)i;
-    return -1;
 }
 
 /* Whether the block running now has bytes on `page`. */
