@@ -424,7 +424,7 @@ class Session(MemoryAccess):
         return self.tracer.flow
 
     @property
-    def syscalls(self) -> list[SyscallRecord]:
+    def syscalls(self) -> Sequence[SyscallRecord]:
         return self.flow.syscalls
 
     def on_trap(self, fn: Callable[[TrapEvent], None]) -> Handle:

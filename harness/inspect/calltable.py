@@ -11,7 +11,7 @@ process ran again.
 from __future__ import annotations
 
 from collections import Counter, deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from operator import attrgetter
 
 from rich.console import Console, ConsoleOptions, RenderResult
@@ -19,6 +19,7 @@ from rich.table import Table
 from rich.text import Text
 
 from harness.inspect.theme import write_lines
+from harness.trace.calllist import CallList
 from harness.trace.flow import FlowRow
 from harness.trace.syscalls import SyscallRecord, is_failure
 
@@ -68,12 +69,17 @@ class SyscallSummary:
         # Counted by (number, ret) at C speed, a trace having a hundred thousand calls
         # and a few dozen distinct ones; a call of each number gives the name (the
         # calls of one trace share one table of specs).
-        kinds = Counter(map(_KIND, calls))
-        named = dict(zip(map(_NUMBER, calls), calls, strict=True))
+        first_of: Callable[[int], SyscallRecord]
+        if isinstance(calls, CallList):
+            # A flow's calls: counted from its columns, without making a record of each.
+            kinds, first_of = calls.kinds(), calls.first_of
+        else:
+            kinds = Counter(map(_KIND, calls))
+            first_of = dict(zip(map(_NUMBER, calls), calls, strict=True)).__getitem__
         self.made: Counter[str] = Counter()
         self.failed: Counter[str] = Counter()
         for (number, ret), n in kinds.items():
-            name = named[number].name
+            name = first_of(number).name
             self.made[name] += n
             if is_failure(ret):
                 self.failed[name] += n

@@ -38,6 +38,7 @@ from typing import Protocol
 
 from harness.abi.csr import Exc, Priv, cause_name
 from harness.mmu.scheme import decode_satp
+from harness.trace.calllist import CallList
 from harness.trace.events import RECORD, Event, EventLog, TrapEvent, XretEvent
 from harness.trace.pairer import (
     ALARM,
@@ -55,6 +56,7 @@ from harness.trace.pairer import (
     SEQ,
     C,
     Op,
+    Paired,
     Pairer,
     X,
     Y,
@@ -201,7 +203,9 @@ class Flow:
         self.sbi = sbi or SbiNames()
         self.start = len(log) if start is None else start   # the first seq analysed
         self.next_seq = self.start
-        self.syscalls: list[SyscallRecord] = []
+        # Every call, with retain (made into records as they are read); else none.
+        self.syscalls: CallList | list[SyscallRecord] = \
+            CallList(specs, xlen) if retain else []
         self.pids: dict[int, tuple[int, str]] = {}     # satp -> (pid, name), current
         self.spaces: dict[int, set[int]] = {}          # pid -> every satp it ever had
         self.named: dict[int, tuple[int, str]] = {}    # satp -> its latest (pid, name)
@@ -213,7 +217,7 @@ class Flow:
         self._roots = array("q")
         self._path = array("I")
         self._owners = array("Q")
-        self._calls: dict[int, SyscallRecord] = {}     # retain: seq of entry or return -> call
+        self._returns_at: dict[int, int] = {}   # retain: seq of a return -> call's number
         self.notes: dict[int, str] = {}
         self.signal_notes: dict[int, str] = {}
         # The pairing of calls with their returns (harness/native/pairer.c), and the
@@ -221,8 +225,8 @@ class Flow:
         self._pairer = Pairer(specs, xlen)
         self._waiting: dict[int, SyscallRecord] = {}
         # calls by number: all of them (syscalls), or those still waited for
-        self._records: list[SyscallRecord] | dict[int, SyscallRecord] = \
-            self.syscalls if retain else self._waiting
+        self._records: CallList | dict[int, SyscallRecord] = \
+            self.syscalls if isinstance(self.syscalls, CallList) else self._waiting
         self._forks = frozenset(n for n, c in specs.items() if call_flags(c) & FORK)
         self._shaped = self.start                      # events _shape has seen
         self._catchable = catchable_signals()
@@ -286,21 +290,35 @@ class Flow:
         last = first + len(raw) // RECORD.size - 1
         paired = self._pairer.run(raw, first, tid)
         base = self.calls_made                     # the number of paired.calls[0]
-        self._make(paired.calls, base, paired.upto, live)
-        records, retain, fresh, index = self._records, self.retain, self.fresh, self._calls
+        self._make(paired, base, paired.upto, live)
+        fresh, index, waiting = self.fresh, self._returns_at, self._waiting
+        kept = self.syscalls if isinstance(self.syscalls, CallList) else None
+        if kept is not None:
+            rets, exits, made = kept.returns()
         for act in paired.actions:
             op, seq = act[OP], act[SEQ]
             if op == _RETURN:
-                call = records[act[ID]]
-                call.ret, call.exit_seq, call.exit_instret = act[RET], seq, act[X]
-                call.outcome = "new image" if act[C] else "returned"
-                if retain:
-                    index[seq] = call
+                number = act[ID]
+                if kept is not None:
+                    rets[number] = act[RET]
+                    exits[number] = act
+                    index[seq] = number
+                    call = made[number]
+                    if call is None:
+                        if live is None and seq != last:
+                            continue
+                        call = kept[number]
+                    else:
+                        call.ret, call.exit_seq, call.exit_instret = act[RET], seq, act[X]
+                        call.outcome = "new image" if act[C] else "returned"
                 else:
+                    call = waiting[number]
+                    call.ret, call.exit_seq, call.exit_instret = act[RET], seq, act[X]
+                    call.outcome = "new image" if act[C] else "returned"
                     fresh[seq] = call
                     if call.ret < 0 or call.child_seq is not None or \
                             call.number not in self._forks:
-                        del records[act[ID]]
+                        del waiting[number]
                 if live is not None:
                     live.capture_outputs(call)
                 if seq == last:
@@ -310,33 +328,34 @@ class Flow:
                 if ended is not None and seq == last:
                     done = ended
                 if op in (_DISOWN, _MOVE):
-                    self._make(paired.calls, base, act[ID], live)
+                    self._make(paired, base, act[ID], live)
         self.next_seq = last + 1
         return done
 
-    def _make(self, calls: list[tuple[int, ...]], base: int, upto: int,
-              live: LiveMemory | None) -> None:
+    def _make(self, paired: Paired, base: int, upto: int, live: LiveMemory | None) -> None:
         """The records of the calls made, from the next one to call #upto (not
-        included); calls[0] is call #base. Each takes its process from the owner of
-        its address space now."""
+        included); the pairer's run numbered its first call #base. Each takes its
+        process from the owner of its address space now."""
         made = self.calls_made
         if upto <= made:
             return
-        specs, xlen, pids, index = self.specs, self.xlen, self.pids, self._calls
-        kept, waiting = (self.syscalls, None) if self.retain else (None, self._waiting)
-        fresh = self.fresh
-        for t in calls[made - base:upto - base]:
+        if isinstance(self.syscalls, CallList):
+            self.syscalls.add(paired.raw(made - base, upto - base), self.pids)
+            self.calls_made = upto
+            if live is not None:
+                for number in range(made, upto):
+                    live.capture_inputs(self.syscalls[number])
+            return
+        specs, xlen, pids, waiting, fresh = \
+            self.specs, self.xlen, self.pids, self._waiting, self.fresh
+        for t in paired.calls(made - base, upto - base):
             satp, number = t[CALL_SATP], t[CALL_NUMBER]
             who = pids.get(satp)
             call = SyscallRecord(number, specs.get(number), t[CALL_ARGS:], t[CALL_SEQ],
                                  t[CALL_INSTRET], t[CALL_EPC], satp, xlen,
                                  who[0] if who else None, who[1] if who else None, t[CALL_TID])
-            if kept is not None:
-                kept.append(call)
-                index[t[CALL_SEQ]] = call
-            elif waiting is not None:
-                waiting[made] = call
-                fresh[t[CALL_SEQ]] = call
+            waiting[made] = call
+            fresh[t[CALL_SEQ]] = call
             made += 1
             if live is not None:
                 live.capture_inputs(call)
@@ -435,7 +454,16 @@ class Flow:
     def resolve_pids(self, roots: dict[int, tuple[int, str]]) -> None:
         """Name address spaces from a process table (page-table root physical address
         -> (pid, name)) for calls whose process was not known when they were made."""
-        self.name_calls(self.syscalls, roots)
+        if not isinstance(self.syscalls, CallList):
+            return   # (a flow that keeps no calls: harness/trace/stream.py names its own)
+        found: dict[int, tuple[int, str] | None] = {}
+
+        def owner(satp: int) -> tuple[int, str] | None:
+            if satp not in found:
+                found[satp] = self._owner_from(satp, roots)
+            return found[satp]
+
+        self.syscalls.name_unnamed(owner)
 
     def name_space(self, satp: int, roots: dict[int, tuple[int, str]]) -> bool:
         """Name the address space `satp` from a process table, if it is there."""
@@ -444,6 +472,14 @@ class Flow:
             self._own(satp, who)
         return who is not None
 
+    def _owner_from(self, satp: int, roots: dict[int, tuple[int, str]]) -> tuple[int, str] | None:
+        """Address space satp's process: its owner now, else the process table's entry
+        for its root (which then owns it)."""
+        who = self.pids.get(satp) or roots.get(int(decode_satp(satp, self.xlen).ppn.addr))
+        if who is not None and satp not in self.pids:
+            self._own(satp, who)
+        return who
+
     def name_calls(self, calls: list[SyscallRecord], roots: dict[int, tuple[int, str]]) -> None:
         """resolve_pids for these calls."""
         found: dict[int, tuple[int, str] | None] = {}
@@ -451,11 +487,7 @@ class Flow:
             if call.pid is not None:
                 continue
             if call.satp not in found:
-                root = int(decode_satp(call.satp, self.xlen).ppn.addr)
-                who = self.pids.get(call.satp) or roots.get(root)
-                found[call.satp] = who
-                if who is not None and call.satp not in self.pids:
-                    self._own(call.satp, who)
+                found[call.satp] = self._owner_from(call.satp, roots)
             who = found[call.satp]
             if who is not None:
                 call.pid, call.process = who
@@ -476,7 +508,7 @@ class Flow:
             if f.owners is not None and row.owner not in f.owners:
                 continue
             if f.syscalls:
-                root = self._calls.get(row.root) if row.root is not None else None
+                root = self._call_at(row.root) if row.root is not None else None
                 if root is None or root.name not in f.syscalls:
                     continue
             if f.causes:
@@ -487,6 +519,15 @@ class Flow:
                 elif row.returns_from not in kept:
                     continue
             yield row
+
+    def _call_at(self, seq: int) -> SyscallRecord | None:
+        """The call made or returned at event #seq (with retain)."""
+        number = self._returns_at.get(seq)
+        if number is None:
+            if not isinstance(self.syscalls, CallList):
+                return None
+            number = self.syscalls.made_at(seq)
+        return None if number is None else self.syscalls[number]
 
     def _row(self, seq: int, rec: Record, i: int) -> FlowRow:
         is_trap = rec[KIND] == TRAP
@@ -499,5 +540,5 @@ class Flow:
             bool(rec[INTERRUPT]), rec[CODE], rec[CAUSE], rec[EPC] if is_trap else rec[AT],
             rec[PC], rec[TVAL], rec[SATP], rec[A0:A7 + 1], self._shaper.paths[self._path[i]],
             None if ret == NONE else ret, None if root == NONE else root, self._owners[i],
-            self._calls.get(seq), note, rec[STATUS_BEFORE], rec[STATUS_AFTER],
+            self._call_at(seq), note, rec[STATUS_BEFORE], rec[STATUS_AFTER],
             self.signal_notes.get(seq, ""), rec[HART])

@@ -63,15 +63,24 @@ def call_flags(spec: CallSpec) -> int:
 
 @dataclass(slots=True)
 class Paired:
-    """What one run of the pairer concluded: the calls made (CALL tuples, numbered on
-    from the calls of earlier runs), the actions (ACTION tuples) in the order they
-    apply, and `upto`: the calls made (in all runs) by the first DISOWN or MOVE, each
-    of which gives in ID the count by the next one, or by the run's end. A call's
-    record takes its process from the owner of its address space at its ecall."""
+    """What one run of the pairer concluded: the calls made (CALL structs, numbered
+    on from the calls of earlier runs; `calls(i, j)` unpacks some), the actions
+    (ACTION tuples) in the order they apply, and `upto`: the calls made (in all runs)
+    by the first DISOWN or MOVE, each of which gives in ID the count by the next one,
+    or by the run's end. A call's record takes its process from the owner of its
+    address space at its ecall."""
 
-    calls: list[tuple[int, ...]]
+    raw_calls: bytes
     actions: list[tuple[int, ...]]
     upto: int
+
+    def raw(self, i: int, j: int) -> bytes:
+        """The CALL structs of this run's calls i to j (not included)."""
+        return self.raw_calls[i * CALL.size:j * CALL.size]
+
+    def calls(self, i: int, j: int) -> list[tuple[int, ...]]:
+        """This run's calls i to j (not included), as CALL tuples."""
+        return list(CALL.iter_unpack(self.raw(i, j)))
 
 
 def _unpack(layout: struct.Struct, at: int | None, count: int) -> list[tuple[int, ...]]:
@@ -110,8 +119,9 @@ class Pairer:
         if self._lib.pairer_run(self._p, raw, len(raw) // RECORD.size, first, tid,
                                 *(ctypes.byref(x) for x in self._out)) < 0:
             raise MemoryError("no memory for a trap flow's call pairing")
-        return Paired(_unpack(CALL, calls.value, ncalls.value),
-                      _unpack(ACTION, acts.value, nacts.value), upto.value)
+        raw_calls = ctypes.string_at(calls.value, ncalls.value * CALL.size) \
+            if ncalls.value and calls.value is not None else b""
+        return Paired(raw_calls, _unpack(ACTION, acts.value, nacts.value), upto.value)
 
     def own(self, satp: int, pid: int) -> None:
         """Address space satp belongs to process pid."""
