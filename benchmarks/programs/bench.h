@@ -37,6 +37,17 @@ _start:
     mret
 .endm
 
+.macro S_ECALL_RETURNS        // s_trap: an ecall from U returns at once (sepc + 4); one
+    .align 2                  // with a7 != 0 goes on to M as an ecall from S
+s_trap:
+    bnez a7, 1f
+    csrr t0, sepc
+    addi t0, t0, 4
+    csrw sepc, t0
+    sret
+1:  ecall
+.endm
+
 .macro POWER_OFF
     li t0, PLATFORM_FINISHER_BASE
     li t1, FINISHER_PASS

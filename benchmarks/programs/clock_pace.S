@@ -40,14 +40,7 @@ user:
     li a7, 1                // tell S to finish: S hands the count to M
     ecall
 
-    .align 2
-s_trap:
-    bnez a7, 1f
-    csrr t0, sepc
-    addi t0, t0, 4
-    csrw sepc, t0
-    sret
-1:  ecall                   // S -> M with the count in s0
+    S_ECALL_RETURNS         // a7 = 1: to M, with the count in s0
 
     .align 2
 m_trap:                     // print s0 in decimal, then a newline, then power off

@@ -25,14 +25,7 @@ user:
 2:  li a7, 1                // tell S to finish
     ecall
 
-    .align 2
-s_trap:
-    bnez a7, 1f
-    csrr t0, sepc
-    addi t0, t0, 4
-    csrw sepc, t0
-    sret
-1:  ecall                   // S -> M: power off
+    S_ECALL_RETURNS         // a7 = 1: to M, which powers off
 
     .align 2
 m_trap:
