@@ -37,6 +37,15 @@ _start:
     mret
 .endm
 
+.macro U_ECALLS_TO_S          // _start for a U loop whose ecalls S_ECALL_RETURNS takes:
+    START m_trap              // stvec = s_trap, ecall from U (cause 8) delegated to S,
+    la t0, s_trap             // then U-mode at `user`
+    csrw stvec, t0
+    li t0, 1 << 8
+    csrw medeleg, t0
+    MRET_TO 0, user
+.endm
+
 .macro S_ECALL_RETURNS        // s_trap: an ecall from U returns at once (sepc + 4); one
     .align 2                  // with a7 != 0 goes on to M as an ecall from S
 s_trap:

@@ -9,12 +9,7 @@
 #define ITERATIONS 1000000
 #endif
 
-    START m_trap
-    la t0, s_trap
-    csrw stvec, t0
-    li t0, 1 << 8           // delegate ecall from U to S
-    csrw medeleg, t0
-    MRET_TO 0, user
+    U_ECALLS_TO_S
 
 user:
     li s0, ITERATIONS
