@@ -35,11 +35,26 @@ from harness.trace.pairer import (
 )
 from harness.trace.syscalls import CallSpec, SyscallRecord
 
-__all__ = ["CallList"]
+__all__ = ["CallList", "record_of", "set_return"]
 
 Owner = tuple[int, str]
 _WORDS = CALL.size // 8   # a CALL struct is so many 64-bit words, each a field
 _OUTCOMES = ("returned", "new image")   # by a RETURN action's C (1: into a new image)
+
+
+def record_of(t: tuple[int, ...], specs: dict[int, CallSpec], xlen: int,
+              who: Owner | None) -> SyscallRecord:
+    """The record of the pairer's CALL tuple `t`, made by process `who` (if known)."""
+    number = t[CALL_NUMBER]
+    return SyscallRecord(number, specs.get(number), t[CALL_ARGS:], t[CALL_SEQ],
+                         t[CALL_INSTRET], t[CALL_EPC], t[CALL_SATP], xlen,
+                         who[0] if who else None, who[1] if who else None, t[CALL_TID])
+
+
+def set_return(call: SyscallRecord, act: tuple[int, ...]) -> None:
+    """What the pairer's RETURN action `act` says of `call`."""
+    call.ret, call.exit_seq, call.exit_instret = act[RET], act[SEQ], act[X]
+    call.outcome = _OUTCOMES[bool(act[C])]
 
 
 class CallList(Sequence[SyscallRecord]):
@@ -49,7 +64,6 @@ class CallList(Sequence[SyscallRecord]):
         self._raw = bytearray()                 # the pairer's CALL structs, one per call
         self._numbers: list[int] = []
         self._seqs: list[int] = []       # each call's ecall, in order (calls are numbered so)
-        self._satps: list[int] = []
         self._owners: list[Owner | None] = []            # (pid, name) of the caller
         # Address spaces with calls whose process is not known yet, and the names given
         # them later: satp -> [(n, owner)], each naming the calls before call #n that
@@ -72,7 +86,6 @@ class CallList(Sequence[SyscallRecord]):
         self._numbers.extend(words[CALL_NUMBER::_WORDS].tolist())
         self._seqs.extend(signed[CALL_SEQ::_WORDS].tolist())
         satps = words[CALL_SATP::_WORDS].tolist()
-        self._satps.extend(satps)
         new_owners = list(map(owners.get, satps))
         self._owners.extend(new_owners)
         self._unnamed.update(compress(satps, map(is_, new_owners, repeat(None))))
@@ -89,8 +102,7 @@ class CallList(Sequence[SyscallRecord]):
                                list[SyscallRecord | None]]:
         """The columns a return writes, for the flow's loop over a run's events: call
         #n returned by the pairer's RETURN action `act` when rets[n] = act[RET];
-        exits[n] = act; and, if made[n] is a record, its ret, exit_seq, exit_instret
-        and outcome are set (as `_make` does)."""
+        exits[n] = act; and, if made[n] is a record, set_return(made[n], act)."""
         return self._rets, self._exits, self._made
 
     def name_unnamed(self, owner: Callable[[int], Owner | None]) -> None:
@@ -119,18 +131,14 @@ class CallList(Sequence[SyscallRecord]):
     def _make(self, i: int) -> SyscallRecord:
         t = CALL.unpack_from(self._raw, i * CALL.size)
         who, exit = self._owners[i], self._exits[i]
-        number = t[CALL_NUMBER]
         if who is None:
             for upto, late in self._late.get(t[CALL_SATP], ()):
                 if i < upto:
                     who = late
                     break
-        call = SyscallRecord(number, self._specs.get(number), t[CALL_ARGS:], t[CALL_SEQ],
-                             t[CALL_INSTRET], t[CALL_EPC], t[CALL_SATP], self._xlen,
-                             who[0] if who else None, who[1] if who else None, t[CALL_TID])
+        call = record_of(t, self._specs, self._xlen, who)
         if exit is not None:
-            call.ret, call.exit_seq, call.exit_instret = exit[RET], exit[SEQ], exit[X]
-            call.outcome = _OUTCOMES[bool(exit[C])]
+            set_return(call, exit)
         self._made[i] = call
         self._made_count += 1
         return call
@@ -163,5 +171,4 @@ class CallList(Sequence[SyscallRecord]):
         return bool(self._seqs)
 
     def __repr__(self) -> str:
-        made = len(self._made) - self._made.count(None)
-        return f"CallList({len(self._seqs)} calls, {made} made)"
+        return f"CallList({len(self._seqs)} calls, {self._made_count} made)"

@@ -31,24 +31,19 @@ from __future__ import annotations
 
 import gc
 from array import array
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Protocol
 
 from harness.abi.csr import Exc, Priv, cause_name
 from harness.mmu.scheme import decode_satp
-from harness.trace.calllist import CallList
+from harness.trace.calllist import CallList, record_of, set_return
 from harness.trace.events import RECORD, Event, EventLog, TrapEvent, XretEvent
 from harness.trace.pairer import (
     ALARM,
-    CALL_ARGS,
-    CALL_EPC,
-    CALL_INSTRET,
-    CALL_NUMBER,
     CALL_SATP,
     CALL_SEQ,
-    CALL_TID,
     FORK,
     ID,
     OP,
@@ -309,14 +304,12 @@ class Flow:
                             continue
                         call = kept[number]
                     else:
-                        call.ret, call.exit_seq, call.exit_instret = act[RET], seq, act[X]
-                        call.outcome = "new image" if act[C] else "returned"
+                        set_return(call, act)
                 else:
                     call = waiting[number]
-                    call.ret, call.exit_seq, call.exit_instret = act[RET], seq, act[X]
-                    call.outcome = "new image" if act[C] else "returned"
+                    set_return(call, act)
                     fresh[seq] = call
-                    if call.ret < 0 or call.child_seq is not None or \
+                    if act[RET] < 0 or call.child_seq is not None or \
                             call.number not in self._forks:
                         del waiting[number]
                 if live is not None:
@@ -349,11 +342,7 @@ class Flow:
         specs, xlen, pids, waiting, fresh = \
             self.specs, self.xlen, self.pids, self._waiting, self.fresh
         for t in paired.calls(made - base, upto - base):
-            satp, number = t[CALL_SATP], t[CALL_NUMBER]
-            who = pids.get(satp)
-            call = SyscallRecord(number, specs.get(number), t[CALL_ARGS:], t[CALL_SEQ],
-                                 t[CALL_INSTRET], t[CALL_EPC], satp, xlen,
-                                 who[0] if who else None, who[1] if who else None, t[CALL_TID])
+            call = record_of(t, specs, xlen, pids.get(t[CALL_SATP]))
             waiting[made] = call
             fresh[t[CALL_SEQ]] = call
             made += 1
@@ -454,16 +443,9 @@ class Flow:
     def resolve_pids(self, roots: dict[int, tuple[int, str]]) -> None:
         """Name address spaces from a process table (page-table root physical address
         -> (pid, name)) for calls whose process was not known when they were made."""
-        if not isinstance(self.syscalls, CallList):
-            return   # (a flow that keeps no calls: harness/trace/stream.py names its own)
-        found: dict[int, tuple[int, str] | None] = {}
-
-        def owner(satp: int) -> tuple[int, str] | None:
-            if satp not in found:
-                found[satp] = self._owner_from(satp, roots)
-            return found[satp]
-
-        self.syscalls.name_unnamed(owner)
+        if isinstance(self.syscalls, CallList):
+            self.syscalls.name_unnamed(self._owners_from(roots))
+        # (a flow that keeps no calls: harness/trace/stream.py names its own)
 
     def name_space(self, satp: int, roots: dict[int, tuple[int, str]]) -> bool:
         """Name the address space `satp` from a process table, if it is there."""
@@ -472,23 +454,30 @@ class Flow:
             self._own(satp, who)
         return who is not None
 
-    def _owner_from(self, satp: int, roots: dict[int, tuple[int, str]]) -> tuple[int, str] | None:
-        """Address space satp's process: its owner now, else the process table's entry
-        for its root (which then owns it)."""
-        who = self.pids.get(satp) or roots.get(int(decode_satp(satp, self.xlen).ppn.addr))
-        if who is not None and satp not in self.pids:
-            self._own(satp, who)
-        return who
+    def _owners_from(self, roots: dict[int, tuple[int, str]]
+                     ) -> Callable[[int], tuple[int, str] | None]:
+        """The process of an address space, asked once per satp: its owner now, else
+        the process table's entry for its root (which then owns it)."""
+        found: dict[int, tuple[int, str] | None] = {}
+
+        def owner(satp: int) -> tuple[int, str] | None:
+            if satp not in found:
+                who = self.pids.get(satp) or \
+                    roots.get(int(decode_satp(satp, self.xlen).ppn.addr))
+                if who is not None and satp not in self.pids:
+                    self._own(satp, who)
+                found[satp] = who
+            return found[satp]
+
+        return owner
 
     def name_calls(self, calls: list[SyscallRecord], roots: dict[int, tuple[int, str]]) -> None:
         """resolve_pids for these calls."""
-        found: dict[int, tuple[int, str] | None] = {}
+        owner = self._owners_from(roots)
         for call in calls:
             if call.pid is not None:
                 continue
-            if call.satp not in found:
-                found[call.satp] = self._owner_from(call.satp, roots)
-            who = found[call.satp]
+            who = owner(call.satp)
             if who is not None:
                 call.pid, call.process = who
 
