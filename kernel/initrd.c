@@ -11,9 +11,7 @@
 #define NEWC_HDR_SIZE  110
 #define NEWC_MODE      1   // field numbers, after the magic
 #define NEWC_FILESIZE  6
-#define NEWC_NAMESIZE  11
-#define S_IFMT         0170000
-#define S_IFREG        0100000
+#define NEWC_NAMESIZE  11  // a newc mode uses Unix's file types, S_IFMT in abi.h
 #define ALIGN4(n)      (((n) + 3) & ~(uintptr_t)3)
 
 static uintptr_t initrd_start, initrd_end;

@@ -2,6 +2,9 @@
 #ifndef PARAM_H
 #define PARAM_H
 
+#ifndef __ASSEMBLER__
+#include "abi.h"       // MAXPATH, shared with user programs
+#endif
 #include "platform.h"
 
 #define NPROC        64    // process table size
@@ -10,10 +13,9 @@
 #define USTACK_PAGES 8     // user stack, below TRAPFRAME (memlayout.h)
 #define TIMER_HZ     100   // scheduler ticks per second: a 10 ms time slice
 #define MAXARG       32    // most argv entries exec accepts
-#define MAXPATH      64    // longest program name
 #define BOOTARGS_MAX 256   // longest /chosen bootargs kept
 #define INIT_PROGRAM "init" // the first process when bootargs has no init=
-#define PROC_NAME    16
+#define PROC_NAME    32    // kept of a program's name for messages (cut if longer)
 #define EXIT_NOT_FOUND 127 // power-off status when init= names no program (as a shell's)
 
 // Files (fs.c, log.c, bio.c, file.c, pipe.c).

@@ -4,15 +4,12 @@
 // Prints one "PASS name" or "FAIL name" line per case (a failing case says which
 // check failed: the number it returned) and a total; exits with the failure count.
 // With arguments, runs only the cases whose names start with one of them.
+#include "fs_gen.h"  // BSIZE, NDIRECT, NINDIRECT, DIRSIZ, ROOTINO: the disk's layout
 #include "user.h"
 
-#define BSIZE 1024            // harness/abi/fs_layout.py: a disk block
-#define NDIRECT 11
-#define NINDIRECT (BSIZE / 4)
 #define NOFILE 16             // kernel/param.h: open files per process
 #define NINODE 50             // kernel/param.h: inodes in memory at once
 #define PIPESIZE 512          // kernel/param.h
-#define ROOTINO 1
 #define PAGE 4096
 
 // ---- helpers ------------------------------------------------------------------------
@@ -771,18 +768,19 @@ static int bad_path_pointer(void) {
   return 0;
 }
 
-// A path of MAXPATH (64) bytes or more is refused whole, even when every name in it is
-// short; a name longer than DIRSIZ (14) bytes is refused anywhere in a path.
+// A path of MAXPATH bytes or more (abi.h; the NUL included) is refused whole, even
+// when every name in it is short; a name longer than DIRSIZ (fs_gen.h) is refused
+// anywhere in a path, never cut.
 static int path_too_long(void) {
-  char path[128];
+  char path[MAXPATH + 32];
   unlink("fourteen-chars");
   int n = 0;
-  while (n < 60)
+  while (n < MAXPATH - 4)
     path[n++] = '.', path[n++] = '/';
-  strcpy(path + n, "fourteen-chars");  // 74 bytes
+  strcpy(path + n, "fourteen-chars");  // MAXPATH + 10 bytes
   if (open(path, O_CREATE | O_RDWR) != -1 || mkdir(path) != -1)
     return 1;
-  strcpy(path + 40, "fourteen-chars");  // 54 bytes: fine
+  strcpy(path + MAXPATH - 24, "fourteen-chars");  // MAXPATH - 10 bytes: fine
   int fd = open(path, O_CREATE | O_RDWR);
   if (fd < 0)
     return 2;
@@ -791,15 +789,31 @@ static int path_too_long(void) {
 }
 
 static int name_too_long(void) {
-  unlink("fifteen-chars-x");
-  unlink("fifteen-chars-");  // what a kernel that cut the name would have made
-  if (open("fifteen-chars-x", O_CREATE | O_RDWR) != -1 || mkdir("fifteen-chars-x") != -1)
+  char name[DIRSIZ + 2], cut[DIRSIZ + 1], sub[DIRSIZ + 8];
+  memset(name, 'n', DIRSIZ + 1);
+  name[DIRSIZ + 1] = 0;
+  memmove(cut, name, DIRSIZ);  // what a kernel that cut the name would have made
+  cut[DIRSIZ] = 0;
+  strcpy(sub, name);
+  strcpy(sub + DIRSIZ + 1, "/f");
+  unlink(name);
+  unlink(cut);
+  if (open(name, O_CREATE | O_RDWR) != -1 || mkdir(name) != -1)
     return 1;
-  if (open("fifteen-chars-", O_RDONLY) != -1)
+  if (open(cut, O_RDONLY) != -1)
     return 2;
-  if (open("fifteen-chars-x/f", O_RDONLY) != -1 || chdir("fifteen-chars-x") != -1)
+  if (open(sub, O_RDONLY) != -1 || chdir(name) != -1)
     return 3;
-  return 0;
+  // A name of exactly DIRSIZ bytes is whole, and found by all of it.
+  int fd = open(cut, O_CREATE | O_RDWR);
+  if (fd < 0)
+    return 4;
+  close(fd);
+  cut[DIRSIZ - 1] = 'm';
+  if (open(cut, O_RDONLY) != -1)
+    return 5;
+  cut[DIRSIZ - 1] = 'n';
+  return unlink(cut) == 0 ? 0 : 6;
 }
 
 static int open_dir_for_writing(void) {

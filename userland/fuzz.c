@@ -20,6 +20,7 @@
 // cannot hold, since nothing else would ever wake them. Half the enable_deadlock_detect
 // calls turn detection on or off, so mutex_lock and semaphore_down run the deadlock
 // check on whatever state the fuzzer left.
+#include "fs_gen.h"  // DIRSIZ
 #include "user.h"
 
 static uint8_t scratch[4096] __attribute__((aligned(4096)));
@@ -27,10 +28,14 @@ static uint8_t scratch[4096] __attribute__((aligned(4096)));
 extern char _start[];  // the first byte of our text (userland/user.ld puts it first)
 #define USER_TEXT ((long)(uintptr_t)_start)
 
+// One byte longer than a directory entry holds (DIRSIZ, fs_gen.h).
+#define TOO_LONG_NAME "a_name_one_byte_longer_than_any_directory_entry_can_hold_it_is_"
+_Static_assert(sizeof(TOO_LONG_NAME) - 1 == DIRSIZ + 1, "TOO_LONG_NAME is DIRSIZ + 1 bytes");
+
 // Paths the file-system calls can do something with (or must refuse: too long), none
 // naming a program the check after fuzzing runs.
 static const char *paths[] = {"f", "d", "d/f", "d/d2", "/", ".", "..", "../d",
-                              "/d/../f", "a_name_longer_than_fourteen", ""};
+                              "/d/../f", TOO_LONG_NAME, ""};
 
 // Argument values likely to reach interesting kernel paths.
 static long random_arg(void) {

@@ -6,7 +6,6 @@
 #include "user.h"
 
 #define MAXLINE 512       // a longer line is matched in pieces of MAXLINE-1 bytes
-#define MAXPATH 64        // kernel/param.h: no path the kernel takes is longer
 
 struct pattern {
   const char *text;  // without the anchors

@@ -4,7 +4,6 @@
 // status 1 if a path could not be listed.
 #include "user.h"
 
-#define MAXPATH 64  // kernel/param.h: the longest path the kernel takes, with its NUL
 
 static const char *type_name(uint32_t mode) {
   switch (mode & S_IFMT) {
@@ -16,7 +15,8 @@ static const char *type_name(uint32_t mode) {
   }
 }
 
-// The name is padded to 14 bytes, the longest a directory entry holds (DIRSIZ).
+// The name is padded to 14 columns, as xv6's ls pads it; a longer name pushes the
+// columns after it right.
 static void show(const char *name, const struct stat *st) {
   printf("%-14s %-4s %3llu %llu\n", name, type_name(st->mode),
          (unsigned long long)st->ino, (unsigned long long)st->size);

@@ -12,7 +12,6 @@
 #define MAXLINE 256
 #define MAXARGS 16    // words of one command
 #define MAXSTAGES 16  // commands in one pipeline
-#define MAXPATH 64    // kernel/param.h: the longest path exec accepts
 #define HELP_WIDTH 78 // help wraps its list of programs at this column
 #define CTRL_D 4
 #define BACKSPACE 8

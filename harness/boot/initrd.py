@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from harness.abi.fs_layout import DIRSIZ
 from harness.errors import BadInput
 
 __all__ = ["InitrdEntry", "initrd_load_address", "pack_initrd", "unpack_initrd"]
@@ -51,8 +52,9 @@ def _member(ino: int, name: str, mode: int, data: bytes) -> bytes:
 
 def _check_name(name: str) -> None:
     if not name or "/" in name or "\0" in name or name in (".", "..", TRAILER) \
-            or len(name.encode()) > 63:
-        raise BadInput(f"bad initrd program name {name!r}: use a plain name of 1-63 bytes")
+            or len(name.encode()) > DIRSIZ:
+        raise BadInput(f"bad initrd program name {name!r}: use a plain name of 1-{DIRSIZ} "
+                       "bytes (as a directory entry holds)")
 
 
 def pack_initrd(files: Mapping[str, bytes]) -> bytes:

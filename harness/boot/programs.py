@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.abi.fs_layout import DIRSIZ
 from harness.errors import BadInput
 
 __all__ = ["ELF_MAGIC", "Programs", "gather_programs", "program_name"]
@@ -41,8 +42,15 @@ class Programs:
 
 
 def program_name(path: Path) -> str:
-    """The name a user ELF joins under: its file name without ".elf"."""
-    return path.name.removesuffix(".elf")
+    """The name a user ELF joins under: its file name without ".elf"; BadInput if a
+    directory entry cannot hold it (1 to DIRSIZ bytes), the one rule for the initrd
+    and the disk, so a program runs by its whole name wherever the kernel finds it."""
+    name = path.name.removesuffix(".elf")
+    size = len(name.encode())
+    if not 1 <= size <= DIRSIZ:
+        raise BadInput(f"{path}: the program name {name!r} is {size} bytes; a program name "
+                       f"is 1 to {DIRSIZ} bytes, as a directory entry holds")
+    return name
 
 
 def _is_elf(path: Path) -> bool:

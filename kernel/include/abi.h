@@ -34,6 +34,11 @@ struct task_info {
                                             // on get_time's clock (kernel/clock.c)
 };
 
+// The longest path the kernel takes, its NUL included (exec, open, mkdir, ...); a
+// longer one is refused whole, never cut. Room for a few directory-entry names
+// (DIRSIZ, fs_gen.h) of course-length program names.
+#define MAXPATH 128
+
 // Exit status of a process the kernel killed for a fault (trap.c).
 #define EXIT_KILLED -1
 

@@ -51,8 +51,8 @@ def test_the_default_view_is_the_geometry_then_the_tree(
         " data    66-8191   8126  306 in use, 7820 free",
         "",
         " inum  type  nlink    size  path",
-        "    1  dir       1      64  /",
-        "    2  dir       1      48  /bin/",
+        "    1  dir       1     256  /",
+        "    2  dir       1     192  /bin/",
         "    3  file      1  307200  /bin/big",
         "    4  file      1       6  /hello",
     ]

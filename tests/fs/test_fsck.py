@@ -74,7 +74,7 @@ def test_an_inode_of_an_unknown_type(e: Editable) -> None:
 def test_a_directory_size_that_is_not_whole_entries(e: Editable) -> None:
     bin_ = e.inum("bin")
     e.inode(bin_, size=3 * DIRENT_SIZE + 1)
-    assert messages(e) == [f"directory inode {bin_} (/bin): size 49 is not a multiple of 16"]
+    assert messages(e) == [f"directory inode {bin_} (/bin): size 193 is not a multiple of 64"]
 
 
 def test_dot_naming_another_inode(e: Editable) -> None:

@@ -23,10 +23,11 @@ CASES = [
     "lab_task_info_layout",
 ]
 
-# What the programs the cases run print: hello (a copy of it in long_names; spawned
+# What the programs the cases run print: hello (copies of it under names of 15, 20, 32
+# and 62 bytes in long_names; spawned
 # in lab_spawn_null_argv, with its parent's console) and "abitests echo".
 CHILD_OUTPUT = {
-    "long_names": ["Hello, world!"],
+    "long_names": ["Hello, world!"] * 4,
     "exec_null_argv": ["Hello, world!"],
     "lab_spawn_null_argv": ["Hello, world!"],
     "exec_argv": ["argc = 7", "argv[0] = (*o*)", "argv[1] = echo", "argv[2] = (>.<)",
