@@ -16,10 +16,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from harness.grade.batch import grade_batch
-from harness.grade.labs import find_lab
-from harness.grade.runner import GradeOptions
-from harness.paths import KERNEL_DIR
+from privlab.grade.batch import grade_batch
+from privlab.grade.labs import find_lab
+from privlab.grade.runner import GradeOptions
+from privlab.paths import KERNEL_DIR
 
 
 def _submissions(root: Path, n: int) -> Path:

@@ -26,8 +26,8 @@ from dataclasses import dataclass
 
 from common import QEMU_CPU, build, time_command
 
-from harness.devices.uart import Console
-from harness.machine import Machine, Stop, load_elf
+from privlab.devices.uart import Console
+from privlab.machine import Machine, Stop, load_elf
 
 HOST = None   # QEMU's default clock: no -icount
 

@@ -15,14 +15,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.boot import user_boot
-from harness.build import RV64, Arch
-from harness.build.baremetal import build_baremetal
-from harness.build.cache import cache_root
-from harness.build.images import Images
-from harness.devices import Console
-from harness.machine import Machine, Stop, load_elf
-from harness.machine.assemble import boot_system
+from privlab.boot import user_boot
+from privlab.build import RV64, Arch
+from privlab.build.baremetal import build_baremetal
+from privlab.build.cache import cache_root
+from privlab.build.images import Images
+from privlab.devices import Console
+from privlab.machine import Machine, Stop, load_elf
+from privlab.machine.assemble import boot_system
 
 PROGRAMS = Path(__file__).resolve().parent / "programs"
 QEMU_CPU = {64: "rv64,h=false", 32: "rv32,h=false"}
@@ -82,7 +82,7 @@ def time_qemu_user(images: Images, program: str, args: Sequence[str], done: byte
     `run_user_program` (and the build's disk as a snapshot, with `disk`), with
     `-icount shift=0` unless told otherwise, until it exits; exits if the console
     never shows `done`."""
-    from harness.qemu import drive_args
+    from privlab.qemu import drive_args
 
     ub = user_boot(images.users, program, list(args))
     initrd = scratch / f"{program}-{'-'.join(args)}.initrd"

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from common import best_of, time_command, time_qemu_user
 
-from harness.build.images import Images, build_images
+from privlab.build.images import Images, build_images
 
 COUNTS = (3_000, 20_000)
 GOAL = 1.0           # privlab / QEMU at the largest count
@@ -27,7 +27,7 @@ GROWTH = 1.2         # ratio at the largest count / ratio at the smallest
 
 
 def privlab(seed: int, n: int) -> float:
-    took, proc = time_command([sys.executable, "-m", "harness", "run", "--quiet", "--user",
+    took, proc = time_command([sys.executable, "-m", "privlab", "run", "--quiet", "--user",
                                "fuzz", str(seed), str(n)])
     if proc.returncode != 0:
         sys.exit(f"privlab: fuzz {seed} {n} exited {proc.returncode}: "

@@ -16,9 +16,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from harness.grade.labs import LABS_DIR, Lab
-from harness.grade.runner import GradeOptions, default_jobs, grade
-from harness.paths import KERNEL_DIR, REPO_ROOT
+from privlab.grade.labs import LABS_DIR, Lab
+from privlab.grade.runner import GradeOptions, default_jobs, grade
+from privlab.paths import KERNEL_DIR, REPO_ROOT
 
 BUDGET_SECONDS = 10.0
 SOURCES = ["taskinfo/test_taskinfo.py", "mmap/test_mmap.py", "stride/test_stride.py",

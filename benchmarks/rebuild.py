@@ -16,8 +16,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from harness.build.images import build_images
-from harness.paths import KERNEL_DIR, USERLAND_DIR
+from privlab.build.images import build_images
+from privlab.paths import KERNEL_DIR, USERLAND_DIR
 
 GOAL = 2.0
 

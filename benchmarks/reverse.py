@@ -21,8 +21,8 @@ import time
 
 from common import best_of, build, report, time_privlab, time_qemu
 
-from harness.api.timetravel import DEFAULT_EVERY, History
-from harness.machine import Machine, Stop, load_elf
+from privlab.api.timetravel import DEFAULT_EVERY, History
+from privlab.machine import Machine, Stop, load_elf
 
 GOAL_STEP_BACK = 0.5     # seconds
 GOAL_RATIO = 3.0         # the recorded run against QEMU

@@ -11,11 +11,11 @@ import sys
 import time
 from pathlib import Path
 
-from harness.build.baremetal import build_baremetal
-from harness.build.cache import cache_root
-from harness.build.toolchain import ARCHES
-from harness.machine import Machine, Stop, load_elf
-from harness.machine.assemble import boot_bare
+from privlab.build.baremetal import build_baremetal
+from privlab.build.cache import cache_root
+from privlab.build.toolchain import ARCHES
+from privlab.machine import Machine, Stop, load_elf
+from privlab.machine.assemble import boot_bare
 
 PROGRAM = Path(__file__).resolve().parent / "programs" / "smp_loop.S"
 

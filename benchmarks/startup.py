@@ -38,15 +38,15 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
 
 
 def privlab_command(program: str) -> list[str]:
-    return [sys.executable, "-m", "harness", "run", "--quiet", "--user", program]
+    return [sys.executable, "-m", "privlab", "run", "--quiet", "--user", program]
 
 
 def qemu_command(program: str, initrd: Path) -> list[str] | None:
     """QEMU's `virt` board with our firmware and kernel, `program` as init, the build's
     disk as a snapshot: what `privlab run --user PROGRAM` boots."""
-    from harness.boot import user_boot
-    from harness.build.images import build_images
-    from harness.qemu import drive_args
+    from privlab.boot import user_boot
+    from privlab.build.images import build_images
+    from privlab.qemu import drive_args
 
     qemu = shutil.which("qemu-system-riscv64")
     if qemu is None:

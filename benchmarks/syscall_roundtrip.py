@@ -19,7 +19,7 @@ from pathlib import Path
 
 from common import best_of, run_user_program, time_qemu_user
 
-from harness.build.images import Images, build_images
+from privlab.build.images import Images, build_images
 
 GOAL = 0.3
 REPEAT = 3

@@ -19,13 +19,13 @@ from pathlib import Path
 
 from common import best_of, build, report, time_command, time_qemu
 
-from harness.trace.tracefile import read_trace
+from privlab.trace.tracefile import read_trace
 
 GOAL = 5.0
 
 
 def privlab_run(elf: Path, out: Path) -> float:
-    took, proc = time_command([sys.executable, "-m", "harness", "run", "--quiet", "--bios",
+    took, proc = time_command([sys.executable, "-m", "privlab", "run", "--quiet", "--bios",
                                "none", "--kernel", str(elf), "--trace-out", str(out)])
     if proc.returncode != 0:
         sys.exit(f"privlab run failed ({proc.returncode}): {proc.stderr.decode()}")

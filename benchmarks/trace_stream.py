@@ -70,7 +70,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    privlab = [sys.executable, "-m", "harness"]
+    privlab = [sys.executable, "-m", "privlab"]
     with tempfile.TemporaryDirectory(prefix="privlab-trace-stream-") as tmp:
         out = Path(tmp) / "t.trace"
         out_jsonl = Path(tmp) / "t.jsonl"

@@ -27,11 +27,11 @@ from io import StringIO
 
 from common import run_user_program
 
-from harness.api import Session
-from harness.build.images import Images, build_images
-from harness.inspect import SyscallSummary, TrapTimeline, make_console
-from harness.machine import Stop
-from harness.trace.flow import FlowFilter
+from privlab.api import Session
+from privlab.build.images import Images, build_images
+from privlab.inspect import SyscallSummary, TrapTimeline, make_console
+from privlab.machine import Stop
+from privlab.trace.flow import FlowFilter
 
 GOAL = 1.3
 REPEAT = 5

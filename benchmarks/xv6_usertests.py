@@ -58,7 +58,7 @@ def _qemu_command(kernel: Path, image: Path, icount_shift: int | None = None) ->
 
 
 def _privlab_command(kernel: Path, image: Path, icount_shift: int) -> list[str]:
-    return [sys.executable, "-m", "harness", "run", "--bios", "none", "--kernel", str(kernel),
+    return [sys.executable, "-m", "privlab", "run", "--bios", "none", "--kernel", str(kernel),
             "--drive", f"{image},snapshot=on", "--icount-shift", str(icount_shift)]
 
 

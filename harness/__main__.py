@@ -1,7 +1,7 @@
-"""`python -m harness` is `privlab`."""
+"""`python -m privlab` is `privlab`."""
 
 import sys
 
-from harness.entry import main
+from .entry import main
 
 sys.exit(main())

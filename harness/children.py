@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager, suppress
 from typing import TypeVar
 
-from harness.sigint import cleanup, held
+from .sigint import cleanup, held
 
 __all__ = ["REAP_SECONDS", "kill", "supervised"]
 

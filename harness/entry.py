@@ -1,4 +1,4 @@
-"""The `privlab` command's first code (the console script and `python -m harness`).
+"""The `privlab` command's first code (the console script and `python -m privlab`).
 
 Importing the command line takes a few tenths of a second, and a Ctrl-C then would
 print Python's KeyboardInterrupt traceback: until harness/cli/main.py's own handling
@@ -27,7 +27,7 @@ def main() -> int:
     signal.signal(signal.SIGINT, _interrupted)
     gc.disable()
     try:
-        from harness.cli.main import main as command_line
+        from .cli.main import main as command_line
     finally:
         gc.freeze()
         gc.enable()

@@ -17,8 +17,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.errors import BadInput
-from harness.paths import KERNEL_DIR, REPO_ROOT, USERLAND_DIR
+from .errors import BadInput
+from .paths import KERNEL_DIR, REPO_ROOT, USERLAND_DIR
 
 __all__ = ["BUNDLED", "Sources", "find_project", "is_project", "sources_for"]
 

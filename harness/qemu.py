@@ -28,9 +28,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.abi.platform import PLATFORM
-from harness.build.toolchain import Arch
-from harness.errors import ExitStatus, PrivlabError
+from .abi.platform import PLATFORM
+from .build.toolchain import Arch
+from .errors import ExitStatus, PrivlabError
 
 __all__ = [
     "QemuNotFound",

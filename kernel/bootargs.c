@@ -10,7 +10,7 @@
 //                  off with its exit status when it exits. Every word after init=PROG
 //                  is an argument. Without init=, the first process is "init"
 //                  (userland/init.c), which starts the shell.
-// Words cannot contain spaces; the harness builds this string (harness.boot.bootargs).
+// Words cannot contain spaces; the harness builds this string (privlab.boot.bootargs).
 #include "defs.h"
 
 #define MAXWORDS 40

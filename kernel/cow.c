@@ -5,7 +5,7 @@
 // page: the child's page table maps the parent's frames, and each frame counts the
 // page tables that map it (kalloc.c). A page either process may write loses PTE_W in
 // both tables and gains PTE_COW, one of the two RSW bits the spec leaves to software
-// (riscv_gen.h, from harness/abi/paging.py). The first store to it traps (a store
+// (riscv_gen.h, from privlab/abi/paging.py). The first store to it traps (a store
 // page fault, cause 15, from U), and cow_fault() gives the writer a private copy,
 // or, if no other page table maps the frame any more, simply its PTE_W back. The
 // store is then retried at the same sepc (pagefault.c). copyout() breaks COW the same

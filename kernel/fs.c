@@ -1,6 +1,6 @@
 // fs.c: the file system: blocks (bitmap allocation), inodes (allocation, the inode
 // cache, the block map), directories and path names. The on-disk layout is in
-// fs_gen.h (generated from harness/abi/fs_layout.py, which the harness's mkfs and
+// fs_gen.h (generated from privlab/abi/fs_layout.py, which the harness's mkfs and
 // fsck read too). Every function that writes the disk runs inside a log operation
 // (begin_op/end_op, log.c) and writes through log_write().
 #include "abi.h"

@@ -63,7 +63,7 @@ void timerinit(void) {
   // END SOLUTION
 }
 
-// Exception names as QEMU's `-d int` prints them (riscv_gen.h, from harness/abi/csr.py).
+// Exception names as QEMU's `-d int` prints them (riscv_gen.h, from privlab/abi/csr.py).
 static const char *exception_name(uintptr_t code) {
   static const char *names[] = EXCEPTION_NAMES_INIT;
   if (code < sizeof(names) / sizeof(names[0]) && names[code])

@@ -4,6 +4,6 @@ its markers (points, requires, visibility) and its result recording.
 
 Installing privlab does not load the plugin into every pytest run on the machine;
 this line does, for the tests under labs/. `privlab grade` also passes
-`-p harness.grade.plugin`, so hidden tests kept anywhere else need no conftest.py."""
+`-p privlab.grade.plugin`, so hidden tests kept anywhere else need no conftest.py."""
 
-pytest_plugins = ["harness.grade.plugin"]
+pytest_plugins = ["privlab.grade.plugin"]

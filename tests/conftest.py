@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import pytest
 
-from harness.build.images import Images, build_images
-from harness.paths import REPO_ROOT
+from privlab.build.images import Images, build_images
+from privlab.paths import REPO_ROOT
 
 pytest_plugins = ["pytester"]
 

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from harness import sigint
-from harness.children import kill, supervised
-from harness.sigint import interrupts_exit
+from privlab import sigint
+from privlab.children import kill, supervised
+from privlab.sigint import interrupts_exit
 
 # A leader with a child of its own: one kill of the group stops both.
 FAMILY = ("import subprocess, sys, time\n"

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from harness.build.toolchain import Arch
+    from ..build.toolchain import Arch
 
 __all__ = ["generate"]
 
@@ -37,9 +37,9 @@ def generate(gen_dir: Path, kernel_dir: Path, arch: Arch) -> None:
     changes). asm-offsets.h is compiled from the kernel's own headers, which include
     riscv_gen.h, so it comes last."""
     # Imported here: the fact modules stay importable without the build machinery.
-    from harness.abi import asm_offsets, fs_layout, spec_header, syscall_table
-    from harness.build.cache import write_if_changed
-    from harness.build.toolchain import CompileOptions
+    from ..build.cache import write_if_changed
+    from ..build.toolchain import CompileOptions
+    from . import asm_offsets, fs_layout, spec_header, syscall_table
 
     write_if_changed(gen_dir / "riscv_gen.h", spec_header.render(arch.xlen))
     table = syscall_table.load_syscall_table(kernel_dir / "syscall.tbl")

@@ -13,9 +13,9 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.build.cache import cache_root, content_key
-from harness.build.toolchain import CompileOptions, _headers, _run, compiler_identity, zig_cc
-from harness.errors import BuildError
+from ..build.cache import cache_root, content_key
+from ..build.toolchain import CompileOptions, _headers, _run, compiler_identity, zig_cc
+from ..errors import BuildError
 
 __all__ = ["KernelLayout", "generate_asm_offsets", "kernel_layout", "parse_asm_offsets"]
 

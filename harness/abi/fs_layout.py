@@ -195,7 +195,7 @@ _check()
 
 def render_header() -> str:
     """fs_gen.h: the constants and structures above, for the kernel (and any C tool)."""
-    out = ["// fs_gen.h: generated from harness/abi/fs_layout.py; do not edit.",
+    out = ["// fs_gen.h: generated from privlab/abi/fs_layout.py; do not edit.",
            "// The on-disk layout of the file system (see that module's docstring).",
            "#ifndef FS_GEN_H", "#define FS_GEN_H", "", "#include <stdint.h>", ""]
     out += [f"#define {k} {v:#x}" if k == "FSMAGIC" else f"#define {k} {v}"

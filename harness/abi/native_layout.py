@@ -2,7 +2,7 @@
 
 The state block Python reads and writes directly, the trap/xRET event record and the
 stop reasons are declared here once. `gen_header()` renders them, with the spec's
-numbers from harness/abi/spec_header.py, as `privlab_gen.h` for the C side, and
+numbers from privlab/abi/spec_header.py, as `privlab_gen.h` for the C side, and
 `SharedState`/`EventRecord` are the matching ctypes structures, so the two sides
 cannot drift apart.
 """
@@ -13,7 +13,7 @@ import ctypes
 from enum import IntEnum
 from typing import TYPE_CHECKING
 
-from harness.abi import spec_header
+from . import spec_header
 
 __all__ = [
     "EVENT_FIELDS",

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import IntFlag
 
-from harness.abi.csr import Field
+from .csr import Field
 
 __all__ = [
     "FLAG_ORDER",

@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.paths import PLATFORM_HEADER
+from ..paths import PLATFORM_HEADER
 
 __all__ = ["PLATFORM", "Platform", "parse_define_lines", "parse_defines"]
 

@@ -17,8 +17,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.errors import BadInput
-from harness.paths import KERNEL_DIR
+from ..errors import BadInput
+from ..paths import KERNEL_DIR
 
 __all__ = [
     "ABIS",

@@ -8,10 +8,10 @@ check the hart would make now.
 
 from __future__ import annotations
 
-from harness.abi.csr import Csr, Priv
-from harness.errors import GuestError
-from harness.machine import Machine
-from harness.mmu import (
+from ..abi.csr import Csr, Priv
+from ..errors import GuestError
+from ..machine import Machine
+from ..mmu import (
     Access,
     PageTable,
     TranslationContext,

@@ -19,11 +19,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from harness.errors import BadInput
+from ..errors import BadInput
 
 if TYPE_CHECKING:
-    from harness.api.session import Session
-    from harness.machine import RunResult
+    from ..machine import RunResult
+    from .session import Session
 
 __all__ = ["POINT_HELP", "NotReached", "Point", "parse_point", "run_to"]
 
@@ -86,9 +86,9 @@ def run_to(session: Session, point: Point | str, max_insns: int | None = None) -
     """Run `session` to `point`; NotReached (a BadInput) if the run ends, the budget
     runs out or Ctrl-C stops it before getting there."""
     # Imported here: the command line reads POINT_HELP without loading the machine.
-    from harness.machine import Stop
-    from harness.machine.until import AtAddress
-    from harness.trace.events import TrapEvent
+    from ..machine import Stop
+    from ..machine.until import AtAddress
+    from ..trace.events import TrapEvent
 
     p = parse_point(point) if isinstance(point, str) else point
     if p.kind in ("trap", "event"):

@@ -2,7 +2,7 @@
 
 This is the documented entry point for notebooks, tests and graders (docs/inspect/api.md):
 
-    from harness.api import Session
+    from privlab.api import Session
     s = Session.boot("hello")                 # bundled firmware + kernel, hello as init
     s.run_until_syscall("write")              # stopped at the kernel's trap vector
     s.csr("scause").cause                     # 'user_ecall'
@@ -10,7 +10,7 @@ This is the documented entry point for notebooks, tests and graders (docs/inspec
     s.run()                                   # to the end: RunResult(stop=HALT, ...)
     s.syscalls[0].call_text()                 # 'write(1, "Hello, world!\\n", 14)'
 
-A Session wraps `harness.machine.Machine` without changing it: runs go through
+A Session wraps `privlab.machine.Machine` without changing it: runs go through
 `Machine.run`, with the tracer's extra stop conditions when memory capture is on.
 """
 
@@ -20,26 +20,24 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.abi.csr import EXCEPTION_NAMES, INTERRUPT_NAMES, Csr, Exc, Priv
-from harness.abi.registers import register_number
-from harness.abi.syscall_table import abi_table, load_syscall_table
-from harness.api.memory import MemoryAccess
-from harness.api.timetravel import DEFAULT_EVERY, History, Position, ReverseResult
-from harness.boot import boot_drive, user_boot
-from harness.build.images import Images, build_images
-from harness.devices import Console, ScriptedInput
-from harness.devices.disk import Drive, as_drive
-from harness.errors import BadInput
-from harness.inspect.state import CsrSnapshot, CsrValue, RegisterSnapshot
-from harness.kernelinfo.dwarf_types import StructValue
-from harness.kernelinfo.mirrors import ProcessTable
-from harness.kernelinfo.symbols import Location
-from harness.kernelinfo.system import SystemInfo
-from harness.machine import Machine, RunResult, Stop, load_elf
-from harness.machine.assemble import new_bare, new_system
-from harness.machine.schedule import DEFAULT_SMP_SEED
-from harness.machine.snapshot import MachineSnapshot, PageStore, restore_machine, take_snapshot
-from harness.machine.until import (
+from ..abi.csr import EXCEPTION_NAMES, INTERRUPT_NAMES, Csr, Exc, Priv
+from ..abi.registers import register_number
+from ..abi.syscall_table import abi_table, load_syscall_table
+from ..boot import boot_drive, user_boot
+from ..build.images import Images, build_images
+from ..devices import Console, ScriptedInput
+from ..devices.disk import Drive, as_drive
+from ..errors import BadInput
+from ..inspect.state import CsrSnapshot, CsrValue, RegisterSnapshot
+from ..kernelinfo.dwarf_types import StructValue
+from ..kernelinfo.mirrors import ProcessTable
+from ..kernelinfo.symbols import Location
+from ..kernelinfo.system import SystemInfo
+from ..machine import Machine, RunResult, Stop, load_elf
+from ..machine.assemble import new_bare, new_system
+from ..machine.schedule import DEFAULT_SMP_SEED
+from ..machine.snapshot import MachineSnapshot, PageStore, restore_machine, take_snapshot
+from ..machine.until import (
     AfterSyscall,
     AfterTrap,
     AfterXret,
@@ -48,11 +46,13 @@ from harness.machine.until import (
     PrivilegeChange,
     Until,
 )
-from harness.trace.events import Event, EventLog, TrapEvent, XretEvent
-from harness.trace.flow import Flow
-from harness.trace.sbi import SBI_EXTENSION_REG, SBI_FUNCTION_REG, load_sbi_names
-from harness.trace.syscalls import SyscallRecord, call_specs
-from harness.trace.tracer import Tracer
+from ..trace.events import Event, EventLog, TrapEvent, XretEvent
+from ..trace.flow import Flow
+from ..trace.sbi import SBI_EXTENSION_REG, SBI_FUNCTION_REG, load_sbi_names
+from ..trace.syscalls import SyscallRecord, call_specs
+from ..trace.tracer import Tracer
+from .memory import MemoryAccess
+from .timetravel import DEFAULT_EVERY, History, Position, ReverseResult
 
 __all__ = ["Handle", "Session"]
 
@@ -102,7 +102,7 @@ class Session(MemoryAccess):
         """With `capture`, the strings and buffers of system calls are read at the
         exact moment of each call (the run stops there: slower), for the first
         `capture_limit` calls (None: all). `abi` names the system-call table calls are
-        decoded with (harness.abi.syscall_table.ABIS: the bundled kernel's, or xv6's);
+        decoded with (privlab.abi.syscall_table.ABIS: the bundled kernel's, or xv6's);
         `table`, a syscall.tbl, takes its place (a student's kernel's own)."""
         self.machine = machine
         self.info = info

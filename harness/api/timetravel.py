@@ -26,14 +26,14 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
-from harness.errors import BadInput
-from harness.machine import Stop
-from harness.machine.snapshot import MachineSnapshot, PageStore, restore_machine, take_snapshot
-from harness.machine.until import AfterTrap, AfterXret, AtInstret
+from ..errors import BadInput
+from ..machine import Stop
+from ..machine.snapshot import MachineSnapshot, PageStore, restore_machine, take_snapshot
+from ..machine.until import AfterTrap, AfterXret, AtInstret
 
 if TYPE_CHECKING:
-    from harness.machine import Machine
-    from harness.trace.events import Event
+    from ..machine import Machine
+    from ..trace.events import Event
 
 __all__ = ["DEFAULT_EVERY", "History", "Position", "ReverseResult"]
 
@@ -322,7 +322,7 @@ class History:
     def back_to_trap(self, match: Callable[[Event], bool] | None = None) -> ReverseResult:
         """To the moment right after the latest trap (or xRET/event `match` accepts)
         before now; to the start of the history (begin=True) if there is none."""
-        from harness.trace.events import TrapEvent
+        from ..trace.events import TrapEvent
         t0 = time.perf_counter()
         now = self.position()
         log = self.machine.events

@@ -8,11 +8,11 @@ args, add=...)`` (the programs: ``gather_programs``), ``boot_drive(images.disk,
 ub.programs, drive)`` and ``make_bootargs(...)``.
 """
 
-from harness.boot.bootargs import UserBoot, make_bootargs, user_boot
-from harness.boot.bootdisk import RUN_IMAGE_NAME, boot_drive
-from harness.boot.dtb import build_dtb, parse_dtb_summary
-from harness.boot.initrd import InitrdEntry, initrd_load_address, pack_initrd, unpack_initrd
-from harness.boot.programs import Programs, gather_programs
+from .bootargs import UserBoot, make_bootargs, user_boot
+from .bootdisk import RUN_IMAGE_NAME, boot_drive
+from .dtb import build_dtb, parse_dtb_summary
+from .initrd import InitrdEntry, initrd_load_address, pack_initrd, unpack_initrd
+from .programs import Programs, gather_programs
 
 __all__ = [
     "RUN_IMAGE_NAME",

@@ -15,11 +15,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.abi.platform import parse_defines
-from harness.boot.initrd import pack_initrd
-from harness.boot.programs import ELF_MAGIC, Programs, gather_programs, program_name
-from harness.errors import BadInput
-from harness.paths import KERNEL_DIR
+from ..abi.platform import parse_defines
+from ..errors import BadInput
+from ..paths import KERNEL_DIR
+from .initrd import pack_initrd
+from .programs import ELF_MAGIC, Programs, gather_programs, program_name
 
 __all__ = ["UserBoot", "make_bootargs", "user_boot"]
 

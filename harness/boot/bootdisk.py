@@ -21,9 +21,9 @@ import mmap
 from functools import lru_cache
 from pathlib import Path
 
-from harness.boot.programs import Programs
-from harness.devices.disk import Drive
-from harness.errors import BadInput
+from ..devices.disk import Drive
+from ..errors import BadInput
+from .programs import Programs
 
 __all__ = ["RUN_IMAGE_NAME", "boot_drive"]
 
@@ -59,7 +59,7 @@ def boot_drive(built: Path, programs: Programs, drive: Drive | None = None, *,
         return None
     if not programs.added:
         return Drive.in_memory(_built(built), str(built))
-    from harness.fs.mkfs import make_image  # only for a run with added programs
+    from ..fs.mkfs import make_image  # only for a run with added programs
 
     try:
         image = make_image(programs.files)

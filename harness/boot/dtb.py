@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import fdt
 
-from harness.abi.csr import Irq
-from harness.abi.platform import PLATFORM
-from harness.errors import BadInput
+from ..abi.csr import Irq
+from ..abi.platform import PLATFORM
+from ..errors import BadInput
 
 __all__ = ["build_dtb", "parse_dtb_summary"]
 

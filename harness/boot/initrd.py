@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from harness.abi.fs_layout import DIRSIZ
-from harness.errors import BadInput
+from ..abi.fs_layout import DIRSIZ
+from ..errors import BadInput
 
 __all__ = ["InitrdEntry", "initrd_load_address", "pack_initrd", "unpack_initrd"]
 

@@ -14,8 +14,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.abi.fs_layout import DIRSIZ
-from harness.errors import BadInput
+from ..abi.fs_layout import DIRSIZ
+from ..errors import BadInput
 
 __all__ = ["ELF_MAGIC", "Programs", "gather_programs", "program_name"]
 

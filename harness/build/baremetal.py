@@ -5,7 +5,7 @@ A bare-metal program is what `qemu-system-riscv64 -machine virt -bios none -kern
 base, which `baremetal.ld` fills with the input section `.text.entry`. Every program
 sees `kernel/include` first on its include path, so `platform.h` (the memory map) is the
 one place the finisher, CLINT and UART addresses come from, and `riscv_gen.h` (causes,
-CSR fields, PTE bits, from harness/abi) the one place for the spec's numbers.
+CSR fields, PTE bits, from privlab/abi) the one place for the spec's numbers.
 """
 
 from __future__ import annotations
@@ -13,12 +13,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from harness.abi import spec_header
-from harness.build.cache import cache_root, write_if_changed
-from harness.build.listing import write_listings
-from harness.build.toolchain import Arch, CompileOptions, compile_object, link
-from harness.errors import BadInput
-from harness.paths import KERNEL_DIR, REPO_ROOT
+from ..abi import spec_header
+from ..errors import BadInput
+from ..paths import KERNEL_DIR, REPO_ROOT
+from .cache import cache_root, write_if_changed
+from .listing import write_listings
+from .toolchain import Arch, CompileOptions, compile_object, link
 
 __all__ = ["BAREMETAL_LDSCRIPT", "build_baremetal"]
 
@@ -56,7 +56,7 @@ def build_baremetal(
     symbol map (`.map`) beside it unless `listings` is off.
 
     Objects, the linked image and the listings are cached by content
-    (harness.build.cache), so a rebuild with unchanged inputs only copies files.
+    (privlab.build.cache), so a rebuild with unchanged inputs only copies files.
     """
     if not sources:
         raise BadInput(f"no sources given for {out.name}")

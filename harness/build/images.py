@@ -25,13 +25,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from harness.abi import generate
-from harness.abi.platform import PLATFORM
-from harness.build.cache import write_if_changed
-from harness.build.stamp import check_stamp, input_files, stamp_path, write_stamp
-from harness.build.toolchain import ARCHES, RV64, Arch, CompileOptions, compile_object, link
-from harness.errors import BadInput, BuildError
-from harness.paths import KERNEL_DIR, REPO_ROOT, USERLAND_DIR
+from ..abi import generate
+from ..abi.platform import PLATFORM
+from ..errors import BadInput, BuildError
+from ..paths import KERNEL_DIR, REPO_ROOT, USERLAND_DIR
+from .cache import write_if_changed
+from .stamp import check_stamp, input_files, stamp_path, write_stamp
+from .toolchain import ARCHES, RV64, Arch, CompileOptions, compile_object, link
 
 if TYPE_CHECKING:
     from concurrent.futures import ThreadPoolExecutor
@@ -220,9 +220,9 @@ def _outputs(images: Images, listings: bool) -> list[Path]:
 def _build(arch: Arch, kernel_dir: Path, userland_dir: Path, out: Path, listings: bool,
            progress: Callable[[str], None] | None) -> Images:
     """The full build: every step content-keyed, so unchanged steps cost a hash."""
-    from harness.boot.initrd import pack_initrd
-    from harness.build.listing import write_listings
-    from harness.fs.mkfs import make_image
+    from ..boot.initrd import pack_initrd
+    from ..fs.mkfs import make_image
+    from .listing import write_listings
 
     stamp_path(out).unlink(missing_ok=True)
     gen = out / "gen"

@@ -15,7 +15,7 @@ import capstone
 from elftools.elf.elffile import ELFFile
 from elftools.elf.sections import SymbolTableSection
 
-from harness.build.cache import cache_root, content_key, write_if_changed
+from .cache import cache_root, content_key, write_if_changed
 
 __all__ = ["disassemble", "symbol_map", "write_listings"]
 

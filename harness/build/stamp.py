@@ -63,7 +63,7 @@ def _stats(paths: Iterable[Path]) -> dict[str, list[int]] | None:
 
 
 def stamp_path(out_dir: Path) -> Path:
-    from harness.build.cache import cache_root
+    from .cache import cache_root
 
     where = hashlib.sha256(str(out_dir.resolve()).encode()).hexdigest()[:24]
     return cache_root() / "stamps" / f"{where}.json"

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from harness.build.cache import cache_root, content_key, write_if_changed
-from harness.errors import BuildError
+from ..errors import BuildError
+from .cache import cache_root, content_key, write_if_changed
 
 __all__ = ["ARCHES", "RV32", "RV64", "Arch", "CompileOptions", "compile_object",
            "compiler_identity", "link", "zig_cc", "zig_home"]
@@ -157,8 +157,8 @@ def _run(cmd: list[str], what: str) -> str:
     line (harness/sigint.py `in_command`) in a process group of its own (zig runs
     clang and lld as children), stopped whole when privlab is interrupted; elsewhere
     (the grader's build child) in the caller's group, which the grader stops whole."""
-    from harness.children import supervised
-    from harness.sigint import in_command
+    from ..children import supervised
+    from ..sigint import in_command
 
     group = in_command()
 

@@ -1,5 +1,5 @@
 """The `privlab` command line."""
 
-from harness.cli.main import main
+from .main import main
 
 __all__ = ["main"]

@@ -33,9 +33,9 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     # Imported here: every command's parser is built on each run (harness/cli/main.py).
-    from harness.build.images import build_images
-    from harness.build.toolchain import ARCHES
-    from harness.project import sources_for
+    from ..build.images import build_images
+    from ..build.toolchain import ARCHES
+    from ..project import sources_for
 
     sources = sources_for(args.src)
     said = sources.announcement()

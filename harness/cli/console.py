@@ -9,10 +9,10 @@ from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from typing import IO
 
-from harness.errors import ExitStatus
-from harness.machine.machine import Machine, RunResult, Stop
-from harness.sigint import on_sigint
-from harness.trace import TrapEvent
+from ..errors import ExitStatus
+from ..machine.machine import Machine, RunResult, Stop
+from ..sigint import on_sigint
+from ..trace import TrapEvent
 
 __all__ = ["format_trap", "interrupt_stops", "report_run", "terminal_input"]
 

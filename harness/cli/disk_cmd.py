@@ -19,10 +19,10 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from harness.errors import BadInput
+from ..errors import BadInput
 
 if TYPE_CHECKING:
-    from harness.fs import DiskImage
+    from ..fs import DiskImage
 
 __all__ = ["register"]
 
@@ -47,7 +47,7 @@ def _path_of(img: DiskImage, inum: int) -> str | None:
 
 
 def _check(img: DiskImage, replay: bool) -> int:
-    from harness.fs import check
+    from ..fs import check
 
     findings = check(img, replay=replay)
     for f in findings:
@@ -61,9 +61,9 @@ def _check(img: DiskImage, replay: bool) -> int:
 
 def run(args: argparse.Namespace) -> int:
     # Imported here: every command's parser is built on each run (harness/cli/main.py).
-    from harness.fs import DiskImage
-    from harness.inspect.disk import DiskSummary, DiskTree, InodeView
-    from harness.inspect.theme import make_console
+    from ..fs import DiskImage
+    from ..inspect.disk import DiskSummary, DiskTree, InodeView
+    from ..inspect.theme import make_console
 
     if args.no_replay and not args.check:
         raise BadInput("--no-replay goes with --check")

@@ -21,13 +21,13 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from harness.errors import BadInput, ExitStatus
+from ..errors import BadInput, ExitStatus
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from harness.grade.model import GradeReport
-    from harness.grade.runner import GradeOptions
+    from ..grade.model import GradeReport
+    from ..grade.runner import GradeOptions
 
 __all__ = ["register"]
 
@@ -74,16 +74,16 @@ def _hidden(path: str | None) -> Path | None:
 
 def _selects_nothing(report: GradeReport) -> bool:
     """Only the build entry: `-k` matched no test (or the lab has none)."""
-    from harness.grade.model import BUILD_TEST
+    from ..grade.model import BUILD_TEST
 
     return all(t.name == BUILD_TEST for t in report.tests) and not report.notes
 
 
 def run(args: argparse.Namespace) -> int:
-    from harness.grade.labs import find_lab
-    from harness.grade.runner import GradeOptions, default_jobs
-    from harness.grade.submission_build import require_seal
-    from harness.inspect.theme import PipeConsole
+    from ..grade.labs import find_lab
+    from ..grade.runner import GradeOptions, default_jobs
+    from ..grade.submission_build import require_seal
+    from ..inspect.theme import PipeConsole
 
     lab = find_lab(args.lab)
     require_seal()          # no Landlock: refuse before grading anything (docs/grading)
@@ -104,9 +104,9 @@ def run(args: argparse.Namespace) -> int:
         raise BadInput(f"{options.submission}: no such directory")
     # A directory without kernel/ is still graded (a failed build test), so an
     # autograder always gets its results.json.
-    from harness.grade.reports import write_reports
-    from harness.grade.runner import grade
-    from harness.grade.scoreboard import Scoreboard
+    from ..grade.reports import write_reports
+    from ..grade.runner import grade
+    from ..grade.scoreboard import Scoreboard
 
     try:
         report = grade(options)
@@ -131,9 +131,9 @@ def _batch(options: GradeOptions, root: Path, out: Path, args: argparse.Namespac
            console: Console) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from harness.grade.batch import find_submissions, grade_batch
-    from harness.grade.model import format_points
-    from harness.sigint import cleanup
+    from ..grade.batch import find_submissions, grade_batch
+    from ..grade.model import format_points
+    from ..sigint import cleanup
 
     if not root.is_dir():
         raise BadInput(f"{root}: no such directory of submissions")
@@ -159,8 +159,8 @@ def _batch(options: GradeOptions, root: Path, out: Path, args: argparse.Namespac
 
         result = grade_batch(options, root, out, workers=args.jobs, scheduler=args.scheduler,
                              regrade=args.regrade, on_done=done)
-    from harness.grade.batch import SUMMARY_HTML
-    from harness.grade.summary import summarize
+    from ..grade.batch import SUMMARY_HTML
+    from ..grade.summary import summarize
 
     console.print(summarize(options.lab.name, result.reports))
     failed_builds = sum(1 for _, r in result.reports if not r.built)

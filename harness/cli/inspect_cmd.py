@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import argparse
 
-from harness.cli.sessionargs import add_abi_argument, add_at_argument, add_machine_arguments
+from .sessionargs import add_abi_argument, add_at_argument, add_machine_arguments
 
 __all__ = ["register"]
 
@@ -34,6 +34,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     # Imported here: every command's parser is built on each run (harness/cli/main.py).
-    from harness.cli.inspect_run import run as inspect
+    from .inspect_run import run as inspect
 
     return inspect(args)

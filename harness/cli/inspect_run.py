@@ -9,12 +9,10 @@ from rich.console import Group, RenderableType
 from rich.rule import Rule
 from rich.text import Text
 
-from harness.abi.csr import Csr, Priv
-from harness.api import Session
-from harness.cli.console import interrupt_stops
-from harness.cli.sessionargs import open_session, raise_for_stop, session_at
-from harness.errors import BadInput, GuestError
-from harness.inspect import (
+from ..abi.csr import Csr, Priv
+from ..api import Session
+from ..errors import BadInput, GuestError
+from ..inspect import (
     CsrPanel,
     CsrSnapshot,
     Disassembly,
@@ -27,15 +25,17 @@ from harness.inspect import (
     disassemble_around,
     make_console,
 )
-from harness.inspect.moment import MomentView
-from harness.inspect.theme import priv_style
-from harness.inspect.timeline import describe
-from harness.kernelinfo.dwarf_types import StructValue
-from harness.kernelinfo.mirrors import Process
-from harness.kernelinfo.symbols import Location
-from harness.machine import Stop
-from harness.machine.until import AtAddress, PrivilegeChange
-from harness.trace.events import Event, TrapEvent, XretEvent
+from ..inspect.moment import MomentView
+from ..inspect.theme import priv_style
+from ..inspect.timeline import describe
+from ..kernelinfo.dwarf_types import StructValue
+from ..kernelinfo.mirrors import Process
+from ..kernelinfo.symbols import Location
+from ..machine import Stop
+from ..machine.until import AtAddress, PrivilegeChange
+from ..trace.events import Event, TrapEvent, XretEvent
+from .console import interrupt_stops
+from .sessionargs import open_session, raise_for_stop, session_at
 
 __all__ = ["run"]
 

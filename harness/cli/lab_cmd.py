@@ -51,7 +51,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def _list(args: argparse.Namespace) -> int:
-    from harness.grade.labs import all_labs
+    from ..grade.labs import all_labs
 
     for lab in all_labs():
         print(f"{lab.number:>2}  {lab.name:<10} {lab.title}  ({', '.join(lab.solution_files)})")
@@ -59,8 +59,8 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _handout(args: argparse.Namespace) -> int:
-    from harness.grade.handout import make_handout
-    from harness.grade.labs import all_labs, find_lab
+    from ..grade.handout import make_handout
+    from ..grade.labs import all_labs, find_lab
 
     labs = all_labs() if args.lab == ["all"] else [find_lab(name) for name in args.lab]
     out = Path(args.output)
@@ -71,8 +71,8 @@ def _handout(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from harness.grade.labcheck import check_lab
-    from harness.grade.labs import all_labs, find_lab
+    from ..grade.labcheck import check_lab
+    from ..grade.labs import all_labs, find_lab
 
     labs = all_labs() if args.lab == ["all"] else [find_lab(name) for name in args.lab]
     bad = 0
@@ -87,7 +87,7 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _build_user(args: argparse.Namespace) -> int:
-    from harness.build.images import build_user_programs
+    from ..build.images import build_user_programs
 
     built = build_user_programs(args.sources, args.output, args.arch)
     for path in built.values():

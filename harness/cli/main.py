@@ -20,10 +20,9 @@ import sys
 from collections.abc import Sequence
 from importlib import import_module
 
-import harness.cli
-from harness.cli.sessionargs import set_program, split_program
-from harness.errors import BuildError, ExitStatus, PrivlabError
-from harness.sigint import interrupts_exit, run_cleanups
+from ..errors import BuildError, ExitStatus, PrivlabError
+from ..sigint import interrupts_exit, run_cleanups
+from .sessionargs import set_program, split_program
 
 __all__ = ["main"]
 
@@ -32,10 +31,14 @@ FIRST = ("run", "build")
 EXIT_BROKEN_PIPE = 141      # 128 + SIGPIPE: what `cat` exits with when its reader has gone
 
 
+def _package_path() -> list[str]:
+    return list(sys.modules[__package__].__path__)
+
+
 def subcommands() -> list[str]:
     # A listing of the package directory, not pkgutil (whose import costs more than the
     # scan): `privlab` builds its whole parser on every run.
-    found = sorted(name.removesuffix("_cmd.py") for d in harness.cli.__path__
+    found = sorted(name.removesuffix("_cmd.py") for d in _package_path()
                    for name in os.listdir(d) if name.endswith("_cmd.py"))
     return [n for n in FIRST if n in found] + [n for n in found if n not in FIRST]
 
@@ -50,7 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="privlab", description="A RISC-V hart for teaching kernels.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     for name in subcommands():
-        import_module(f"harness.cli.{name}_cmd").register(sub)
+        import_module(f".{name}_cmd", __package__).register(sub)
     return parser
 
 

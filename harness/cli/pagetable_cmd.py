@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import argparse
 
-from harness.cli.sessionargs import (
+from ..errors import BadInput, GuestError
+from .sessionargs import (
     add_abi_argument,
     add_at_argument,
     add_machine_arguments,
     session_at,
     symbolize_now,
 )
-from harness.errors import BadInput, GuestError
 
 __all__ = ["register"]
 
@@ -40,9 +40,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     # Imported here: every command's parser is built on each run (harness/cli/main.py).
-    from harness.abi.csr import Csr
-    from harness.inspect import PageTableTree, make_console
-    from harness.mmu import read_page_table
+    from ..abi.csr import Csr
+    from ..inspect import PageTableTree, make_console
+    from ..mmu import read_page_table
 
     s, _ = session_at(args)
     satp = args.satp if args.satp is not None else s.machine.hart.csr(Csr.SATP)

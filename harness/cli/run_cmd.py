@@ -22,13 +22,13 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from harness.cli.sessionargs import add_machine_arguments, scripted_input
-from harness.errors import BadInput
+from ..errors import BadInput
+from .sessionargs import add_machine_arguments, scripted_input
 
 if TYPE_CHECKING:
-    from harness.devices.uart import InputSource
-    from harness.machine import Machine
-    from harness.machine.machine import RunResult
+    from ..devices.uart import InputSource
+    from ..machine import Machine
+    from ..machine.machine import RunResult
 
 __all__ = ["register"]
 
@@ -51,7 +51,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def _input(args: argparse.Namespace) -> InputSource:
-    from harness.devices import ScriptedInput, StdinInput
+    from ..devices import ScriptedInput, StdinInput
 
     text = scripted_input(args)
     return StdinInput() if text is None else ScriptedInput(text, final=True)
@@ -69,7 +69,7 @@ def _trace_out(path: str, machine: Machine, stack: ExitStack) -> None:
         out = stack.enter_context(p.open("wb"))
     except OSError as e:
         raise BadInput(f"{p}: cannot write: {e.strerror}") from e
-    from harness.trace.tracefile import TraceWriter
+    from ..trace.tracefile import TraceWriter
 
     machine.events.subscribe_raw(TraceWriter(out, machine.xlen, machine.hart.priv,
                                              machine.smp).write)
@@ -77,7 +77,7 @@ def _trace_out(path: str, machine: Machine, stack: ExitStack) -> None:
 
 def _serve_gdb(machine: Machine, args: argparse.Namespace) -> RunResult:
     """Run under the GDB stub (harness/gdb) until the guest ends or gdb kills it."""
-    from harness.gdb import GdbServer, parse_address
+    from ..gdb import GdbServer, parse_address
 
     server = GdbServer(machine, parse_address(args.gdb), wait=args.wait,
                        max_insns=args.max_insns)
@@ -87,14 +87,14 @@ def _serve_gdb(machine: Machine, args: argparse.Namespace) -> RunResult:
 def run(args: argparse.Namespace) -> int:
     # Imported here, not above: `privlab --help` and the other commands build this
     # parser without loading the machine.
-    from harness.cli.console import interrupt_stops, report_run, terminal_input
-    from harness.cli.sessionargs import boot_machine
-    from harness.devices import Console, StdinInput
+    from ..devices import Console, StdinInput
+    from .console import interrupt_stops, report_run, terminal_input
+    from .sessionargs import boot_machine
 
     if args.wait and args.gdb is None:
         raise BadInput("--wait needs --gdb [HOST:]PORT")
     if args.gdb is not None:
-        from harness.gdb import parse_address
+        from ..gdb import parse_address
         parse_address(args.gdb)   # reject a bad address before building anything
     console = Console(echo=not args.quiet)
     with ExitStack() as stack:

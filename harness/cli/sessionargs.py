@@ -26,20 +26,20 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from harness.abi.syscall_table import ABIS
-from harness.api.points import POINT_HELP
-from harness.budget import DEFAULT_MAX_INSNS
-from harness.errors import BadInput, ExitStatus, PrivlabError
+from ..abi.syscall_table import ABIS
+from ..api.points import POINT_HELP
+from ..budget import DEFAULT_MAX_INSNS
+from ..errors import BadInput, ExitStatus, PrivlabError
 
 if TYPE_CHECKING:
-    from harness.api import Session
-    from harness.devices import Console
-    from harness.devices.disk import Drive
-    from harness.devices.uart import InputSource
-    from harness.kernelinfo.symbols import Location
-    from harness.kernelinfo.system import SystemInfo
-    from harness.machine import Machine, RunResult
-    from harness.project import Sources
+    from ..api import Session
+    from ..devices import Console
+    from ..devices.disk import Drive
+    from ..devices.uart import InputSource
+    from ..kernelinfo.symbols import Location
+    from ..kernelinfo.system import SystemInfo
+    from ..machine import Machine, RunResult
+    from ..project import Sources
 
 # Every command's parser is built on each run (harness/cli/main.py): what follows imports
 # the machine, the API and the inspectors only inside the functions that use them.
@@ -98,7 +98,7 @@ def positive_int(text: str) -> int:
 
 
 def smp_harts(text: str) -> int:
-    from harness.machine.schedule import MAX_HARTS
+    from ..machine.schedule import MAX_HARTS
 
     try:
         value = int(text, 0)
@@ -120,7 +120,7 @@ def smp_seed(text: str) -> int:
 
 
 def icount_shift(text: str) -> int:
-    from harness.machine.machine import MAX_ICOUNT_SHIFT
+    from ..machine.machine import MAX_ICOUNT_SHIFT
 
     try:
         value = int(text, 0)
@@ -239,7 +239,7 @@ def scripted_input(args: Any) -> bytes | None:
 
 
 def drive_of(args: Any) -> Drive | None:
-    from harness.devices.disk import parse_drive
+    from ..devices.disk import parse_drive
 
     return parse_drive(args.drive) if args.drive is not None else None
 
@@ -274,9 +274,9 @@ def boot_machine(args: Any, console: Console, uart_input: InputSource) -> Booted
     --add that replaces a bundled program)."""
     from pathlib import Path
 
-    from harness.kernelinfo.system import SystemInfo
-    from harness.machine.assemble import new_bare
-    from harness.machine.loader import load_elf
+    from ..kernelinfo.system import SystemInfo
+    from ..machine.assemble import new_bare
+    from ..machine.loader import load_elf
 
     ram = args.ram * MIB
     if args.bios == "none":
@@ -287,10 +287,10 @@ def boot_machine(args: Any, console: Console, uart_input: InputSource) -> Booted
                      icount_shift=args.icount_shift, smp=args.smp, smp_seed=args.smp_seed)
         return Booted(m, SystemInfo(image.xlen, bare=Path(args.kernel)), None)
 
-    from harness.boot import boot_drive, user_boot
-    from harness.build.images import build_images
-    from harness.machine.assemble import new_system
-    from harness.project import sources_for
+    from ..boot import boot_drive, user_boot
+    from ..build.images import build_images
+    from ..machine.assemble import new_system
+    from ..project import sources_for
 
     sources = sources_for(args.src)
     kernel = load_elf(args.kernel) if args.kernel else None
@@ -324,8 +324,8 @@ def open_session(args: Any, capture: bool = False, capture_limit: int | None = N
     import contextlib
     import io
 
-    from harness.api import Session
-    from harness.devices import Console, ScriptedInput
+    from ..api import Session
+    from ..devices import Console, ScriptedInput
 
     text = scripted_input(args) or b""
     quiet: contextlib.AbstractContextManager[Any] = (
@@ -344,8 +344,8 @@ def session_at(args: Any, capture: bool = False) -> tuple[Session, RunResult]:
     Ctrl-C stopping the guest, or the budget running out first, is RunStopped (exit
     130 or 124) with the diagnosis `privlab run` prints; a run that ends before the
     point is BadInput (naming the program's first fault when it made no call)."""
-    from harness.api.points import NotReached, run_to
-    from harness.cli.console import interrupt_stops
+    from ..api.points import NotReached, run_to
+    from .console import interrupt_stops
 
     s = open_session(args, capture=capture)
     budget = budget_of(args)
@@ -364,8 +364,8 @@ def session_at(args: Any, capture: bool = False) -> tuple[Session, RunResult]:
 def _trap_hint(s: Session, at: str) -> str:
     """For a run that ended before the system call asked for: the program's first
     exception (what killed it, likely), as the point to ask for instead."""
-    from harness.abi.csr import Priv
-    from harness.trace.events import TrapEvent
+    from ..abi.csr import Priv
+    from ..trace.events import TrapEvent
 
     if not at.startswith("syscall:"):
         return ""
@@ -395,8 +395,8 @@ def raise_for_stop(result: RunResult, budget: int | None, what: str,
     """RunStopped for a run the budget or Ctrl-C ended, with `privlab run`'s diagnosis."""
     import io
 
-    from harness.cli.console import report_run
-    from harness.machine import Stop
+    from ..machine import Stop
+    from .console import report_run
 
     if result.stop not in (Stop.BUDGET, Stop.USER):
         return
@@ -409,7 +409,7 @@ def raise_for_stop(result: RunResult, budget: int | None, what: str,
 
 def symbolize_now(s: Session) -> Callable[[int], Location]:
     """Symbolize through the current satp (for the trampoline's alias)."""
-    from harness.abi.csr import Csr
+    from ..abi.csr import Csr
 
     satp = s.machine.hart.csr(Csr.SATP)
     return lambda addr: s.info.symbolize(addr, satp, s.machine.memory)

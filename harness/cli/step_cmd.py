@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import argparse
 
-from harness.api.points import POINT_HELP
-from harness.cli.sessionargs import add_abi_argument, add_machine_arguments, positive_int
+from ..api.points import POINT_HELP
+from .sessionargs import add_abi_argument, add_machine_arguments, positive_int
 
 __all__ = ["register"]
 
@@ -52,7 +52,7 @@ def _web_command(args: argparse.Namespace) -> str:
     import shlex
     import sys
 
-    argv = [sys.executable, "-m", "harness", "step"]
+    argv = [sys.executable, "-m", "privlab", "step"]
     skip = {"--web"}
     raw = sys.argv[1:]
     i = raw.index("step") + 1 if "step" in raw else len(raw)
@@ -77,9 +77,9 @@ def _web_command(args: argparse.Namespace) -> str:
 
 def run(args: argparse.Namespace) -> int:
     # Imported here: every command's parser is built on each run (harness/cli/main.py).
-    from harness.api import run_to
-    from harness.cli.sessionargs import budget_of, open_session
-    from harness.errors import BadInput
+    from ..api import run_to
+    from ..errors import BadInput
+    from .sessionargs import budget_of, open_session
 
     if args.web:
         if not 0 < args.port < 65536:
@@ -91,8 +91,8 @@ def run(args: argparse.Namespace) -> int:
         server.serve()
         return 0
 
-    from harness.stepper.app import StepApp
-    from harness.stepper.controller import Stepper
+    from ..stepper.app import StepApp
+    from ..stepper.controller import Stepper
 
     s = open_session(args)
     budget = budget_of(args)
@@ -103,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
             stepper.message = f"at {args.at}"
         elif args.break_at is not None:
             r = s.run_until_symbol(args.break_at, max_insns=budget)
-            from harness.machine import Stop
+            from ..machine import Stop
             if r.stop is not Stop.BREAKPOINT:
                 raise BadInput(f"--break {args.break_at}: the run ended before reaching it "
                                f"({r.stop.value})")

@@ -22,6 +22,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     # Imported here: every command's parser is built on each run (harness/cli/main.py).
-    from harness.cli.tour_run import run as tour
+    from .tour_run import run as tour
 
     return tour(args)

@@ -16,14 +16,14 @@ from dataclasses import dataclass
 import capstone
 from rich.console import Console
 
-from harness.abi.csr import Csr, Priv
-from harness.api import Session
-from harness.errors import GuestError
-from harness.inspect import CsrPanel, CsrSnapshot
-from harness.machine import Stop, load_elf
-from harness.machine.until import AtAddress
-from harness.trace.events import TrapEvent, XretEvent
-from harness.trace.sbi import SBI_EXTENSION_REG, SBI_FUNCTION_REG
+from ..abi.csr import Csr, Priv
+from ..api import Session
+from ..errors import GuestError
+from ..inspect import CsrPanel, CsrSnapshot
+from ..machine import Stop, load_elf
+from ..machine.until import AtAddress
+from ..trace.events import TrapEvent, XretEvent
+from ..trace.sbi import SBI_EXTENSION_REG, SBI_FUNCTION_REG
 
 __all__ = ["FirmwareVisit", "follow", "insn_in", "show"]
 

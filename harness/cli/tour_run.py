@@ -11,16 +11,16 @@ from rich.padding import Padding
 from rich.rule import Rule
 from rich.text import Text
 
-from harness.abi.csr import Csr, Priv
-from harness.api import Session
-from harness.cli.tour_mmode import follow, insn_in, show
-from harness.errors import GuestError
-from harness.inspect import CsrPanel, CsrSnapshot, PageTableTree, TrapTimeline, WalkView
-from harness.inspect.theme import make_console, priv_style
-from harness.kernelinfo.symbols import Location
-from harness.machine import Stop
-from harness.machine.until import AtAddress
-from harness.trace.flow import FlowFilter, FlowRow
+from ..abi.csr import Csr, Priv
+from ..api import Session
+from ..errors import GuestError
+from ..inspect import CsrPanel, CsrSnapshot, PageTableTree, TrapTimeline, WalkView
+from ..inspect.theme import make_console, priv_style
+from ..kernelinfo.symbols import Location
+from ..machine import Stop
+from ..machine.until import AtAddress
+from ..trace.flow import FlowFilter, FlowRow
+from .tour_mmode import follow, insn_in, show
 
 __all__ = ["run", "tour"]
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import argparse
 
-from harness.cli.sessionargs import add_abi_argument, add_machine_arguments
+from .sessionargs import add_abi_argument, add_machine_arguments
 
 __all__ = ["register"]
 
@@ -64,9 +64,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def run(args: argparse.Namespace) -> int:
     # Imported here: every command's parser is built on each run (harness/cli/main.py).
     if args.from_file is not None:
-        from harness.cli.trace_replay import replay
+        from .trace_replay import replay
 
         return replay(args)
-    from harness.cli.trace_run import run as trace
+    from .trace_run import run as trace
 
     return trace(args)

@@ -14,15 +14,15 @@ import sys
 from contextlib import ExitStack
 from typing import IO
 
-from harness.abi.syscall_table import abi_table
-from harness.errors import BadInput
-from harness.inspect.timeline import TimelineWriter
-from harness.trace.events import EventLog
-from harness.trace.flow import Flow, FlowFilter
-from harness.trace.sbi import SbiNames, load_sbi_names
-from harness.trace.stream import FlowStream
-from harness.trace.syscalls import CallSpec, call_specs
-from harness.trace.tracefile import TraceReader, open_trace
+from ..abi.syscall_table import abi_table
+from ..errors import BadInput
+from ..inspect.timeline import TimelineWriter
+from ..trace.events import EventLog
+from ..trace.flow import Flow, FlowFilter
+from ..trace.sbi import SbiNames, load_sbi_names
+from ..trace.stream import FlowStream
+from ..trace.syscalls import CallSpec, call_specs
+from ..trace.tracefile import TraceReader, open_trace
 
 __all__ = ["replay"]
 
@@ -40,7 +40,7 @@ def _refuse_run_options(args: argparse.Namespace) -> None:
 
 
 def replay(args: argparse.Namespace) -> int:
-    from harness.cli.trace_run import output_to, row_filter, say_wrote, write_export
+    from .trace_run import output_to, row_filter, say_wrote, write_export
 
     _refuse_run_options(args)
     reader = open_trace(args.from_file)
@@ -62,7 +62,7 @@ def replay(args: argparse.Namespace) -> int:
 
 def _stream(args: argparse.Namespace, reader: TraceReader, specs: dict[int, CallSpec],
             sbi: SbiNames, filt: FlowFilter, out: IO[str]) -> int:
-    from harness.cli.trace_run import RowOutput
+    from .trace_run import RowOutput
 
     log = EventLog(keep=False)
     flow = Flow(log, specs, reader.xlen, sbi, initial=reader.initial, start=0, retain=False)

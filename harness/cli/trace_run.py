@@ -17,21 +17,21 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
-from harness.api import Session
-from harness.cli.console import interrupt_stops, report_run
-from harness.cli.sessionargs import budget_of, open_session
-from harness.errors import BadInput
-from harness.inspect import SyscallSummary, make_console
-from harness.inspect.calltable import CallsWriter
-from harness.inspect.timeline import TimelineWriter
-from harness.kernelinfo.symbols import Location
-from harness.machine import Stop
-from harness.machine.machine import RunResult
-from harness.trace.flow import Flow, FlowFilter, FlowRow
-from harness.trace.html import write_html
-from harness.trace.jsonl import write_jsonl
-from harness.trace.perfetto import write_chrome_trace
-from harness.trace.stream import FlowStream
+from ..api import Session
+from ..errors import BadInput
+from ..inspect import SyscallSummary, make_console
+from ..inspect.calltable import CallsWriter
+from ..inspect.timeline import TimelineWriter
+from ..kernelinfo.symbols import Location
+from ..machine import Stop
+from ..machine.machine import RunResult
+from ..trace.flow import Flow, FlowFilter, FlowRow
+from ..trace.html import write_html
+from ..trace.jsonl import write_jsonl
+from ..trace.perfetto import write_chrome_trace
+from ..trace.stream import FlowStream
+from .console import interrupt_stops, report_run
+from .sessionargs import budget_of, open_session
 
 if TYPE_CHECKING:
     from rich.console import Console

@@ -14,17 +14,17 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from harness.cli.sessionargs import (
+from ..errors import BadInput, GuestError
+from .sessionargs import (
     add_abi_argument,
     add_at_argument,
     add_machine_arguments,
     session_at,
     symbolize_now,
 )
-from harness.errors import BadInput, GuestError
 
 if TYPE_CHECKING:
-    from harness.api import Session
+    from ..api import Session
 
 __all__ = ["register"]
 
@@ -60,8 +60,8 @@ def run(args: argparse.Namespace) -> int:
     # Imported here: every command's parser is built on each run (harness/cli/main.py).
     from rich.markup import escape
 
-    from harness.inspect import WalkView, make_console
-    from harness.trace.events import TrapEvent
+    from ..inspect import WalkView, make_console
+    from ..trace.events import TrapEvent
 
     s, result = session_at(args)
     va = _address(s, args.va)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from harness.errors import GuestError
+from ..errors import GuestError
 
 __all__ = ["Device", "DeviceError", "Halt"]
 

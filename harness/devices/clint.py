@@ -15,11 +15,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from harness.abi.platform import PLATFORM
-from harness.devices.base import DeviceError, unknown_register
+from ..abi.platform import PLATFORM
+from .base import DeviceError, unknown_register
 
 if TYPE_CHECKING:
-    from harness.machine.hart import Hart
+    from ..machine.hart import Hart
 
 __all__ = ["Clint"]
 

@@ -18,8 +18,8 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.abi.platform import PLATFORM
-from harness.errors import BadInput
+from ..abi.platform import PLATFORM
+from ..errors import BadInput
 
 __all__ = ["SECTOR", "Disk", "Drive", "as_drive", "parse_drive"]
 

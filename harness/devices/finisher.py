@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from enum import IntEnum
 
-from harness.abi.platform import PLATFORM
-from harness.devices.base import Halt, unknown_register
+from ..abi.platform import PLATFORM
+from .base import Halt, unknown_register
 
 __all__ = ["Finisher"]
 

@@ -12,7 +12,7 @@ It is ROM: a guest's write changes nothing, as on QEMU.
 
 from __future__ import annotations
 
-from harness.abi.platform import PLATFORM
+from ..abi.platform import PLATFORM
 
 __all__ = ["FW_DYNAMIC_INFO_OFFSET", "Mrom", "reset_rom"]
 

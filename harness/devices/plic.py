@@ -34,12 +34,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from harness.abi.csr import Irq
-from harness.abi.platform import PLATFORM
-from harness.devices.base import DeviceError
+from ..abi.csr import Irq
+from ..abi.platform import PLATFORM
+from .base import DeviceError
 
 if TYPE_CHECKING:
-    from harness.machine.hart import Hart
+    from ..machine.hart import Hart
 
 __all__ = ["IrqLine", "Plic"]
 

@@ -32,8 +32,8 @@ from collections.abc import Callable
 from enum import IntEnum, IntFlag
 from typing import Protocol
 
-from harness.abi.platform import PLATFORM
-from harness.devices.base import unknown_register
+from ..abi.platform import PLATFORM
+from .base import unknown_register
 
 __all__ = ["IDLE_POLL_LIMIT", "Console", "ScriptedInput", "StdinInput", "Uart"]
 
@@ -92,7 +92,7 @@ RESET_MSR = 0xB0            # DCD, DSR, CTS
 
 
 class Line(Protocol):
-    """An interrupt line (harness.devices.plic.IrqLine)."""
+    """An interrupt line (privlab.devices.plic.IrqLine)."""
 
     def set(self, level: bool) -> None: ...
 

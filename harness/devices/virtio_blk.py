@@ -22,10 +22,10 @@ from __future__ import annotations
 import struct
 from collections.abc import Callable
 
-from harness.abi.platform import PLATFORM
-from harness.devices.disk import SECTOR, Disk
-from harness.devices.virtqueue import Buffer, Chain, GuestRam, VirtqueueError
-from harness.errors import GuestError
+from ..abi.platform import PLATFORM
+from ..errors import GuestError
+from .disk import SECTOR, Disk
+from .virtqueue import Buffer, Chain, GuestRam, VirtqueueError
 
 __all__ = ["BlkStatus", "VirtioBlk"]
 

@@ -24,9 +24,9 @@ from collections.abc import Callable
 from enum import IntEnum
 from typing import Protocol
 
-from harness.abi.platform import PLATFORM
-from harness.devices.base import DeviceError, unknown_register
-from harness.devices.virtqueue import Chain, GuestRam, Virtqueue
+from ..abi.platform import PLATFORM
+from .base import DeviceError, unknown_register
+from .virtqueue import Chain, GuestRam, Virtqueue
 
 __all__ = ["Reg", "VirtioBackend", "VirtioMmio"]
 

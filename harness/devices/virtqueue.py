@@ -14,8 +14,8 @@ import struct
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from harness.abi.platform import PLATFORM
-from harness.errors import GuestError
+from ..abi.platform import PLATFORM
+from ..errors import GuestError
 
 __all__ = ["Buffer", "Chain", "GuestRam", "Virtqueue", "VirtqueueError"]
 

@@ -7,11 +7,11 @@ harness/abi/fs_layout.py's, the kernel's side kernel/fs.c's).
   installs a committed log transaction as the kernel's recovery would.
 """
 
-from harness.fs.fsck import Finding, check, replay_log
-from harness.fs.image import DiskImage, FileBlocks, TreeEntry
-from harness.fs.mkfs import make_image
-from harness.fs.records import DirEntry, Inode, LogHeader
-from harness.fs.superblock import Region, Superblock
+from .fsck import Finding, check, replay_log
+from .image import DiskImage, FileBlocks, TreeEntry
+from .mkfs import make_image
+from .records import DirEntry, Inode, LogHeader
+from .superblock import Region, Superblock
 
 __all__ = [
     "DirEntry",

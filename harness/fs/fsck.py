@@ -38,12 +38,12 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from harness.abi.fs_layout import BSIZE, DIRENT_SIZE, MAXFILE, ROOTINO
-from harness.fs.image import DiskImage, FileBlocks
-from harness.fs.log import header_problems, replay_log
-from harness.fs.mkfs import blocks_for
-from harness.fs.records import TYPE_NAMES, DirEntry, Inode
-from harness.fs.runs import format_runs
+from ..abi.fs_layout import BSIZE, DIRENT_SIZE, MAXFILE, ROOTINO
+from .image import DiskImage, FileBlocks
+from .log import header_problems, replay_log
+from .mkfs import blocks_for
+from .records import TYPE_NAMES, DirEntry, Inode
+from .runs import format_runs
 
 __all__ = ["Finding", "check", "replay_log"]
 

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.abi.fs_layout import (
+from ..abi.fs_layout import (
     BSIZE,
     DINODE,
     DIRENT_SIZE,
@@ -29,9 +29,9 @@ from harness.abi.fs_layout import (
     NINDIRECT,
     ROOTINO,
 )
-from harness.errors import BadInput
-from harness.fs.records import DirEntry, Inode, LogHeader
-from harness.fs.superblock import SUPERBLOCK_BLOCK, Superblock
+from ..errors import BadInput
+from .records import DirEntry, Inode, LogHeader
+from .superblock import SUPERBLOCK_BLOCK, Superblock
 
 __all__ = ["DiskImage", "FileBlocks", "TreeEntry"]
 

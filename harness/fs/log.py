@@ -9,10 +9,10 @@ recovery may itself be interrupted and run again.
 
 from __future__ import annotations
 
-from harness.abi.fs_layout import BSIZE, LOGBLOCKS
-from harness.errors import BadInput
-from harness.fs.image import DiskImage
-from harness.fs.records import LogHeader
+from ..abi.fs_layout import BSIZE, LOGBLOCKS
+from ..errors import BadInput
+from .image import DiskImage
+from .records import LogHeader
 
 __all__ = ["header_problems", "replay_log"]
 

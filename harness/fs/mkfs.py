@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from harness.abi.fs_layout import (
+from ..abi.fs_layout import (
     BSIZE,
     DINODE,
     DIRENT_SIZE,
@@ -41,9 +41,9 @@ from harness.abi.fs_layout import (
     T_DIR,
     T_FILE,
 )
-from harness.errors import BadInput
-from harness.fs.records import DirEntry, Inode, encode_name
-from harness.fs.superblock import SUPERBLOCK_BLOCK, Superblock, bitmap_blocks, inode_blocks, plan
+from ..errors import BadInput
+from .records import DirEntry, Inode, encode_name
+from .superblock import SUPERBLOCK_BLOCK, Superblock, bitmap_blocks, inode_blocks, plan
 
 __all__ = ["DEFAULT_NINODES", "DEFAULT_NLOG", "DEFAULT_SIZE_BLOCKS", "MIN_FREE_BLOCKS",
            "blocks_for", "make_image"]

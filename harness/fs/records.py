@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from harness.abi.fs_layout import (
+from ..abi.fs_layout import (
     DINODE,
     DIRENT,
     DIRSIZ,
@@ -14,7 +14,7 @@ from harness.abi.fs_layout import (
     T_DIR,
     T_FILE,
 )
-from harness.errors import BadInput
+from ..errors import BadInput
 
 __all__ = ["TYPE_NAMES", "DirEntry", "Inode", "LogHeader", "encode_name"]
 

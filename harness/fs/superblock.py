@@ -19,8 +19,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from itertools import pairwise
 
-from harness.abi.fs_layout import BSIZE, FSMAGIC, INODES_PER_BLOCK, LOGBLOCKS, SUPERBLOCK
-from harness.errors import BadInput
+from ..abi.fs_layout import BSIZE, FSMAGIC, INODES_PER_BLOCK, LOGBLOCKS, SUPERBLOCK
+from ..errors import BadInput
 
 __all__ = ["BITS_PER_BLOCK", "SUPERBLOCK_BLOCK", "Region", "Superblock", "bitmap_blocks",
            "inode_blocks", "plan"]

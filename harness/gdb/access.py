@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from enum import Enum
 
-from harness.abi.csr import Csr, Priv
-from harness.abi.paging import PAGE_SIZE
-from harness.errors import GuestError
-from harness.machine import Machine
-from harness.mmu import Access, TranslationContext, walk
+from ..abi.csr import Csr, Priv
+from ..abi.paging import PAGE_SIZE
+from ..errors import GuestError
+from ..machine import Machine
+from ..mmu import Access, TranslationContext, walk
 
 __all__ = ["DebugMemory", "MemoryMode"]
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
-from harness.errors import BadInput
+from ..errors import BadInput
 
 __all__ = [
     "INTERRUPT",

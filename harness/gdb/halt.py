@@ -21,8 +21,8 @@ import threading
 import time
 from enum import Enum
 
-from harness.abi.csr import Priv
-from harness.machine import Machine, RunResult, Stop
+from ..abi.csr import Priv
+from ..machine import Machine, RunResult, Stop
 
 __all__ = ["Halter", "StopCause"]
 

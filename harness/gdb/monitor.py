@@ -15,13 +15,13 @@ from collections.abc import Callable
 
 from rich.console import RenderableType
 
-from harness.abi.csr import Csr
-from harness.errors import PrivlabError
-from harness.gdb.access import DebugMemory, MemoryMode
-from harness.inspect import CsrPanel, CsrSnapshot, PageTableTree, WalkView, make_console
-from harness.machine import Machine
-from harness.mmu import Access, context_from_status, read_page_table, walk
-from harness.trace import TrapEvent, XretEvent
+from ..abi.csr import Csr
+from ..errors import PrivlabError
+from ..inspect import CsrPanel, CsrSnapshot, PageTableTree, WalkView, make_console
+from ..machine import Machine
+from ..mmu import Access, context_from_status, read_page_table, walk
+from ..trace import TrapEvent, XretEvent
+from .access import DebugMemory, MemoryMode
 
 __all__ = ["Monitor", "MonitorError"]
 

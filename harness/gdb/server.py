@@ -25,12 +25,12 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import IO
 
-from harness.errors import BadInput
-from harness.gdb.codec import Ack, BadPacket, Decoder, Interrupt, Item, Packet, encode, to_hex
-from harness.gdb.halt import StopCause
-from harness.gdb.stub import SessionEnd, Stub
-from harness.machine import Machine, RunResult, Stop
-from harness.sigint import on_sigint
+from ..errors import BadInput
+from ..machine import Machine, RunResult, Stop
+from ..sigint import on_sigint
+from .codec import Ack, BadPacket, Decoder, Interrupt, Item, Packet, encode, to_hex
+from .halt import StopCause
+from .stub import SessionEnd, Stub
 
 __all__ = ["Address", "GdbServer", "parse_address"]
 

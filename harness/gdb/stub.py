@@ -20,16 +20,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 
-from harness.abi.csr import Csr, Priv
-from harness.api.timetravel import History
-from harness.errors import ExitStatus, PrivlabError
-from harness.gdb.access import DebugMemory, MemoryMode
-from harness.gdb.codec import PacketError, from_hex, parse_hex, to_hex
-from harness.gdb.halt import Halter, StopCause
-from harness.gdb.monitor import Monitor
-from harness.gdb.target import Register, RegKind, TargetDescription
-from harness.gdb.watch import WatchKind, Watchpoints
-from harness.machine import Machine, RunResult, Stop
+from ..abi.csr import Csr, Priv
+from ..api.timetravel import History
+from ..errors import ExitStatus, PrivlabError
+from ..machine import Machine, RunResult, Stop
+from .access import DebugMemory, MemoryMode
+from .codec import PacketError, from_hex, parse_hex, to_hex
+from .halt import Halter, StopCause
+from .monitor import Monitor
+from .target import Register, RegKind, TargetDescription
+from .watch import WatchKind, Watchpoints
 
 __all__ = ["SessionEnd", "Stub"]
 

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from enum import Enum
 from xml.sax.saxutils import quoteattr
 
-from harness.abi.csr import Csr, Field, csr_fields
-from harness.abi.registers import ABI_NAMES, FRAME_POINTER
+from ..abi.csr import Csr, Field, csr_fields
+from ..abi.registers import ABI_NAMES, FRAME_POINTER
 
 __all__ = [
     "CSR_BASE",

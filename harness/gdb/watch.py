@@ -23,10 +23,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from enum import IntEnum
 
-from harness.abi.native_layout import HOST_WATCHES
-from harness.abi.paging import PAGE_SIZE
-from harness.gdb.access import DebugMemory
-from harness.machine import DataAccess, Machine
+from ..abi.native_layout import HOST_WATCHES
+from ..abi.paging import PAGE_SIZE
+from ..machine import DataAccess, Machine
+from .access import DebugMemory
 
 __all__ = ["WatchHit", "WatchKind", "Watchpoint", "Watchpoints"]
 

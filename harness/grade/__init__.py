@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from harness.lazy import lazy_exports
+from ..lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from harness.grade.errors import BuildFailed, GradeFailure
-    from harness.grade.kernel import GRADER_TIMER_HZ, KernelImages, KernelUnderTest, new_token
-    from harness.grade.kernel_run import (
+    from .errors import BuildFailed, GradeFailure
+    from .kernel import GRADER_TIMER_HZ, KernelImages, KernelUnderTest, new_token
+    from .kernel_run import (
         DEFAULT_MAX_INSNS,
         AfterSyscall,
         AfterTrap,
@@ -25,8 +25,8 @@ if TYPE_CHECKING:
         KernelRun,
         PrivilegeChange,
     )
-    from harness.grade.model import GradeReport, TestResult
-    from harness.grade.trace import SyscallRecord, TraceView
+    from .model import GradeReport, TestResult
+    from .trace import SyscallRecord, TraceView
 
 __all__ = [
     "DEFAULT_MAX_INSNS",

@@ -21,8 +21,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from harness.grade.model import GradeReport, shown
-from harness.grade.packing import (
+from .model import GradeReport, shown
+from .packing import (
     content_hash,
     lab_version,
     pack,
@@ -30,9 +30,9 @@ from harness.grade.packing import (
     report_to_json,
     unpack,
 )
-from harness.grade.reports import write_gradebook, write_reports
-from harness.grade.runner import GradeOptions, grade
-from harness.grade.summary import summarize
+from .reports import write_gradebook, write_reports
+from .runner import GradeOptions, grade
+from .summary import summarize
 
 __all__ = ["REPORT_JSON", "SUMMARY_HTML", "BatchResult", "Task", "find_submissions", "grade_batch",
            "grade_task", "stored_reports"]
@@ -93,7 +93,7 @@ def _cpu() -> float:
 def grade_task(task: Task) -> tuple[dict[str, Any], float]:
     """On a worker: unpack, grade, and return the report (as JSON) and the CPU seconds
     it took (this process and the test processes it waited for)."""
-    from harness.grade.labs import find_lab
+    from .labs import find_lab
 
     start = _cpu()
     with tempfile.TemporaryDirectory(prefix="privlab-task-") as tmp:
@@ -162,7 +162,7 @@ def grade_batch(options: GradeOptions, root: Path, out: Path, *, workers: int | 
     on a local cluster of `workers` processes); reports go to out/<submission>/, the
     gradebook to out/gradebook.csv. Submissions already graded with the same content
     and lab version are kept unless `regrade`."""
-    from harness.grade.cluster import run_tasks
+    from .cluster import run_tasks
 
     started = time.perf_counter()
     submissions = find_submissions(root, out)

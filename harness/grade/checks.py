@@ -12,16 +12,16 @@ import re
 import struct
 from dataclasses import dataclass, field
 
-from harness.abi.asm_offsets import kernel_layout
-from harness.abi.csr import Irq, Priv
-from harness.abi.paging import PAGE_SIZE, PTE_COW, PteFlag
-from harness.grade.kernel_run import DEFAULT_MAX_INSNS, KernelRun
-from harness.grade.trace import SyscallRecord
-from harness.machine.until import AfterSyscall, AtAddress, PrivilegeChange
-from harness.mmu import walk
-from harness.trace import Event, TrapEvent, XretEvent
-from harness.trace.raw import KIND, TO, XRET, iter_records
-from harness.trace.syscalls import to_signed
+from ..abi.asm_offsets import kernel_layout
+from ..abi.csr import Irq, Priv
+from ..abi.paging import PAGE_SIZE, PTE_COW, PteFlag
+from ..machine.until import AfterSyscall, AtAddress, PrivilegeChange
+from ..mmu import walk
+from ..trace import Event, TrapEvent, XretEvent
+from ..trace.raw import KIND, TO, XRET, iter_records
+from ..trace.syscalls import to_signed
+from .kernel_run import DEFAULT_MAX_INSNS, KernelRun
+from .trace import SyscallRecord
 
 __all__ = ["AlarmLoop", "AlarmTrace", "FrameWalk", "UserLeaf", "alarm_trace",
            "backtrace_at_entry", "backtrace_in", "check_shares", "printed_backtrace",

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
-from harness.errors import BadInput
+from ..errors import BadInput
 
 __all__ = ["run_tasks"]
 

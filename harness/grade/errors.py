@@ -7,7 +7,7 @@ ended, the last console lines, the last traps).
 
 from __future__ import annotations
 
-from harness.errors import PrivlabError
+from ..errors import PrivlabError
 
 __all__ = ["BuildFailed", "GradeFailure"]
 

@@ -21,9 +21,9 @@ import subprocess
 from collections.abc import Iterable
 from pathlib import Path
 
-from harness.errors import BadInput
-from harness.grade.labs import Lab
-from harness.paths import REPO_ROOT
+from ..errors import BadInput
+from ..paths import REPO_ROOT
+from .labs import Lab
 
 __all__ = ["HIDDEN_DIR_NAME", "SOLUTION", "make_handout", "solution_files", "strip_solutions"]
 

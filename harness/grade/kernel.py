@@ -16,18 +16,18 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from harness.abi.syscall_table import Syscall, load_syscall_table, syscall_by_number
-from harness.boot.initrd import pack_initrd
-from harness.devices.disk import Drive
-from harness.errors import BadInput
-from harness.fs.mkfs import make_image
-from harness.grade.errors import GradeFailure
-from harness.grade.kernel_run import DEFAULT_MAX_INSNS, BootSpec, KernelRun
-from harness.grade.seeds import check_smp_seed
-from harness.machine import load_elf
-from harness.machine.loader import ElfImage
-from harness.machine.schedule import DEFAULT_SMP_SEED, check_smp
-from harness.trace.syscalls import CallSpec, call_specs
+from ..abi.syscall_table import Syscall, load_syscall_table, syscall_by_number
+from ..boot.initrd import pack_initrd
+from ..devices.disk import Drive
+from ..errors import BadInput
+from ..fs.mkfs import make_image
+from ..machine import load_elf
+from ..machine.loader import ElfImage
+from ..machine.schedule import DEFAULT_SMP_SEED, check_smp
+from ..trace.syscalls import CallSpec, call_specs
+from .errors import GradeFailure
+from .kernel_run import DEFAULT_MAX_INSNS, BootSpec, KernelRun
+from .seeds import check_smp_seed
 
 __all__ = ["GRADER_RAM_MIB", "GRADER_TIMER_HZ", "KernelImages", "KernelUnderTest", "new_token"]
 

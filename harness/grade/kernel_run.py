@@ -18,28 +18,28 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from harness.abi.csr import Csr, Priv
-from harness.boot import make_bootargs
-from harness.budget import DEFAULT_MAX_INSNS
-from harness.devices import Console, ScriptedInput
-from harness.errors import BadInput
-from harness.grade.errors import GradeFailure
-from harness.grade.naming import Namer, backtrace_after, system_info
-from harness.grade.resumes import check_resumes
-from harness.grade.trace import RecentTraps, SyscallRecord, TraceView
-from harness.machine import RunResult, Stop
-from harness.machine.assemble import new_system
-from harness.machine.loader import load_elf
-from harness.machine.schedule import DEFAULT_SMP_SEED
-from harness.machine.until import AfterSyscall, AfterTrap, AfterXret, PrivilegeChange, Until
-from harness.paths import REPO_ROOT
-from harness.trace import Event, TrapEvent
-from harness.trace.flow import Flow
-from harness.trace.syscalls import CallSpec, to_signed
+from ..abi.csr import Csr, Priv
+from ..boot import make_bootargs
+from ..budget import DEFAULT_MAX_INSNS
+from ..devices import Console, ScriptedInput
+from ..errors import BadInput
+from ..machine import RunResult, Stop
+from ..machine.assemble import new_system
+from ..machine.loader import load_elf
+from ..machine.schedule import DEFAULT_SMP_SEED
+from ..machine.until import AfterSyscall, AfterTrap, AfterXret, PrivilegeChange, Until
+from ..paths import REPO_ROOT
+from ..trace import Event, TrapEvent
+from ..trace.flow import Flow
+from ..trace.syscalls import CallSpec, to_signed
+from .errors import GradeFailure
+from .naming import Namer, backtrace_after, system_info
+from .resumes import check_resumes
+from .trace import RecentTraps, SyscallRecord, TraceView
 
 if TYPE_CHECKING:
-    from harness.devices.disk import Drive
-    from harness.machine.loader import ElfImage
+    from ..devices.disk import Drive
+    from ..machine.loader import ElfImage
 
 __all__ = ["DEFAULT_MAX_INSNS", "OUTPUT_LIMIT", "AfterSyscall", "AfterTrap", "AfterXret",
            "KernelRun", "LimitedConsole", "PrivilegeChange", "diagnose"]
@@ -363,7 +363,7 @@ class KernelRun:
 
     def disk_contents(self) -> bytes:
         """The run's disk as it is now, writes included (they stay in memory): for a
-        grader to read with harness.fs (DiskImage, check)."""
+        grader to read with privlab.fs (DiskImage, check)."""
         if self.machine.disk is None:
             self.fail("the run has no disk")
         assert self.machine.disk is not None

@@ -8,12 +8,12 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.errors import BadInput
-from harness.grade.handout import make_handout
-from harness.grade.labs import Lab, is_base_test
-from harness.grade.model import BUILD_TEST, GradeReport
-from harness.grade.runner import GradeOptions, grade
-from harness.paths import REPO_ROOT
+from ..errors import BadInput
+from ..paths import REPO_ROOT
+from .handout import make_handout
+from .labs import Lab, is_base_test
+from .model import BUILD_TEST, GradeReport
+from .runner import GradeOptions, grade
 
 __all__ = ["LabCheck", "check_lab"]
 

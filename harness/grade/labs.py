@@ -25,10 +25,10 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.errors import BadInput
-from harness.grade.seeds import DEFAULT_SEEDS, parse_harts, parse_seeds
-from harness.machine.machine import MAX_ICOUNT_SHIFT
-from harness.paths import REPO_ROOT
+from ..errors import BadInput
+from ..machine.machine import MAX_ICOUNT_SHIFT
+from ..paths import REPO_ROOT
+from .seeds import DEFAULT_SEEDS, parse_harts, parse_seeds
 
 __all__ = ["BASE_DIR", "LABS_DIR", "Lab", "all_labs", "find_lab", "is_base_test", "load_lab"]
 

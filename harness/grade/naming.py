@@ -24,9 +24,9 @@ from pathlib import Path
 
 from elftools.common.exceptions import DWARFError, ELFError
 
-from harness.kernelinfo.symbols import Location
-from harness.kernelinfo.system import SystemInfo
-from harness.mmu.walk import PhysicalMemory
+from ..kernelinfo.symbols import Location
+from ..kernelinfo.system import SystemInfo
+from ..mmu.walk import PhysicalMemory
 
 __all__ = ["NamedBacktrace", "Namer", "backtrace_after", "call_before", "system_info"]
 

@@ -13,9 +13,9 @@ import tarfile
 from pathlib import Path
 from typing import Any
 
-from harness.errors import PrivlabError
-from harness.grade.labs import Lab
-from harness.grade.model import GradeReport, TestResult
+from ..errors import PrivlabError
+from .labs import Lab
+from .model import GradeReport, TestResult
 
 __all__ = ["MAX_PACKED_BYTES", "content_hash", "lab_version", "pack", "report_from_json",
            "report_to_json", "unpack"]
@@ -55,7 +55,7 @@ def content_hash(root: Path, *, parts: tuple[str, ...] = ()) -> str:
 def lab_version(lab: Lab, hidden: Path | None) -> str:
     """What a lab's grade depends on besides the submission: privlab's version, the
     lab's tests (base tests and hidden tests among them) and its reference kernel."""
-    from harness.paths import KERNEL_DIR, USERLAND_DIR
+    from ..paths import KERNEL_DIR, USERLAND_DIR
 
     try:
         version = importlib.metadata.version("privlab")

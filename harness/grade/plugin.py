@@ -3,8 +3,8 @@ tests.
 
 It is not loaded by merely installing privlab (no `pytest11` entry point): a pytest run
 elsewhere sees none of its fixtures, options or hooks. It is enabled by
-`labs/conftest.py` (`pytest_plugins = ["harness.grade.plugin"]`, so a plain
-`pytest labs/mmap` grades the repository's kernel), by `-p harness.grade.plugin` (what
+`labs/conftest.py` (`pytest_plugins = ["privlab.grade.plugin"]`, so a plain
+`pytest labs/mmap` grades the repository's kernel), by `-p privlab.grade.plugin` (what
 `privlab grade` passes to its test processes), or by the same `pytest_plugins` line in
 the top-level conftest.py of any other tests. Its fixtures are prefixed `privlab_`, so
 they never take the place of a project's own.
@@ -49,13 +49,14 @@ from typing import Any
 
 import pytest
 
-from harness.errors import BadInput
-from harness.grade.errors import BuildFailed, GradeFailure
-from harness.grade.kernel import KernelImages, KernelUnderTest
-from harness.grade.labs import Lab, load_lab
-from harness.grade.model import FAILED, PASSED, TestResult, apply_groups, format_points
-from harness.grade.ordering import prerequisites_first
-from harness.grade.seeds import (
+from ..errors import BadInput
+from ..paths import REPO_ROOT
+from .errors import BuildFailed, GradeFailure
+from .kernel import KernelImages, KernelUnderTest
+from .labs import Lab, load_lab
+from .model import FAILED, PASSED, TestResult, apply_groups, format_points
+from .ordering import prerequisites_first
+from .seeds import (
     DEFAULT_SEEDS,
     SeedPlan,
     SeedsFailed,
@@ -64,8 +65,7 @@ from harness.grade.seeds import (
     plan_from_mark,
     run_under_seeds,
 )
-from harness.grade.submission_build import build_submission, staging_slot
-from harness.paths import REPO_ROOT
+from .submission_build import build_submission, staging_slot
 
 __all__ = ["Recorder"]
 
@@ -161,7 +161,7 @@ def privlab_images(request: pytest.FixtureRequest) -> Iterator[KernelImages]:
 @pytest.fixture
 def privlab_kernel(privlab_images: KernelImages,
                    request: pytest.FixtureRequest) -> Iterator[KernelUnderTest]:
-    """The submission's kernel, a `harness.grade.KernelUnderTest`, fresh for each test:
+    """The submission's kernel, a `privlab.grade.KernelUnderTest`, fresh for each test:
     `.boot(PROG, *ARGS)` gives a new machine booted with `init=PROG ARGS` (a
     `KernelRun`), `.run(...)` also runs it to power-off, and `.token` is this test's
     random token (test programs print `PASS <token>`). Its boots have the lab's `smp`

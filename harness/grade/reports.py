@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree as ET
 
-from harness.grade.model import GradeReport, TestResult, format_points, shown
-from harness.grade.seeds import format_seeds
+from .model import GradeReport, TestResult, format_points, shown
+from .seeds import format_seeds
 
 __all__ = ["display_name", "gradescope_json", "junit_xml", "text_report", "write_gradebook",
            "write_reports"]
@@ -130,7 +130,7 @@ def write_reports(report: GradeReport, out: Path, *, kernel: Path | None = None,
     no kernel.elf stays. All or nothing: every file is written beside its place first,
     then all are renamed into place together (harness/sigint.py `commit`), so an
     interrupted grade leaves the previous complete set or this one, never a mix."""
-    from harness.sigint import commit
+    from ..sigint import commit
 
     report = _clean(report)
     out.mkdir(parents=True, exist_ok=True)

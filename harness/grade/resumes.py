@@ -29,8 +29,8 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from harness.abi.csr import Priv
-from harness.trace import Event, TrapEvent, XretEvent
+from ..abi.csr import Priv
+from ..trace import Event, TrapEvent, XretEvent
 
 __all__ = ["SYSCALL_NUMBERS", "ResumeViolation", "check_resumes"]
 

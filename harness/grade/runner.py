@@ -25,10 +25,10 @@ import traceback
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from harness.children import kill, supervised
-from harness.grade.labs import Lab
-from harness.grade.lifeline import GRADER_PID
-from harness.grade.model import (
+from ..children import kill, supervised
+from .labs import Lab
+from .lifeline import GRADER_PID
+from .model import (
     BUILD_TEST,
     FAILED,
     PASSED,
@@ -37,15 +37,15 @@ from harness.grade.model import (
     apply_groups,
     shown,
 )
-from harness.grade.parallel import merge_results
-from harness.grade.seeds import DEFAULT_SEEDS, seeds_option
-from harness.grade.submission_build import BuildResult, build_submission, staging_slot
+from .parallel import merge_results
+from .seeds import DEFAULT_SEEDS, seeds_option
+from .submission_build import BuildResult, build_submission, staging_slot
 
 __all__ = ["GradeOptions", "default_jobs", "grade"]
 
-PLUGIN = "harness.grade.plugin"  # loaded by name: other installed plugins stay out
-PARALLEL = "harness.grade.parallel"
-LIFELINE = "harness.grade.lifeline"   # a test process never outlives its grader
+PLUGIN = f"{__package__}.plugin"  # loaded by name: other installed plugins stay out
+PARALLEL = f"{__package__}.parallel"
+LIFELINE = f"{__package__}.lifeline"   # a test process never outlives its grader
 XDIST = "xdist.plugin"
 RESULTS = "results.json"
 NO_TESTS = 5   # pytest's status when nothing was selected (xdist's workers may not finish)

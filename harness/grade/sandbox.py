@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.errors import PrivlabError
+from ..errors import PrivlabError
 
 __all__ = ["UNSEALED_ENV", "SandboxError", "SandboxPolicy", "landlock_abi", "restrict_self"]
 

@@ -27,12 +27,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from harness.errors import BadInput
-from harness.grade.errors import GradeFailure
-from harness.machine.schedule import MAX_HARTS
+from ..errors import BadInput
+from ..machine.schedule import MAX_HARTS
+from .errors import GradeFailure
 
 if TYPE_CHECKING:
-    from harness.grade.kernel import KernelUnderTest
+    from .kernel import KernelUnderTest
 
 __all__ = ["DEFAULT_SEEDS", "MAX_SEEDS", "SeedFailure", "SeedPlan", "SeedsFailed",
            "check_smp_seed", "format_seeds", "parse_harts", "parse_seeds", "parse_seeds_option",
@@ -197,7 +197,7 @@ def run_under_seeds(plan: SeedPlan, call: Callable[[], object],
     seed's); before each later one, its machines are closed, it gets a fresh token, and
     `rng` draws the same parameters again: the seeds differ in the interleaving only.
     Outcomes that are not failures (pytest's skip) propagate."""
-    from harness.grade.kernel import new_token
+    from .kernel import new_token
 
     state = rng.getstate() if rng is not None else None
     failures = []

@@ -42,11 +42,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from harness.build.cache import cache_root
-from harness.children import kill, supervised
-from harness.errors import PrivlabError
-from harness.grade.model import shown
-from harness.grade.sandbox import (
+from ..build.cache import cache_root
+from ..children import kill, supervised
+from ..errors import PrivlabError
+from ..paths import KERNEL_DIR, USERLAND_DIR
+from .model import shown
+from .sandbox import (
     UNSEALED_ENV,
     SandboxError,
     SandboxPolicy,
@@ -54,10 +55,9 @@ from harness.grade.sandbox import (
     restrict_self,
     why_unavailable,
 )
-from harness.paths import KERNEL_DIR, USERLAND_DIR
 
 if TYPE_CHECKING:
-    from harness.grade.kernel import KernelImages
+    from .kernel import KernelImages
 
 __all__ = ["BUILD_TIMEOUT", "BuildResult", "build_submission", "copy_submission",
            "staging_slot"]
@@ -190,15 +190,15 @@ def copy_submission(src: Path, dst: Path, *, label: str = "kernel") -> list[str]
 
 
 def _child_main(request_json: str) -> int:
-    """`python -m harness.grade.submission_build REQUEST`: the submission's build, in the child
+    """`python -m privlab.grade.submission_build REQUEST`: the submission's build, in the child
     process the grader watches. Seals itself first (request["sandbox"], a SandboxPolicy;
     absent only when the grader was told to build unsealed), after importing every
     module the build needs: once sealed, the grader's checkout is unreadable. Writes
     {"ok": true, "firmware", "kernel"} or {"ok": false, "message", "output"} to
     request["result"]."""
-    from harness.build.images import build_images
-    from harness.build.toolchain import compiler_identity, zig_home
-    from harness.errors import BuildError
+    from ..build.images import build_images
+    from ..build.toolchain import compiler_identity, zig_home
+    from ..errors import BuildError
 
     request = json.loads(request_json)
     result: dict[str, object]
@@ -232,7 +232,8 @@ def _preload() -> None:
     import importlib
     import pkgutil
 
-    for package in ("harness.abi", "harness.boot", "harness.build", "harness.fs"):
+    root = __package__.rpartition(".")[0]
+    for package in (f"{root}.{p}" for p in ("abi", "boot", "build", "fs")):
         module = importlib.import_module(package)
         for info in pkgutil.walk_packages(module.__path__, f"{package}."):
             importlib.import_module(info.name)
@@ -250,7 +251,7 @@ def _policy(slot: Path, userland: Path, out: Path) -> SandboxPolicy:
     """What a submission's build may read: its staged copy, the published user
     sources and the toolchain; and write: its output, its result, the sealed cache
     and a temporary directory."""
-    from harness.build.toolchain import zig_home
+    from ..build.toolchain import zig_home
 
     # No /usr, /lib or Python's own directories (a checkout or an installed package
     # could lie below any of them), no /proc (the grader's environment and command
@@ -303,7 +304,7 @@ def _run_build(request: dict[str, object],
     env = _sealed_env() if request.get("sandbox") is not None else None
     if env is not None:
         env["TMPDIR"] = str(Path(str(request["out"])).parent / "tmp")
-    cmd = [sys.executable, "-m", "harness.grade.submission_build", json.dumps(request)]
+    cmd = [sys.executable, "-m", __name__, json.dumps(request)]
     def start() -> subprocess.Popen[bytes]:
         return subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT, start_new_session=True, env=env)
@@ -329,8 +330,8 @@ def _trusted_programs(slot: Path, arch: str, userland: Path,
                       reference: Path) -> dict[str, Path]:
     """The user programs the tests run: `userland` built with the `reference` kernel's
     shared sources (in the slot, so the object cache hits from the second grading on)."""
-    from harness.build.images import build_images
-    from harness.errors import BuildError
+    from ..build.images import build_images
+    from ..errors import BuildError
 
     try:
         images = build_images(arch, kernel_dir=reference, userland_dir=userland,
@@ -376,7 +377,7 @@ def build_submission(submission: Path, slot: Path, *, arch: str = "rv64",
             text = denied_reads(text, policy) + text
         text = text.replace(str(slot / "kernel"), str(kernel_src))
         return failed(text.rstrip() or message, skipped)
-    from harness.grade.kernel import KernelImages
+    from .kernel import KernelImages
 
     users = _trusted_programs(slot, arch, userland, reference)
     built = KernelImages(Path(str(data["firmware"])), Path(str(data["kernel"])), users,

@@ -13,8 +13,8 @@ from rich.console import Console, ConsoleOptions, RenderResult
 from rich.table import Table
 from rich.text import Text
 
-from harness.grade.model import GradeReport, format_points
-from harness.grade.reports import display_name
+from .model import GradeReport, format_points
+from .reports import display_name
 
 __all__ = ["BINS", "ClassSummary", "TestRate", "summarize"]
 

@@ -15,11 +15,11 @@ from collections import deque
 from dataclasses import dataclass
 from functools import cached_property
 
-from harness.abi.csr import Irq, Priv
-from harness.trace import Event, TrapEvent
-from harness.trace.flow import Flow
-from harness.trace.raw import CODE, FROM, INTERRUPT, KIND, TO, TRAP, iter_records
-from harness.trace.syscalls import SyscallRecord
+from ..abi.csr import Irq, Priv
+from ..trace import Event, TrapEvent
+from ..trace.flow import Flow
+from ..trace.raw import CODE, FROM, INTERRUPT, KIND, TO, TRAP, iter_records
+from ..trace.syscalls import SyscallRecord
 
 __all__ = ["RecentTraps", "SyscallRecord", "TraceView"]
 

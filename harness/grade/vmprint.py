@@ -13,9 +13,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from harness.grade.checks import first_user_page_table, vmprint_lines
-from harness.grade.errors import GradeFailure
-from harness.grade.kernel_run import KernelRun, printable
+from .checks import first_user_page_table, vmprint_lines
+from .errors import GradeFailure
+from .kernel_run import KernelRun, printable
 
 __all__ = ["ENTRY", "HEADER", "Vmprint", "vmprint_at_boot"]
 

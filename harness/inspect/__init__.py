@@ -17,17 +17,17 @@
     InodeView         one inode's fields and blocks
 """
 
-from harness.inspect.calltable import SyscallSummary, SyscallTable
-from harness.inspect.csrs import CsrPanel
-from harness.inspect.disasm import Disassembly, Instruction, disassemble_around
-from harness.inspect.disk import DiskSummary, DiskTree, InodeView
-from harness.inspect.pagetable import PageTableTree, WalkView
-from harness.inspect.procs import OpenFilesView, ProcessTableView, TrapFrameView
-from harness.inspect.registers import RegisterView
-from harness.inspect.roundtrip import RoundTripView
-from harness.inspect.state import CsrSnapshot, CsrValue, RegisterSnapshot
-from harness.inspect.theme import PALETTE, STYLES, THEME, make_console
-from harness.inspect.timeline import TrapTimeline
+from .calltable import SyscallSummary, SyscallTable
+from .csrs import CsrPanel
+from .disasm import Disassembly, Instruction, disassemble_around
+from .disk import DiskSummary, DiskTree, InodeView
+from .pagetable import PageTableTree, WalkView
+from .procs import OpenFilesView, ProcessTableView, TrapFrameView
+from .registers import RegisterView
+from .roundtrip import RoundTripView
+from .state import CsrSnapshot, CsrValue, RegisterSnapshot
+from .theme import PALETTE, STYLES, THEME, make_console
+from .timeline import TrapTimeline
 
 __all__ = [
     "PALETTE",

@@ -18,10 +18,10 @@ from rich.console import Console, ConsoleOptions, RenderResult
 from rich.table import Table
 from rich.text import Text
 
-from harness.inspect.theme import write_lines
-from harness.trace.calllist import CallList
-from harness.trace.flow import FlowRow
-from harness.trace.syscalls import SyscallRecord, is_failure
+from ..trace.calllist import CallList
+from ..trace.flow import FlowRow
+from ..trace.syscalls import SyscallRecord, is_failure
+from .theme import write_lines
 
 __all__ = ["CallsWriter", "SyscallSummary", "SyscallTable"]
 

@@ -20,11 +20,11 @@ from rich.console import Console, ConsoleOptions, RenderResult
 from rich.table import Table
 from rich.text import Text
 
-from harness.abi.csr import Csr, Exc, Field, Priv, decode_cause
-from harness.inspect.state import MACHINE_CSRS, SUPERVISOR_CSRS, CsrSnapshot, CsrValue
-from harness.inspect.theme import priv_style
-from harness.kernelinfo.symbols import Location
-from harness.mmu.scheme import decode_satp
+from ..abi.csr import Csr, Exc, Field, Priv, decode_cause
+from ..kernelinfo.symbols import Location
+from ..mmu.scheme import decode_satp
+from .state import MACHINE_CSRS, SUPERVISOR_CSRS, CsrSnapshot, CsrValue
+from .theme import priv_style
 
 __all__ = ["CsrPanel", "Symbolize"]
 

@@ -14,7 +14,7 @@ import capstone
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.text import Text
 
-from harness.kernelinfo.symbols import Location
+from ..kernelinfo.symbols import Location
 
 __all__ = ["Disassembly", "Instruction", "disassemble_around"]
 

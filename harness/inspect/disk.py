@@ -13,10 +13,10 @@ from rich.console import Console, ConsoleOptions, RenderResult
 from rich.table import Table
 from rich.text import Text
 
-from harness.abi.fs_layout import BSIZE, INODES_PER_BLOCK, NDIRECT, NINDIRECT
-from harness.fs.image import DiskImage, TreeEntry
-from harness.fs.records import Inode
-from harness.fs.runs import format_runs
+from ..abi.fs_layout import BSIZE, INODES_PER_BLOCK, NDIRECT, NINDIRECT
+from ..fs.image import DiskImage, TreeEntry
+from ..fs.records import Inode
+from ..fs.runs import format_runs
 
 __all__ = ["DiskSummary", "DiskTree", "InodeView"]
 

@@ -21,14 +21,14 @@ from rich.table import Table
 from rich.text import Text
 from rich.tree import Tree
 
-from harness.abi.csr import cause_name
-from harness.abi.paging import PTE_COW
-from harness.inspect.theme import priv_style
-from harness.kernelinfo.symbols import Location
-from harness.mmu.address import PAGE_SIZE, PhysAddr
-from harness.mmu.scheme import FLAG_ORDER, PagingScheme, Pte, PteFlag, SatpValue
-from harness.mmu.tree import Mapping, PageTable, TableEntry, TableNode, merge
-from harness.mmu.walk import FaultKind, Walk
+from ..abi.csr import cause_name
+from ..abi.paging import PTE_COW
+from ..kernelinfo.symbols import Location
+from ..mmu.address import PAGE_SIZE, PhysAddr
+from ..mmu.scheme import FLAG_ORDER, PagingScheme, Pte, PteFlag, SatpValue
+from ..mmu.tree import Mapping, PageTable, TableEntry, TableNode, merge
+from ..mmu.walk import FaultKind, Walk
+from .theme import priv_style
 
 __all__ = ["PageTableTree", "WalkView", "flags_text", "satp_text"]
 

@@ -15,11 +15,11 @@ from rich.console import Console, ConsoleOptions, RenderResult
 from rich.table import Table
 from rich.text import Text
 
-from harness.abi.fs_layout import T_DEVICE, T_DIR, T_FILE
-from harness.kernelinfo.dwarf_types import StructValue
-from harness.kernelinfo.mirrors import OpenFile, Process, ProcessTable
-from harness.kernelinfo.symbols import Location
-from harness.trace.capture import format_value
+from ..abi.fs_layout import T_DEVICE, T_DIR, T_FILE
+from ..kernelinfo.dwarf_types import StructValue
+from ..kernelinfo.mirrors import OpenFile, Process, ProcessTable
+from ..kernelinfo.symbols import Location
+from ..trace.capture import format_value
 
 __all__ = ["OpenFilesView", "ProcessTableView", "TrapFrameView"]
 

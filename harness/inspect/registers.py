@@ -6,9 +6,9 @@ from rich.console import Console, ConsoleOptions, RenderResult
 from rich.table import Table
 from rich.text import Text
 
-from harness.abi.registers import ABI_NAMES
-from harness.inspect.state import RegisterSnapshot
-from harness.inspect.theme import priv_style
+from ..abi.registers import ABI_NAMES
+from .state import RegisterSnapshot
+from .theme import priv_style
 
 __all__ = ["RegisterView"]
 

@@ -16,8 +16,8 @@ from rich.console import Console, ConsoleOptions, RenderResult
 from rich.table import Table
 from rich.text import Text
 
-from harness.abi.registers import ABI_NAMES
-from harness.inspect.state import RegisterSnapshot
+from ..abi.registers import ABI_NAMES
+from .state import RegisterSnapshot
 
 __all__ = ["RoundTripView"]
 

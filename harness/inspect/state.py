@@ -2,7 +2,7 @@
 
 A `CsrSnapshot` is taken from a hart (`CsrSnapshot.take(hart)`) and compared with an
 earlier one to find what a trap changed. Field names, positions and cause names come
-from harness/abi/csr.py; nothing here knows a bit position.
+from privlab/abi/csr.py; nothing here knows a bit position.
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from dataclasses import dataclass
 
 from rich.text import Text
 
-from harness.abi.csr import Csr, Field, Priv, cause_name, csr_fields, decode_cause
-from harness.abi.registers import register_number
-from harness.machine.hart import Hart
+from ..abi.csr import Csr, Field, Priv, cause_name, csr_fields, decode_cause
+from ..abi.registers import register_number
+from ..machine.hart import Hart
 
 __all__ = ["INSPECTED_CSRS", "CsrSnapshot", "CsrValue", "RegisterSnapshot"]
 

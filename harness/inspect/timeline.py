@@ -23,10 +23,10 @@ from collections.abc import Callable, Iterable, Sequence
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.text import Text
 
-from harness.abi.csr import Exc, Priv
-from harness.inspect.theme import priv_style, write_lines
-from harness.kernelinfo.symbols import Location
-from harness.trace.flow import FlowRow
+from ..abi.csr import Exc, Priv
+from ..kernelinfo.symbols import Location
+from ..trace.flow import FlowRow
+from .theme import priv_style, write_lines
 
 __all__ = ["LANES", "TimelineWriter", "TrapTimeline", "arrow"]
 

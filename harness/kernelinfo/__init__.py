@@ -1,7 +1,7 @@
 """What the harness knows about a kernel from its ELF: DWARF struct layouts, the
 process table and trap frames it mirrors, and address symbolization.
 
-The names load on first use (PEP 562): `privlab run` imports harness.kernelinfo.system
+The names load on first use (PEP 562): `privlab run` imports privlab.kernelinfo.system
 on every boot, and the DWARF readers (pyelftools) behind these names cost start-up
 time that a run which never looks inside the kernel should not pay (issue 13)."""
 
@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from harness.lazy import lazy_exports
+from ..lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from harness.kernelinfo.dwarf import DwarfTypes, Global
-    from harness.kernelinfo.dwarf_types import (
+    from .dwarf import DwarfTypes, Global
+    from .dwarf_types import (
         ArrayType,
         BaseType,
         CType,
@@ -26,8 +26,8 @@ if TYPE_CHECKING:
         Value,
         decode_value,
     )
-    from harness.kernelinfo.mirrors import KernelInfo, Process, ProcessTable
-    from harness.kernelinfo.symbols import ElfSymbols, Location, Symbolizer
+    from .mirrors import KernelInfo, Process, ProcessTable
+    from .symbols import ElfSymbols, Location, Symbolizer
 
 __all__ = [
     "ArrayType",

@@ -17,9 +17,9 @@ from typing import Any
 from elftools.dwarf.dwarf_expr import DWARFExprParser
 from elftools.elf.elffile import ELFFile
 
-from harness.build.cache import cache_root, content_key
-from harness.errors import BadInput
-from harness.kernelinfo.dwarf_types import (
+from ..build.cache import cache_root, content_key
+from ..errors import BadInput
+from .dwarf_types import (
     ArrayType,
     BaseType,
     CType,

@@ -11,9 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.errors import GuestError
-from harness.kernelinfo.dwarf import DwarfTypes
-from harness.kernelinfo.dwarf_types import (
+from ..errors import GuestError
+from ..mmu.walk import PhysicalMemory
+from .dwarf import DwarfTypes
+from .dwarf_types import (
     ArrayType,
     EnumValue,
     PointerType,
@@ -22,7 +23,6 @@ from harness.kernelinfo.dwarf_types import (
     Value,
     decode_value,
 )
-from harness.mmu.walk import PhysicalMemory
 
 __all__ = ["KernelInfo", "OpenFile", "Process", "ProcessTable"]
 

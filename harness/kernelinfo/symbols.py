@@ -18,7 +18,7 @@ from typing import Any
 
 from elftools.elf.elffile import ELFFile
 
-from harness.paths import REPO_ROOT
+from ..paths import REPO_ROOT
 
 __all__ = ["ElfSymbols", "Location", "Symbolizer"]
 

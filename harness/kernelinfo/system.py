@@ -14,12 +14,12 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from harness.errors import BadInput, GuestError
+from ..errors import BadInput, GuestError
 
 if TYPE_CHECKING:      # loaded when first asked for: a plain run never needs them
-    from harness.kernelinfo.mirrors import KernelInfo
-    from harness.kernelinfo.symbols import Location, Symbolizer
-    from harness.mmu.walk import PhysicalMemory
+    from ..mmu.walk import PhysicalMemory
+    from .mirrors import KernelInfo
+    from .symbols import Location, Symbolizer
 
 __all__ = ["SystemInfo"]
 
@@ -39,7 +39,7 @@ class SystemInfo:
 
     @cached_property
     def symbolizer(self) -> Symbolizer:
-        from harness.kernelinfo.symbols import Symbolizer
+        from .symbols import Symbolizer
 
         s = Symbolizer()
         for name, path in (("firmware", self.firmware), ("kernel", self.kernel),
@@ -55,7 +55,7 @@ class SystemInfo:
         """The kernel's DWARF mirrors, or None for a bare-metal program."""
         if self.kernel is None:
             return None
-        from harness.kernelinfo.mirrors import KernelInfo
+        from .mirrors import KernelInfo
 
         try:
             return KernelInfo.load(self.kernel)
@@ -68,8 +68,8 @@ class SystemInfo:
         loc = self.symbolizer.lookup(addr, prefer)
         if loc.image is not None or satp is None or memory is None:
             return loc
-        from harness.mmu.address import PAGE_SIZE
-        from harness.mmu.walk import Access, walk
+        from ..mmu.address import PAGE_SIZE
+        from ..mmu.walk import Access, walk
 
         page = addr & ~(PAGE_SIZE - 1)
         if page in self._aliases:

@@ -18,16 +18,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from harness.abi.platform import PLATFORM
-from harness.boot import build_dtb, initrd_load_address
-from harness.devices import Console
-from harness.devices.disk import Drive
-from harness.devices.mrom import FW_DYNAMIC_INFO_OFFSET, reset_rom
-from harness.devices.uart import InputSource
-from harness.errors import BadInput
-from harness.machine.loader import ElfImage
-from harness.machine.machine import Machine
-from harness.machine.schedule import DEFAULT_SMP_SEED
+from ..abi.platform import PLATFORM
+from ..boot import build_dtb, initrd_load_address
+from ..devices import Console
+from ..devices.disk import Drive
+from ..devices.mrom import FW_DYNAMIC_INFO_OFFSET, reset_rom
+from ..devices.uart import InputSource
+from ..errors import BadInput
+from .loader import ElfImage
+from .machine import Machine
+from .schedule import DEFAULT_SMP_SEED
 
 __all__ = ["BootLayout", "boot_bare", "boot_system", "new_bare", "new_system"]
 

@@ -17,10 +17,10 @@ from __future__ import annotations
 import ctypes
 from typing import TYPE_CHECKING
 
-from harness.native.library import load_library
+from ..native.library import load_library
 
 if TYPE_CHECKING:
-    from harness.machine.hart import Hart
+    from .hart import Hart
 
 PAGE = 4096
 

@@ -12,9 +12,9 @@ import ctypes
 from unicorn import Uc
 from unicorn.riscv_const import UC_RISCV_REG_PC, UC_RISCV_REG_PRIV, UC_RISCV_REG_X0
 
-from harness.abi.csr import PMPCFG_FIELDS, Csr, Priv
-from harness.errors import GuestError
-from harness.native import EventRecord, SharedState, load_library
+from ..abi.csr import PMPCFG_FIELDS, Csr, Priv
+from ..errors import GuestError
+from ..native import EventRecord, SharedState, load_library
 
 _PMP = {f.name: f.mask(64) for f in PMPCFG_FIELDS}   # the core's access kinds (pmp.c)
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.errors import BadInput
+from ..errors import BadInput
 
 __all__ = ["ElfImage", "Segment", "load_elf"]
 
@@ -78,7 +78,7 @@ CACHE_FORMAT = 1   # bump when what is stored changes
 
 
 def _cache_file(data: bytes) -> Path | None:
-    from harness.build.cache import cache_root
+    from ..build.cache import cache_root
 
     try:
         root = cache_root()

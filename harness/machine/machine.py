@@ -29,23 +29,25 @@ from unicorn.unicorn_const import (
     UC_PROT_ALL,
 )
 
-from harness.abi.csr import Csr, Priv
-from harness.abi.paging import PAGE_SIZE
-from harness.abi.platform import PLATFORM
-from harness.devices import Clint, Console, Finisher, Plic, ScriptedInput, Uart
-from harness.devices.base import Device
-from harness.devices.disk import Disk, Drive
-from harness.devices.mrom import Mrom
-from harness.devices.uart import IDLE_POLL_LIMIT, INPUT_POLL_INSNS, InputSource
-from harness.devices.virtio_blk import VirtioBlk
-from harness.devices.virtio_mmio import VirtioMmio
-from harness.errors import BadInput, ExitStatus, GuestError
-from harness.machine.codesync import CodeSync
-from harness.machine.hart import Hart
-from harness.machine.loader import ElfImage
-from harness.machine.memory import Memory
-from harness.machine.schedule import DEFAULT_SMP_SEED, Schedule, check_smp
-from harness.machine.until import (
+from ..abi.csr import Csr, Priv
+from ..abi.paging import PAGE_SIZE
+from ..abi.platform import PLATFORM
+from ..devices import Clint, Console, Finisher, Plic, ScriptedInput, Uart
+from ..devices.base import Device
+from ..devices.disk import Disk, Drive
+from ..devices.mrom import Mrom
+from ..devices.uart import IDLE_POLL_LIMIT, INPUT_POLL_INSNS, InputSource
+from ..devices.virtio_blk import VirtioBlk
+from ..devices.virtio_mmio import VirtioMmio
+from ..errors import BadInput, ExitStatus, GuestError
+from ..native import EventRecord, StopReason
+from ..trace import Event, EventLog, TrapEvent
+from .codesync import CodeSync
+from .hart import Hart
+from .loader import ElfImage
+from .memory import Memory
+from .schedule import DEFAULT_SMP_SEED, Schedule, check_smp
+from .until import (
     AfterSyscall,
     AfterTrap,
     AfterXret,
@@ -54,8 +56,6 @@ from harness.machine.until import (
     PrivilegeChange,
     Until,
 )
-from harness.native import EventRecord, StopReason
-from harness.trace import Event, EventLog, TrapEvent
 
 if TYPE_CHECKING:
     from unicorn import Uc as UcT
@@ -774,7 +774,7 @@ class Machine:
         return (s.instret << s.icount_shift) + s.idle_ns
 
     def _cause_name(self, cause: int) -> str:
-        from harness.abi.csr import cause_name, decode_cause
+        from ..abi.csr import cause_name, decode_cause
         return cause_name(*decode_cause(cause, self.xlen))
 
     def step(self) -> RunResult:

@@ -10,9 +10,9 @@ from unicorn import Uc, UcError
 from unicorn.unicorn_const import UC_PROT_ALL, UC_PROT_EXEC, UC_PROT_READ, UC_PROT_WRITE
 from unicorn.unicorn_py3.unicorn import uclib
 
-from harness.errors import BadInput, GuestError
-from harness.machine.loader import ElfImage
-from harness.native.library import load_library
+from ..errors import BadInput, GuestError
+from ..native.library import load_library
+from .loader import ElfImage
 
 __all__ = ["Memory"]
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from harness.errors import BadInput
+from ..errors import BadInput
 
 __all__ = ["DEFAULT_SMP_SEED", "MAX_HARTS", "QUANTUM_MAX", "QUANTUM_MIN", "Schedule",
            "check_smp"]

@@ -33,10 +33,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from harness.errors import BadInput
+from ..errors import BadInput
 
 if TYPE_CHECKING:
-    from harness.machine.machine import Machine
+    from .machine import Machine
 
 __all__ = ["HartSnapshot", "MachineSnapshot", "PageStore", "restore_machine", "take_snapshot"]
 

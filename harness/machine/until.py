@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from harness.abi.csr import Exc, Priv
-from harness.trace import Event, TrapEvent, XretEvent
+from ..abi.csr import Exc, Priv
+from ..trace import Event, TrapEvent, XretEvent
 
 __all__ = ["AfterSyscall", "AfterTrap", "AfterXret", "AtAddress", "AtInstret",
            "PrivilegeChange", "Until"]

@@ -5,8 +5,8 @@ the physical address or the fault as a value); `read_page_table(memory, satp, xl
 reads a whole table as a tree with merged ranges.
 """
 
-from harness.mmu.address import PAGE_SIZE, PPN, PhysAddr, VirtAddr
-from harness.mmu.scheme import (
+from .address import PAGE_SIZE, PPN, PhysAddr, VirtAddr
+from .scheme import (
     PTE_FIELDS,
     SCHEMES,
     SV32,
@@ -17,8 +17,8 @@ from harness.mmu.scheme import (
     SatpValue,
     decode_satp,
 )
-from harness.mmu.tree import Mapping, PageTable, TableEntry, TableNode, read_page_table
-from harness.mmu.walk import (
+from .tree import Mapping, PageTable, TableEntry, TableNode, read_page_table
+from .walk import (
     Access,
     Fault,
     FaultKind,

@@ -7,7 +7,7 @@ rather than a bare number.
 
 from __future__ import annotations
 
-from harness.abi.paging import PAGE_SHIFT, PAGE_SIZE
+from ..abi.paging import PAGE_SHIFT, PAGE_SIZE
 
 __all__ = ["PAGE_SHIFT", "PAGE_SIZE", "PPN", "PhysAddr", "VirtAddr"]
 

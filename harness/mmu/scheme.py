@@ -2,15 +2,15 @@
 
 The paging schemes themselves (Sv39, Sv32: levels, index widths, PTE bits) are facts
 the kernel shares, defined in harness/abi/paging.py; satp's own fields (MODE, ASID,
-PPN) come from harness/abi/csr.py.
+PPN) come from privlab/abi/csr.py.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from harness.abi.csr import Csr, csr_fields
-from harness.abi.paging import (
+from ..abi.csr import Csr, csr_fields
+from ..abi.paging import (
     FLAG_ORDER,
     LEAF_BITS,
     PTE_FIELDS,
@@ -22,7 +22,7 @@ from harness.abi.paging import (
     PagingScheme,
     PteFlag,
 )
-from harness.mmu.address import PPN
+from .address import PPN
 
 __all__ = [
     "FLAG_ORDER",
@@ -72,7 +72,7 @@ class Pte:
 
 @dataclass(frozen=True)
 class SatpValue:
-    """satp split into its fields (names and positions from harness/abi/csr.py)."""
+    """satp split into its fields (names and positions from privlab/abi/csr.py)."""
 
     raw: int
     mode: int

@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from harness.errors import GuestError
-from harness.mmu.address import PAGE_SHIFT, PhysAddr, VirtAddr
-from harness.mmu.scheme import PagingScheme, Pte, SatpValue, decode_satp
-from harness.mmu.walk import PhysicalMemory, read_table
+from ..errors import GuestError
+from .address import PAGE_SHIFT, PhysAddr, VirtAddr
+from .scheme import PagingScheme, Pte, SatpValue, decode_satp
+from .walk import PhysicalMemory, read_table
 
 __all__ = ["Mapping", "PageTable", "TableEntry", "TableNode", "merge", "read_page_table"]
 

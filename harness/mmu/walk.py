@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Protocol
 
-from harness.abi.csr import Csr, Exc, Priv, csr_fields
-from harness.errors import GuestError
-from harness.mmu.address import PAGE_SHIFT, PAGE_SIZE, PhysAddr, VirtAddr
-from harness.mmu.scheme import PagingScheme, Pte, PteFlag, SatpValue, decode_satp
+from ..abi.csr import Csr, Exc, Priv, csr_fields
+from ..errors import GuestError
+from .address import PAGE_SHIFT, PAGE_SIZE, PhysAddr, VirtAddr
+from .scheme import PagingScheme, Pte, PteFlag, SatpValue, decode_satp
 
 __all__ = [
     "Access",
@@ -37,7 +37,7 @@ __all__ = [
 
 
 class PhysicalMemory(Protocol):
-    """Anything that reads guest physical memory (harness.machine.Memory does); it
+    """Anything that reads guest physical memory (privlab.machine.Memory does); it
     raises GuestError for an address that is not RAM."""
 
     def read(self, paddr: int, size: int) -> bytes: ...

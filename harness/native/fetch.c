@@ -15,7 +15,7 @@
 #include "hart.h"
 
 /* PAGE_SHIFT, PTE_* and the schemes' SV39_MODE/SV32_MODE come from riscv_gen.h
- * (inside privlab_gen.h), generated from harness/abi/paging.py. */
+ * (inside privlab_gen.h), generated from privlab/abi/paging.py. */
 
 const uint8_t *ram_ptr(hart *h, uint64_t paddr, uint64_t len)
 {

@@ -31,7 +31,7 @@
  *   regs.c       register and CSR access through Unicorn, and the CSR number map
  *
  * Everything Python touches directly lives in `struct hart_shared`, generated with the
- * event record from harness/abi/native_layout.py into privlab_gen.h.
+ * event record from privlab/abi/native_layout.py into privlab_gen.h.
  */
 #ifndef HART_H
 #define HART_H

@@ -17,10 +17,10 @@ from pathlib import Path
 
 import unicorn
 
-from harness.abi.native_layout import gen_header
-from harness.build.cache import cache_root, content_key
-from harness.build.toolchain import compiler_identity, zig_cc, zig_home
-from harness.errors import NativeBuildError
+from ..abi.native_layout import gen_header
+from ..build.cache import cache_root, content_key
+from ..build.toolchain import compiler_identity, zig_cc, zig_home
+from ..errors import NativeBuildError
 
 __all__ = ["library_path", "load_library"]
 
@@ -46,7 +46,7 @@ def _stamp_inputs(include: Path, libdir: Path) -> list[Path]:
     """What the library is made from, for the up-to-date stamp (harness/build/stamp.py):
     its C files, the Python that generates its header (harness/abi), Unicorn's headers
     and library, and zig."""
-    from harness.build.stamp import HARNESS_DIR, zig_binary
+    from ..build.stamp import HARNESS_DIR, zig_binary
 
     abi = sorted((HARNESS_DIR / "abi").glob("*.py"))
     return [*(SOURCE_DIR / name for name in SOURCES), SOURCE_DIR / "hart.h", *abi,
@@ -59,7 +59,7 @@ def library_path() -> Path:
     has changed size or mtime since it was built here, the stamp answers without
     hashing the sources or asking for zig's package metadata (a tenth of a second of
     every command's start-up; issue 13)."""
-    from harness.build.stamp import check_stamp, write_stamp
+    from ..build.stamp import check_stamp, write_stamp
 
     include, libdir = _unicorn_dirs()
     inputs, stamp_dir = _stamp_inputs(include, libdir), cache_root() / "native"

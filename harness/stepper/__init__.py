@@ -4,6 +4,6 @@
 back; `StepApp` (app.py) is the Textual app that shows it with the inspectors' own
 renderings (harness/inspect) in its panes."""
 
-from harness.stepper.controller import Breakpoint, Stepper, parse_breakpoint
+from .controller import Breakpoint, Stepper, parse_breakpoint
 
 __all__ = ["Breakpoint", "Stepper", "parse_breakpoint"]

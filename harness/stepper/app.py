@@ -1,6 +1,6 @@
 """The Textual app of `privlab step`: panes for the trap timeline, the code, the
 registers, the M and S CSRs, a page-table walk and the console; keys in the footer and
-on the `?` screen. Every pane shows a rendering from harness/inspect, printed with
+on the `?` screen. Every pane shows a rendering from privlab/inspect, printed with
 privlab's theme (harness/inspect/theme.py) and handed to Textual as styled text."""
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, Static
 
-from harness.errors import PrivlabError
-from harness.inspect.theme import make_console
-from harness.stepper.controller import BREAK_HELP, Stepper
+from ..errors import PrivlabError
+from ..inspect.theme import make_console
+from .controller import BREAK_HELP, Stepper
 
 __all__ = ["KEYS", "StepApp", "themed"]
 

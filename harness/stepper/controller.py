@@ -1,5 +1,5 @@
 """The stepper's moves, without any user interface: what each key of `privlab step`
-does to the session, and what the panes show (as rich renderables from harness/inspect).
+does to the session, and what the panes show (as rich renderables from privlab/inspect).
 
 Every move records the state before it, so the panes can mark what the last move
 changed (registers, CSRs). With several harts (`--smp N`) a step is one instruction of
@@ -17,17 +17,17 @@ from dataclasses import dataclass
 from rich.console import Group, RenderableType
 from rich.text import Text
 
-from harness.abi.csr import EXCEPTION_NAMES, INTERRUPT_NAMES, Csr
-from harness.api import Session
-from harness.errors import BadInput, GuestError
-from harness.inspect import CsrPanel, Disassembly, RegisterView, WalkView, disassemble_around
-from harness.inspect.state import CsrSnapshot, RegisterSnapshot
-from harness.inspect.theme import priv_style
-from harness.inspect.timeline import TrapTimeline
-from harness.kernelinfo.symbols import Location
-from harness.machine import RunResult, Stop
-from harness.machine.until import AfterSyscall, AfterTrap, AfterXret, AtAddress, Until
-from harness.trace.flow import FlowRow
+from ..abi.csr import EXCEPTION_NAMES, INTERRUPT_NAMES, Csr
+from ..api import Session
+from ..errors import BadInput, GuestError
+from ..inspect import CsrPanel, Disassembly, RegisterView, WalkView, disassemble_around
+from ..inspect.state import CsrSnapshot, RegisterSnapshot
+from ..inspect.theme import priv_style
+from ..inspect.timeline import TrapTimeline
+from ..kernelinfo.symbols import Location
+from ..machine import RunResult, Stop
+from ..machine.until import AfterSyscall, AfterTrap, AfterXret, AtAddress, Until
+from ..trace.flow import FlowRow
 
 __all__ = ["BREAK_HELP", "Breakpoint", "Stepper", "parse_breakpoint"]
 
@@ -234,7 +234,7 @@ class Stepper:
     def timeline(self) -> tuple[TrapTimeline, list[FlowRow], int | None]:
         """The timeline renderer, its rows, and the seq of the current event (the
         last one so far)."""
-        from harness.cli.trace_run import locator
+        from ..cli.trace_run import locator
 
         rows = self.timeline_rows()
         current = len(self.s.events) - 1 if len(self.s.events) else None

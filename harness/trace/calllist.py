@@ -19,7 +19,7 @@ from itertools import compress, repeat
 from operator import is_
 from typing import overload
 
-from harness.trace.pairer import (
+from .pairer import (
     CALL,
     CALL_ARGS,
     CALL_EPC,
@@ -33,7 +33,7 @@ from harness.trace.pairer import (
     C,
     X,
 )
-from harness.trace.syscalls import CallSpec, SyscallRecord
+from .syscalls import CallSpec, SyscallRecord
 
 __all__ = ["CallList", "record_of", "set_return"]
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from harness.abi.csr import Priv
-from harness.errors import GuestError
-from harness.kernelinfo.dwarf_types import (
+from ..abi.csr import Priv
+from ..errors import GuestError
+from ..kernelinfo.dwarf_types import (
     BaseType,
     CType,
     EnumValue,
@@ -21,12 +21,12 @@ from harness.kernelinfo.dwarf_types import (
     Value,
     decode_value,
 )
-from harness.kernelinfo.mirrors import KernelInfo
-from harness.machine.machine import Machine
-from harness.mmu.address import PAGE_SIZE
-from harness.mmu.walk import Access, TranslationContext, walk
-from harness.trace.events import Event, TrapEvent
-from harness.trace.syscalls import (
+from ..kernelinfo.mirrors import KernelInfo
+from ..machine.machine import Machine
+from ..mmu.address import PAGE_SIZE
+from ..mmu.walk import Access, TranslationContext, walk
+from .events import Event, TrapEvent
+from .syscalls import (
     MAX_SHOWN,
     ArgKind,
     ArgSpec,

@@ -15,9 +15,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import IO, Any
 
-from harness.abi.csr import Priv, cause_name
-from harness.abi.native_layout import EVENT_FIELDS
-from harness.native import EventKind, EventRecord
+from ..abi.csr import Priv, cause_name
+from ..abi.native_layout import EVENT_FIELDS
+from ..native import EventKind, EventRecord
 
 __all__ = ["FIELD_NAMES", "RECORD", "Event", "EventLog", "TrapEvent", "XretEvent", "event_json"]
 

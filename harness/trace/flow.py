@@ -36,11 +36,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Protocol
 
-from harness.abi.csr import Exc, Priv, cause_name
-from harness.mmu.scheme import decode_satp
-from harness.trace.calllist import CallList, record_of, set_return
-from harness.trace.events import RECORD, Event, EventLog, TrapEvent, XretEvent
-from harness.trace.pairer import (
+from ..abi.csr import Exc, Priv, cause_name
+from ..mmu.scheme import decode_satp
+from .calllist import CallList, record_of, set_return
+from .events import RECORD, Event, EventLog, TrapEvent, XretEvent
+from .pairer import (
     ALARM,
     CALL_SATP,
     CALL_SEQ,
@@ -58,7 +58,7 @@ from harness.trace.pairer import (
     call_flags,
     catchable_signals,
 )
-from harness.trace.raw import (
+from .raw import (
     A0,
     A7,
     AT,
@@ -80,9 +80,9 @@ from harness.trace.raw import (
     Record,
     iter_records,
 )
-from harness.trace.sbi import SbiNames
-from harness.trace.shaper import NONE, Shaped, Shaper
-from harness.trace.syscalls import CallSpec, SyscallRecord, to_signed
+from .sbi import SbiNames
+from .shaper import NONE, Shaped, Shaper
+from .syscalls import CallSpec, SyscallRecord, to_signed
 
 __all__ = ["Flow", "FlowFilter", "FlowRow", "LiveMemory"]
 

@@ -4,7 +4,7 @@ Three lifelines (U, S, M) and one arrow per trap or xRET, top to bottom, labelle
 with the cause, the decoded system call or SBI call and the result. Everything is
 inline (SVG, CSS, a few lines of script): the page makes no network request, so it
 opens from a file or an e-mail attachment. Clicking an event highlights its pair (a
-trap and the xRET that returns from it). Colours come from harness/inspect/theme.py.
+trap and the xRET that returns from it). Colours come from privlab/inspect/theme.py.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ import html
 from collections.abc import Iterable
 from typing import IO
 
-from harness.abi.csr import Priv
-from harness.inspect.theme import PALETTE
-from harness.trace.flow import FlowRow
+from ..abi.csr import Priv
+from ..inspect.theme import PALETTE
+from .flow import FlowRow
 
 __all__ = ["MAX_ROWS", "render_html", "write_html"]
 

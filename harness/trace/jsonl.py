@@ -16,9 +16,9 @@ import json
 from collections.abc import Iterable
 from typing import IO, Any
 
-from harness.trace.events import event_json
-from harness.trace.flow import FlowRow
-from harness.trace.syscalls import SyscallRecord
+from .events import event_json
+from .flow import FlowRow
+from .syscalls import SyscallRecord
 
 __all__ = ["syscall_json", "write_jsonl"]
 

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from enum import IntEnum
 from functools import cache
 
-from harness.native import load_library
-from harness.trace.events import RECORD
-from harness.trace.syscalls import CallSpec, signal_names
+from ..native import load_library
+from .events import RECORD
+from .syscalls import CallSpec, signal_names
 
 __all__ = ["ACTION", "ALARM", "CALL", "Op", "Paired", "Pairer", "call_flags", "catchable_signals"]
 

@@ -16,8 +16,8 @@ import json
 from collections.abc import Iterable
 from typing import IO, Any
 
-from harness.abi.csr import Priv
-from harness.trace.flow import FlowRow
+from ..abi.csr import Priv
+from .flow import FlowRow
 
 __all__ = ["TRACKS", "chrome_trace", "write_chrome_trace"]
 

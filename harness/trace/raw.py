@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from harness.native import EventKind
-from harness.trace.events import FIELD_NAMES, RECORD, Event, EventLog, TrapEvent
+from ..native import EventKind
+from .events import FIELD_NAMES, RECORD, Event, EventLog, TrapEvent
 
 __all__ = [
     "A0",

@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.abi.platform import parse_defines
-from harness.paths import KERNEL_DIR
+from ..abi.platform import parse_defines
+from ..paths import KERNEL_DIR
 
 __all__ = ["SBI_EXTENSION_REG", "SBI_FUNCTION_REG", "SBI_HEADER", "SbiNames", "load_sbi_names"]
 

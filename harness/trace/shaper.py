@@ -14,9 +14,9 @@ import weakref
 from array import array
 from dataclasses import dataclass
 
-from harness.abi.csr import Priv
-from harness.native import load_library
-from harness.trace.events import RECORD
+from ..abi.csr import Priv
+from ..native import load_library
+from .events import RECORD
 
 __all__ = ["NONE", "Shaped", "Shaper"]
 

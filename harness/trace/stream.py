@@ -24,10 +24,10 @@ import time
 from collections import Counter
 from collections.abc import Callable
 
-from harness.abi.csr import Priv
-from harness.trace.events import RECORD
-from harness.trace.flow import Flow, FlowFilter, FlowRow
-from harness.trace.raw import (
+from ..abi.csr import Priv
+from .events import RECORD
+from .flow import Flow, FlowFilter, FlowRow
+from .raw import (
     A0,
     A7,
     AT,
@@ -47,8 +47,8 @@ from harness.trace.raw import (
     TRAP,
     TVAL,
 )
-from harness.trace.shaper import NONE
-from harness.trace.syscalls import SyscallRecord, to_signed
+from .shaper import NONE
+from .syscalls import SyscallRecord, to_signed
 
 __all__ = ["HOLD", "HOLD_SECONDS", "FlowStream", "RowSink"]
 

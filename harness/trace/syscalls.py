@@ -20,8 +20,8 @@ from enum import Enum
 from functools import cache
 from typing import NoReturn
 
-from harness.abi.syscall_table import Syscall
-from harness.kernelinfo.dwarf_types import StructValue
+from ..abi.syscall_table import Syscall
+from ..kernelinfo.dwarf_types import StructValue
 
 __all__ = [
     "ArgKind",
@@ -169,8 +169,8 @@ def open_flags_text(value: int) -> str:
 
 @cache
 def _abi_defines() -> dict[str, int]:
-    from harness.abi.platform import parse_defines
-    from harness.paths import ABI_HEADER
+    from ..abi.platform import parse_defines
+    from ..paths import ABI_HEADER
     return parse_defines(ABI_HEADER)
 
 

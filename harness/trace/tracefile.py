@@ -28,10 +28,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from harness.abi.csr import Priv
-from harness.abi.native_layout import EVENT_FIELDS
-from harness.errors import BadInput
-from harness.trace.events import RECORD, EventLog
+from ..abi.csr import Priv
+from ..abi.native_layout import EVENT_FIELDS
+from ..errors import BadInput
+from .events import RECORD, EventLog
 
 __all__ = ["MAGIC", "VERSION", "TraceFile", "TraceReader", "TraceWriter", "open_trace",
            "read_trace"]

@@ -16,16 +16,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from harness.abi.csr import Exc
-from harness.kernelinfo.mirrors import KernelInfo
-from harness.machine.machine import Machine
-from harness.machine.until import AfterTrap, AfterXret, Until
-from harness.trace.capture import LiveCapture, is_live
-from harness.trace.events import Event
-from harness.trace.flow import Flow
-from harness.trace.raw import record_of
-from harness.trace.sbi import SbiNames
-from harness.trace.syscalls import CallSpec, SyscallRecord
+from ..abi.csr import Exc
+from ..kernelinfo.mirrors import KernelInfo
+from ..machine.machine import Machine
+from ..machine.until import AfterTrap, AfterXret, Until
+from .capture import LiveCapture, is_live
+from .events import Event
+from .flow import Flow
+from .raw import record_of
+from .sbi import SbiNames
+from .syscalls import CallSpec, SyscallRecord
 
 __all__ = ["KernelLoader", "SyscallHook", "Tracer"]
 

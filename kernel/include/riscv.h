@@ -4,7 +4,7 @@
 // Convention: r_<csr>() reads, w_<csr>(x) writes; each CSR's accessors say which of
 // its fields we use. The numbers themselves (MSTATUS_MPP, SSTATUS_SPP, IRQ_S_TIMER,
 // MIP_STIP, CAUSE_USER_ECALL, PTE_V, SATP_MODE, PT_LEVELS, ...) come from riscv_gen.h,
-// generated per architecture from harness/abi (the one definition the harness, the
+// generated per architecture from privlab/abi (the one definition the harness, the
 // inspectors and the native core read too). It holds plain integers, so assembler
 // includes it as well; everything here is XLEN-clean: registers are uintptr_t.
 #ifndef RISCV_H

@@ -10,8 +10,8 @@ import re
 
 import pytest
 
-from harness.grade import KernelUnderTest
-from harness.grade.checks import alarm_trace
+from privlab.grade import KernelUnderTest
+from privlab.grade.checks import alarm_trace
 
 LOOPS_PER_TICK = 15_625  # lab_alarm's spin loops are 64 instructions a loop
 

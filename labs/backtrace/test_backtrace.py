@@ -8,8 +8,8 @@ import random
 
 import pytest
 
-from harness.grade import KernelUnderTest
-from harness.grade.checks import FrameWalk, backtrace_at_entry, backtrace_in, printed_backtrace
+from privlab.grade import KernelUnderTest
+from privlab.grade.checks import FrameWalk, backtrace_at_entry, backtrace_in, printed_backtrace
 
 
 def _check(printed: list[int] | None, expected: FrameWalk) -> None:

@@ -2,8 +2,8 @@
 
 import pytest
 
-from harness.abi.csr import Exc, Priv
-from harness.grade import KernelUnderTest
+from privlab.abi.csr import Exc, Priv
+from privlab.grade import KernelUnderTest
 
 pytestmark = pytest.mark.points(1)
 

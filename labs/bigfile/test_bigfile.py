@@ -7,8 +7,8 @@ import random
 
 import pytest
 
-from harness.fs import DiskImage, check
-from harness.grade import KernelUnderTest
+from privlab.fs import DiskImage, check
+from privlab.grade import KernelUnderTest
 
 
 def blocks_in_use(data: bytes) -> int:

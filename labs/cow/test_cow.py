@@ -2,7 +2,7 @@
 
 The test program (userland/lab_cow.c) calls getppid() at each checkpoint; the grader
 stops there and reads both processes' page tables from guest memory itself
-(harness.grade.checks.user_leaf), so sharing is checked in the page tables, not taken
+(privlab.grade.checks.user_leaf), so sharing is checked in the page tables, not taken
 from the program's word.
 """
 
@@ -13,10 +13,10 @@ import re
 
 import pytest
 
-from harness.abi.csr import Exc, Priv
-from harness.grade import KernelRun, KernelUnderTest
-from harness.grade.checks import UserLeaf, resumed_at, stop_at_syscall, user_leaf
-from harness.trace import TrapEvent
+from privlab.abi.csr import Exc, Priv
+from privlab.grade import KernelRun, KernelUnderTest
+from privlab.grade.checks import UserLeaf, resumed_at, stop_at_syscall, user_leaf
+from privlab.trace import TrapEvent
 
 PAGE = 4096
 USER_BASE = 0x10000   # the program's text (kernel/memlayout.h)

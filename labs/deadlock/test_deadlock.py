@@ -3,7 +3,7 @@ check in kernel/deadlock.c)."""
 
 import pytest
 
-from harness.grade import KernelRun, KernelUnderTest, SyscallRecord
+from privlab.grade import KernelRun, KernelUnderTest, SyscallRecord
 
 DEAD = -0xDEAD
 

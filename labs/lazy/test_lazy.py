@@ -2,7 +2,7 @@
 
 The test program (userland/lab_lazy.c) calls getppid() at each checkpoint; the grader
 stops there and reads the page table from guest memory itself
-(harness.grade.checks.user_leaf): which heap pages exist is checked in the page
+(privlab.grade.checks.user_leaf): which heap pages exist is checked in the page
 table, not taken from the program's word.
 """
 
@@ -12,10 +12,10 @@ import random
 
 import pytest
 
-from harness.abi.csr import Exc, Priv
-from harness.grade import KernelRun, KernelUnderTest
-from harness.grade.checks import resumed_at, stop_at_syscall, user_leaf
-from harness.trace import TrapEvent
+from privlab.abi.csr import Exc, Priv
+from privlab.grade import KernelRun, KernelUnderTest
+from privlab.grade.checks import resumed_at, stop_at_syscall, user_leaf
+from privlab.trace import TrapEvent
 
 PAGE = 4096
 SMALL_RAM = 16          # MiB: about 10 MiB of it free for user pages

@@ -3,8 +3,8 @@ grader also reads the disk the run left (a snapshot in memory) and checks it."""
 
 import pytest
 
-from harness.fs import DiskImage, check
-from harness.grade import KernelUnderTest
+from privlab.fs import DiskImage, check
+from privlab.grade import KernelUnderTest
 
 
 @pytest.mark.points(3)

@@ -10,8 +10,8 @@ import re
 
 import pytest
 
-from harness.abi.csr import Exc
-from harness.grade import KernelUnderTest
+from privlab.abi.csr import Exc
+from privlab.grade import KernelUnderTest
 
 PROCS, ROUNDS, PAGES = 3, 10, 64
 

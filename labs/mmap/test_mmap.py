@@ -4,8 +4,8 @@ import random
 
 import pytest
 
-from harness.abi.csr import Priv
-from harness.grade import KernelUnderTest
+from privlab.abi.csr import Priv
+from privlab.grade import KernelUnderTest
 
 PAGE = 4096
 LOAD_PAGE_FAULT, STORE_PAGE_FAULT = 13, 15

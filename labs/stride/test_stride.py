@@ -4,8 +4,8 @@ import random
 
 import pytest
 
-from harness.grade import KernelUnderTest
-from harness.grade.checks import check_shares, slices_by_priority
+from privlab.grade import KernelUnderTest
+from privlab.grade.checks import check_shares, slices_by_priority
 
 
 @pytest.mark.points(3)

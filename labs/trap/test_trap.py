@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from harness.grade import KernelUnderTest
+from privlab.grade import KernelUnderTest
 
 
 @pytest.mark.points(3)

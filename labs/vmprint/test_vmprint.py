@@ -10,8 +10,8 @@ import random
 
 import pytest
 
-from harness.grade import KernelUnderTest
-from harness.grade.vmprint import Vmprint, vmprint_at_boot
+from privlab.grade import KernelUnderTest
+from privlab.grade.vmprint import Vmprint, vmprint_at_boot
 
 PROGRAMS = ("hello", "lab_mmap", "lab_trap", "lab_taskinfo")
 

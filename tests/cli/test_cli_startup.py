@@ -9,10 +9,10 @@ import sys
 
 import pytest
 
-from harness.cli.main import build_parser, subcommands
+from privlab.cli.main import build_parser, subcommands
 
-HEAVY = ("rich", "elftools", "unicorn", "capstone", "harness.machine.hart",
-         "harness.api.session", "harness.inspect", "harness.grade.runner", "harness.build.images")
+HEAVY = ("rich", "elftools", "unicorn", "capstone", "privlab.machine.hart",
+         "privlab.api.session", "privlab.inspect", "privlab.grade.runner", "privlab.build.images")
 
 
 def _modules_after(code: str) -> set[str]:
@@ -27,13 +27,13 @@ def _heavy(loaded: set[str]) -> list[str]:
 
 
 def test_building_the_parser_loads_no_heavy_module() -> None:
-    loaded = _modules_after("from harness.cli.main import build_parser\nbuild_parser()")
+    loaded = _modules_after("from privlab.cli.main import build_parser\nbuild_parser()")
     assert _heavy(loaded) == []
 
 
 @pytest.mark.parametrize("command", ["run", "trace", "inspect", "tour"])
 def test_a_commands_help_loads_no_heavy_module(command: str) -> None:
-    code = ("from harness.cli.main import main\n"
+    code = ("from privlab.cli.main import main\n"
             f"try:\n    main([{command!r}, '--help'])\nexcept SystemExit:\n    pass\n"
             "import sys; sys.stdout.write('\\n')")
     loaded = _modules_after(code)
@@ -53,7 +53,7 @@ def test_a_plain_run_reads_no_dwarf_and_no_package_metadata() -> None:
     readers (pyelftools, the kernel mirrors), importlib.metadata (zig's identity, asked
     for only when the native core must be built), the file-system tools (the build made
     the disk) and the page-table walker (nothing is symbolized) stay unloaded."""
-    code = ("from harness.cli.main import main\n"
+    code = ("from privlab.cli.main import main\n"
             "import contextlib, io\n"
             "with contextlib.redirect_stdout(io.StringIO()):\n"
             "    status = main(['run', '--quiet', '--user', 'hello'])\n"
@@ -61,7 +61,7 @@ def test_a_plain_run_reads_no_dwarf_and_no_package_metadata() -> None:
     subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)  # stamps
     loaded = _modules_after(code)
     assert sorted(m for m in loaded if m.startswith(("elftools", "importlib.metadata",
-                                                     "harness.kernelinfo.mirrors",
-                                                     "harness.kernelinfo.dwarf",
-                                                     "harness.fs", "harness.mmu",
-                                                     "harness.grade"))) == []
+                                                     "privlab.kernelinfo.mirrors",
+                                                     "privlab.kernelinfo.dwarf",
+                                                     "privlab.fs", "privlab.mmu",
+                                                     "privlab.grade"))) == []

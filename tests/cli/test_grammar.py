@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli.main import main, parse
-from harness.cli.sessionargs import split_program
+from privlab.cli.main import main, parse
+from privlab.cli.sessionargs import split_program
 
 BOOTING = [["run"], ["trace"], ["inspect"], ["pagetable"], ["translate", "0x10000"]]
 MACHINE = ["--boot-flag", "vmprint", "--boot-flag", "timer_hz=1000", "--ram", "32",

@@ -20,9 +20,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.paths import KERNEL_DIR, REPO_ROOT
+from privlab.paths import KERNEL_DIR, REPO_ROOT
 
-PRIVLAB = [sys.executable, "-m", "harness"]
+PRIVLAB = [sys.executable, "-m", "privlab"]
 PROMPT = 2.0      # seconds from the signal to the exit, at most (typically 0.1)
 FOREVER = ["--max-insns", "100000000000"]
 
@@ -90,8 +90,8 @@ def test_ctrl_c_while_parsing_exits_130_with_one_line() -> None:
     """SIGINT as the command line is parsed (every command module is being imported):
     the earliest moment privlab's own code runs."""
     code = ("import os, signal, sys\n"
-            "import harness.cli.main\n"
-            "m = sys.modules['harness.cli.main']\n"
+            "import privlab.cli.main\n"
+            "m = sys.modules['privlab.cli.main']\n"
             "parser = m.build_parser\n"
             "def interrupted():\n"
             "    os.kill(os.getpid(), signal.SIGINT)\n"
@@ -107,10 +107,10 @@ def test_ctrl_c_while_the_command_line_is_imported_exits_130_with_one_line() -> 
     code = ("import importlib.abc, os, signal, sys\n"
             "class Interrupt(importlib.abc.MetaPathFinder):\n"
             "    def find_spec(self, name, path=None, target=None):\n"
-            "        if name == 'harness.cli.main':\n"
+            "        if name == 'privlab.cli.main':\n"
             "            os.kill(os.getpid(), signal.SIGINT)\n"
             "        return None\n"
-            "from harness.entry import main\n"
+            "from privlab.entry import main\n"
             "sys.meta_path.insert(0, Interrupt())\n"
             "sys.exit(main())\n")
     assert_interrupted_quietly(code)
@@ -119,12 +119,12 @@ def test_ctrl_c_while_the_command_line_is_imported_exits_130_with_one_line() -> 
 def test_the_console_script_and_python_m_harness_start_at_the_entry() -> None:
     import tomllib
 
-    from harness import entry
-    from harness.errors import ExitStatus
+    from privlab import entry
+    from privlab.errors import ExitStatus
 
     project = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())
-    assert project["project"]["scripts"]["privlab"] == "harness.entry:main"
-    assert "from harness.entry import main" in (REPO_ROOT / "harness/__main__.py").read_text()
+    assert project["project"]["scripts"]["privlab"] == "privlab.entry:main"
+    assert "from privlab.entry import main" in (REPO_ROOT / "harness/__main__.py").read_text()
     assert entry.INTERRUPTED == ExitStatus.INTERRUPTED
 
 
@@ -191,7 +191,7 @@ def test_an_interrupted_grade_keeps_the_previous_reports(tmp_path: Path) -> None
     """The first grade writes its set; a second one, of a changed submission, is
     interrupted while its tests run: the first set is still there, whole, with
     nothing of the second beside it, and its test process is gone."""
-    from harness.cli.main import main
+    from privlab.cli.main import main
 
     sub = tmp_path / "sub"
     shutil.copytree(KERNEL_DIR, sub / "kernel")
@@ -205,7 +205,7 @@ def test_an_interrupted_grade_keeps_the_previous_reports(tmp_path: Path) -> None
     shards: list[int] = []
 
     def testing(proc: subprocess.Popen[bytes]) -> bool:
-        shards.extend(c for c in _children(proc.pid) if "harness.grade.plugin" in _cmdline(c))
+        shards.extend(c for c in _children(proc.pid) if "privlab.grade.plugin" in _cmdline(c))
         return bool(shards)
 
     status, stdout, err, took = interrupt(grade, testing)
@@ -244,7 +244,7 @@ def test_ctrl_c_in_a_terminal(tmp_path: Path) -> None:
     session = f"privlab-{os.getpid()}"
     status_file = tmp_path / "status"
     marker = "100000000007"                      # compute's argument: finds the process
-    command = (f"cd {REPO_ROOT} && {sys.executable} -m harness run --user compute {marker}; "
+    command = (f"cd {REPO_ROOT} && {sys.executable} -m privlab run --user compute {marker}; "
                f"echo $? > {status_file}; sleep 60")
     subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "120", "-y", "30",
                     command], check=True)
@@ -252,7 +252,7 @@ def test_ctrl_c_in_a_terminal(tmp_path: Path) -> None:
         deadline = time.monotonic() + 120
         while True:
             pids = [int(e.name) for e in Path("/proc").iterdir() if e.name.isdigit()
-                    and _cmdline(int(e.name)).startswith(f"{sys.executable} -m harness run")
+                    and _cmdline(int(e.name)).startswith(f"{sys.executable} -m privlab run")
                     and marker in _cmdline(int(e.name))]
             if pids and _busy(pids[0]) > 2.5:    # past its imports and boot: computing
                 break

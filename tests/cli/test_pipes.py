@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.paths import REPO_ROOT
+from privlab.paths import REPO_ROOT
 
-PRIVLAB = shlex.join([sys.executable, "-m", "harness"])
+PRIVLAB = shlex.join([sys.executable, "-m", "privlab"])
 
 
 def pipeline(command: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:

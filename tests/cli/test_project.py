@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli.main import main
-from harness.paths import REPO_ROOT
+from privlab.cli.main import main
+from privlab.paths import REPO_ROOT
 
 STUDENT_VMPRINT = """\
 #include "defs.h"
@@ -36,7 +36,7 @@ void vmprint(pagetable_t pt) { student_was_here(pt); }
 
 
 def privlab(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "harness", *args], cwd=cwd, text=True,
+    return subprocess.run([sys.executable, "-m", "privlab", *args], cwd=cwd, text=True,
                           capture_output=True, timeout=300, check=False)
 
 

@@ -11,16 +11,16 @@ import sys
 
 import pytest
 
-from harness.api import Session
-from harness.build.images import Images
-from harness.inspect.calltable import CallsWriter
-from harness.inspect.theme import make_console
-from harness.paths import REPO_ROOT
-from harness.trace.flow import FlowFilter, FlowRow
-from harness.trace.stream import HOLD, FlowStream
-from harness.trace.syscalls import SyscallRecord
+from privlab.api import Session
+from privlab.build.images import Images
+from privlab.inspect.calltable import CallsWriter
+from privlab.inspect.theme import make_console
+from privlab.paths import REPO_ROOT
+from privlab.trace.flow import FlowFilter, FlowRow
+from privlab.trace.stream import HOLD, FlowStream
+from privlab.trace.syscalls import SyscallRecord
 
-PRIVLAB = [sys.executable, "-m", "harness"]
+PRIVLAB = [sys.executable, "-m", "privlab"]
 FOREVER = ["--max-insns", "100000000000"]
 
 
@@ -107,7 +107,7 @@ def test_a_long_trace_keeps_a_bounded_number_of_rows_and_calls(images: Images) -
 def test_a_call_that_waits_long_is_printed_unfinished_then_resumed(
         images: Images, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.setattr("harness.inspect.calltable.WINDOW", 1)
+    monkeypatch.setattr("privlab.inspect.calltable.WINDOW", 1)
     s = Session.boot("forktree", ["1"], images=images, capture=True)
     writer = CallsWriter(make_console(color=False))
     stream = FlowStream(s.tracer.stream(), FlowFilter(), writer.write,

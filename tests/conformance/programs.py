@@ -11,7 +11,7 @@ or from a shell, printing the ELF paths (all programs when none is named):
 
     python tests/conformance/programs.py rv64 exc_ecall xret
 
-Builds are cached by content (harness.build.cache), so calling build_program again is
+Builds are cached by content (privlab.build.cache), so calling build_program again is
 cheap; the ELF lands in `<cache>/conformance/<arch>/<name>.elf`. A program may have a C
 half, `<name>.c`, linked in too.
 
@@ -29,10 +29,10 @@ from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 
-from harness.build.baremetal import build_baremetal
-from harness.build.cache import cache_root
-from harness.build.toolchain import ARCHES, Arch
-from harness.devices.disk import SECTOR
+from privlab.build.baremetal import build_baremetal
+from privlab.build.cache import cache_root
+from privlab.build.toolchain import ARCHES, Arch
+from privlab.devices.disk import SECTOR
 
 __all__ = ["CONFORMANCE_DIR", "DRIVES", "LEGACY", "PROGRAMS", "build_program",
            "program_source", "scratch_drive"]

@@ -1,7 +1,7 @@
 """Static checks of the conformance sources: no QEMU needed.
 
 conformance.h takes the spec's numbers from the generated riscv_gen.h
-(harness/abi/spec_header.py); they must be the ones harness.abi.csr defines. Check
+(harness/abi/spec_header.py); they must be the ones privlab.abi.csr defines. Check
 numbers must be unique within a program and fit an exit status, or a failure would not
 say which check it was.
 """
@@ -13,9 +13,9 @@ from collections import Counter
 
 import pytest
 
-from harness.abi.csr import Csr, Exc, Irq, Priv, csr_fields
-from harness.abi.platform import parse_define_lines, parse_defines
-from harness.abi.spec_header import render
+from privlab.abi.csr import Csr, Exc, Irq, Priv, csr_fields
+from privlab.abi.platform import parse_define_lines, parse_defines
+from privlab.abi.spec_header import render
 
 from .programs import INCLUDE_DIR, PROGRAMS, program_source
 

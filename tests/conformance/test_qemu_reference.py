@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from harness.build.baremetal import build_baremetal
-from harness.build.toolchain import ARCHES, RV32, RV64
-from harness.errors import BuildError
-from harness.qemu import (
+from privlab.build.baremetal import build_baremetal
+from privlab.build.toolchain import ARCHES, RV32, RV64
+from privlab.errors import BuildError
+from privlab.qemu import (
     TIMEOUT_EXIT_STATUS,
     QemuNotFound,
     QemuResult,
@@ -175,7 +175,7 @@ def test_qemu_command_puts_a_drive_on_the_first_modern_transport(tmp_path: Path)
 
 
 def test_missing_qemu_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("harness.qemu.shutil.which", lambda name: None)
+    monkeypatch.setattr("privlab.qemu.shutil.which", lambda name: None)
     assert qemu_binary(RV32) is None
     with pytest.raises(QemuNotFound, match="qemu-system-riscv32 not found"):
         run_qemu(Path("x.elf"), RV32, 1.0)

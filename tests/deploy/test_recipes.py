@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.grade.handout import make_handout
-from harness.grade.labs import find_lab
-from harness.paths import REPO_ROOT
+from privlab.grade.handout import make_handout
+from privlab.grade.labs import find_lab
+from privlab.paths import REPO_ROOT
 
 DEPLOY = REPO_ROOT / "deploy"
 pytestmark = pytest.mark.skipif(not (REPO_ROOT / ".git").exists(),

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from harness.abi.fs_layout import BSIZE, DINODE, DIRENT_SIZE, INODES_PER_BLOCK
-from harness.fs import DirEntry, DiskImage, LogHeader, Superblock
+from privlab.abi.fs_layout import BSIZE, DINODE, DIRENT_SIZE, INODES_PER_BLOCK
+from privlab.fs import DirEntry, DiskImage, LogHeader, Superblock
 
 
 class Editable:

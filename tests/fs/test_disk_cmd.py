@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from fs.edit import Editable
-from harness.abi.fs_layout import BSIZE
-from harness.cli.main import main
-from harness.fs import make_image
+from privlab.abi.fs_layout import BSIZE
+from privlab.cli.main import main
+from privlab.fs import make_image
 
 FILES = {"hello": b"hello\n", "bin/big": bytes(range(256)) * 1200}
 

@@ -7,9 +7,9 @@ import random
 import pytest
 
 from fs.edit import Editable
-from harness.abi.fs_layout import BSIZE, DIRENT_SIZE, LOGBLOCKS, NDIRECT, T_FILE
-from harness.errors import BadInput
-from harness.fs import DiskImage, check, make_image, replay_log
+from privlab.abi.fs_layout import BSIZE, DIRENT_SIZE, LOGBLOCKS, NDIRECT, T_FILE
+from privlab.errors import BadInput
+from privlab.fs import DiskImage, check, make_image, replay_log
 
 FILES = {"hello": b"hello\n" * 400, "bin/ls": b"ls", "big": bytes(range(256)) * 60,
          "empty": b""}

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from fs.edit import Editable
-from harness.abi.fs_layout import BSIZE, NDIRECT
-from harness.errors import BadInput
-from harness.fs import DiskImage, make_image
+from privlab.abi.fs_layout import BSIZE, NDIRECT
+from privlab.errors import BadInput
+from privlab.fs import DiskImage, make_image
 
 
 def test_zeros_are_not_a_file_system_image() -> None:

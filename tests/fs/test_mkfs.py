@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from harness.abi.fs_layout import (
+from privlab.abi.fs_layout import (
     BSIZE,
     DIRENT_SIZE,
     FSMAGIC,
@@ -18,8 +18,8 @@ from harness.abi.fs_layout import (
     T_DIR,
     T_FILE,
 )
-from harness.errors import BadInput
-from harness.fs import DiskImage, make_image
+from privlab.errors import BadInput
+from privlab.fs import DiskImage, make_image
 
 
 def noise(nbytes: int, seed: int = 1) -> bytes:

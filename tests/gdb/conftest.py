@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator, Sequence
 import pytest
 
 from gdb.helpers import GDB, GDB_TIMEOUT, JOIN_TIMEOUT, Served, boot, gdb_argv, serve
-from harness.build.images import Images
+from privlab.build.images import Images
 
 
 @pytest.fixture

@@ -13,12 +13,12 @@ from pathlib import Path
 
 from elftools.elf.elffile import ELFFile
 
-from harness.boot import make_bootargs, pack_initrd
-from harness.build.images import Images
-from harness.devices.disk import Drive
-from harness.gdb import Address, GdbServer
-from harness.machine import ElfImage, Machine, RunResult, load_elf
-from harness.machine.assemble import boot_bare, boot_system
+from privlab.boot import make_bootargs, pack_initrd
+from privlab.build.images import Images
+from privlab.devices.disk import Drive
+from privlab.gdb import Address, GdbServer
+from privlab.machine import ElfImage, Machine, RunResult, load_elf
+from privlab.machine.assemble import boot_bare, boot_system
 
 GDB = shutil.which("gdb-multiarch")
 GDB_TIMEOUT = 30.0

@@ -6,7 +6,7 @@ from __future__ import annotations
 import socket
 import time
 
-from harness.gdb.codec import Ack, Decoder, Packet, encode
+from privlab.gdb.codec import Ack, Decoder, Packet, encode
 
 TIMEOUT = 20.0
 

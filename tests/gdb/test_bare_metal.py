@@ -9,7 +9,7 @@ from machine.asm import build_asm
 
 from gdb.helpers import Served, serving_bare
 from gdb.rsp import Client
-from harness.machine import load_elf
+from privlab.machine import load_elf
 
 
 @pytest.fixture

@@ -13,10 +13,10 @@ from contextlib import contextmanager
 import pytest
 
 from gdb.rsp import Client
-from harness.errors import BadInput
-from harness.gdb import Address, parse_address
+from privlab.errors import BadInput
+from privlab.gdb import Address, parse_address
 
-PRIVLAB = [sys.executable, "-m", "harness"]
+PRIVLAB = [sys.executable, "-m", "privlab"]
 TIMEOUT = 60.0
 
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.gdb.codec import (
+from privlab.gdb.codec import (
     Ack,
     BadPacket,
     Decoder,

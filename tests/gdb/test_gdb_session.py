@@ -7,8 +7,8 @@ import re
 from collections.abc import Callable
 
 from gdb.helpers import ECALL, SRET, Served, find_insn, symbol
-from harness.build.images import Images
-from harness.machine import Stop
+from privlab.build.images import Images
+from privlab.machine import Stop
 
 TRAMPOLINE = 0x3FFFFFF000   # kernel/memlayout.h, Sv39
 

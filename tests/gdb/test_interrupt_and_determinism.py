@@ -13,12 +13,12 @@ import pytest
 from machine.asm import build_asm
 
 from gdb.helpers import GDB, GDB_TIMEOUT, Served, boot, gdb_argv
-from harness.abi.csr import Priv
-from harness.build.images import Images
-from harness.gdb.stub import Stub
-from harness.machine import Machine, Stop, load_elf
-from harness.machine.assemble import boot_bare
-from harness.trace import TrapEvent
+from privlab.abi.csr import Priv
+from privlab.build.images import Images
+from privlab.gdb.stub import Stub
+from privlab.machine import Machine, Stop, load_elf
+from privlab.machine.assemble import boot_bare
+from privlab.trace import TrapEvent
 
 Gdb = Callable[..., str]
 Serve = Callable[..., Served]

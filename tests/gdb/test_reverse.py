@@ -8,8 +8,8 @@ import re
 from collections.abc import Callable
 
 from gdb.helpers import ECALL, Served, boot, find_insn
-from harness.build.images import Images
-from harness.gdb.stub import Stub
+from privlab.build.images import Images
+from privlab.gdb.stub import Stub
 
 Gdb = Callable[..., str]
 Serve = Callable[..., Served]

@@ -9,9 +9,9 @@ from collections.abc import Callable
 
 from gdb.helpers import Served, boot, symbol
 from gdb.rsp import Client
-from harness.build.images import Images
-from harness.gdb.codec import checksum, encode
-from harness.machine import Stop
+from privlab.build.images import Images
+from privlab.gdb.codec import checksum, encode
+from privlab.machine import Stop
 
 Serve = Callable[..., Served]
 STOPPED = b"T05thread:1;"

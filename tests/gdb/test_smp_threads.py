@@ -12,8 +12,8 @@ from machine.asm import build_asm
 
 from gdb.helpers import Served, boot, serve, serving_bare, symbol
 from gdb.rsp import Client
-from harness.build.images import Images
-from harness.machine import load_elf
+from privlab.build.images import Images
+from privlab.machine import load_elf
 
 # Hart 0 spins on `flag`; hart 1 counts, reaches `only1`, sets the flag; hart 0 then
 # powers off. Harts past 1 wait in wfi.

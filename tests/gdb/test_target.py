@@ -6,10 +6,10 @@ from collections.abc import Callable
 import pytest
 
 from gdb.helpers import GDB, serve
-from harness.abi.csr import Csr
-from harness.gdb.stub import Stub
-from harness.gdb.target import CSR_BASE, PC_REGNUM, PRIV_REGNUM, TargetDescription
-from harness.machine import Machine
+from privlab.abi.csr import Csr
+from privlab.gdb.stub import Stub
+from privlab.gdb.target import CSR_BASE, PC_REGNUM, PRIV_REGNUM, TargetDescription
+from privlab.machine import Machine
 
 REQUIRED = ("mstatus", "mcause", "mepc", "mtval", "mtvec", "mie", "mip", "medeleg",
             "mideleg", "sstatus", "scause", "sepc", "stval", "stvec", "satp", "sscratch",

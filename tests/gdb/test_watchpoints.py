@@ -9,8 +9,8 @@ import pytest
 
 from gdb.helpers import Served, boot, symbol, symbol_range
 from gdb.rsp import Client
-from harness.build.images import Images
-from harness.machine import Stop
+from privlab.build.images import Images
+from privlab.machine import Stop
 
 Serve = Callable[..., Served]
 Gdb = Callable[..., str]

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from harness.abi.syscall_table import SYSCALL_TABLE
-from harness.build.images import build_images
-from harness.grade.kernel import KernelImages, KernelUnderTest
-from harness.grade.labs import find_lab
-from harness.grade.model import GradeReport
-from harness.grade.runner import GradeOptions, grade
-from harness.paths import KERNEL_DIR, REPO_ROOT
+from privlab.abi.syscall_table import SYSCALL_TABLE
+from privlab.build.images import build_images
+from privlab.grade.kernel import KernelImages, KernelUnderTest
+from privlab.grade.labs import find_lab
+from privlab.grade.model import GradeReport
+from privlab.grade.runner import GradeOptions, grade
+from privlab.paths import KERNEL_DIR, REPO_ROOT
 
 Edits = Mapping[str, tuple[str, str]]  # kernel file -> (text, replacement)
 

@@ -1,17 +1,17 @@
 """What the alarm lab's graders stand on: `KernelRun.run_until` stops right after a
 trap or an xRET with the registers as that event left them, and
-`harness.grade.checks.alarm_trace` reads each alarm off the trace, on real runs of
+`privlab.grade.checks.alarm_trace` reads each alarm off the trace, on real runs of
 the reference kernel."""
 
 from __future__ import annotations
 
 import pytest
 
-from harness.abi.csr import Irq, Priv
-from harness.grade import AfterSyscall, AfterTrap, AfterXret
-from harness.grade.checks import alarm_trace
-from harness.grade.kernel import KernelUnderTest
-from harness.trace import TrapEvent, XretEvent
+from privlab.abi.csr import Irq, Priv
+from privlab.grade import AfterSyscall, AfterTrap, AfterXret
+from privlab.grade.checks import alarm_trace
+from privlab.grade.kernel import KernelUnderTest
+from privlab.trace import TrapEvent, XretEvent
 
 
 def test_run_until_stops_after_the_event_with_its_registers(kernel: KernelUnderTest) -> None:

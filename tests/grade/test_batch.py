@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.errors import PrivlabError
-from harness.grade import submission_build
-from harness.grade.packing import content_hash, pack, unpack
+from privlab.errors import PrivlabError
+from privlab.grade import submission_build
+from privlab.grade.packing import content_hash, pack, unpack
 
 
 def test_a_grading_waits_for_a_busy_slot_and_fails_loudly_when_none_frees(
@@ -73,10 +73,10 @@ def test_a_batch_with_a_grader_error_exits_1_and_names_the_submission(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
     """A grader error used to be a quiet 0/0 row in a batch that exited 0."""
-    from harness.cli.main import main
-    from harness.grade import batch
-    from harness.grade.model import GradeReport
-    from harness.grade.runner import GradeOptions
+    from privlab.cli.main import main
+    from privlab.grade import batch
+    from privlab.grade.model import GradeReport
+    from privlab.grade.runner import GradeOptions
 
     def fake_grade(options: GradeOptions) -> GradeReport:
         if options.submission.name == "bob":
@@ -100,9 +100,9 @@ def test_a_kernel_built_at_a_new_place_reuses_every_cached_object(tmp_path: Path
     objects record them (the prefix map), a new place compiles nothing."""
     import shutil
 
-    from harness.build.cache import cache_root
-    from harness.build.images import build_images
-    from harness.paths import KERNEL_DIR, USERLAND_DIR
+    from privlab.build.cache import cache_root
+    from privlab.build.images import build_images
+    from privlab.paths import KERNEL_DIR, USERLAND_DIR
 
     def build(where: Path) -> bytes:
         shutil.copytree(KERNEL_DIR, where / "kernel")

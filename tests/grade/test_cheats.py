@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.grade.handout import strip_solutions
-from harness.grade.submission_build import build_submission
-from harness.paths import REPO_ROOT
+from privlab.grade.handout import strip_solutions
+from privlab.grade.submission_build import build_submission
+from privlab.paths import REPO_ROOT
 
 from .conftest import grade_lab, variant
 

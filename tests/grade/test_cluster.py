@@ -19,9 +19,9 @@ from pathlib import Path
 import psutil
 import pytest
 
-from harness.grade.batch import BatchResult, grade_batch
-from harness.grade.labs import find_lab
-from harness.grade.runner import GradeOptions
+from privlab.grade.batch import BatchResult, grade_batch
+from privlab.grade.labs import find_lab
+from privlab.grade.runner import GradeOptions
 
 from .test_cli import FAST, _submission
 
@@ -64,7 +64,7 @@ def cluster() -> Iterator[tuple[str, list[subprocess.Popen[bytes]]]]:
 def _grading(worker: subprocess.Popen[bytes]) -> bool:
     """The worker (its nanny's child) is running a grading's build or tests."""
     try:
-        return any("harness.grade" in " ".join(p.cmdline())
+        return any("privlab.grade" in " ".join(p.cmdline())
                    for p in psutil.Process(worker.pid).children(recursive=True))
     except psutil.Error:
         return False

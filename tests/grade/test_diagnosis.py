@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from harness.grade.errors import GradeFailure
-from harness.grade.kernel import KernelUnderTest
-from harness.grade.kernel_run import EVENT_LIMIT, KernelRun, LimitedConsole, diagnose
-from harness.grade.naming import call_before
-from harness.grade.submission_build import build_submission, staging_slot
-from harness.machine import RunResult, Stop
+from privlab.grade.errors import GradeFailure
+from privlab.grade.kernel import KernelUnderTest
+from privlab.grade.kernel_run import EVENT_LIMIT, KernelRun, LimitedConsole, diagnose
+from privlab.grade.naming import call_before
+from privlab.grade.submission_build import build_submission, staging_slot
+from privlab.machine import RunResult, Stop
 
 from .conftest import variant
 
@@ -176,8 +176,8 @@ def test_a_trap_loop_has_one_headline_not_a_hang_as_well() -> None:
 
 
 def test_a_killed_processes_sepc_is_named_from_the_program_its_line_names() -> None:
-    from harness.kernelinfo.symbols import ElfSymbols
-    from harness.paths import REPO_ROOT, USERLAND_DIR
+    from privlab.kernelinfo.symbols import ElfSymbols
+    from privlab.paths import REPO_ROOT, USERLAND_DIR
 
     with staging_slot() as slot:
         built = build_submission(REPO_ROOT, slot)

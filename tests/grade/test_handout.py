@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from harness.build.images import build_user_programs
-from harness.errors import BadInput
-from harness.grade.handout import make_handout, solution_files
-from harness.grade.labs import all_labs, find_lab
-from harness.paths import REPO_ROOT
+from privlab.build.images import build_user_programs
+from privlab.errors import BadInput
+from privlab.grade.handout import make_handout, solution_files
+from privlab.grade.labs import all_labs, find_lab
+from privlab.paths import REPO_ROOT
 
-PRIVLAB = [sys.executable, "-m", "harness"]
+PRIVLAB = [sys.executable, "-m", "privlab"]
 MARKERS = ("BEGIN SOLUTION", "END SOLUTION", "// HANDOUT:")
 
 

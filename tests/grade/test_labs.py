@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.grade.labcheck import LabCheck, check_lab
-from harness.grade.labs import BASE_DIR, Lab, all_labs, find_lab, is_base_test
+from privlab.grade.labcheck import LabCheck, check_lab
+from privlab.grade.labs import BASE_DIR, Lab, all_labs, find_lab, is_base_test
 
 LABS = [lab.name for lab in all_labs()]
 
@@ -62,7 +62,7 @@ def test_reference_scores_full_marks_and_handout_only_the_base(name: str) -> Non
 
 NEW_LAB_TEST = '''
 import pytest
-from harness.grade import KernelUnderTest
+from privlab.grade import KernelUnderTest
 
 @pytest.mark.points(2)
 def test_task_info_fills_a_good_pointer(privlab_kernel: KernelUnderTest) -> None:
@@ -71,7 +71,7 @@ def test_task_info_fills_a_good_pointer(privlab_kernel: KernelUnderTest) -> None
 
 NEW_HIDDEN_TEST = '''
 import pytest
-from harness.grade import KernelUnderTest
+from privlab.grade import KernelUnderTest
 
 @pytest.mark.points(1)
 @pytest.mark.visibility("hidden")
@@ -88,7 +88,7 @@ def test_a_lab_written_from_the_docs_passes_the_same_checks(tmp_path: Path) -> N
     """A new lab directory (lab.toml, a graded test, a hidden test marked
     `visibility("hidden")`, a page) goes through the checks above unchanged, and each
     test's visibility is the one write-a-lab.md promises."""
-    from harness.grade.labs import load_lab
+    from privlab.grade.labs import load_lab
 
     lab = tmp_path / "newlab"
     (lab / "hidden").mkdir(parents=True)
@@ -105,9 +105,9 @@ def test_a_lab_written_from_the_docs_passes_the_same_checks(tmp_path: Path) -> N
 
 
 def test_a_labs_icount_shift_is_read_checked_and_found_from_its_tests(tmp_path: Path) -> None:
-    from harness.errors import BadInput
-    from harness.grade.labs import load_lab
-    from harness.grade.plugin import lab_icount_shift
+    from privlab.errors import BadInput
+    from privlab.grade.labs import load_lab
+    from privlab.grade.plugin import lab_icount_shift
 
     lab = tmp_path / "timing"
     (lab / "hidden").mkdir(parents=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from harness.grade.handout import strip_solutions
+from privlab.grade.handout import strip_solutions
 
 from .conftest import Edits, grade_lab, variant
 

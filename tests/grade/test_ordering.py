@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from harness.grade.ordering import prerequisites_first
+from privlab.grade.ordering import prerequisites_first
 
 NEEDS = {"hidden_a": ["visible_x"], "hidden_b": ["hidden_a"], "loop_1": ["loop_2"],
          "loop_2": ["loop_1"], "stray": ["nowhere"]}

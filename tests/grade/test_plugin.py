@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from harness.errors import BadInput
-from harness.grade.handout import strip_solutions
+from privlab.errors import BadInput
+from privlab.grade.handout import strip_solutions
 
-PLUGIN = "harness.grade.plugin"
+PLUGIN = "privlab.grade.plugin"
 
 TESTS = '''
 import pytest
@@ -45,7 +45,7 @@ class TestStrict:
 
 class Session:
     """A directory of test files, run in-process by pytest's own `pytester` with the
-    plugin enabled as `privlab grade` enables it (`-p harness.grade.plugin`)."""
+    plugin enabled as `privlab grade` enables it (`-p privlab.grade.plugin`)."""
 
     def __init__(self, pytester: pytest.Pytester) -> None:
         self.pytester = pytester
@@ -116,10 +116,10 @@ def test_lab_test_files_import_only_the_public_grading_api() -> None:
     labs = Path(__file__).resolve().parents[2] / "labs"
     for path in labs.rglob("test_*.py"):
         for line in path.read_text().splitlines():
-            if line.startswith(("import ", "from ")) and "harness" in line:
-                assert line.startswith(("from harness.grade", "from harness.abi.csr",
-                                         "from harness.abi.fs_layout", "from harness.fs",
-                                         "from harness.trace")), f"{path}: {line}"
+            if line.startswith(("import ", "from ")) and "privlab" in line:
+                assert line.startswith(("from privlab.grade", "from privlab.abi.csr",
+                                         "from privlab.abi.fs_layout", "from privlab.fs",
+                                         "from privlab.trace")), f"{path}: {line}"
 
 
 def test_the_same_seed_gives_the_same_random_parameters(session: Session) -> None:
@@ -231,7 +231,7 @@ def test_fixtures_are_listed_with_their_docstrings_when_enabled(
     listing.fnmatch_lines(["privlab_images [[]session scope[]] -- *plugin.py:*",
                            "    The submission's built images*",
                            "privlab_kernel -- *plugin.py:*",
-                           "    The submission's kernel, a `harness.grade.KernelUnderTest`*",
+                           "    The submission's kernel, a `privlab.grade.KernelUnderTest`*",
                            "privlab_rng -- *plugin.py:*",
                            "    A `random.Random` for this test's parameters*"])
 
@@ -240,14 +240,14 @@ def test_installing_privlab_adds_nothing_to_another_projects_pytest(
         pytester: pytest.Pytester) -> None:
     """No `pytest11` entry point: a pytest run elsewhere has no privlab fixtures,
     options, markers or hooks (a `hidden/` beside a `lab.toml` is collected as usual)."""
-    assert not [e for e in entry_points(group="pytest11") if e.value.startswith("harness")]
+    assert not [e for e in entry_points(group="pytest11") if e.value.startswith("privlab")]
     pytester.makefile(".toml", lab='title = "not a lab"\n')
     pytester.makepyfile(**{"hidden/test_hidden": '''
 def test_no_privlab_plugin(request):
     pm = request.config.pluginmanager
-    assert pm.get_plugin("harness.grade.plugin") is None
+    assert pm.get_plugin("privlab.grade.plugin") is None
     assert pm.get_plugin("privlab-recorder") is None
-    assert not [p for p in pm.get_plugins() if getattr(p, "__name__", "").startswith("harness")]
+    assert not [p for p in pm.get_plugins() if getattr(p, "__name__", "").startswith("privlab")]
 '''})
     pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)
     listing = pytester.runpytest("--fixtures").stdout

@@ -11,15 +11,15 @@ from xml.etree import ElementTree as ET
 
 from rich.console import Console
 
-from harness.grade.kernel_run import LimitedConsole, diagnose
-from harness.grade.model import GradeReport, TestResult, apply_groups
-from harness.grade.reports import (
+from privlab.grade.kernel_run import LimitedConsole, diagnose
+from privlab.grade.model import GradeReport, TestResult, apply_groups
+from privlab.grade.reports import (
     gradescope_json,
     junit_xml,
     write_gradebook,
     write_reports,
 )
-from harness.grade.scoreboard import Scoreboard
+from privlab.grade.scoreboard import Scoreboard
 
 
 def _report() -> GradeReport:

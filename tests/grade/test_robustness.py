@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from harness.grade.model import GradeReport, TestResult
-from harness.grade.reports import write_reports
-from harness.grade.sandbox import UNSEALED_ENV
-from harness.grade.submission_build import build_submission, copy_submission, staging_slot
+from privlab.grade.model import GradeReport, TestResult
+from privlab.grade.reports import write_reports
+from privlab.grade.sandbox import UNSEALED_ENV
+from privlab.grade.submission_build import build_submission, copy_submission, staging_slot
 
 from .conftest import grade_lab, variant
 

@@ -13,16 +13,16 @@ from typing import Any
 
 import pytest
 
-from harness.cli.main import main, parse
-from harness.grade.errors import GradeFailure
-from harness.grade.kernel import KernelUnderTest
-from harness.grade.kernel_run import KernelRun
-from harness.grade.labs import load_lab
-from harness.grade.model import GradeReport
-from harness.grade.reports import write_reports
-from harness.grade.runner import GradeOptions, grade
-from harness.grade.seeds import format_seeds, parse_seeds_option, seeds_option
-from harness.paths import REPO_ROOT
+from privlab.cli.main import main, parse
+from privlab.grade.errors import GradeFailure
+from privlab.grade.kernel import KernelUnderTest
+from privlab.grade.kernel_run import KernelRun
+from privlab.grade.labs import load_lab
+from privlab.grade.model import GradeReport
+from privlab.grade.reports import write_reports
+from privlab.grade.runner import GradeOptions, grade
+from privlab.grade.seeds import format_seeds, parse_seeds_option, seeds_option
+from privlab.paths import REPO_ROOT
 
 # Each test logs, per call, the seed it was given and what the machine it booted was
 # made with, so the grader's own test can see every seed reach a machine.
@@ -315,7 +315,7 @@ def test_no_seeds(): pass
 def test_too_many_harts(): pass
 ''')
     out = pytester.path / "results.json"
-    pytester.runpytest("-q", "-p", "harness.grade.plugin", "-p", "no:cacheprovider",
+    pytester.runpytest("-q", "-p", "privlab.grade.plugin", "-p", "no:cacheprovider",
                        "--privlab-results", str(out))
     tests = {t["name"]: t for t in json.loads(out.read_text())["tests"]}
     assert tests["test_no_seeds"]["output"] == (

@@ -9,13 +9,13 @@ from collections.abc import Sequence
 
 import pytest
 
-from harness.abi.csr import Priv
-from harness.abi.syscall_table import load_syscall_table
-from harness.grade.kernel import KernelUnderTest
-from harness.grade.kernel_run import KernelRun
-from harness.trace import TrapEvent, XretEvent
-from harness.trace.flow import Flow
-from harness.trace.syscalls import SyscallRecord, call_specs
+from privlab.abi.csr import Priv
+from privlab.abi.syscall_table import load_syscall_table
+from privlab.grade.kernel import KernelUnderTest
+from privlab.grade.kernel_run import KernelRun
+from privlab.trace import TrapEvent, XretEvent
+from privlab.trace.flow import Flow
+from privlab.trace.syscalls import SyscallRecord, call_specs
 
 
 def _own_flow(run: KernelRun) -> Flow:

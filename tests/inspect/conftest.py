@@ -9,9 +9,9 @@ from io import StringIO
 import pytest
 from rich.console import Console, RenderableType
 
-from harness.api import Session
-from harness.build.images import Images
-from harness.inspect import THEME, make_console
+from privlab.api import Session
+from privlab.build.images import Images
+from privlab.inspect import THEME, make_console
 
 WIDTH = 100
 

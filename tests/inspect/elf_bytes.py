@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness.machine import load_elf
+from privlab.machine import load_elf
 
 
 def elf_code(path: Path, addr: int, size: int) -> bytes:

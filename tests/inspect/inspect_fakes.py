@@ -3,10 +3,10 @@ tables, and event logs holding hand-built trap/xRET records."""
 
 from __future__ import annotations
 
-from harness.abi.csr import Priv
-from harness.errors import GuestError
-from harness.native import EventKind
-from harness.trace.events import FIELD_NAMES, RECORD, EventLog
+from privlab.abi.csr import Priv
+from privlab.errors import GuestError
+from privlab.native import EventKind
+from privlab.trace.events import FIELD_NAMES, RECORD, EventLog
 
 RAM_BASE = 0x8000_0000
 _I = {n: i for i, n in enumerate(FIELD_NAMES)}

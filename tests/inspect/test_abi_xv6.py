@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from machine.asm import build_asm
 
-from harness.abi.syscall_table import ABIS, abi_table, load_syscall_table
-from harness.cli.main import main
-from harness.errors import BadInput
-from harness.trace.syscalls import ArgKind, call_specs
+from privlab.abi.syscall_table import ABIS, abi_table, load_syscall_table
+from privlab.cli.main import main
+from privlab.errors import BadInput
+from privlab.trace.syscalls import ArgKind, call_specs
 
 # U-mode makes xv6's write(1, "hi\n", 3) (16) and exit(0) (2); an S-mode handler
 # returns n from write and powers off at exit: a kernel in eleven instructions.

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from harness.abi.csr import Csr, Exc, Priv
-from harness.api import Session, parse_point, run_to
-from harness.build.images import Images
-from harness.errors import BadInput
-from harness.machine import Stop
-from harness.machine.until import AtAddress
-from harness.trace.events import TrapEvent, XretEvent
-from harness.trace.syscalls import SyscallRecord
+from privlab.abi.csr import Csr, Exc, Priv
+from privlab.api import Session, parse_point, run_to
+from privlab.build.images import Images
+from privlab.errors import BadInput
+from privlab.machine import Stop
+from privlab.machine.until import AtAddress
+from privlab.trace.events import TrapEvent, XretEvent
+from privlab.trace.syscalls import SyscallRecord
 
 
 def test_run_until_syscall_stops_at_the_trap_vector_with_the_call_decoded(

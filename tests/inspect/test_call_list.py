@@ -9,14 +9,14 @@ from collections import Counter
 
 import pytest
 
-from harness.api import Session
-from harness.build.images import Images
-from harness.inspect import SyscallSummary
-from harness.trace.calllist import CallList
-from harness.trace.events import RECORD
-from harness.trace.flow import Flow, FlowFilter
-from harness.trace.pairer import ACTION, CALL, Op
-from harness.trace.syscalls import SyscallRecord
+from privlab.api import Session
+from privlab.build.images import Images
+from privlab.inspect import SyscallSummary
+from privlab.trace.calllist import CallList
+from privlab.trace.events import RECORD
+from privlab.trace.flow import Flow, FlowFilter
+from privlab.trace.pairer import ACTION, CALL, Op
+from privlab.trace.syscalls import SyscallRecord
 
 
 def _call(c: SyscallRecord) -> tuple[object, ...]:

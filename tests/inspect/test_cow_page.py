@@ -10,12 +10,12 @@ from collections.abc import Callable, Iterator
 import pytest
 from rich.console import RenderableType
 
-from harness.abi.csr import Exc, Priv
-from harness.abi.paging import PTE_COW
-from harness.api import Session
-from harness.build.images import Images
-from harness.inspect import PageTableTree
-from harness.mmu import FaultKind
+from privlab.abi.csr import Exc, Priv
+from privlab.abi.paging import PTE_COW
+from privlab.api import Session
+from privlab.build.images import Images
+from privlab.inspect import PageTableTree
+from privlab.mmu import FaultKind
 
 Render = Callable[[RenderableType], str]
 STACK = 0x3F_FFFF_D000   # the top page of the user stack (kernel/memlayout.h, rv64)

@@ -33,8 +33,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli.main import main
-from harness.paths import REPO_ROOT
+from privlab.cli.main import main
+from privlab.paths import REPO_ROOT
 
 DOCS = REPO_ROOT / "docs" / "inspect"
 REGEN = os.environ.get("PRIVLAB_REGEN_DOCS", "") not in ("", "0")

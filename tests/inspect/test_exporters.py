@@ -14,12 +14,12 @@ from typing import Any
 
 import pytest
 
-from harness.abi.csr import Priv
-from harness.api import Session
-from harness.inspect.theme import PALETTE
-from harness.trace.flow import FlowFilter
-from harness.trace.html import render_html
-from harness.trace.perfetto import TRACKS, chrome_trace
+from privlab.abi.csr import Priv
+from privlab.api import Session
+from privlab.inspect.theme import PALETTE
+from privlab.trace.flow import FlowFilter
+from privlab.trace.html import render_html
+from privlab.trace.perfetto import TRACKS, chrome_trace
 
 PHASES = {"X", "M", "s", "f"}
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from inspect_fakes import A_SATP, B_SATP, K_SATP, demo_events, log_of, record
 
-from harness.abi.csr import Priv
-from harness.abi.syscall_table import load_syscall_table
-from harness.trace.events import RECORD, EventLog
-from harness.trace.flow import Flow
-from harness.trace.sbi import load_sbi_names
-from harness.trace.syscalls import call_specs
+from privlab.abi.csr import Priv
+from privlab.abi.syscall_table import load_syscall_table
+from privlab.trace.events import RECORD, EventLog
+from privlab.trace.flow import Flow
+from privlab.trace.sbi import load_sbi_names
+from privlab.trace.syscalls import call_specs
 
 U, S, M = Priv.U, Priv.S, Priv.M
 SPECS = call_specs(load_syscall_table())

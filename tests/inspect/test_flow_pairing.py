@@ -9,11 +9,11 @@ import random
 
 import pytest
 
-from harness.api import Session
-from harness.build.images import Images
-from harness.trace.events import RECORD
-from harness.trace.flow import Flow
-from harness.trace.syscalls import SyscallRecord
+from privlab.api import Session
+from privlab.build.images import Images
+from privlab.trace.events import RECORD
+from privlab.trace.flow import Flow
+from privlab.trace.syscalls import SyscallRecord
 
 
 def _call(c: SyscallRecord) -> tuple[object, ...]:

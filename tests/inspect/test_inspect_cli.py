@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from harness.abi.syscall_table import load_syscall_table
-from harness.api import Session
-from harness.build.images import Images, build_images
-from harness.cli.main import main
-from harness.cli.tour_run import tour
-from harness.inspect import make_console
-from harness.paths import KERNEL_DIR
-from harness.trace.syscalls import ArgKind, call_specs, escape_bytes
+from privlab.abi.syscall_table import load_syscall_table
+from privlab.api import Session
+from privlab.build.images import Images, build_images
+from privlab.cli.main import main
+from privlab.cli.tour_run import tour
+from privlab.inspect import make_console
+from privlab.paths import KERNEL_DIR
+from privlab.trace.syscalls import ArgKind, call_specs, escape_bytes
 
 
 def test_pagetable_shows_hellos_text_stack_trapframe_and_trampoline(

@@ -9,8 +9,8 @@ from collections.abc import Callable
 from inspect_fakes import FakeMemory, pte
 from rich.console import RenderableType
 
-from harness.abi.csr import Csr, Priv
-from harness.inspect import (
+from privlab.abi.csr import Csr, Priv
+from privlab.inspect import (
     CsrPanel,
     CsrSnapshot,
     Disassembly,
@@ -22,7 +22,7 @@ from harness.inspect import (
     RoundTripView,
     TrapFrameView,
 )
-from harness.kernelinfo import (
+from privlab.kernelinfo import (
     ArrayType,
     BaseType,
     EnumType,
@@ -35,7 +35,7 @@ from harness.kernelinfo import (
     StructValue,
     decode_value,
 )
-from harness.mmu import read_page_table
+from privlab.mmu import read_page_table
 
 Render = Callable[[RenderableType], str]
 

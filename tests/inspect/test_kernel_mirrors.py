@@ -7,13 +7,13 @@ from __future__ import annotations
 import pytest
 from elftools.elf.elffile import ELFFile
 
-from harness.abi.csr import Csr
-from harness.abi.platform import parse_defines
-from harness.api import Session
-from harness.build.images import Images
-from harness.kernelinfo import ArrayType, DwarfTypes, KernelInfo, StructType
-from harness.kernelinfo.symbols import read_symtab
-from harness.mmu import decode_satp
+from privlab.abi.csr import Csr
+from privlab.abi.platform import parse_defines
+from privlab.api import Session
+from privlab.build.images import Images
+from privlab.kernelinfo import ArrayType, DwarfTypes, KernelInfo, StructType
+from privlab.kernelinfo.symbols import read_symtab
+from privlab.mmu import decode_satp
 
 
 def test_trapframe_layout_matches_asm_offsets(images: Images) -> None:

@@ -8,14 +8,14 @@ from io import StringIO
 
 import pytest
 
-from harness.api import Session
-from harness.api.points import parse_point, run_to
-from harness.build.images import Images
-from harness.cli.main import main
-from harness.cli.tour_run import tour
-from harness.errors import BadInput
-from harness.inspect import make_console
-from harness.paths import KERNEL_DIR
+from privlab.api import Session
+from privlab.api.points import parse_point, run_to
+from privlab.build.images import Images
+from privlab.cli.main import main
+from privlab.cli.tour_run import tour
+from privlab.errors import BadInput
+from privlab.inspect import make_console
+from privlab.paths import KERNEL_DIR
 
 # mtrap_vector's first instruction: the TRAP_VECTOR expansion (trapvec.h) in mtrap.S.
 VECTOR_LINE = 1 + (KERNEL_DIR / "firmware/mtrap.S").read_text().splitlines().index(

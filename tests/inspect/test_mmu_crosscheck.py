@@ -8,11 +8,11 @@ import random
 
 import pytest
 
-from harness.abi.csr import Csr, Priv, csr_fields
-from harness.api import Session
-from harness.build.images import Images
-from harness.machine import Machine
-from harness.mmu import Access, FaultKind, Walk, context_from_status, read_page_table, walk
+from privlab.abi.csr import Csr, Priv, csr_fields
+from privlab.api import Session
+from privlab.build.images import Images
+from privlab.machine import Machine
+from privlab.mmu import Access, FaultKind, Walk, context_from_status, read_page_table, walk
 
 ACCESSES = (Access.READ, Access.WRITE, Access.EXECUTE)
 

@@ -9,9 +9,9 @@ import pytest
 from inspect_fakes import FakeMemory, pte
 from rich.console import RenderableType
 
-from harness.abi.csr import Csr, Exc, Priv, csr_fields
-from harness.inspect import WalkView
-from harness.mmu import Access, FaultKind, TranslationContext, context_from_status, walk
+from privlab.abi.csr import Csr, Exc, Priv, csr_fields
+from privlab.inspect import WalkView
+from privlab.mmu import Access, FaultKind, TranslationContext, context_from_status, walk
 
 ROOT, L1, L0 = 0x8000_1000, 0x8000_2000, 0x8000_3000
 SATP = (8 << 60) | (ROOT >> 12)

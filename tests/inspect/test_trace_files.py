@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from harness.cli.main import main
-from harness.trace.syscalls import open_flags_text
+from privlab.cli.main import main
+from privlab.trace.syscalls import open_flags_text
 
 
 @pytest.mark.parametrize(("value", "text"), [

@@ -9,12 +9,12 @@ import pytest
 from inspect_fakes import A_SATP, B_SATP, USERRET_SRET, USERVEC, demo_events, log_of, record
 from rich.console import RenderableType
 
-from harness.abi.csr import Priv
-from harness.abi.syscall_table import load_syscall_table
-from harness.inspect import SyscallSummary, SyscallTable, TrapTimeline
-from harness.trace.flow import Flow, FlowFilter
-from harness.trace.sbi import load_sbi_names
-from harness.trace.syscalls import call_specs
+from privlab.abi.csr import Priv
+from privlab.abi.syscall_table import load_syscall_table
+from privlab.inspect import SyscallSummary, SyscallTable, TrapTimeline
+from privlab.trace.flow import Flow, FlowFilter
+from privlab.trace.sbi import load_sbi_names
+from privlab.trace.syscalls import call_specs
 
 Render = Callable[[RenderableType], str]
 

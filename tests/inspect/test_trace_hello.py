@@ -10,14 +10,14 @@ import capstone
 import pytest
 from elf_bytes import elf_code
 
-from harness.abi.csr import Exc, Priv
-from harness.api import Session
-from harness.build.images import Images
-from harness.cli.main import main
-from harness.inspect.timeline import describe
-from harness.kernelinfo.symbols import ElfSymbols
-from harness.machine import Stop
-from harness.trace.flow import FlowFilter
+from privlab.abi.csr import Exc, Priv
+from privlab.api import Session
+from privlab.build.images import Images
+from privlab.cli.main import main
+from privlab.inspect.timeline import describe
+from privlab.kernelinfo.symbols import ElfSymbols
+from privlab.machine import Stop
+from privlab.trace.flow import FlowFilter
 
 
 def _ecall_of(images: Images, program: str, stub: str) -> int:

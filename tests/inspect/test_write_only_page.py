@@ -10,12 +10,12 @@ import pytest
 from rich.console import RenderableType
 from rich.text import Text
 
-from harness.abi.csr import Exc, Priv
-from harness.api import Session
-from harness.build.images import Images
-from harness.errors import GuestError
-from harness.inspect import PageTableTree, WalkView
-from harness.mmu import FaultKind
+from privlab.abi.csr import Exc, Priv
+from privlab.api import Session
+from privlab.build.images import Images
+from privlab.errors import GuestError
+from privlab.inspect import PageTableTree, WalkView
+from privlab.mmu import FaultKind
 
 ADDR = 0x1000_0000
 Render = Callable[[RenderableType], str]

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.build.images import Images
-from harness.qemu import drive_args
+from privlab.build.images import Images
+from privlab.qemu import drive_args
 
 QEMU = "qemu-system-riscv64"
 QEMU32 = "qemu-system-riscv32"

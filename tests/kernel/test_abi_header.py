@@ -1,4 +1,4 @@
-"""riscv_gen.h, generated from harness/abi, is the one C and assembler definition of the
+"""riscv_gen.h, generated from privlab/abi, is the one C and assembler definition of the
 privileged spec's numbers: right by the spec, assembler-safe, and restated nowhere."""
 
 from __future__ import annotations
@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from harness.abi.asm_offsets import KernelLayout, kernel_layout
-from harness.abi.platform import parse_define_lines
-from harness.abi.spec_header import render
-from harness.build.images import Images
-from harness.paths import REPO_ROOT
+from privlab.abi.asm_offsets import KernelLayout, kernel_layout
+from privlab.abi.platform import parse_define_lines
+from privlab.abi.spec_header import render
+from privlab.build.images import Images
+from privlab.paths import REPO_ROOT
 
 # Values read off the privileged spec v1.12 (tables 3.6 and 4.x, figures 3.6, 4.18):
 # an oracle written independently of harness/abi/csr.py and paging.py.
@@ -95,7 +95,7 @@ def test_the_build_writes_the_header_it_compiles_with(images: Images) -> None:
 
 
 def test_assembler_accepts_the_header(tmp_path: Path) -> None:
-    from harness.build.toolchain import RV64, CompileOptions, compile_object
+    from privlab.build.toolchain import RV64, CompileOptions, compile_object
 
     (tmp_path / "riscv_gen.h").write_text(render(64))
     src = tmp_path / "uses.S"

@@ -9,12 +9,12 @@ from functools import cache
 
 import pytest
 
-from harness.boot import user_boot
-from harness.build.images import Images, build_images
-from harness.devices import Console
-from harness.devices.disk import Drive
-from harness.machine import Machine, Stop, load_elf
-from harness.machine.assemble import boot_system
+from privlab.boot import user_boot
+from privlab.build.images import Images, build_images
+from privlab.devices import Console
+from privlab.devices.disk import Drive
+from privlab.machine import Machine, Stop, load_elf
+from privlab.machine.assemble import boot_system
 
 CASES = [
     "pipe_one_argument", "pipe_fork_rw", "openat_forms", "long_names", "exit_status_int",

@@ -7,16 +7,16 @@ from __future__ import annotations
 
 import pytest
 
-from harness.abi.csr import Irq, Priv
-from harness.api import Session
-from harness.boot import user_boot
-from harness.build.images import Images
-from harness.devices import Console
-from harness.kernelinfo.symbols import ElfSymbols
-from harness.machine import Machine, Stop, load_elf
-from harness.machine.assemble import boot_system
 from kernel.qemu_boot import boot_qemu, needs_qemu
 from kernel.test_privlab_kernel import images as built
+from privlab.abi.csr import Irq, Priv
+from privlab.api import Session
+from privlab.boot import user_boot
+from privlab.build.images import Images
+from privlab.devices import Console
+from privlab.kernelinfo.symbols import ElfSymbols
+from privlab.machine import Machine, Stop, load_elf
+from privlab.machine.assemble import boot_system
 
 # (mode, arguments after the token) at 1000 Hz: one tick per 1,000,000 instructions.
 MODES = [

@@ -10,18 +10,18 @@ from pathlib import Path
 import fdt
 import pytest
 
-from harness.abi.syscall_table import (
+from privlab.abi.syscall_table import (
     generate_kernel_header,
     generate_user_header,
     generate_user_stubs,
     load_syscall_table,
     parse_syscall_table,
 )
-from harness.boot.bootargs import make_bootargs, user_boot
-from harness.boot.dtb import build_dtb, parse_dtb_summary
-from harness.boot.initrd import initrd_load_address, pack_initrd, unpack_initrd
-from harness.build.images import Images
-from harness.errors import BadInput
+from privlab.boot.bootargs import make_bootargs, user_boot
+from privlab.boot.dtb import build_dtb, parse_dtb_summary
+from privlab.boot.initrd import initrd_load_address, pack_initrd, unpack_initrd
+from privlab.build.images import Images
+from privlab.errors import BadInput
 
 # ---- initrd ---------------------------------------------------------------------------
 
@@ -227,8 +227,8 @@ def test_boot_leaves_ram_it_does_not_use_untouched(images: Images) -> None:
     the ones it has not handed out: after hello, the middle of RAM is still all zero
     (a free list through every frame would have put a pointer in each), so the host
     never has to back it."""
-    from harness.api import Session
-    from harness.machine import Stop
+    from privlab.api import Session
+    from privlab.machine import Stop
 
     s = Session.boot("hello", images=images)
     assert s.run(100_000_000).stop is Stop.HALT

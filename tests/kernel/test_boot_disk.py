@@ -13,18 +13,18 @@ from pathlib import Path
 import pytest
 from machine.test_bad_input import assert_one_line_error
 
-from harness.api import Session
-from harness.boot import RUN_IMAGE_NAME, gather_programs
-from harness.boot.bootdisk import boot_drive
-from harness.build.images import Images
-from harness.devices.disk import SECTOR, Disk
-from harness.errors import BadInput
-from harness.fs import DiskImage, check, make_image
-from harness.machine import Stop
+from privlab.api import Session
+from privlab.boot import RUN_IMAGE_NAME, gather_programs
+from privlab.boot.bootdisk import boot_drive
+from privlab.build.images import Images
+from privlab.devices.disk import SECTOR, Disk
+from privlab.errors import BadInput
+from privlab.fs import DiskImage, check, make_image
+from privlab.machine import Stop
 
 
 def privlab(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "harness", *args], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "privlab", *args], capture_output=True,
                           text=True, timeout=300, check=False)
 
 

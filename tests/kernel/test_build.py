@@ -11,14 +11,14 @@ from pathlib import Path
 import pytest
 from elftools.elf.elffile import ELFFile
 
-import harness.build.images as images_module
-import harness.build.toolchain as toolchain
-from harness.build.images import Images, build_images
-from harness.cli import build_cmd
-from harness.cli.main import main
-from harness.errors import BuildError
-from harness.fs import DiskImage, check
-from harness.paths import KERNEL_DIR, USERLAND_DIR
+import privlab.build.images as images_module
+import privlab.build.toolchain as toolchain
+from privlab.build.images import Images, build_images
+from privlab.cli import build_cmd
+from privlab.cli.main import main
+from privlab.errors import BuildError
+from privlab.fs import DiskImage, check
+from privlab.paths import KERNEL_DIR, USERLAND_DIR
 
 
 def _copy_tree(tmp_path: Path) -> tuple[Path, Path]:

@@ -17,9 +17,9 @@ BUILD = """
 import sys
 from pathlib import Path
 from conformance.programs import INCLUDE_DIR, RUNTIME_SOURCES, program_source
-from harness.build import RV32
-from harness.build.baremetal import build_baremetal
-from harness.machine import load_elf
+from privlab.build import RV32
+from privlab.build.baremetal import build_baremetal
+from privlab.machine import load_elf
 out = Path(sys.argv[1])
 for _ in range(40):
     elf = build_baremetal([program_source("tvec_modes"), *RUNTIME_SOURCES], RV32, out,

@@ -12,8 +12,8 @@ import sys
 
 import pytest
 
-from harness.api import Session
-from harness.machine import Stop
+from privlab.api import Session
+from privlab.machine import Stop
 
 ROUNDS = 6
 PASSED = f"clock: {ROUNDS} rounds, time >= t2 - t1 in each\nPASS tok\n"
@@ -33,7 +33,7 @@ def test_task_info_time_covers_every_interval_get_time_saw(arch: str, shift: int
 
 
 def test_privlab_run_with_icount_shift_4_keeps_one_clock() -> None:
-    proc = subprocess.run([sys.executable, "-m", "harness", "run", "--icount-shift", "4",
+    proc = subprocess.run([sys.executable, "-m", "privlab", "run", "--icount-shift", "4",
                            "--user", "lab_taskinfo", "clock", "tok", str(ROUNDS)],
                           capture_output=True, text=True, stdin=subprocess.DEVNULL,
                           check=False)

@@ -14,14 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from harness.boot import user_boot
-from harness.build.images import Images, build_images
-from harness.devices import Console
-from harness.devices.disk import Drive
-from harness.fs.fsck import check, replay_log
-from harness.fs.image import DiskImage
-from harness.machine import Machine, RunResult, Stop, load_elf
-from harness.machine.assemble import boot_system
+from privlab.boot import user_boot
+from privlab.build.images import Images, build_images
+from privlab.devices import Console
+from privlab.devices.disk import Drive
+from privlab.fs.fsck import check, replay_log
+from privlab.fs.image import DiskImage
+from privlab.machine import Machine, RunResult, Stop, load_elf
+from privlab.machine.assemble import boot_system
 
 STEPS = 12
 INSTANTS = 300

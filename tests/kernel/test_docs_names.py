@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.paths import REPO_ROOT
+from privlab.paths import REPO_ROOT
 
 PAGES = sorted((REPO_ROOT / "docs" / "kernel").glob("*.md"))
 SOURCES = "\n".join(p.read_text() for d in ("kernel", "userland", "harness")

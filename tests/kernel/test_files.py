@@ -17,15 +17,15 @@ from dataclasses import dataclass
 
 import pytest
 
-from harness.abi.fs_layout import DIRENT_SIZE, ROOTINO
-from harness.boot import pack_initrd
-from harness.build.images import Images
-from harness.devices import Console, ScriptedInput
-from harness.devices.disk import Drive
-from harness.errors import BadInput
-from harness.fs import DiskImage, check, make_image
-from harness.machine import Machine, Stop, load_elf
-from harness.machine.assemble import boot_system
+from privlab.abi.fs_layout import DIRENT_SIZE, ROOTINO
+from privlab.boot import pack_initrd
+from privlab.build.images import Images
+from privlab.devices import Console, ScriptedInput
+from privlab.devices.disk import Drive
+from privlab.errors import BadInput
+from privlab.fs import DiskImage, check, make_image
+from privlab.machine import Machine, Stop, load_elf
+from privlab.machine.assemble import boot_system
 
 BUDGET = 20_000_000_000
 SMALL_DISK = 2048        # blocks: room for the large file, and quick to fill (disk_full)

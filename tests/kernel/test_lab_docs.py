@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 import tomllib
 
-from harness.paths import REPO_ROOT
+from privlab.paths import REPO_ROOT
 
 LABS = sorted(p.parent for p in (REPO_ROOT / "labs").glob("*/lab.toml"))
 # A line of vmprint's output: the header, or a PTE at some depth, hex without padding.

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from harness.build.images import build_images
-from harness.errors import BadInput
-from harness.grade.handout import strip_solutions
-from harness.paths import KERNEL_DIR, USERLAND_DIR
+from privlab.build.images import build_images
+from privlab.errors import BadInput
+from privlab.grade.handout import strip_solutions
+from privlab.paths import KERNEL_DIR, USERLAND_DIR
 
 from .qemu_boot import boot_qemu, needs_qemu
 

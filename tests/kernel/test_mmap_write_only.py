@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import pytest
 
-from harness.abi.csr import Exc, Priv
-from harness.trace import TrapEvent
 from kernel.qemu_boot import boot_qemu, needs_qemu
 from kernel.test_privlab_kernel import boot_privlab_console, run_user
 from kernel.test_privlab_kernel import images as built_images
+from privlab.abi.csr import Exc, Priv
+from privlab.trace import TrapEvent
 
 ADDR = 0x1000_0000
 PAGE_FAULTS = {Exc.INSN_PAGE_FAULT, Exc.LOAD_PAGE_FAULT, Exc.STORE_PAGE_FAULT}

@@ -10,15 +10,15 @@ from functools import cache
 
 import pytest
 
-from harness.abi.csr import Priv
-from harness.abi.syscall_table import load_syscall_table
-from harness.boot import user_boot
-from harness.build.images import Images, build_images
-from harness.devices import Console, ScriptedInput
-from harness.machine import Machine, RunResult, Stop, load_elf
-from harness.machine.assemble import boot_system
-from harness.trace import TrapEvent, XretEvent
 from kernel.qemu_boot import boot_qemu, needs_qemu
+from privlab.abi.csr import Priv
+from privlab.abi.syscall_table import load_syscall_table
+from privlab.boot import user_boot
+from privlab.build.images import Images, build_images
+from privlab.devices import Console, ScriptedInput
+from privlab.machine import Machine, RunResult, Stop, load_elf
+from privlab.machine.assemble import boot_system
+from privlab.trace import TrapEvent, XretEvent
 
 
 @cache
@@ -77,8 +77,8 @@ def test_fuzzer_on_the_file_system_leaves_the_kernel_and_the_disk_sound(seed: in
     """With the disk: random file calls (paths the fuzzer knows, small fds) create,
     write, link and remove files. Seed 8 once found mip.SEIP latched by the firmware's
     csrs (a trap storm); afterwards fsck must find the disk consistent."""
-    from harness.devices.disk import Drive
-    from harness.fs import check
+    from privlab.devices.disk import Drive
+    from privlab.fs import check
     im = images("rv64")
     ub = user_boot(im.users, "fuzz", (str(seed), "5000"))
     m = Machine(64, console=Console(),

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from harness.abi.fs_layout import DIRSIZ
-from harness.boot import gather_programs
-from harness.boot.initrd import pack_initrd, unpack_initrd
-from harness.build.images import Images
-from harness.fs import DiskImage, make_image
+from privlab.abi.fs_layout import DIRSIZ
+from privlab.boot import gather_programs
+from privlab.boot.initrd import pack_initrd, unpack_initrd
+from privlab.build.images import Images
+from privlab.fs import DiskImage, make_image
 
 # 15, 20 and 32 bytes, as the issue's course names run, and the longest there is.
 NAMES = ("ch2b_hello_worl", "ch6b_filetest_simple", "__ch8b_spin_mut_race_long_name__",
@@ -24,7 +24,7 @@ NAMES = ("ch2b_hello_worl", "ch6b_filetest_simple", "__ch8b_spin_mut_race_long_n
 
 
 def privlab(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "harness", *args], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "privlab", *args], capture_output=True,
                           text=True, timeout=300, check=False)
 
 

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from harness.abi.platform import PLATFORM
-from harness.boot.dtb import build_dtb
-from harness.boot.initrd import initrd_load_address
-from harness.build.images import Images
+from privlab.abi.platform import PLATFORM
+from privlab.boot.dtb import build_dtb
+from privlab.boot.initrd import initrd_load_address
+from privlab.build.images import Images
 
 from .qemu_boot import boot_qemu, needs_qemu
 

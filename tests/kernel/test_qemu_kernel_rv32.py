@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from harness.build.images import Images
+from privlab.build.images import Images
 
 from .qemu_boot import boot_qemu, needs_qemu32
 

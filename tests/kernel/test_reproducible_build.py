@@ -24,10 +24,10 @@ from pathlib import Path
 
 import pytest
 
-import harness.build.toolchain as toolchain
-from harness.build.toolchain import zig_home
-from harness.errors import BuildError
-from harness.paths import REPO_ROOT
+import privlab.build.toolchain as toolchain
+from privlab.build.toolchain import zig_home
+from privlab.errors import BuildError
+from privlab.paths import REPO_ROOT
 
 # What `privlab build` reads: the package (generators, linker scripts) and the sources.
 PROJECT_PARTS = ("pyproject.toml", "harness", "kernel", "userland")
@@ -93,7 +93,7 @@ def _start_build(inst: Install) -> subprocess.Popen[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PRIVLAB_", "XDG_"))}
     env.update(HOME=str(inst.home), USER=inst.user, LOGNAME=inst.user,
                PYTHONPATH=str(inst.project), PRIVLAB_CACHE=str(inst.home / "cache"))
-    return subprocess.Popen([str(inst.venv / "bin" / "python"), "-m", "harness", "build",
+    return subprocess.Popen([str(inst.venv / "bin" / "python"), "-m", "privlab", "build",
                              "--arch", "all", "--quiet"],
                             cwd=inst.cwd, env=env, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)

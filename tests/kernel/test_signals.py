@@ -9,16 +9,16 @@ from collections.abc import Iterator
 
 import pytest
 
-from harness.abi.csr import Exc, Priv
-from harness.api import Session
-from harness.build.images import Images
-from harness.cli.main import main
-from harness.kernelinfo.symbols import ElfSymbols
-from harness.machine import Stop
-from harness.trace.flow import FlowRow
-from harness.trace.syscalls import signal_names, signal_set_text, signal_text
 from kernel.qemu_boot import boot_qemu, needs_qemu
 from kernel.test_privlab_kernel import run_user
+from privlab.abi.csr import Exc, Priv
+from privlab.api import Session
+from privlab.build.images import Images
+from privlab.cli.main import main
+from privlab.kernelinfo.symbols import ElfSymbols
+from privlab.machine import Stop
+from privlab.trace.flow import FlowRow
+from privlab.trace.syscalls import signal_names, signal_set_text, signal_text
 
 CASES = ["handler_gets_signum", "registers_after_a_handler", "handler_may_return",
          "handler_smashes_stack", "interrupted_loop_continues", "mask_blocks_until_unmasked",

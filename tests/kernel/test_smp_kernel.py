@@ -10,13 +10,13 @@ from collections import Counter
 
 import pytest
 
-from harness.abi.csr import Exc, Priv
-from harness.boot import user_boot
-from harness.devices import Console
-from harness.machine import Machine, RunResult, Stop, load_elf
-from harness.machine.assemble import boot_system
-from harness.trace import TrapEvent, XretEvent
 from kernel.test_privlab_kernel import images
+from privlab.abi.csr import Exc, Priv
+from privlab.boot import user_boot
+from privlab.devices import Console
+from privlab.machine import Machine, RunResult, Stop, load_elf
+from privlab.machine.assemble import boot_system
+from privlab.trace import TrapEvent, XretEvent
 
 SBI_EXT_HSM = 0x48534D
 HSM_HART_START = 0

@@ -9,13 +9,13 @@ import re
 
 import pytest
 
-from harness.api import Session
-from harness.build.images import Images
-from harness.kernelinfo.symbols import ElfSymbols
-from harness.machine import Stop
 from kernel.qemu_boot import boot_qemu, needs_qemu
 from kernel.test_privlab_kernel import images as images_for
 from kernel.test_privlab_kernel import run_user
+from privlab.api import Session
+from privlab.build.images import Images
+from privlab.kernelinfo.symbols import ElfSymbols
+from privlab.machine import Stop
 
 CASES = ["ids_and_exit_codes", "thread_function_may_return", "waittid_errors",
          "create_errors", "at_most_nthread", "tids_are_reused_after_waittid",
@@ -83,10 +83,10 @@ def test_a_threads_trapframe_and_stack_are_where_memlayout_puts_them(images: Ima
     thread 1's trapframe at THREAD_TRAPFRAME(1) without U (the slot's own trapframe
     page), its stack's pages below it with U, and the guard page below those not at
     all; after waittid, both are gone."""
-    from harness.abi.asm_offsets import kernel_layout
-    from harness.abi.csr import Csr
-    from harness.abi.paging import PteFlag
-    from harness.mmu.walk import walk
+    from privlab.abi.asm_offsets import kernel_layout
+    from privlab.abi.csr import Csr
+    from privlab.abi.paging import PteFlag
+    from privlab.mmu.walk import walk
 
     layout = kernel_layout(images.kernel, 64)
     tf1, stack = layout.trapframe_of(1), layout.thread_stack(1)
@@ -121,7 +121,7 @@ def test_the_timeline_pairs_each_threads_calls_and_names_the_thread(
     """threaddemo's timeline: thread 1's mutex_lock is made while main holds the
     mutex and returns only after main's unlock (rows between belong to main); the
     rows name the thread; thread 1's exit(7) is what main's waittid returns."""
-    from harness.cli.main import main
+    from privlab.cli.main import main
     assert main(["trace", "--no-drive", "--syscall", "mutex_lock,mutex_unlock,waittid,exit,"
                  "yield", "--user", "threaddemo"]) == 0
     events = [line[45:].rstrip() for line in capsys.readouterr().out.splitlines()
@@ -152,7 +152,7 @@ def test_inspect_lists_threads_what_each_waits_on_and_the_mutexes_held(images: I
     The rendering at the golden width, trap-frame addresses masked."""
     from io import StringIO
 
-    from harness.inspect import ProcessTableView, make_console
+    from privlab.inspect import ProcessTableView, make_console
 
     def render(s: Session) -> list[str]:
         out = StringIO()

@@ -27,9 +27,9 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from harness.build.baremetal import build_baremetal
-from harness.build.cache import cache_root, content_key
-from harness.build.toolchain import ARCHES
+from privlab.build.baremetal import build_baremetal
+from privlab.build.cache import cache_root, content_key
+from privlab.build.toolchain import ARCHES
 
 PRELUDE = """\
 #include "platform.h"

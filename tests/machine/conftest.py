@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from harness.machine import Machine, load_elf
-from harness.machine.assemble import boot_bare
+from privlab.machine import Machine, load_elf
+from privlab.machine.assemble import boot_bare
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ from machine.asm import build_asm
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "harness", "run", *args],
+    return subprocess.run([sys.executable, "-m", "privlab", "run", *args],
                           capture_output=True, text=True, timeout=120, check=False)
 
 
@@ -97,7 +97,7 @@ def test_wrong_width_kernel_for_firmware() -> None:
 def test_an_unwritable_output_is_one_line_and_status_1(tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("")
-    p = subprocess.run([sys.executable, "-m", "harness", "lab", "handout", "mmap", "-o",
+    p = subprocess.run([sys.executable, "-m", "privlab", "lab", "handout", "mmap", "-o",
                         str(blocker / "handout")], capture_output=True, text=True, timeout=120,
                        check=False)
     assert p.returncode == 1 and "Traceback" not in p.stderr
@@ -111,7 +111,7 @@ def test_a_reader_that_stops_early_gets_no_traceback(fmt: str) -> None:
     Lines."""
     # sleep 2 writes ~270 KB of timeline: more than a pipe holds, so privlab is still
     # writing when the pipe closes
-    proc = subprocess.Popen([sys.executable, "-m", "harness", "trace", "--no-capture",
+    proc = subprocess.Popen([sys.executable, "-m", "privlab", "trace", "--no-capture",
                              "--format", fmt, "--user", "sleep", "2"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert proc.stdout is not None and proc.stderr is not None

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import pytest
 
-from harness.machine import Stop
-from harness.native.library import load_library
 from machine.asm import build_asm
+from privlab.machine import Stop
+from privlab.native.library import load_library
 
 ADDI_A0_1 = 0x00100513          # addi a0, zero, 1
 ADDI_A0_2 = 0x00200513          # addi a0, zero, 2

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from harness.build import RV64
-from harness.build.baremetal import build_baremetal
-from harness.devices import Console
-from harness.machine import Machine, Stop, load_elf
-from harness.paths import REPO_ROOT
+from privlab.build import RV64
+from privlab.build.baremetal import build_baremetal
+from privlab.devices import Console
+from privlab.machine import Machine, Stop, load_elf
+from privlab.paths import REPO_ROOT
 
 PROGRAMS = REPO_ROOT / "benchmarks" / "programs"
 BATCH = 64   # clock_pace.S: round trips between two reads of mtime

@@ -15,10 +15,10 @@ import pytest
 from unicorn import UC_ARCH_RISCV, UC_MODE_RISCV64, Uc
 from unicorn.riscv_const import UC_RISCV_REG_A1, UC_RISCV_REG_PC
 
-from harness.build.toolchain import ARCHES
-from harness.machine import Stop
-from harness.native.library import load_library
 from machine.asm import SV39_MACROS, build_asm
+from privlab.build.toolchain import ARCHES
+from privlab.machine import Stop
+from privlab.native.library import load_library
 
 
 def chained(ends_chained: bool) -> int:

@@ -13,7 +13,7 @@ from machine.asm import build_asm
 
 
 def privlab(*args: str, input: bytes = b"") -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run([sys.executable, "-m", "harness", *args], input=input,
+    return subprocess.run([sys.executable, "-m", "privlab", *args], input=input,
                           capture_output=True, timeout=300, check=False)
 
 

@@ -7,9 +7,9 @@ from."""
 
 from __future__ import annotations
 
-from harness.machine import Stop
-from harness.native.library import load_library
 from machine.asm import build_asm
+from privlab.machine import Stop
+from privlab.native.library import load_library
 
 GUARD_RELEASED, GUARD_GIVEN_UP = 0, 2   # guard_count's arguments (hart.h)
 

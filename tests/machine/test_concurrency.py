@@ -6,11 +6,11 @@ from __future__ import annotations
 import json
 import threading
 
-from harness.boot import user_boot
-from harness.build.images import build_images
-from harness.devices import Console
-from harness.machine import Machine, Stop, load_elf
-from harness.machine.assemble import boot_system
+from privlab.boot import user_boot
+from privlab.build.images import build_images
+from privlab.devices import Console
+from privlab.machine import Machine, Stop, load_elf
+from privlab.machine.assemble import boot_system
 
 
 def trace(prog: str, *args: str) -> tuple[str, list[str]]:

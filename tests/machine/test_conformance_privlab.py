@@ -15,12 +15,12 @@ from pathlib import Path
 import pytest
 from conformance.programs import DRIVES, LEGACY, PROGRAMS, build_program, scratch_drive
 
-from harness import qemu
-from harness.build import ARCHES
-from harness.devices import Drive
-from harness.machine import Machine, Stop, load_elf
-from harness.machine.assemble import boot_bare
-from harness.trace import TrapEvent
+from privlab import qemu
+from privlab.build import ARCHES
+from privlab.devices import Drive
+from privlab.machine import Machine, Stop, load_elf
+from privlab.machine.assemble import boot_bare
+from privlab.trace import TrapEvent
 
 QEMU_CPU = {"rv64": "rv64,h=false", "rv32": "rv32,h=false"}
 

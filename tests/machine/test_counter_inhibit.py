@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from harness.machine import Stop
 from machine.asm import build_asm
+from privlab.machine import Stop
 
 ARCHES = ["rv64", "rv32"]
 

@@ -9,11 +9,11 @@ from collections.abc import Callable
 
 import pytest
 
-from harness.abi.csr import Csr, Exc, Priv
-from harness.machine import Machine, Stop, load_elf
-from harness.native.library import load_library
-from harness.trace import TrapEvent
 from machine.asm import build_asm
+from privlab.abi.csr import Csr, Exc, Priv
+from privlab.machine import Machine, Stop, load_elf
+from privlab.native.library import load_library
+from privlab.trace import TrapEvent
 
 Bare = Callable[..., Machine]
 UXL_SXL_64 = 0xA << 32          # UXL = SXL = 2 (64-bit), as QEMU 7.2 shows them

@@ -9,18 +9,18 @@ from pathlib import Path
 
 from conformance.programs import build_program
 
-from harness.abi.platform import PLATFORM
-from harness.devices.mrom import FW_DYNAMIC_INFO_OFFSET
-from harness.machine import Machine, Stop, load_elf
-from harness.machine.assemble import boot_bare
-from harness.trace import TrapEvent
 from machine.asm import build_asm
+from privlab.abi.platform import PLATFORM
+from privlab.devices.mrom import FW_DYNAMIC_INFO_OFFSET
+from privlab.machine import Machine, Stop, load_elf
+from privlab.machine.assemble import boot_bare
+from privlab.trace import TrapEvent
 
 A2_AT_RESET = PLATFORM.mrom_base + FW_DYNAMIC_INFO_OFFSET   # the reset ROM's fw_dynamic_info
 
 
 def trace_of(args: list[str], out: Path) -> bytes:
-    proc = subprocess.run([sys.executable, "-m", "harness", "run", "--quiet",
+    proc = subprocess.run([sys.executable, "-m", "privlab", "run", "--quiet",
                            "--trace-out", str(out), *args],
                           capture_output=True, timeout=300, check=False)
     assert proc.returncode == 0, proc.stderr.decode()

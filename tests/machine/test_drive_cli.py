@@ -93,7 +93,7 @@ def test_an_unknown_drive_option(image: Path) -> None:
 def test_trace_takes_the_drive_options_too(image: Path) -> None:
     import subprocess
     import sys
-    p = subprocess.run([sys.executable, "-m", "harness", "trace", "--bios", "none",
+    p = subprocess.run([sys.executable, "-m", "privlab", "trace", "--bios", "none",
                         "--kernel", str(build_asm("PASS")), "--drive", str(image) + "x"],
                        capture_output=True, text=True, timeout=120, check=False)
     assert_one_line_error(p, "disk.imgx: cannot open disk image")
@@ -102,8 +102,8 @@ def test_trace_takes_the_drive_options_too(image: Path) -> None:
 def test_session_bare_runs_the_conformance_program_on_a_snapshot(image: Path) -> None:
     from conformance.programs import build_program
 
-    from harness.api import Session
-    from harness.machine import Stop
+    from privlab.api import Session
+    from privlab.machine import Stop
 
     before = image.read_bytes()
     s = Session.bare(build_program("virtio_blk", "rv64"), drive=f"{image},snapshot=on")

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from harness.build.images import Images
-from harness.errors import BadInput
-from harness.machine import loader
-from harness.machine.loader import load_elf
+from privlab.build.images import Images
+from privlab.errors import BadInput
+from privlab.machine import loader
+from privlab.machine.loader import load_elf
 
 
 @pytest.fixture

@@ -17,11 +17,11 @@ import pytest
 from unicorn import UC_ARCH_RISCV, UC_MODE_RISCV64, Uc, UcError
 from unicorn.riscv_const import UC_RISCV_REG_A1, UC_RISCV_REG_PC, UC_RISCV_REG_T0
 
-from harness.abi.csr import Priv
-from harness.build.toolchain import ARCHES
-from harness.machine import Stop
-from harness.native.library import load_library
 from machine.asm import build_asm
+from privlab.abi.csr import Priv
+from privlab.build.toolchain import ARCHES
+from privlab.machine import Stop
+from privlab.native.library import load_library
 
 UNMAPPED = 0x8800_0000   # the first byte past 128 MiB of RAM: no device there either
 

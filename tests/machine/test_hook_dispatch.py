@@ -10,9 +10,9 @@ import pytest
 from elftools.elf.elffile import ELFFile
 from unicorn import UC_HOOK_BLOCK, UC_HOOK_CODE
 
-from harness.machine import Stop
-from harness.native.library import load_library
 from machine.asm import build_asm
+from privlab.machine import Stop
+from privlab.native.library import load_library
 
 # Ten rounds of a read of mhartid (an instruction the core emulates: Unicorn's is
 # always 0) followed by `counted:`; M then powers off with 100 * mhartid-reads-seen-as-0

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from harness.machine import Machine, Stop, load_elf
-from harness.machine.until import AtAddress
 from machine.asm import build_asm
 from machine.test_watch_slots import PROGRAM
+from privlab.machine import Machine, Stop, load_elf
+from privlab.machine.until import AtAddress
 
 ALIAS = 0x40000000      # PROGRAM maps RAM at VA 0x80000000 and again 0x40000000 higher
 

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import pytest
 
-from harness.abi.csr import Csr
-from harness.machine import Stop
-from harness.machine.snapshot import PageStore, restore_machine, take_snapshot
 from machine.asm import build_asm
+from privlab.abi.csr import Csr
+from privlab.machine import Stop
+from privlab.machine.snapshot import PageStore, restore_machine, take_snapshot
 
 ARCHES = ["rv64", "rv32"]
 

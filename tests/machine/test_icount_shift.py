@@ -10,11 +10,11 @@ import sys
 
 import pytest
 
-from harness import qemu
-from harness.build import ARCHES
-from harness.errors import BadInput
-from harness.machine import Machine, Stop
 from machine.asm import build_asm
+from privlab import qemu
+from privlab.build import ARCHES
+from privlab.errors import BadInput
+from privlab.machine import Machine, Stop
 
 ITERATIONS = 50_150   # two instructions each: about 100,300 instructions timed
 
@@ -65,7 +65,7 @@ def test_a_shift_outside_qemus_range_is_refused(shift: int) -> None:
 
 
 def test_privlab_run_refuses_a_bad_shift_in_one_line() -> None:
-    proc = subprocess.run([sys.executable, "-m", "harness", "run", "--icount-shift", "11",
+    proc = subprocess.run([sys.executable, "-m", "privlab", "run", "--icount-shift", "11",
                            "--user", "hello"], capture_output=True, text=True, check=False)
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines()[-1].endswith(

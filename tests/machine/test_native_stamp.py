@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.native import library
+from privlab.native import library
 
 
 def _no_identity() -> str:

@@ -7,10 +7,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from harness.abi.csr import Irq
-from harness.abi.platform import PLATFORM as P
-from harness.devices import DeviceError, Plic
-from harness.machine import Machine
+from privlab.abi.csr import Irq
+from privlab.abi.platform import PLATFORM as P
+from privlab.devices import DeviceError, Plic
+from privlab.machine import Machine
 
 M, S = P.plic_context_m, P.plic_context_s
 MEIP, SEIP = 1 << Irq.M_EXT, 1 << Irq.S_EXT

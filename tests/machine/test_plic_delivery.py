@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from harness.abi.csr import Irq, Priv
-from harness.devices import ScriptedInput
-from harness.machine import Machine, Stop, load_elf
-from harness.machine.assemble import boot_bare
-from harness.trace import TrapEvent
 from machine.asm import build_asm
+from privlab.abi.csr import Irq, Priv
+from privlab.devices import ScriptedInput
+from privlab.machine import Machine, Stop, load_elf
+from privlab.machine.assemble import boot_bare
+from privlab.trace import TrapEvent
 
 RX_TO_M = """
 #define CLAIM_M (PLATFORM_PLIC_BASE + PLIC_CONTEXT + PLIC_CONTEXT_M * PLIC_CONTEXT_STRIDE \\

@@ -10,14 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from harness.abi.platform import PLATFORM
-from harness.build.images import Images
-from harness.build.toolchain import RV64
-from harness.devices.mrom import FW_DYNAMIC_INFO_OFFSET
-from harness.machine import Machine, Stop, load_elf
-from harness.machine.assemble import boot_bare
-from harness.qemu import qemu_binary, run_qemu
 from machine.asm import build_asm
+from privlab.abi.platform import PLATFORM
+from privlab.build.images import Images
+from privlab.build.toolchain import RV64
+from privlab.devices.mrom import FW_DYNAMIC_INFO_OFFSET
+from privlab.machine import Machine, Stop, load_elf
+from privlab.machine.assemble import boot_bare
+from privlab.qemu import qemu_binary, run_qemu
 
 # Reads the ROM the way OpenSBI's fw_dynamic does (a2), and the vector's first word;
 # any mismatch fails with the check's number. The same bytes on privlab and QEMU.
@@ -99,7 +99,7 @@ def test_every_elf_enters_at_its_linker_scripts_entry(images: Images) -> None:
 @needs_opensbi
 @pytest.mark.parametrize("firmware", ["fw_jump.elf", "fw_dynamic.elf"])
 def test_debians_opensbi_boots_the_bundled_kernel(firmware: str) -> None:
-    proc = subprocess.run([sys.executable, "-m", "harness", "run", "--bios",
+    proc = subprocess.run([sys.executable, "-m", "privlab", "run", "--bios",
                            str(OPENSBI / firmware), "--max-insns", "100000000",
                            "--user", "hello"],
                           capture_output=True, text=True, timeout=120, check=False)

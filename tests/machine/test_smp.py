@@ -17,16 +17,16 @@ from pathlib import Path
 import pytest
 from unicorn.riscv_const import UC_RISCV_REG_PRIV
 
-from harness.abi.csr import Csr, Irq
-from harness.abi.platform import PLATFORM
-from harness.build.baremetal import build_baremetal
-from harness.build.cache import cache_root
-from harness.build.toolchain import ARCHES
-from harness.errors import BadInput
-from harness.machine import Machine, Stop, load_elf
-from harness.machine.assemble import boot_bare
-from harness.machine.schedule import QUANTUM_MAX, QUANTUM_MIN, Schedule
 from machine.asm import build_asm
+from privlab.abi.csr import Csr, Irq
+from privlab.abi.platform import PLATFORM
+from privlab.build.baremetal import build_baremetal
+from privlab.build.cache import cache_root
+from privlab.build.toolchain import ARCHES
+from privlab.errors import BadInput
+from privlab.machine import Machine, Stop, load_elf
+from privlab.machine.assemble import boot_bare
+from privlab.machine.schedule import QUANTUM_MAX, QUANTUM_MIN, Schedule
 
 SMP_DIR = Path(__file__).resolve().parents[1] / "conformance" / "smp"
 PLAIN, AMO, LRSC = 0, 1, 2
@@ -196,7 +196,7 @@ def test_code_another_hart_rewrote_runs_without_fence_i(arch: str, seed: int) ->
 def test_code_rewritten_is_seen_where_the_kernel_cannot_track_writes(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """Without userfaultfd every turn counts as writing all of RAM: as exact."""
-    from harness.native.library import load_library
+    from privlab.native.library import load_library
     monkeypatch.setattr(load_library(), "ram_tracker_new", lambda *_: None)
     m = machine(program("smc"), 2)
     try:
@@ -391,7 +391,7 @@ def test_time_is_the_sum_of_the_harts_instructions() -> None:
 
 
 def test_one_hart_events_do_not_name_the_hart() -> None:
-    from harness.trace.events import event_json
+    from privlab.trace.events import event_json
 
     m = machine(program("ipi"), 2, seed=1)
     try:
@@ -440,7 +440,7 @@ def test_firmware_one_hart_has_no_hart_1() -> None:
 
 # -- the command line ---------------------------------------------------------------------
 def privlab(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "harness", "run", *args],
+    return subprocess.run([sys.executable, "-m", "privlab", "run", *args],
                           capture_output=True, text=True, timeout=120, check=False)
 
 
@@ -477,7 +477,7 @@ def test_cli_run_smp_with_seed_is_reproducible(tmp_path: Path) -> None:
 def test_a_run_stops_at_the_trap_that_wakes_a_waiting_hart() -> None:
     """ipi.S: hart 1 waits in wfi until hart 0's msip store; the interrupt it takes on
     waking is a trap like any other for `until`, and `hart` is then hart 1."""
-    from harness.machine.until import AfterTrap
+    from privlab.machine.until import AfterTrap
     m = machine(program("ipi"), 2)
     try:
         r = m.run(max_insns=1_000_000, until=AfterTrap())
@@ -500,7 +500,7 @@ def test_select_hart() -> None:
 
 
 def inspect(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "harness", "inspect", *args],
+    return subprocess.run([sys.executable, "-m", "privlab", "inspect", *args],
                           capture_output=True, text=True, timeout=120, check=False,
                           env={**os.environ, "COLUMNS": "120"})
 

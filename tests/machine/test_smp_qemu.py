@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.build.toolchain import ARCHES
-from harness.qemu import qemu_binary, run_qemu
 from machine.test_smp import AMO, ITER, LRSC, hsm_words, program
+from privlab.build.toolchain import ARCHES
+from privlab.qemu import qemu_binary, run_qemu
 
 RV64 = ARCHES["rv64"]
 pytestmark = pytest.mark.skipif(qemu_binary(RV64) is None,
@@ -21,7 +21,7 @@ SMP2 = ["-smp", "2", "-cpu", "rv64,h=false"]
 
 
 def privlab(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "harness", "run", "--smp", "2", *args],
+    return subprocess.run([sys.executable, "-m", "privlab", "run", "--smp", "2", *args],
                           capture_output=True, text=True, timeout=120, check=False)
 
 
@@ -63,7 +63,7 @@ def test_sbi_hsm_ipi_rfence_match_opensbi() -> None:
 
 def test_privlab_firmware_on_qemu_runs_hsm_the_same(tmp_path: Path) -> None:
     """Our firmware's HSM, IPI and RFENCE on QEMU's two harts (running truly at once)."""
-    from harness.build.images import build_images
+    from privlab.build.images import build_images
 
     firmware = build_images("rv64", listings=False).firmware
     serial = tmp_path / "serial.out"

@@ -13,12 +13,12 @@ import json
 
 import pytest
 
-from harness.api.timetravel import History, Position
-from harness.machine import Machine, Stop
-from harness.machine.snapshot import PageStore, restore_machine, take_snapshot
-from harness.machine.until import AtInstret
-from harness.trace.events import event_json
 from machine.test_smp import ITER, LRSC, PLAIN, machine, program, word
+from privlab.api.timetravel import History, Position
+from privlab.machine import Machine, Stop
+from privlab.machine.snapshot import PageStore, restore_machine, take_snapshot
+from privlab.machine.until import AtInstret
+from privlab.trace.events import event_json
 
 RUN = 20_000_000
 RAM_CHECKED = 1 << 20          # the programs live in the first MiB

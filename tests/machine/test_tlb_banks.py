@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import pytest
 
-from harness import qemu
-from harness.build import ARCHES
-from harness.machine import Stop, load_elf
-from harness.native.library import load_library
 from machine.asm import SV39_MACROS, build_asm
+from privlab import qemu
+from privlab.build import ARCHES
+from privlab.machine import Stop, load_elf
+from privlab.native.library import load_library
 
 # Both tables map RAM at VA = PA through a gigapage (read, write, execute) and the 4 KiB
 # page at VA 0xC0000000 through three levels: A's to page_a, B's to page_b (later

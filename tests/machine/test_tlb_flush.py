@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from harness.machine import Stop
-from harness.native.library import load_library
 from machine.asm import build_asm
+from privlab.machine import Stop
+from privlab.native.library import load_library
 
 # S-mode with Sv39: VA = PA for RAM through a gigapage (read, write, execute), and the
 # 4 KiB page at VA 0xC0000000 through a three-level walk to page_a, later to page_b.

@@ -12,14 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from harness.abi.csr import Priv
-from harness.errors import BadInput
-from harness.trace.events import RECORD
-from harness.trace.tracefile import MAGIC, TraceWriter, read_trace
+from privlab.abi.csr import Priv
+from privlab.errors import BadInput
+from privlab.trace.events import RECORD
+from privlab.trace.tracefile import MAGIC, TraceWriter, read_trace
 
 
 def privlab(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "harness", *args], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "privlab", *args], capture_output=True,
                           text=True, timeout=300, check=False)
 
 

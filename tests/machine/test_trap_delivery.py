@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import pytest
 
-from harness.abi.csr import Csr, Priv
-from harness.machine import Stop
-from harness.trace import TrapEvent, XretEvent
 from machine.asm import build_asm
+from privlab.abi.csr import Csr, Priv
+from privlab.machine import Stop
+from privlab.trace import TrapEvent, XretEvent
 
 ARCHES = ["rv64", "rv32"]
 

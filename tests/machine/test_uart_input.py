@@ -8,9 +8,9 @@ import subprocess
 import sys
 import time
 
-from harness.devices import Console, ScriptedInput, StdinInput
-from harness.devices.uart import IDLE_POLL_LIMIT, Lsr, Reg, Uart
 from machine.asm import build_asm
+from privlab.devices import Console, ScriptedInput, StdinInput
+from privlab.devices.uart import IDLE_POLL_LIMIT, Lsr, Reg, Uart
 
 
 def _uart(source: ScriptedInput | StdinInput) -> tuple[Uart, list[int]]:
@@ -87,7 +87,7 @@ trap:
 
 def test_stdin_that_arrives_while_the_guest_idles_raises_the_receive_interrupt() -> None:
     elf = build_asm(IDLE_UNTIL_RECEIVED)
-    proc = subprocess.Popen([sys.executable, "-m", "harness", "run", "--bios", "none",
+    proc = subprocess.Popen([sys.executable, "-m", "privlab", "run", "--bios", "none",
                              "--kernel", str(elf)], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert proc.stdin is not None

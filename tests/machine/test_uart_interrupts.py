@@ -3,8 +3,8 @@ serial.c: reset values, IIR, THRE and received-data interrupts, and its line."""
 
 from __future__ import annotations
 
-from harness.devices import Console, ScriptedInput
-from harness.devices.uart import Reg, Uart
+from privlab.devices import Console, ScriptedInput
+from privlab.devices.uart import Reg, Uart
 
 ETBEI, ERBFI = 0x02, 0x01
 

@@ -56,10 +56,10 @@ from unicorn.unicorn_const import (
 )
 from unicorn.unicorn_py3.unicorn import uclib
 
-from harness.abi.platform import PLATFORM, parse_define_lines
-from harness.abi.spec_header import render
-from harness.machine import load_elf
 from machine.asm import build_asm
+from privlab.abi.platform import PLATFORM, parse_define_lines
+from privlab.abi.spec_header import render
+from privlab.machine import load_elf
 
 SPEC = parse_define_lines(render(64))   # the numbers riscv_gen.h gives the C side
 RAM = PLATFORM.ram_base
@@ -223,8 +223,8 @@ def test_fp_csrs_cannot_be_read_through_the_register_api() -> None:
     maps no FP CSR and the API calls them unavailable): docs/unicorn.md#fp-csrs-unreadable."""
     from unicorn.riscv_const import UC_RISCV_REG_FCSR
 
-    from harness.abi.csr import Csr
-    from harness.machine import Machine
+    from privlab.abi.csr import Csr
+    from privlab.machine import Machine
     uc = Uc(UC_ARCH_RISCV, UC_MODE_RISCV64)
     assert uc.reg_read(UC_RISCV_REG_FCSR) > 0xFF          # fcsr has 8 bits
     m = Machine(64)
@@ -692,7 +692,7 @@ import sys
 from unicorn import Uc, UcError
 from unicorn.riscv_const import UC_RISCV_REG_PC, UC_RISCV_REG_PRIV
 from unicorn.unicorn_const import UC_ARCH_RISCV, UC_HOOK_INTR, UC_MODE_RISCV32, UC_MODE_RISCV64
-from harness.machine import load_elf
+from privlab.machine import load_elf
 from machine.asm import build_asm
 
 arch, body, start_sym, priv = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])

@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from harness.abi.platform import PLATFORM
-from harness.devices.base import DeviceError
-from harness.devices.disk import Disk, Drive
-from harness.devices.virtio_blk import VirtioBlk
-from harness.devices.virtio_mmio import Reg, VirtioMmio
-from harness.devices.virtqueue import VirtqueueError
-from harness.machine import Machine
+from privlab.abi.platform import PLATFORM
+from privlab.devices.base import DeviceError
+from privlab.devices.disk import Disk, Drive
+from privlab.devices.virtio_blk import VirtioBlk
+from privlab.devices.virtio_mmio import Reg, VirtioMmio
+from privlab.devices.virtqueue import VirtqueueError
+from privlab.machine import Machine
 
 V = PLATFORM.virtio
 SECTOR = V["VIRTIO_BLK_SECTOR_SIZE"]

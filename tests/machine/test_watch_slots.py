@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.machine import DataAccess, Machine, Stop, load_elf
 from machine.asm import build_asm
+from privlab.machine import DataAccess, Machine, Stop, load_elf
 
 Bare = Callable[[Path], Machine]
 

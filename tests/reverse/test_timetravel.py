@@ -9,14 +9,14 @@ from dataclasses import dataclass
 
 import pytest
 
-from harness.abi.csr import Priv
-from harness.api import Session
-from harness.api.timetravel import Position
-from harness.build.images import Images
-from harness.devices.disk import Drive
-from harness.errors import BadInput
-from harness.machine import Stop
-from harness.trace.events import TrapEvent
+from privlab.abi.csr import Priv
+from privlab.api import Session
+from privlab.api.timetravel import Position
+from privlab.build.images import Images
+from privlab.devices.disk import Drive
+from privlab.errors import BadInput
+from privlab.machine import Stop
+from privlab.trace.events import TrapEvent
 
 
 @dataclass(frozen=True)
@@ -192,7 +192,7 @@ def test_changing_the_machine_voids_the_recorded_future(images: Images) -> None:
 def test_a_snapshot_keeps_pmp_triggers_sstc_and_counter_state(images: Images) -> None:
     """The core keeps PMP entries, the debug triggers, stimecmp, menvcfg and the hpm
     counters itself (not Unicorn): restore() puts every one back as it was."""
-    from harness.abi.csr import Csr
+    from privlab.abi.csr import Csr
 
     s = Session.boot("hello", images=images, bundled_disk=False)
     s.run_until_syscall("write")

@@ -11,10 +11,10 @@ from collections.abc import Iterator
 import pytest
 from gdb.helpers import ECALL, find_insn
 
-from harness.api import Session
-from harness.build.images import Images
-from harness.stepper.app import Pane, StepApp
-from harness.stepper.controller import Stepper
+from privlab.api import Session
+from privlab.build.images import Images
+from privlab.stepper.app import Pane, StepApp
+from privlab.stepper.controller import Stepper
 
 SIZE = (200, 60)
 

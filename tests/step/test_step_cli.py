@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.cli.main import main
+from privlab.cli.main import main
 
 
 @pytest.mark.parametrize(("argv", "message"), [

@@ -13,9 +13,9 @@ from collections.abc import Iterator
 import pytest
 from machine.test_smp import program
 
-from harness.api import Session
-from harness.stepper.app import StepApp
-from harness.stepper.controller import Stepper
+from privlab.api import Session
+from privlab.stepper.app import StepApp
+from privlab.stepper.controller import Stepper
 
 SIZE = (200, 60)
 

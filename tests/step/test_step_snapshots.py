@@ -25,10 +25,10 @@ from pathlib import Path
 
 from gdb.helpers import ECALL, find_insn
 
-from harness.api import Session
-from harness.build.images import Images
-from harness.stepper.app import Pane, StepApp
-from harness.stepper.controller import Stepper
+from privlab.api import Session
+from privlab.build.images import Images
+from privlab.stepper.app import Pane, StepApp
+from privlab.stepper.controller import Stepper
 
 SIZE = (180, 56)
 SNAPSHOTS = Path(__file__).parent / "snapshots"

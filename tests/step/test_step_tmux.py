@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from harness.paths import REPO_ROOT
+from privlab.paths import REPO_ROOT
 
 TMUX = shutil.which("tmux")
 pytestmark = pytest.mark.skipif(TMUX is None, reason="tmux is not installed")
@@ -30,7 +30,7 @@ def terminal() -> Iterator[tuple[Callable[[str], None], Callable[[str, float], s
                                  Callable[[], bool]]]:
     name = f"privlab-step-{uuid.uuid4().hex[:8]}"
     cmd = (f"cd {shlex.quote(str(REPO_ROOT))} && env -u COLUMNS -u LINES "
-           f"{shlex.quote(sys.executable)} -m harness step --user hello")
+           f"{shlex.quote(sys.executable)} -m privlab step --user hello")
     _tmux("-f", "/dev/null", "new-session", "-d", "-s", name, "-x", "180", "-y", "56", cmd)
     _tmux("set-option", "-t", name, "window-size", "manual")
     _tmux("resize-window", "-t", name, "-x", "180", "-y", "56")

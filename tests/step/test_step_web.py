@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.paths import REPO_ROOT
+from privlab.paths import REPO_ROOT
 from step.cdp import CHROMIUM, chromium, free_port
 
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed")
@@ -31,7 +31,7 @@ def _wait_http(url: str, timeout: float = 60.0) -> str:
 
 def test_step_web_in_chromium(tmp_path: Path) -> None:
     port = free_port()
-    server = subprocess.Popen([sys.executable, "-m", "harness", "step", "--web", "--port",
+    server = subprocess.Popen([sys.executable, "-m", "privlab", "step", "--web", "--port",
                                str(port), "--user", "hello"], cwd=REPO_ROOT,
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     try:

@@ -7,10 +7,10 @@ import re
 
 import pytest
 
-from harness.abi.csr import Exc, Irq, Priv
-from harness.grade import AfterTrap, AfterXret, KernelUnderTest
-from harness.grade.checks import alarm_trace
-from harness.trace import TrapEvent, XretEvent
+from privlab.abi.csr import Exc, Irq, Priv
+from privlab.grade import AfterTrap, AfterXret, KernelUnderTest
+from privlab.grade.checks import alarm_trace
+from privlab.trace import TrapEvent, XretEvent
 
 LOOPS_PER_TICK = 15_625  # lab_alarm's spin loops are 64 instructions a loop
 REGISTER_NAMES = ["zero", "ra", "sp", "gp", "tp", "t0", "t1", "t2", "s0", "s1", "a0", "a1",

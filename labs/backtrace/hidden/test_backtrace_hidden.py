@@ -4,8 +4,8 @@ import random
 
 import pytest
 
-from harness.grade import KernelUnderTest
-from harness.grade.checks import backtrace_in, printed_backtrace
+from privlab.grade import KernelUnderTest
+from privlab.grade.checks import backtrace_in, printed_backtrace
 
 
 @pytest.mark.points(2)

@@ -4,9 +4,9 @@ import struct
 
 import pytest
 
-from harness.abi.fs_layout import NDIRECT
-from harness.fs import DiskImage, check
-from harness.grade import KernelUnderTest
+from privlab.abi.fs_layout import NDIRECT
+from privlab.fs import DiskImage, check
+from privlab.grade import KernelUnderTest
 
 BLOCK = 1024
 

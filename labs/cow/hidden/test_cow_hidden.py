@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from harness.grade import KernelRun, KernelUnderTest
-from harness.grade.checks import UserLeaf, stop_at_syscall, user_leaf
+from privlab.grade import KernelRun, KernelUnderTest
+from privlab.grade.checks import UserLeaf, stop_at_syscall, user_leaf
 
 PAGE = 4096
 SMALL_RAM = 16

@@ -3,7 +3,7 @@ false positive after a refusal, and detection turned on while locks are held."""
 
 import pytest
 
-from harness.grade import KernelUnderTest
+from privlab.grade import KernelUnderTest
 
 DEAD = -0xDEAD
 

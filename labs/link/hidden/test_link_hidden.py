@@ -2,8 +2,8 @@
 
 import pytest
 
-from harness.fs import DiskImage, check
-from harness.grade import KernelUnderTest
+from privlab.fs import DiskImage, check
+from privlab.grade import KernelUnderTest
 
 
 @pytest.mark.points(2)

@@ -2,7 +2,7 @@
 
 import pytest
 
-from harness.grade import KernelUnderTest
+from privlab.grade import KernelUnderTest
 
 
 @pytest.mark.points(2)

@@ -4,7 +4,7 @@ import random
 
 import pytest
 
-from harness.grade import KernelUnderTest
+from privlab.grade import KernelUnderTest
 
 
 @pytest.mark.points(2)

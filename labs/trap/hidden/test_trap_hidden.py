@@ -2,9 +2,9 @@
 
 import pytest
 
-from harness.abi.csr import Priv
-from harness.grade import KernelUnderTest
-from harness.trace import TrapEvent, XretEvent
+from privlab.abi.csr import Priv
+from privlab.grade import KernelUnderTest
+from privlab.trace import TrapEvent, XretEvent
 
 
 @pytest.mark.points(2)

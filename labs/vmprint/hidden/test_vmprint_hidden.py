@@ -2,8 +2,8 @@
 
 import pytest
 
-from harness.grade import KernelUnderTest
-from harness.grade.vmprint import vmprint_at_boot
+from privlab.grade import KernelUnderTest
+from privlab.grade.vmprint import vmprint_at_boot
 
 
 @pytest.mark.points(2)

@@ -21,7 +21,7 @@
 #define CONFORMANCE_H
 
 #include "platform.h"
-#include "riscv_gen.h"   // causes, CSR fields, PTE bits: generated from harness/abi
+#include "riscv_gen.h"   // causes, CSR fields, PTE bits: generated from privlab/abi
 
 // ---- XLEN-dependent words -------------------------------------------------------
 #if __riscv_xlen == 64
