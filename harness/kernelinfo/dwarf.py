@@ -73,7 +73,8 @@ class DwarfTypes:
                 if isinstance(got, DwarfTypes):
                     got.path = path
                     return got
-            except (OSError, pickle.UnpicklingError, EOFError, AttributeError):
+            except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
+                # an older privlab's cache (its classes moved or renamed): read anew
                 pass
         out = cls._read(path)
         cached.parent.mkdir(parents=True, exist_ok=True)

@@ -116,7 +116,7 @@ def test_ctrl_c_while_the_command_line_is_imported_exits_130_with_one_line() -> 
     assert_interrupted_quietly(code)
 
 
-def test_the_console_script_and_python_m_harness_start_at_the_entry() -> None:
+def test_the_console_script_and_python_m_privlab_start_at_the_entry() -> None:
     import tomllib
 
     from privlab import entry
@@ -124,7 +124,7 @@ def test_the_console_script_and_python_m_harness_start_at_the_entry() -> None:
 
     project = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())
     assert project["project"]["scripts"]["privlab"] == "privlab.entry:main"
-    assert "from privlab.entry import main" in (REPO_ROOT / "harness/__main__.py").read_text()
+    assert "from .entry import main" in (REPO_ROOT / "harness/__main__.py").read_text()
     assert entry.INTERRUPTED == ExitStatus.INTERRUPTED
 
 

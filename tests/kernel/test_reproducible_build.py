@@ -30,7 +30,10 @@ from privlab.errors import BuildError
 from privlab.paths import REPO_ROOT
 
 # What `privlab build` reads: the package (generators, linker scripts) and the sources.
-PROJECT_PARTS = ("pyproject.toml", "harness", "kernel", "userland")
+# The package folder harness/ is copied as privlab/, the name it is imported by, so the
+# copy on PYTHONPATH is the one that runs.
+PROJECT_PARTS = {"pyproject.toml": "pyproject.toml", "harness": "privlab", "kernel": "kernel",
+                 "userland": "userland"}
 BUILD_TIMEOUT = 300
 
 
@@ -60,7 +63,7 @@ def _link_tree(src: Path, dst: Path) -> None:
 def _make_venv(venv: Path) -> None:
     """A venv of its own whose ziglang is its own; every other dependency is read from
     the venv running this test (a .pth line, which does not run that venv's own .pth
-    files, so the copy's `harness` is the only one importable)."""
+    files, so the copy's `privlab` is the only one importable)."""
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     ver = f"python{sys.version_info.major}.{sys.version_info.minor}"
     packages = venv / "lib" / ver / "site-packages"
@@ -74,13 +77,13 @@ def _make_venv(venv: Path) -> None:
 def _make_install(root: Path, name: str, user: str) -> Install:
     project = root / "project"
     project.mkdir(parents=True)
-    for part in PROJECT_PARTS:
+    for part, copy in PROJECT_PARTS.items():
         src = REPO_ROOT / part
         if src.is_dir():
-            shutil.copytree(src, project / part,
+            shutil.copytree(src, project / copy,
                             ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
         else:
-            shutil.copy2(src, project / part)
+            shutil.copy2(src, project / copy)
     venv = root / f"venv-{name}"
     _make_venv(venv)
     home, cwd = root / f"home-{user}", root / "somewhere" / "else"
