@@ -16,9 +16,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from privlab.grade.batch import grade_batch
+from privlab.course.batch import grade_batch
+from privlab.course.grade_one import GradeOptions
 from privlab.grade.labs import find_lab
-from privlab.grade.runner import GradeOptions
 from privlab.paths import KERNEL_DIR
 
 

@@ -16,8 +16,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from privlab.course.grade_one import GradeOptions, default_jobs, grade
 from privlab.grade.labs import LABS_DIR, Lab
-from privlab.grade.runner import GradeOptions, default_jobs, grade
 from privlab.paths import KERNEL_DIR, REPO_ROOT
 
 BUDGET_SECONDS = 10.0

@@ -26,8 +26,8 @@ from ..errors import BadInput, ExitStatus
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from ..course.grade_one import GradeOptions
     from ..grade.model import GradeReport
-    from ..grade.runner import GradeOptions
 
 __all__ = ["register"]
 
@@ -80,10 +80,10 @@ def _selects_nothing(report: GradeReport) -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..course.grade_one import GradeOptions, default_jobs
+    from ..course.submission_build import require_seal
     from ..grade.labs import find_lab
-    from ..grade.runner import GradeOptions, default_jobs
-    from ..grade.submission_build import require_seal
-    from ..inspect.theme import PipeConsole
+    from ..theme import PipeConsole
 
     lab = find_lab(args.lab)
     require_seal()          # no Landlock: refuse before grading anything (docs/grading)
@@ -104,9 +104,9 @@ def run(args: argparse.Namespace) -> int:
         raise BadInput(f"{options.submission}: no such directory")
     # A directory without kernel/ is still graded (a failed build test), so an
     # autograder always gets its results.json.
-    from ..grade.reports import write_reports
-    from ..grade.runner import grade
-    from ..grade.scoreboard import Scoreboard
+    from ..course.grade_one import grade
+    from ..course.reports import write_reports
+    from ..course.scoreboard import Scoreboard
 
     try:
         report = grade(options)
@@ -131,7 +131,7 @@ def _batch(options: GradeOptions, root: Path, out: Path, args: argparse.Namespac
            console: Console) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from ..grade.batch import find_submissions, grade_batch
+    from ..course.batch import find_submissions, grade_batch
     from ..grade.model import format_points
     from ..sigint import cleanup
 
@@ -159,8 +159,8 @@ def _batch(options: GradeOptions, root: Path, out: Path, args: argparse.Namespac
 
         result = grade_batch(options, root, out, workers=args.jobs, scheduler=args.scheduler,
                              regrade=args.regrade, on_done=done)
-    from ..grade.batch import SUMMARY_HTML
-    from ..grade.summary import summarize
+    from ..course.batch import SUMMARY_HTML
+    from ..course.summary import summarize
 
     console.print(summarize(options.lab.name, result.reports))
     failed_builds = sum(1 for _, r in result.reports if not r.built)

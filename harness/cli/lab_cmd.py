@@ -59,7 +59,7 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _handout(args: argparse.Namespace) -> int:
-    from ..grade.handout import make_handout
+    from ..course.handout import make_handout
     from ..grade.labs import all_labs, find_lab
 
     labs = all_labs() if args.lab == ["all"] else [find_lab(name) for name in args.lab]
@@ -71,7 +71,7 @@ def _handout(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from ..grade.labcheck import check_lab
+    from ..course.labcheck import check_lab
     from ..grade.labs import all_labs, find_lab
 
     labs = all_labs() if args.lab == ["all"] else [find_lab(name) for name in args.lab]

@@ -12,16 +12,16 @@ import re
 import struct
 from dataclasses import dataclass, field
 
-from ..abi.asm_offsets import kernel_layout
 from ..abi.csr import Irq, Priv
 from ..abi.paging import PAGE_SIZE, PTE_COW, PteFlag
+from ..build.asm_offsets import kernel_layout
+from ..machine.rawevents import KIND, TO, XRET, iter_records
 from ..machine.until import AfterSyscall, AtAddress, PrivilegeChange
 from ..mmu import walk
 from ..trace import Event, TrapEvent, XretEvent
-from ..trace.raw import KIND, TO, XRET, iter_records
 from ..trace.syscalls import to_signed
-from .kernel_run import DEFAULT_MAX_INSNS, KernelRun
-from .trace import SyscallRecord
+from .graded_boot import DEFAULT_MAX_INSNS, KernelRun
+from .trace_view import SyscallRecord
 
 __all__ = ["AlarmLoop", "AlarmTrace", "FrameWalk", "UserLeaf", "alarm_trace",
            "backtrace_at_entry", "backtrace_in", "check_shares", "printed_backtrace",

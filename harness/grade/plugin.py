@@ -30,7 +30,7 @@ Markers
                                (harness/grade/seeds.py)
 
 Options (set by `privlab grade`; a plain `pytest labs/mmap` builds the repository's
-kernel): --privlab-submission DIR, --privlab-images FILE, --privlab-build-error FILE,
+kernel): --privlab-images FILE, --privlab-build-error FILE,
 --privlab-results FILE, --privlab-hidden DIR, --privlab-seed N,
 --privlab-icount-shift N, --privlab-smp N, --privlab-smp-seeds K|S,S,... (defaults:
 the `icount_shift`, `smp` and `seeds` of the lab.toml above the test).
@@ -50,12 +50,12 @@ from typing import Any
 import pytest
 
 from ..errors import BadInput
-from ..paths import REPO_ROOT
+from ..paths import KERNEL_DIR, REPO_ROOT, USERLAND_DIR
 from .errors import BuildFailed, GradeFailure
-from .kernel import KernelImages, KernelUnderTest
 from .labs import Lab, load_lab
 from .model import FAILED, PASSED, TestResult, apply_groups, format_points
 from .ordering import prerequisites_first
+from .seed_runs import run_under_seeds
 from .seeds import (
     DEFAULT_SEEDS,
     SeedPlan,
@@ -63,9 +63,8 @@ from .seeds import (
     parse_harts,
     parse_seeds_option,
     plan_from_mark,
-    run_under_seeds,
 )
-from .submission_build import build_submission, staging_slot
+from .under_test import KernelImages, KernelUnderTest
 
 __all__ = ["Recorder"]
 
@@ -80,8 +79,6 @@ OUTPUT_MAX = 20_000  # characters of failure output kept per test
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("privlab", "privlab lab grading")
-    group.addoption("--privlab-submission", metavar="DIR",
-                    help="grade this submission (a directory with kernel/)")
     group.addoption("--privlab-images", metavar="FILE",
                     help="images.json of an already built submission")
     group.addoption("--privlab-build-error", metavar="FILE",
@@ -137,25 +134,36 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
 
 # -- fixtures ---------------------------------------------------------------------------
 @pytest.fixture(scope="session")
-def privlab_images(request: pytest.FixtureRequest) -> Iterator[KernelImages]:
-    """The submission's built images (kernel, firmware, user programs, syscall table),
-    built once per session: those `privlab grade` built (--privlab-images), else the
-    --privlab-submission directory's (default: this repository's kernel). A submission
-    that does not build fails every test that uses them, with the compiler's output."""
+def privlab_images(request: pytest.FixtureRequest) -> KernelImages:
+    """The built images (kernel, firmware, user programs, syscall table), built once per
+    session: those `privlab grade` built for the submission it grades
+    (--privlab-images), else this repository's own (a plain `pytest labs/mmap`, built
+    as `privlab build` builds it). A submission that did not build fails every test
+    that uses them, with the compiler's output."""
     config = request.config
     error = config.getoption("--privlab-build-error")
     if error:
         raise BuildFailed(Path(error).read_text())
     prebuilt = config.getoption("--privlab-images")
     if prebuilt:
-        yield KernelImages.load(Path(prebuilt))
-        return
-    submission = Path(config.getoption("--privlab-submission") or REPO_ROOT)
-    with staging_slot() as slot:
-        built = build_submission(submission, slot, arch=config.getoption("--privlab-arch"))
-        if built.images is None:
-            raise BuildFailed(built.output)
-        yield built.images
+        return KernelImages.load(Path(prebuilt))
+    return _repository_images(config.getoption("--privlab-arch"))
+
+
+def _repository_images(arch: str) -> KernelImages:
+    """This repository's kernel and user programs, from the ordinary cached build: the
+    grader's own sources need no sealed staging (`privlab grade` stages and seals a
+    submission's build before any test process starts, harness/course/)."""
+    from ..build.images import build_images
+    from ..errors import BuildError
+
+    try:
+        built = build_images(arch, kernel_dir=KERNEL_DIR, userland_dir=USERLAND_DIR,
+                             listings=False)
+    except BuildError as e:
+        raise BuildFailed(f"{e.message}\n{e.output}".rstrip()) from None
+    return KernelImages(built.firmware, built.kernel, dict(built.users),
+                        KERNEL_DIR / "syscall.tbl", REPO_ROOT)
 
 
 @pytest.fixture

@@ -21,22 +21,18 @@ In a test file:
 
 from __future__ import annotations
 
-import random
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..errors import BadInput
 from ..machine.schedule import MAX_HARTS
 from .errors import GradeFailure
 
-if TYPE_CHECKING:
-    from .kernel import KernelUnderTest
-
 __all__ = ["DEFAULT_SEEDS", "MAX_SEEDS", "SeedFailure", "SeedPlan", "SeedsFailed",
            "check_smp_seed", "format_seeds", "parse_harts", "parse_seeds", "parse_seeds_option",
-           "plan_from_mark", "run_under_seeds", "seeds_option"]
+           "plan_from_mark", "reason_of", "seeds_option", "text_of"]
 
 MAX_SEEDS = 64
 MAX_SEED = (1 << 64) - 1               # what --smp-seed takes
@@ -174,45 +170,15 @@ def _summary(plan: SeedPlan, failures: list[SeedFailure]) -> str:
     return "\n".join(lines)
 
 
-def _reason(text: str) -> str:
+def reason_of(text: str) -> str:
     line = text.strip().splitlines()[0] if text.strip() else "failed"
     return line if len(line) <= MESSAGE_WIDTH else line[:MESSAGE_WIDTH - 3] + "..."
 
 
-def _text_of(e: Exception) -> str:
+def text_of(e: Exception) -> str:
     if isinstance(e, GradeFailure):
         return str(e)
     if isinstance(e, AssertionError):
         return f"AssertionError: {e}" if str(e) else "AssertionError"
     tail = "".join(traceback.format_exception(e))[-TRACEBACK_TAIL:]
     return f"grader error in this test:\n{tail}"
-
-
-def run_under_seeds(plan: SeedPlan, call: Callable[[], object],
-                    kernel: KernelUnderTest | None,
-                    rng: random.Random | None) -> list[SeedFailure]:
-    """Call the test once per seed of `plan`, all of them whatever fails (a hang under
-    one seed is that seed's failure, bounded by its run's instruction budget). Before
-    each call, `kernel` has the plan's harts and the seed (the fixture set up the first
-    seed's); before each later one, its machines are closed, it gets a fresh token, and
-    `rng` draws the same parameters again: the seeds differ in the interleaving only.
-    Outcomes that are not failures (pytest's skip) propagate."""
-    from .kernel import new_token
-
-    state = rng.getstate() if rng is not None else None
-    failures = []
-    for n, seed in enumerate(plan.seeds):
-        if kernel is not None:
-            if n:
-                kernel.close()
-                kernel.token = new_token()
-            kernel.smp, kernel.smp_seed = plan.harts, seed
-        if n and rng is not None and state is not None:
-            rng.setstate(state)
-        try:
-            call()
-        except Exception as e:
-            text = _text_of(e)
-            commands = tuple(run.rerun_command() for run in kernel.runs) if kernel else ()
-            failures.append(SeedFailure(seed, _reason(text), text, commands))
-    return failures

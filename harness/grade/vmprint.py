@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from .checks import first_user_page_table, vmprint_lines
 from .errors import GradeFailure
-from .kernel_run import KernelRun, printable
+from .graded_boot import KernelRun, printable
 
 __all__ = ["ENTRY", "HEADER", "Vmprint", "vmprint_at_boot"]
 

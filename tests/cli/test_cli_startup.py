@@ -12,7 +12,8 @@ import pytest
 from privlab.cli.main import build_parser, subcommands
 
 HEAVY = ("rich", "elftools", "unicorn", "capstone", "privlab.machine.hart",
-         "privlab.api.session", "privlab.inspect", "privlab.grade.runner", "privlab.build.images")
+         "privlab.api.session", "privlab.inspect", "privlab.course.grade_one",
+         "privlab.build.images")
 
 
 def _modules_after(code: str) -> set[str]:

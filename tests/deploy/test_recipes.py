@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from privlab.grade.handout import make_handout
+from privlab.course.handout import make_handout
 from privlab.grade.labs import find_lab
 from privlab.paths import REPO_ROOT
 

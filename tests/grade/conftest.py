@@ -10,10 +10,10 @@ import pytest
 
 from privlab.abi.syscall_table import SYSCALL_TABLE
 from privlab.build.images import build_images
-from privlab.grade.kernel import KernelImages, KernelUnderTest
+from privlab.course.grade_one import GradeOptions, grade
 from privlab.grade.labs import find_lab
 from privlab.grade.model import GradeReport
-from privlab.grade.runner import GradeOptions, grade
+from privlab.grade.under_test import KernelImages, KernelUnderTest
 from privlab.paths import KERNEL_DIR, REPO_ROOT
 
 Edits = Mapping[str, tuple[str, str]]  # kernel file -> (text, replacement)

@@ -10,7 +10,7 @@ import pytest
 from privlab.abi.csr import Irq, Priv
 from privlab.grade import AfterSyscall, AfterTrap, AfterXret
 from privlab.grade.checks import alarm_trace
-from privlab.grade.kernel import KernelUnderTest
+from privlab.grade.under_test import KernelUnderTest
 from privlab.trace import TrapEvent, XretEvent
 
 

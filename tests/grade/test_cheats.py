@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from privlab.grade.handout import strip_solutions
-from privlab.grade.submission_build import build_submission
+from privlab.course.handout import strip_solutions
+from privlab.course.submission_build import build_submission
 from privlab.paths import REPO_ROOT
 
 from .conftest import grade_lab, variant

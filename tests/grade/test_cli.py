@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from privlab.cli.main import main
+from privlab.course.grade_one import GradeOptions, grade
 from privlab.grade import batch
 from privlab.grade.labs import find_lab
 from privlab.grade.model import GradeReport, TestResult
-from privlab.grade.runner import GradeOptions, grade
 from privlab.paths import KERNEL_DIR
 
 FAST = "test_counts_exactly_the_calls_made or test_base_runs"
@@ -116,8 +116,8 @@ def test_hidden_tests_from_a_separate_directory_are_graded_after_published(
 
 def test_a_hidden_test_can_bring_its_own_user_program(tmp_path: Path) -> None:
     from privlab.build.images import build_images
-    from privlab.grade.kernel import KernelUnderTest
-    from privlab.grade.submission_build import build_submission, staging_slot
+    from privlab.course.submission_build import build_submission, staging_slot
+    from privlab.grade.under_test import KernelUnderTest
     from privlab.paths import REPO_ROOT
 
     elf = tmp_path / "secret.elf"
@@ -281,8 +281,8 @@ def test_a_failures_rerun_command_boots_the_same_machine(
         capfd: pytest.CaptureFixture[str]) -> None:
     """The diagnosis of a failed test ends with a `privlab run` line; run as given, it
     prints what the graded machine printed."""
-    from privlab.grade.kernel import KernelUnderTest
-    from privlab.grade.submission_build import build_submission, staging_slot
+    from privlab.course.submission_build import build_submission, staging_slot
+    from privlab.grade.under_test import KernelUnderTest
     from privlab.paths import REPO_ROOT
 
     with staging_slot() as slot:
@@ -306,8 +306,8 @@ def test_the_rerun_command_boots_the_graded_kernel_not_privlabs(
     """A handout's failure suggests a `privlab run --src HANDOUT ...` that boots the
     handout's kernel, wherever it is typed: it prints what the graded machine printed
     (here the student's own vmprint header), not what privlab's solution prints."""
-    from privlab.grade.kernel import KernelUnderTest
-    from privlab.grade.submission_build import build_submission, staging_slot
+    from privlab.course.submission_build import build_submission, staging_slot
+    from privlab.grade.under_test import KernelUnderTest
 
     handout = tmp_path / "h"
     assert main(["lab", "handout", "vmprint", "-o", str(handout)]) == 0
@@ -338,8 +338,8 @@ def test_the_labs_clock_reaches_each_boot_and_the_rerun_command(
     """KernelUnderTest(icount_shift=N) (a lab.toml's icount_shift) boots every machine
     at 2^N ns per instruction: a program that waits 20 ms of guest time by get_time and
     yield retires many times fewer instructions at N = 4, and the rerun command says so."""
-    from privlab.grade.kernel import KernelUnderTest
-    from privlab.grade.submission_build import build_submission, staging_slot
+    from privlab.course.submission_build import build_submission, staging_slot
+    from privlab.grade.under_test import KernelUnderTest
     from privlab.paths import REPO_ROOT
 
     with staging_slot() as slot:

@@ -19,9 +19,9 @@ from pathlib import Path
 import psutil
 import pytest
 
-from privlab.grade.batch import BatchResult, grade_batch
+from privlab.course.batch import BatchResult, grade_batch
+from privlab.course.grade_one import GradeOptions
 from privlab.grade.labs import find_lab
-from privlab.grade.runner import GradeOptions
 
 from .test_cli import FAST, _submission
 

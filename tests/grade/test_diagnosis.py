@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from privlab.course.submission_build import build_submission, staging_slot
 from privlab.grade.errors import GradeFailure
-from privlab.grade.kernel import KernelUnderTest
-from privlab.grade.kernel_run import EVENT_LIMIT, KernelRun, LimitedConsole, diagnose
+from privlab.grade.graded_boot import EVENT_LIMIT, KernelRun, LimitedConsole, diagnose
 from privlab.grade.naming import call_before
-from privlab.grade.submission_build import build_submission, staging_slot
+from privlab.grade.under_test import KernelUnderTest
 from privlab.machine import RunResult, Stop
 
 from .conftest import variant

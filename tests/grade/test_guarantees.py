@@ -11,9 +11,9 @@ import pytest
 
 from privlab.abi.csr import Priv
 from privlab.cli.main import main
+from privlab.course.sandbox import SandboxError
+from privlab.course.submission_build import build_submission
 from privlab.grade.resumes import SYSCALL_NUMBERS, check_resumes
-from privlab.grade.sandbox import SandboxError
-from privlab.grade.submission_build import build_submission
 from privlab.trace import Event, TrapEvent, XretEvent
 
 from .conftest import variant
@@ -88,7 +88,7 @@ def test_fork_children_threads_alarm_handlers_and_sigreturn_are_allowed() -> Non
 
 def test_a_grader_without_landlock_refuses_to_build(tmp_path: Path,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("privlab.grade.submission_build.landlock_abi", lambda: 0)
+    monkeypatch.setattr("privlab.course.submission_build.landlock_abi", lambda: 0)
     monkeypatch.delenv("PRIVLAB_UNSEALED_BUILD", raising=False)
     with pytest.raises(SandboxError, match=r"^cannot seal the submission's build: this "
                        r"Linux \(.*\) has no Landlock: .*; set PRIVLAB_UNSEALED_BUILD=1 to "
@@ -99,7 +99,7 @@ def test_a_grader_without_landlock_refuses_to_build(tmp_path: Path,
 def test_privlab_grade_without_landlock_refuses_in_one_line_with_status_1(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.setattr("privlab.grade.submission_build.landlock_abi", lambda: 0)
+    monkeypatch.setattr("privlab.course.submission_build.landlock_abi", lambda: 0)
     monkeypatch.delenv("PRIVLAB_UNSEALED_BUILD", raising=False)
     status = main(["grade", "taskinfo", "--submission", str(tmp_path),
                    "--out", str(tmp_path / "out")])

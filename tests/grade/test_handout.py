@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from privlab.build.images import build_user_programs
+from privlab.course.handout import make_handout, solution_files
 from privlab.errors import BadInput
-from privlab.grade.handout import make_handout, solution_files
 from privlab.grade.labs import all_labs, find_lab
 from privlab.paths import REPO_ROOT
 

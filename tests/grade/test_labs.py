@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from privlab.grade.labcheck import LabCheck, check_lab
+from privlab.course.labcheck import LabCheck, check_lab
 from privlab.grade.labs import BASE_DIR, Lab, all_labs, find_lab, is_base_test
 
 LABS = [lab.name for lab in all_labs()]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from privlab.grade.handout import strip_solutions
+from privlab.course.handout import strip_solutions
 
 from .conftest import Edits, grade_lab, variant
 

@@ -1,4 +1,4 @@
-"""pytest-xdist under the grader (harness/grade/parallel.py): `requires` chains run on
+"""pytest-xdist under the grader (harness/course/parallel.py): `requires` chains run on
 one worker in order, a worker that dies fails its test and the rest still run, and the
 workers' results merge into one record per test (no kernel needed)."""
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from privlab.grade.parallel import merge_results, requires_groups
+from privlab.course.parallel import merge_results, requires_groups
 
 TESTS = '''
 import os
@@ -62,7 +62,7 @@ def _run(pytester: pytest.Pytester, tmp: Path, monkeypatch: pytest.MonkeyPatch
     results.parent.mkdir()
     monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")  # as privlab grade runs it
     pytester.runpytest_subprocess(
-        "-q", "-p", "privlab.grade.parallel", "-p", "xdist.plugin", "-p", "privlab.grade.plugin",
+        "-q", "-p", "privlab.course.parallel", "-p", "xdist.plugin", "-p", "privlab.grade.plugin",
         "-n", "2", "--dist", "loadgroup", "-p", "no:cacheprovider",
         "--privlab-results", str(results), timeout=120)
     tests, complete = merge_results(results)
@@ -127,8 +127,8 @@ def test_staff_fine():
 
 def test_privlab_grade_fails_a_test_that_kills_its_worker_and_grades_the_rest(
         tmp_path: Path) -> None:
+    from privlab.course.grade_one import GradeOptions, grade
     from privlab.grade.labs import find_lab
-    from privlab.grade.runner import GradeOptions, grade
     from privlab.paths import REPO_ROOT
 
     hidden = tmp_path / "hidden"
@@ -148,7 +148,7 @@ def test_privlab_grade_fails_a_test_that_kills_its_worker_and_grades_the_rest(
 GRADER = '''
 import os, subprocess, sys
 env = dict(os.environ, PRIVLAB_GRADER_PID=str(os.getpid()), PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")
-proc = subprocess.Popen([sys.executable, "-m", "pytest", "-q", "-p", "privlab.grade.lifeline",
+proc = subprocess.Popen([sys.executable, "-m", "pytest", "-q", "-p", "privlab.course.lifeline",
                          "-p", "no:cacheprovider", sys.argv[1]], env=env,
                         start_new_session=True, stdout=subprocess.DEVNULL)
 print(proc.pid, flush=True)

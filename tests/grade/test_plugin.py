@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from privlab.course.handout import strip_solutions
 from privlab.errors import BadInput
-from privlab.grade.handout import strip_solutions
 
 PLUGIN = "privlab.grade.plugin"
 
@@ -229,7 +229,7 @@ def test_fixtures_are_listed_with_their_docstrings_when_enabled(
         assert "no docstring available" not in text, text
         assert len(text.splitlines()) >= 2, text  # "name -- path:line" and documentation
     listing.fnmatch_lines(["privlab_images [[]session scope[]] -- *plugin.py:*",
-                           "    The submission's built images*",
+                           "    The built images (kernel, firmware, user programs, syscall table)*",
                            "privlab_kernel -- *plugin.py:*",
                            "    The submission's kernel, a `privlab.grade.KernelUnderTest`*",
                            "privlab_rng -- *plugin.py:*",

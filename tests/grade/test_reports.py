@@ -11,15 +11,15 @@ from xml.etree import ElementTree as ET
 
 from rich.console import Console
 
-from privlab.grade.kernel_run import LimitedConsole, diagnose
-from privlab.grade.model import GradeReport, TestResult, apply_groups
-from privlab.grade.reports import (
+from privlab.course.reports import (
     gradescope_json,
     junit_xml,
     write_gradebook,
     write_reports,
 )
-from privlab.grade.scoreboard import Scoreboard
+from privlab.course.scoreboard import Scoreboard
+from privlab.grade.graded_boot import LimitedConsole, diagnose
+from privlab.grade.model import GradeReport, TestResult, apply_groups
 
 
 def _report() -> GradeReport:

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from privlab.course.reports import write_reports
+from privlab.course.sandbox import UNSEALED_ENV
+from privlab.course.submission_build import build_submission, copy_submission, staging_slot
 from privlab.grade.model import GradeReport, TestResult
-from privlab.grade.reports import write_reports
-from privlab.grade.sandbox import UNSEALED_ENV
-from privlab.grade.submission_build import build_submission, copy_submission, staging_slot
 
 from .conftest import grade_lab, variant
 

@@ -14,14 +14,14 @@ from typing import Any
 import pytest
 
 from privlab.cli.main import main, parse
+from privlab.course.grade_one import GradeOptions, grade
+from privlab.course.reports import write_reports
 from privlab.grade.errors import GradeFailure
-from privlab.grade.kernel import KernelUnderTest
-from privlab.grade.kernel_run import KernelRun
+from privlab.grade.graded_boot import KernelRun
 from privlab.grade.labs import load_lab
 from privlab.grade.model import GradeReport
-from privlab.grade.reports import write_reports
-from privlab.grade.runner import GradeOptions, grade
 from privlab.grade.seeds import format_seeds, parse_seeds_option, seeds_option
+from privlab.grade.under_test import KernelUnderTest
 from privlab.paths import REPO_ROOT
 
 # Each test logs, per call, the seed it was given and what the machine it booted was

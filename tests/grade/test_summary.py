@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
+from privlab.course.summary import summarize
 from privlab.grade.model import GradeReport, TestResult
-from privlab.grade.summary import summarize
 
 GOLDEN = Path(__file__).with_name("golden") / "summary-80.txt"
 

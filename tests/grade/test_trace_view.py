@@ -11,8 +11,8 @@ import pytest
 
 from privlab.abi.csr import Priv
 from privlab.abi.syscall_table import load_syscall_table
-from privlab.grade.kernel import KernelUnderTest
-from privlab.grade.kernel_run import KernelRun
+from privlab.grade.graded_boot import KernelRun
+from privlab.grade.under_test import KernelUnderTest
 from privlab.trace import TrapEvent, XretEvent
 from privlab.trace.flow import Flow
 from privlab.trace.syscalls import SyscallRecord, call_specs

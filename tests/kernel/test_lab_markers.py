@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from privlab.build.images import build_images
+from privlab.course.handout import strip_solutions
 from privlab.errors import BadInput
-from privlab.grade.handout import strip_solutions
 from privlab.paths import KERNEL_DIR, USERLAND_DIR
 
 from .qemu_boot import boot_qemu, needs_qemu

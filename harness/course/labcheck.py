@@ -9,11 +9,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import BadInput
+from ..grade.labs import Lab, is_base_test
+from ..grade.model import BUILD_TEST, GradeReport
 from ..paths import REPO_ROOT
+from .grade_one import GradeOptions, grade
 from .handout import make_handout
-from .labs import Lab, is_base_test
-from .model import BUILD_TEST, GradeReport
-from .runner import GradeOptions, grade
 
 __all__ = ["LabCheck", "check_lab"]
 

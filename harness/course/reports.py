@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree as ET
 
-from .model import GradeReport, TestResult, format_points, shown
-from .seeds import format_seeds
+from ..grade.model import GradeReport, TestResult, format_points, shown
+from ..grade.seeds import format_seeds
 
 __all__ = ["display_name", "gradescope_json", "junit_xml", "text_report", "write_gradebook",
            "write_reports"]

@@ -22,8 +22,8 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from ..errors import BadInput
+from ..grade.labs import Lab
 from ..paths import REPO_ROOT
-from .labs import Lab
 
 __all__ = ["HIDDEN_DIR_NAME", "SOLUTION", "make_handout", "solution_files", "strip_solutions"]
 

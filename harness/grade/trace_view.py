@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from ..abi.csr import Irq, Priv
+from ..machine.rawevents import CODE, FROM, INTERRUPT, KIND, TO, TRAP, iter_records
 from ..trace import Event, TrapEvent
 from ..trace.flow import Flow
-from ..trace.raw import CODE, FROM, INTERRUPT, KIND, TO, TRAP, iter_records
 from ..trace.syscalls import SyscallRecord
 
 __all__ = ["RecentTraps", "SyscallRecord", "TraceView"]

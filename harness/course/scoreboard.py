@@ -8,7 +8,7 @@ from rich.console import Console, ConsoleOptions, RenderResult
 from rich.table import Table
 from rich.text import Text
 
-from .model import GradeReport, format_points
+from ..grade.model import GradeReport, format_points
 from .reports import display_name
 
 __all__ = ["Scoreboard"]

@@ -1,6 +1,6 @@
 """Grading a class: every submission under a directory, one Dask task each, on a local
-cluster of processes or an existing Dask cluster (harness/grade/cluster.py); then a
-gradebook CSV and a class summary page (harness/grade/summary.py).
+cluster of processes or an existing Dask cluster (harness/course/cluster.py); then a
+gradebook CSV and a class summary page (harness/course/summary.py).
 
 A task carries the submission's `kernel/` (and the hidden tests) packed, so a worker
 needs only privlab installed, and returns the GradeReport, written here to
@@ -21,7 +21,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from .model import GradeReport, shown
+from ..grade.model import GradeReport, shown
+from .grade_one import GradeOptions, grade
 from .packing import (
     content_hash,
     lab_version,
@@ -31,7 +32,6 @@ from .packing import (
     unpack,
 )
 from .reports import write_gradebook, write_reports
-from .runner import GradeOptions, grade
 from .summary import summarize
 
 __all__ = ["REPORT_JSON", "SUMMARY_HTML", "BatchResult", "Task", "find_submissions", "grade_batch",
@@ -93,7 +93,7 @@ def _cpu() -> float:
 def grade_task(task: Task) -> tuple[dict[str, Any], float]:
     """On a worker: unpack, grade, and return the report (as JSON) and the CPU seconds
     it took (this process and the test processes it waited for)."""
-    from .labs import find_lab
+    from ..grade.labs import find_lab
 
     start = _cpu()
     with tempfile.TemporaryDirectory(prefix="privlab-task-") as tmp:

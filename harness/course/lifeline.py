@@ -1,5 +1,5 @@
 """A test process never outlives the grader that started it (loaded by `privlab grade`
-with `-p privlab.grade.lifeline`).
+with `-p privlab.course.lifeline`).
 
 The grader starts its test process in a session of its own (so the watchdog can kill it
 and its xdist workers as one group) and names itself in PRIVLAB_GRADER_PID. Should the

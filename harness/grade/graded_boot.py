@@ -35,7 +35,7 @@ from ..trace.syscalls import CallSpec, to_signed
 from .errors import GradeFailure
 from .naming import Namer, backtrace_after, system_info
 from .resumes import check_resumes
-from .trace import RecentTraps, SyscallRecord, TraceView
+from .trace_view import RecentTraps, SyscallRecord, TraceView
 
 if TYPE_CHECKING:
     from ..devices.disk import Drive
@@ -244,7 +244,7 @@ class KernelRun:
         self.firmware_image = firmware
         self.users = dict(users or {})
         # The run's one trap flow: it pairs the system calls of every event, fed as the
-        # trace is read (harness/grade/trace.py).
+        # trace is read (harness/grade/trace_view.py).
         self.flow = Flow(self.machine.events, dict(specs), kernel.xlen,
                          initial=self.machine.hart.priv, start=0)
         self.result: RunResult | None = None

@@ -1,5 +1,5 @@
 """Grading one submission: build it, run the lab's tests in a fresh pytest process
-(with --jobs N > 1, over N pytest-xdist workers, harness/grade/parallel.py), merge
+(with --jobs N > 1, over N pytest-xdist workers, harness/course/parallel.py), merge
 their results into a GradeReport.
 
 Nothing a submission does can crash the grader or lose the report: a compile error is
@@ -26,9 +26,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..children import kill, supervised
-from .labs import Lab
-from .lifeline import GRADER_PID
-from .model import (
+from ..grade import PLUGIN  # loaded by name: other installed plugins stay out
+from ..grade.labs import Lab
+from ..grade.model import (
     BUILD_TEST,
     FAILED,
     PASSED,
@@ -37,13 +37,13 @@ from .model import (
     apply_groups,
     shown,
 )
+from ..grade.seeds import DEFAULT_SEEDS, seeds_option
+from .lifeline import GRADER_PID
 from .parallel import merge_results
-from .seeds import DEFAULT_SEEDS, seeds_option
 from .submission_build import BuildResult, build_submission, staging_slot
 
 __all__ = ["GradeOptions", "default_jobs", "grade"]
 
-PLUGIN = f"{__package__}.plugin"  # loaded by name: other installed plugins stay out
 PARALLEL = f"{__package__}.parallel"
 LIFELINE = f"{__package__}.lifeline"   # a test process never outlives its grader
 XDIST = "xdist.plugin"

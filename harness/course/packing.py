@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import PrivlabError
-from .labs import Lab
-from .model import GradeReport, TestResult
+from ..grade.labs import Lab
+from ..grade.model import GradeReport, TestResult
 
 __all__ = ["MAX_PACKED_BYTES", "content_hash", "lab_version", "pack", "report_from_json",
            "report_to_json", "unpack"]

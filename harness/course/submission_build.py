@@ -18,7 +18,7 @@ leads to a regular file, and anything else (a link to a directory, a loop, a dan
 link, a pipe or device, an unreadable or huge file) is left out and named in the build
 test's output. The compiler runs in a child process with a wall-clock limit, so a
 build that never ends is a failed build, not a hung grader. That child seals itself
-with Landlock (harness/grade/sandbox.py) before compiling anything: it reads only the
+with Landlock (harness/course/sandbox.py) before compiling anything: it reads only the
 staged submission, the published user sources and the toolchain, and writes only its
 output and the sealed cache (`<cache>/sealed-build`), so no source can include or
 `.incbin` the reference, the hidden tests or anything else of the grader's. A file the
@@ -45,8 +45,8 @@ from typing import TYPE_CHECKING
 from ..build.cache import cache_root
 from ..children import kill, supervised
 from ..errors import PrivlabError
+from ..grade.model import shown
 from ..paths import KERNEL_DIR, USERLAND_DIR
-from .model import shown
 from .sandbox import (
     UNSEALED_ENV,
     SandboxError,
@@ -57,7 +57,7 @@ from .sandbox import (
 )
 
 if TYPE_CHECKING:
-    from .kernel import KernelImages
+    from ..grade.under_test import KernelImages
 
 __all__ = ["BUILD_TIMEOUT", "BuildResult", "build_submission", "copy_submission",
            "staging_slot"]
@@ -190,7 +190,7 @@ def copy_submission(src: Path, dst: Path, *, label: str = "kernel") -> list[str]
 
 
 def _child_main(request_json: str) -> int:
-    """`python -m privlab.grade.submission_build REQUEST`: the submission's build, in the child
+    """`python -m privlab.course.submission_build REQUEST`: the submission's build, in the child
     process the grader watches. Seals itself first (request["sandbox"], a SandboxPolicy;
     absent only when the grader was told to build unsealed), after importing every
     module the build needs: once sealed, the grader's checkout is unreadable. Writes
@@ -377,7 +377,7 @@ def build_submission(submission: Path, slot: Path, *, arch: str = "rv64",
             text = denied_reads(text, policy) + text
         text = text.replace(str(slot / "kernel"), str(kernel_src))
         return failed(text.rstrip() or message, skipped)
-    from .kernel import KernelImages
+    from ..grade.under_test import KernelImages
 
     users = _trusted_programs(slot, arch, userland, reference)
     built = KernelImages(Path(str(data["firmware"])), Path(str(data["kernel"])), users,

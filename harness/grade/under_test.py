@@ -1,7 +1,7 @@
 """The kernel under test as the graded tests see it: built images, and `boot()` for a
 fresh machine per run.
 
-The images are built once per grading session (harness/grade/submission_build.py); every test
+The images are built once per grading session (harness/course/submission_build.py); every test
 gets its own `KernelUnderTest` with a fresh random token, so a kernel that only prints
 a success message scores nothing.
 """
@@ -9,7 +9,6 @@ a success message scores nothing.
 from __future__ import annotations
 
 import json
-import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -26,18 +25,14 @@ from ..machine.loader import ElfImage
 from ..machine.schedule import DEFAULT_SMP_SEED, check_smp
 from ..trace.syscalls import CallSpec, call_specs
 from .errors import GradeFailure
-from .kernel_run import DEFAULT_MAX_INSNS, BootSpec, KernelRun
+from .graded_boot import DEFAULT_MAX_INSNS, BootSpec, KernelRun
 from .seeds import check_smp_seed
+from .tokens import new_token
 
 __all__ = ["GRADER_RAM_MIB", "GRADER_TIMER_HZ", "KernelImages", "KernelUnderTest", "new_token"]
 
 GRADER_TIMER_HZ = 1000  # 1 ms time slices: scheduling tests need 10x fewer instructions
 GRADER_RAM_MIB = 32     # boot time grows with RAM (the allocator visits every page)
-
-
-def new_token() -> str:
-    """A success token nobody can guess: fresh for every test run."""
-    return secrets.token_hex(8)
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """Running a lab's tests over several worker processes with pytest-xdist.
 
 `privlab grade --jobs N` (N > 1) runs one pytest with `-n N --dist loadgroup` and this
-module as a plugin (`-p privlab.grade.parallel`):
+module as a plugin (`-p privlab.course.parallel`):
 
 - tests tied by `requires` (directly or not) form one group, which the loadgroup
   scheduler hands to one worker whole, to run in collection order: a child sees its
@@ -28,7 +28,7 @@ from typing import Any, TypeVar
 
 import pytest
 
-from .model import FAILED, TestResult
+from ..grade.model import FAILED, TestResult
 
 __all__ = ["CRASH_LOG", "GROUPS", "merge_results", "requires_groups", "worker_results"]
 
