@@ -215,6 +215,8 @@ enum insn_kind classify(uint32_t insn, unsigned xlen)
     unsigned opcode = insn & 0x7f, funct3 = bits(insn, 14, 12);
     if (opcode == OP_MISC_MEM && funct3 == FUNCT3_FENCE_I)
         return INSN_FENCE;
+    if (fpu_classify(insn))
+        return INSN_FP;   /* fpu.c */
     if (opcode != OP_SYSTEM)
         return INSN_NONE;
     if (funct3 == 0 && bits(insn, 31, 25) == FUNCT7_SFENCE_VMA && bits(insn, 11, 7) == 0)

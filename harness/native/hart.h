@@ -58,6 +58,7 @@ enum insn_kind {
     INSN_SRET,
     INSN_WFI,
     INSN_FENCE,    /* sfence.vma / fence.i: translations or code may have changed */
+    INSN_FP,       /* fsgnj*.s, fmv.w.x: NaN-boxed by the core (fpu.c) */
 };
 
 /* dispatch.c: whether the hooks on one of Unicorn's hook lists were all the core's
@@ -389,6 +390,13 @@ void tlbbank_satp_begin(hart *h);
 void tlbbank_satp_end(hart *h, bool known, uint64_t satp);
 void tlbbank_free(hart *h);
 uint64_t tlbbank_count(unsigned what);
+
+/* fpu.c */
+void fpu_install(void);
+bool fpu_exact(void);
+uint64_t fpu_fingerprint(void);
+bool fpu_classify(uint32_t insn);
+bool fpu_emulate(hart *h, uint32_t insn, uint64_t pc);
 
 /* pmp.c */
 bool pmp_install(void);

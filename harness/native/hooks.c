@@ -189,6 +189,9 @@ void on_code(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
     case INSN_WFI:
         do_wfi(h, addr);
         break;
+    case INSN_FP:
+        fpu_emulate(h, hi->insn, addr);
+        break;
     case INSN_FENCE:
         /* sfence.vma: page tables may have changed, so cached fetch translations go.
          * fence.i: code may have been rewritten, so decoded blocks go too. Unicorn
@@ -383,6 +386,7 @@ hart *hart_new(uc_engine *uc, unsigned xlen)
     chain_install();
     tbcache_install();
     guard_install();
+    fpu_install();
     hart *h = calloc(1, sizeof *h);
     if (!h)
         return NULL;

@@ -29,7 +29,7 @@ SOURCES = ("regs.c", "decode.c", "fetch.c", "icount.c", "interrupt.c", "trap.c",
            "csrops.c", "events.c", "guard.c", "hooks.c", "snapshot.c",
            "dirty.c", "codesync.c", "pmp.c", "tlbflush.c", "tlbbank.c", "dispatch.c", "trigger.c",
            "hpm.c", "grow.c", "shape.c", "pairer.c", "plt.c", "csrfast.c",
-           "exitcheck.c", "chain.c", "tbcache.c")
+           "exitcheck.c", "chain.c", "tbcache.c", "fpu.c")
 CFLAGS = ("-O2", "-g", "-shared", "-fPIC", "-std=c11", "-Wall", "-Wextra", "-Werror",
           "-Wno-unused-parameter", "-fvisibility=default")
 
@@ -153,6 +153,8 @@ def load_library() -> ctypes.CDLL:
         "exitcheck_count": (u64, [ctypes.c_bool]),
         "chain_count": (u64, [ctypes.c_bool]),
         "tbcache_count": (u64, [ctypes.c_bool]),
+        "fpu_exact": (ctypes.c_bool, []),
+        "fpu_fingerprint": (u64, []),
         "guard_count": (u64, [ctypes.c_uint]),
         "tlbbank_count": (u64, [ctypes.c_uint]),
         "shaper_new": (vp, [ctypes.c_uint8]),

@@ -1,0 +1,424 @@
+/*
+ * fpu.c: the F and D extensions as QEMU 7.2 (and the unprivileged spec, chapters 11
+ * and 12 of version 20191213) define them, where Unicorn's QEMU 5.0 FPU differs.
+ *
+ * What is wrong with Unicorn's (docs/unicorn.md#fpu-is-qemu-5):
+ *   - fmin/fmax are IEEE 754-2008 minNum/maxNum: a signalling NaN operand gives the
+ *     canonical NaN. The spec (11.6, since version 2.2 of the F extension) and QEMU
+ *     7.2 (priv_ver >= 1.11) use IEEE 754-2019 minimumNumber/maximumNumber: a NaN
+ *     operand, signalling or quiet, gives the other operand; NV is set for a sNaN.
+ *   - no NaN-boxing (spec 12.2): a single-precision operand whose upper 32 bits are
+ *     not all ones must read as the canonical NaN 0x7fc00000, and every single-
+ *     precision result written to an f register must have its upper 32 bits set.
+ *     Unicorn boxes only what flw loads; its helpers read the low word of any
+ *     operand and return results with the upper word zero, and its inline code for
+ *     fsgnj.s/fsgnjn.s/fsgnjx.s (fmv.s, fneg.s, fabs.s) and fmv.w.x copies whatever
+ *     the source holds (fmv.w.x on RV64: the whole x register).
+ *   - fmadd/fmsub/fnmadd/fnmsub of infinity times zero plus a quiet NaN do not set NV;
+ *     the spec (11.6) requires it and QEMU 7.2 sets it.
+ *
+ * What the core does:
+ *   - every F/D helper Unicorn's translated code calls for these operations is
+ *     replaced: its first instructions become a jump to the function below that does
+ *     what QEMU 7.2's helper does (unbox, compute with Unicorn's own softfloat on the
+ *     CPU state's float_status, box). The helper keeps its address, which Unicorn's
+ *     per-engine helper tables are keyed by (as dispatch.c does for its hook helper).
+ *     x86-64 only, and only with the pinned wheel's helpers (a fingerprint of their
+ *     code, which also fixes FP_STATUS_* below); the replacement is process-wide, so
+ *     an engine no hart drives gets it too once a hart exists.
+ *   - fsgnj*.s and fmv.w.x get an exact-address code hook (decode.c classify,
+ *     hooks.c on_code) and are done by fpu_emulate: only when the helpers are
+ *     replaced, since Unicorn's own helpers write unboxed results that a boxing
+ *     fsgnj.s would then read as NaN.
+ *   - the portable part: fmin/fmax's softfloat calls (float32/64_minnum/maxnum,
+ *     reached through libunicorn's PLT, plt.c) are replaced on any host, so fmin/fmax
+ *     are right on boxed operands even where the helpers stay Unicorn's.
+ */
+#define _GNU_SOURCE
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "hart.h"
+
+/* QEMU 5.0's float_status (include/fpu/softfloat-types.h), as the helpers pass it. */
+struct float_status {
+    int8_t detect_tininess;
+    int8_t rounding_mode;
+    uint8_t exception_flags;
+    int8_t floatx80_rounding_precision;
+    uint8_t flush_to_zero, flush_inputs_to_zero, default_nan_mode, snan_bit_is_one;
+};
+#define FLAG_INVALID 1    /* float_flag_invalid: fflags.NV */
+
+/* muladd's negation flags (float_muladd_negate_c, _product), QEMU 5.0 and 7.2 alike. */
+#define NEGATE_C 1
+#define NEGATE_PRODUCT 2
+
+/* Where float_status lies in CPURISCVState, in the pinned wheel's two builds: the
+ * `lea OFF(%r8),%rdx` of every helper_f*_s (checked by the fingerprint). */
+#define FP_STATUS_RV64 0x601
+#define FP_STATUS_RV32 0x3a9
+
+/* The canonical NaNs (spec 11.3, 12.3) and what makes a register a boxed single. */
+#define CANON_S 0x7fc00000u
+#define CANON_D 0x7ff8000000000000ull
+#define BOX 0xffffffff00000000ull
+
+static struct float_status *status_of(void *env, bool rv64)
+{
+    return (struct float_status *)((uint8_t *)env + (rv64 ? FP_STATUS_RV64 : FP_STATUS_RV32));
+}
+
+/* Spec 12.2: a single-precision operand is the low word only when the upper word is
+ * all ones; otherwise it is the canonical NaN. */
+static uint32_t unbox(uint64_t f)
+{
+    return (f & BOX) == BOX ? (uint32_t)f : CANON_S;
+}
+
+static uint64_t box(uint32_t f)
+{
+    return BOX | f;
+}
+
+static bool nan32(uint32_t f) { return (f & 0x7fffffffu) > 0x7f800000u; }
+static bool snan32(uint32_t f) { return nan32(f) && !(f & 0x00400000u); }
+static bool nan64(uint64_t f) { return (f & ~(1ull << 63)) > 0x7ff0000000000000ull; }
+static bool snan64(uint64_t f) { return nan64(f) && !(f & (1ull << 51)); }
+static bool inf32(uint32_t f) { return (f & 0x7fffffffu) == 0x7f800000u; }
+static bool zero32(uint32_t f) { return (f & 0x7fffffffu) == 0; }
+static bool inf64(uint64_t f) { return (f & ~(1ull << 63)) == 0x7ff0000000000000ull; }
+static bool zero64(uint64_t f) { return (f & ~(1ull << 63)) == 0; }
+
+/* IEEE 754-2019 minimumNumber/maximumNumber (spec 11.6, QEMU 7.2's
+ * float32_minimum_number): a NaN operand gives the other operand, two NaNs the
+ * canonical NaN, a signalling NaN sets NV; -0 is below +0. Numbers compare by the key
+ * that orders sign-magnitude encodings as unsigned integers. */
+static uint32_t key32(uint32_t f) { return (f & 0x80000000u) ? ~f : f | 0x80000000u; }
+static uint64_t key64(uint64_t f) { return (f >> 63) ? ~f : f | (1ull << 63); }
+
+static uint32_t minmax32(uint32_t a, uint32_t b, bool max, struct float_status *st)
+{
+    if (snan32(a) || snan32(b))
+        st->exception_flags |= FLAG_INVALID;
+    if (nan32(a))
+        return nan32(b) ? CANON_S : b;
+    if (nan32(b))
+        return a;
+    return (key32(a) < key32(b)) != max ? a : b;
+}
+
+static uint64_t minmax64(uint64_t a, uint64_t b, bool max, struct float_status *st)
+{
+    if (snan64(a) || snan64(b))
+        st->exception_flags |= FLAG_INVALID;
+    if (nan64(a))
+        return nan64(b) ? CANON_D : b;
+    if (nan64(b))
+        return a;
+    return (key64(a) < key64(b)) != max ? a : b;
+}
+
+/* Spec 11.6: infinity times zero is invalid even when the addend is a quiet NaN
+ * (Unicorn's softfloat raises NV there only for a signalling NaN; the result is the
+ * canonical NaN either way). */
+static void infzero32(uint32_t a, uint32_t b, uint32_t c, struct float_status *st)
+{
+    if (((inf32(a) && zero32(b)) || (zero32(a) && inf32(b))) && nan32(c))
+        st->exception_flags |= FLAG_INVALID;
+}
+
+static void infzero64(uint64_t a, uint64_t b, uint64_t c, struct float_status *st)
+{
+    if (((inf64(a) && zero64(b)) || (zero64(a) && inf64(b))) && nan64(c))
+        st->exception_flags |= FLAG_INVALID;
+}
+
+/* fclass (spec 11.9): one bit for the operand's class. */
+static uint32_t fclass32(uint32_t f)
+{
+    bool neg = f >> 31;
+    if (inf32(f))
+        return neg ? 1u << 0 : 1u << 7;
+    if (zero32(f))
+        return neg ? 1u << 3 : 1u << 4;
+    if (nan32(f))
+        return snan32(f) ? 1u << 8 : 1u << 9;
+    if (!(f & 0x7f800000u))
+        return neg ? 1u << 2 : 1u << 5;   /* subnormal */
+    return neg ? 1u << 1 : 1u << 6;
+}
+
+/* ---- The softfloat replacements reached through libunicorn's PLT (any host) ---- */
+
+#define MINMAX_PLT(B)                                                                    \
+    static uint32_t minnum32_##B(uint32_t a, uint32_t b, void *st)                       \
+    { return minmax32(a, b, false, st); }                                                \
+    static uint32_t maxnum32_##B(uint32_t a, uint32_t b, void *st)                       \
+    { return minmax32(a, b, true, st); }                                                 \
+    static uint64_t minnum64_##B(uint64_t a, uint64_t b, void *st)                       \
+    { return minmax64(a, b, false, st); }                                                \
+    static uint64_t maxnum64_##B(uint64_t a, uint64_t b, void *st)                       \
+    { return minmax64(a, b, true, st); }
+MINMAX_PLT(riscv32)
+MINMAX_PLT(riscv64)
+
+/* ---- The helpers, as QEMU 7.2's target/riscv/fpu_helper.c does them ---- */
+
+/* Unicorn's softfloat, exported by libunicorn under each build's suffix. */
+#define SOFTFLOAT_DECLS(B)                                                               \
+    uint32_t float32_add_##B(uint32_t, uint32_t, void *);                                \
+    uint32_t float32_sub_##B(uint32_t, uint32_t, void *);                                \
+    uint32_t float32_mul_##B(uint32_t, uint32_t, void *);                                \
+    uint32_t float32_div_##B(uint32_t, uint32_t, void *);                                \
+    uint32_t float32_sqrt_##B(uint32_t, void *);                                         \
+    uint32_t float32_muladd_##B(uint32_t, uint32_t, uint32_t, int, void *);              \
+    uint64_t float64_muladd_##B(uint64_t, uint64_t, uint64_t, int, void *);              \
+    int float32_le_##B(uint32_t, uint32_t, void *);                                      \
+    int float32_lt_##B(uint32_t, uint32_t, void *);                                      \
+    int float32_eq_quiet_##B(uint32_t, uint32_t, void *);                                \
+    int32_t float32_to_int32_##B(uint32_t, void *);                                      \
+    uint32_t float32_to_uint32_##B(uint32_t, void *);                                    \
+    uint32_t int32_to_float32_##B(int32_t, void *);                                      \
+    uint32_t uint32_to_float32_##B(uint32_t, void *);                                    \
+    uint32_t float64_to_float32_##B(uint64_t, void *);                                   \
+    uint64_t float32_to_float64_##B(uint32_t, void *);
+SOFTFLOAT_DECLS(riscv32)
+SOFTFLOAT_DECLS(riscv64)
+int64_t float32_to_int64_riscv64(uint32_t, void *);
+uint64_t float32_to_uint64_riscv64(uint32_t, void *);
+uint32_t int64_to_float32_riscv64(int64_t, void *);
+uint32_t uint64_to_float32_riscv64(uint64_t, void *);
+
+/* One build's replacements: B the symbol suffix, RV64 its XLEN, TUL its target_ulong
+ * (what a helper returns to, or takes from, an x register). */
+#define FPU_HELPERS(B, RV64, TUL)                                                        \
+    static uint64_t fmadd_s_##B(void *env, uint64_t a, uint64_t b, uint64_t c, int neg)  \
+    {                                                                                    \
+        struct float_status *st = status_of(env, RV64);                                  \
+        uint32_t x = unbox(a), y = unbox(b), z = unbox(c);                               \
+        infzero32(x, y, z, st);                                                          \
+        return box(float32_muladd_##B(x, y, z, neg, st));                                \
+    }                                                                                    \
+    static uint64_t fmadd_d_##B(void *env, uint64_t a, uint64_t b, uint64_t c, int neg)  \
+    {                                                                                    \
+        struct float_status *st = status_of(env, RV64);                                  \
+        infzero64(a, b, c, st);                                                          \
+        return float64_muladd_##B(a, b, c, neg, st);                                     \
+    }                                                                                    \
+    static uint64_t r_fmadd_s_##B(void *e, uint64_t a, uint64_t b, uint64_t c)           \
+    { return fmadd_s_##B(e, a, b, c, 0); }                                               \
+    static uint64_t r_fmsub_s_##B(void *e, uint64_t a, uint64_t b, uint64_t c)           \
+    { return fmadd_s_##B(e, a, b, c, NEGATE_C); }                                        \
+    static uint64_t r_fnmsub_s_##B(void *e, uint64_t a, uint64_t b, uint64_t c)          \
+    { return fmadd_s_##B(e, a, b, c, NEGATE_PRODUCT); }                                  \
+    static uint64_t r_fnmadd_s_##B(void *e, uint64_t a, uint64_t b, uint64_t c)          \
+    { return fmadd_s_##B(e, a, b, c, NEGATE_C | NEGATE_PRODUCT); }                       \
+    static uint64_t r_fmadd_d_##B(void *e, uint64_t a, uint64_t b, uint64_t c)           \
+    { return fmadd_d_##B(e, a, b, c, 0); }                                               \
+    static uint64_t r_fmsub_d_##B(void *e, uint64_t a, uint64_t b, uint64_t c)           \
+    { return fmadd_d_##B(e, a, b, c, NEGATE_C); }                                        \
+    static uint64_t r_fnmsub_d_##B(void *e, uint64_t a, uint64_t b, uint64_t c)          \
+    { return fmadd_d_##B(e, a, b, c, NEGATE_PRODUCT); }                                  \
+    static uint64_t r_fnmadd_d_##B(void *e, uint64_t a, uint64_t b, uint64_t c)          \
+    { return fmadd_d_##B(e, a, b, c, NEGATE_C | NEGATE_PRODUCT); }                       \
+    static uint64_t r_fadd_s_##B(void *e, uint64_t a, uint64_t b)                        \
+    { return box(float32_add_##B(unbox(a), unbox(b), status_of(e, RV64))); }             \
+    static uint64_t r_fsub_s_##B(void *e, uint64_t a, uint64_t b)                        \
+    { return box(float32_sub_##B(unbox(a), unbox(b), status_of(e, RV64))); }             \
+    static uint64_t r_fmul_s_##B(void *e, uint64_t a, uint64_t b)                        \
+    { return box(float32_mul_##B(unbox(a), unbox(b), status_of(e, RV64))); }             \
+    static uint64_t r_fdiv_s_##B(void *e, uint64_t a, uint64_t b)                        \
+    { return box(float32_div_##B(unbox(a), unbox(b), status_of(e, RV64))); }             \
+    static uint64_t r_fmin_s_##B(void *e, uint64_t a, uint64_t b)                        \
+    { return box(minmax32(unbox(a), unbox(b), false, status_of(e, RV64))); }             \
+    static uint64_t r_fmax_s_##B(void *e, uint64_t a, uint64_t b)                        \
+    { return box(minmax32(unbox(a), unbox(b), true, status_of(e, RV64))); }              \
+    static uint64_t r_fmin_d_##B(void *e, uint64_t a, uint64_t b)                        \
+    { return minmax64(a, b, false, status_of(e, RV64)); }                                \
+    static uint64_t r_fmax_d_##B(void *e, uint64_t a, uint64_t b)                        \
+    { return minmax64(a, b, true, status_of(e, RV64)); }                                 \
+    static uint64_t r_fsqrt_s_##B(void *e, uint64_t a)                                   \
+    { return box(float32_sqrt_##B(unbox(a), status_of(e, RV64))); }                      \
+    static TUL r_fle_s_##B(void *e, uint64_t a, uint64_t b)                              \
+    { return (TUL)float32_le_##B(unbox(a), unbox(b), status_of(e, RV64)); }              \
+    static TUL r_flt_s_##B(void *e, uint64_t a, uint64_t b)                              \
+    { return (TUL)float32_lt_##B(unbox(a), unbox(b), status_of(e, RV64)); }              \
+    static TUL r_feq_s_##B(void *e, uint64_t a, uint64_t b)                              \
+    { return (TUL)float32_eq_quiet_##B(unbox(a), unbox(b), status_of(e, RV64)); }        \
+    static TUL r_fcvt_w_s_##B(void *e, uint64_t a)                                       \
+    { return (TUL)(int64_t)float32_to_int32_##B(unbox(a), status_of(e, RV64)); }         \
+    static TUL r_fcvt_wu_s_##B(void *e, uint64_t a)                                      \
+    { return (TUL)(int64_t)(int32_t)float32_to_uint32_##B(unbox(a), status_of(e, RV64)); } \
+    static uint64_t r_fcvt_s_w_##B(void *e, TUL x)                                       \
+    { return box(int32_to_float32_##B((int32_t)x, status_of(e, RV64))); }                \
+    static uint64_t r_fcvt_s_wu_##B(void *e, TUL x)                                      \
+    { return box(uint32_to_float32_##B((uint32_t)x, status_of(e, RV64))); }              \
+    static TUL r_fclass_s_##B(uint64_t a)                                                \
+    { return fclass32(unbox(a)); }                                                       \
+    static uint64_t r_fcvt_s_d_##B(void *e, uint64_t a)                                  \
+    { return box(float64_to_float32_##B(a, status_of(e, RV64))); }                       \
+    static uint64_t r_fcvt_d_s_##B(void *e, uint64_t a)                                  \
+    { return float32_to_float64_##B(unbox(a), status_of(e, RV64)); }
+FPU_HELPERS(riscv32, false, uint32_t)
+FPU_HELPERS(riscv64, true, uint64_t)
+
+static uint64_t r_fcvt_l_s_riscv64(void *e, uint64_t a)
+{ return (uint64_t)float32_to_int64_riscv64(unbox(a), status_of(e, true)); }
+static uint64_t r_fcvt_lu_s_riscv64(void *e, uint64_t a)
+{ return float32_to_uint64_riscv64(unbox(a), status_of(e, true)); }
+static uint64_t r_fcvt_s_l_riscv64(void *e, uint64_t x)
+{ return box(int64_to_float32_riscv64((int64_t)x, status_of(e, true))); }
+static uint64_t r_fcvt_s_lu_riscv64(void *e, uint64_t x)
+{ return box(uint64_to_float32_riscv64(x, status_of(e, true))); }
+
+/* Unicorn's helpers replaced (target/riscv/helper.h), in both builds unless noted. */
+#define HELPERS(X)                                                                       \
+    X(fmadd_s) X(fmsub_s) X(fnmsub_s) X(fnmadd_s) X(fmadd_d) X(fmsub_d) X(fnmsub_d)      \
+    X(fnmadd_d) X(fadd_s) X(fsub_s) X(fmul_s) X(fdiv_s) X(fsqrt_s) X(fmin_s) X(fmax_s)   \
+    X(fmin_d) X(fmax_d) X(fle_s) X(flt_s) X(feq_s) X(fcvt_w_s) X(fcvt_wu_s) X(fcvt_s_w)  \
+    X(fcvt_s_wu) X(fclass_s) X(fcvt_s_d) X(fcvt_d_s)
+#define HELPERS_RV64(X) X(fcvt_l_s) X(fcvt_lu_s) X(fcvt_s_l) X(fcvt_s_lu)
+
+#define DECLARE(name) extern char helper_##name##_riscv32[], helper_##name##_riscv64[];
+#define DECLARE64(name) extern char helper_##name##_riscv64[];
+HELPERS(DECLARE)
+HELPERS_RV64(DECLARE64)
+
+struct replacement {
+    char *helper;   /* Unicorn's helper */
+    void *fn;       /* the core's */
+};
+
+#define BOTH(name) {helper_##name##_riscv32, (void *)r_##name##_riscv32},                 \
+                   {helper_##name##_riscv64, (void *)r_##name##_riscv64},
+#define RV64(name) {helper_##name##_riscv64, (void *)r_##name##_riscv64},
+static const struct replacement replacements[] = {HELPERS(BOTH) HELPERS_RV64(RV64)};
+#define NREPL (sizeof replacements / sizeof replacements[0])
+
+/* FNV-1a over the code of every replaced helper in the pinned wheel (unicorn 2.1.4,
+ * x86-64), in table order: their bodies fix what each computes and the float_status
+ * offsets above. */
+#define FINGERPRINT 0x5964923b3e982481ull
+#define JUMP_BYTES 14   /* jmp *0(%rip); .quad target */
+
+static int fpu_state;   /* 0 not tried, 1 helpers replaced, -1 left as Unicorn's */
+static uint64_t fingerprint_seen;
+
+static uint64_t fnv1a(uint64_t x, const uint8_t *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        x = (x ^ p[i]) * 0x100000001b3ull;
+    return x;
+}
+
+static bool set_prot(uint8_t *at, size_t n, int prot)
+{
+    uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t lo = (uintptr_t)at & ~(pg - 1);
+    uintptr_t hi = ((uintptr_t)at + n + pg - 1) & ~(pg - 1);
+    return mprotect((void *)lo, hi - lo, prot) == 0;
+}
+
+/* Once per process, from the first hart_new, before any core runs. */
+void fpu_install(void)
+{
+    if (fpu_state)
+        return;
+    fpu_state = -1;
+    /* Portable: minNum/maxNum become minimumNumber/maximumNumber for Unicorn's own
+     * helpers, which are what run when the helpers below stay Unicorn's. */
+    plt_patch("float32_minnum_riscv32", (void *)minnum32_riscv32);
+    plt_patch("float32_maxnum_riscv32", (void *)maxnum32_riscv32);
+    plt_patch("float64_minnum_riscv32", (void *)minnum64_riscv32);
+    plt_patch("float64_maxnum_riscv32", (void *)maxnum64_riscv32);
+    plt_patch("float32_minnum_riscv64", (void *)minnum32_riscv64);
+    plt_patch("float32_maxnum_riscv64", (void *)maxnum32_riscv64);
+    plt_patch("float64_minnum_riscv64", (void *)minnum64_riscv64);
+    plt_patch("float64_maxnum_riscv64", (void *)maxnum64_riscv64);
+#if defined(__x86_64__)
+    uint64_t x = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < NREPL; i++) {
+        uintptr_t lo, hi;
+        if (!code_range_of(replacements[i].helper, &lo, &hi) || hi - lo < JUMP_BYTES)
+            return;
+        x = fnv1a(x, (const uint8_t *)lo, hi - lo);
+    }
+    fingerprint_seen = x;
+    if (x != FINGERPRINT)
+        return;   /* another build of Unicorn: keep its helpers */
+    for (size_t i = 0; i < NREPL; i++) {
+        uint8_t *fn = (uint8_t *)replacements[i].helper;
+        uint8_t jump[JUMP_BYTES] = {0xff, 0x25, 0, 0, 0, 0};
+        memcpy(jump + 6, &replacements[i].fn, sizeof(void *));
+        if (!set_prot(fn, JUMP_BYTES, PROT_READ | PROT_WRITE | PROT_EXEC))
+            return;   /* (helpers already replaced stay so: each is whole either way) */
+        memcpy(fn, jump, JUMP_BYTES);
+        set_prot(fn, JUMP_BYTES, PROT_READ | PROT_EXEC);
+        __builtin___clear_cache((char *)fn, (char *)fn + JUMP_BYTES);
+    }
+    fpu_state = 1;
+#endif
+}
+
+/* Whether the helpers are the core's (fpu_classify hooks nothing otherwise). */
+bool fpu_exact(void)
+{
+    return fpu_state > 0;
+}
+
+uint64_t fpu_fingerprint(void)
+{
+    return fingerprint_seen;
+}
+
+/* ---- fsgnj*.s and fmv.w.x: Unicorn translates them inline, without boxing ---- */
+
+#define OP_FP 0x53
+#define FUNCT7_FSGNJ_S 0x10
+#define FUNCT7_FMV_W_X 0x78
+
+/* Is `insn` one the core must do itself (a code hook, hooks.c on_code)? */
+bool fpu_classify(uint32_t insn)
+{
+    if (fpu_state <= 0 || (insn & 0x7f) != OP_FP)
+        return false;
+    unsigned funct7 = insn >> 25, funct3 = (insn >> 12) & 7, rs2 = (insn >> 20) & 31;
+    if (funct7 == FUNCT7_FSGNJ_S)
+        return funct3 <= 2;   /* fsgnj.s, fsgnjn.s, fsgnjx.s; others are illegal */
+    return funct7 == FUNCT7_FMV_W_X && funct3 == 0 && rs2 == 0;
+}
+
+/* Do the hooked instruction at `pc` as QEMU 7.2 does (trans_rvf.c.inc: operands
+ * through gen_check_nanbox_s, the result through gen_nanbox_s) and mark the FP state
+ * Dirty (spec 3.1.6.6: an instruction that writes an f register). With mstatus.FS Off
+ * it is left to Unicorn, whose translation raises the illegal-instruction exception. */
+bool fpu_emulate(hart *h, uint32_t insn, uint64_t pc)
+{
+    uint64_t mstatus = csr_raw(h, UC_RISCV_REG_MSTATUS);
+    if (!(mstatus & MSTATUS_FS))
+        return false;
+    unsigned rd = (insn >> 7) & 31, rs1 = (insn >> 15) & 31, rs2 = (insn >> 20) & 31;
+    unsigned funct3 = (insn >> 12) & 7;
+    uint64_t a = 0, b = 0, result;
+    if ((insn >> 25) == FUNCT7_FMV_W_X) {
+        result = box((uint32_t)gpr(h, rs1));
+    } else {
+        uc_reg_read(h->uc, UC_RISCV_REG_F0 + (int)rs1, &a);
+        uc_reg_read(h->uc, UC_RISCV_REG_F0 + (int)rs2, &b);
+        uint32_t x = unbox(a), y = unbox(b), sign;
+        switch (funct3) {
+        case 0: sign = y; break;          /* fsgnj.s: rs2's sign */
+        case 1: sign = ~y; break;         /* fsgnjn.s: its opposite */
+        default: sign = x ^ y; break;     /* fsgnjx.s: the two signs' xor */
+        }
+        result = box((x & 0x7fffffffu) | (sign & 0x80000000u));
+    }
+    retire_through(h, pc);
+    uc_reg_write(h->uc, UC_RISCV_REG_F0 + (int)rd, &result);
+    if ((mstatus & MSTATUS_FS) != MSTATUS_FS)
+        set_csr_raw(h, UC_RISCV_REG_MSTATUS, mstatus | MSTATUS_FS);   /* SD follows */
+    redirect(h, (pc + 4) & h->xmask);
+    return true;
+}
