@@ -25,6 +25,7 @@ import traceback
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from ..build.cache import cache_root
 from ..children import kill, supervised
 from ..grade import PLUGIN  # loaded by name: other installed plugins stay out
 from ..grade.labs import Lab
@@ -38,6 +39,8 @@ from ..grade.model import (
     shown,
 )
 from ..grade.seeds import DEFAULT_SEEDS, seeds_option
+from .confinement import TEST_LIMITS, python_command
+from .confinement import child_environment as confined_environment
 from .lifeline import GRADER_PID
 from .parallel import merge_results
 from .submission_build import BuildResult, build_submission, staging_slot
@@ -76,7 +79,8 @@ def _test_command(options: GradeOptions, slot: Path, build_arg: list[str],
     ini = slot / "pytest.ini"
     ini.write_text("[pytest]\n")
     xdist = ["-p", PARALLEL, "-p", XDIST] if options.jobs > 1 else []
-    cmd = [sys.executable, "-m", "pytest", *paths, "-q", "-p", LIFELINE, *xdist, "-p", PLUGIN,
+    cmd = [*python_command(sys.executable, "pytest"), *paths, "-q", "-p", LIFELINE, *xdist,
+           "-p", PLUGIN,
            "-p", "no:cacheprovider", "-c", str(ini), "--rootdir", os.path.commonpath(paths),
            "--continue-on-collection-errors", "--no-header", "-rN",
            # Test files are modules by path, not by basename: a hidden test_mmap.py
@@ -144,7 +148,8 @@ def _run_tests(options: GradeOptions, slot: Path, built: BuildResult,
         def start() -> subprocess.Popen[bytes]:
             return subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
                                     stdin=subprocess.DEVNULL, env=child_environment(),
-                                    start_new_session=True)
+                                    start_new_session=True, cwd=slot,
+                                    preexec_fn=TEST_LIMITS.preexec())
 
         # Interrupted (Ctrl-C, or the grader's own error), or done: no test process,
         # nor a worker left behind by a controller that died, outlives this.
@@ -173,20 +178,13 @@ def _collect(output: str, status: int, slot: Path, notes: list[str]) -> list[Tes
     return tests
 
 
-# pytest prints whole assertion diffs, without "Use -v to get more diff", when one of
-# these is set (it takes them to mean "running on CI"); a report must read the same on a
-# laptop, in CI and on a Gradescope worker, so the test processes never see them.
-_HOST_CI_VARIABLES = ("CI", "BUILD_NUMBER")
-
-
 def child_environment() -> dict[str, str]:
-    """The environment of a test process: the grader's own, with plugin autoloading off
-    (only the plugins the grader names run) and without the variables that change how
-    pytest words its failures."""
-    env = {k: v for k, v in os.environ.items() if k not in _HOST_CI_VARIABLES}
-    env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
-    env[GRADER_PID] = str(os.getpid())
-    return env
+    """The environment of a test process: the grader's reduced one (confinement.py),
+    with plugin autoloading off (only the plugins the grader names run). Without CI
+    or BUILD_NUMBER, which make pytest print whole assertion diffs: a report reads the
+    same on a laptop, in CI and on a Gradescope worker."""
+    return confined_environment({"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
+                                 GRADER_PID: str(os.getpid())}, cache=cache_root())
 
 
 def _build_entry(built: BuildResult) -> TestResult:

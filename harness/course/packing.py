@@ -66,6 +66,19 @@ def lab_version(lab: Lab, hidden: Path | None) -> str:
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:32]
 
 
+def hard_linked_outside(root: Path) -> list[Path]:
+    """The regular files under `root` (relative paths) with a hard link outside it."""
+    seen: dict[tuple[int, int], list[Path]] = {}
+    links: dict[tuple[int, int], int] = {}
+    for path in _files(root):
+        info = path.lstat()
+        if stat.S_ISREG(info.st_mode) and info.st_nlink > 1:
+            key = (info.st_dev, info.st_ino)
+            seen.setdefault(key, []).append(path.relative_to(root))
+            links[key] = info.st_nlink
+    return [p for key, paths in seen.items() if len(paths) < links[key] for p in paths]
+
+
 def _keep(info: tarfile.TarInfo) -> tarfile.TarInfo | None:
     """Regular files, directories and links; a pipe or device never travels."""
     if not (info.isreg() or info.isdir() or info.issym()):
@@ -77,8 +90,11 @@ def _keep(info: tarfile.TarInfo) -> tarfile.TarInfo | None:
 
 
 def pack(root: Path) -> bytes:
-    """`root` as a gzip tar archive (empty when `root` does not exist)."""
+    """`root` as a gzip tar archive (empty when `root` does not exist). A regular file
+    with a hard link outside `root` travels as a symbolic link to its own path here,
+    which staging refuses as leading outside the submission."""
     buffer = io.BytesIO()
+    outside = {str(root / p) for p in hard_linked_outside(root)} if root.is_dir() else set()
     with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
         if root.is_dir():
             for path in _files(root):
@@ -87,6 +103,11 @@ def pack(root: Path) -> bytes:
                 except OSError:
                     continue
                 if stat.S_ISREG(mode) and path.stat().st_size > MAX_PACKED_BYTES:
+                    continue
+                if str(path) in outside:
+                    info = tarfile.TarInfo(str(path.relative_to(root)))
+                    info.type, info.linkname = tarfile.SYMTYPE, str(path.absolute())
+                    tar.addfile(info)
                     continue
                 try:
                     tar.add(path, arcname=str(path.relative_to(root)), recursive=False,
@@ -100,9 +121,27 @@ def pack(root: Path) -> bytes:
 
 
 def unpack(data: bytes, target: Path) -> None:
+    """Extract a packed tree into `target` with Python's `data` filter: nothing is
+    written outside `target` or through a link, no device or special bit comes out.
+    A symbolic link the filter refuses (absolute, or leading outside) is made as the
+    link it was, never followed, so that staging refuses the submission naming it
+    (harness/course/submission_build.py), as it would have on the batch's machine."""
     target.mkdir(parents=True, exist_ok=True)
+    refused: list[tuple[Path, str]] = []
     with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
-        tar.extractall(target, filter="tar")
+        for member in tar:
+            try:
+                kept = tarfile.data_filter(member, str(target))
+            except tarfile.FilterError:
+                if member.issym():
+                    # Where the link goes is refused; where it sits must pass the filter.
+                    placed = tarfile.data_filter(member.replace(linkname="."), str(target))
+                    refused.append((target / placed.name, member.linkname))
+                continue
+            tar.extract(kept, target, filter="fully_trusted")
+    for path, linkname in refused:
+        if path.parent.resolve().is_relative_to(target.resolve()) and not path.exists():
+            os.symlink(linkname, path)
 
 
 def report_to_json(report: GradeReport) -> dict[str, Any]:

@@ -13,16 +13,23 @@ unchanged files hit the cache: a class of submissions that differ in a few files
 compiles only those files. A slot is held with an exclusive file lock, so parallel
 graders (threads or processes) each take their own.
 
-The copy takes regular files and directories only: a symbolic link is followed when it
-leads to a regular file, and anything else (a link to a directory, a loop, a dangling
-link, a pipe or device, an unreadable or huge file) is left out and named in the build
-test's output. The compiler runs in a child process with a wall-clock limit, so a
-build that never ends is a failed build, not a hung grader. That child seals itself
-with Landlock (harness/course/sandbox.py) before compiling anything: it reads only the
-staged submission, the published user sources and the toolchain, and writes only its
-output and the sealed cache (`<cache>/sealed-build`), so no source can include or
-`.incbin` the reference, the hidden tests or anything else of the grader's. A file the
-sandbox refused is named first in the build's output.
+The copy takes regular files and directories inside the submission's `kernel/` only,
+and never reads through a link: a symbolic link that leads outside `kernel/`, or a
+regular file with a hard link outside it, refuses the whole submission with one line
+in the report (it scores 0: the grader's own files, `/proc` and a checkout's `.git`
+are all outside); a symbolic link to a file inside is copied as that file; anything
+else (a link to a directory, a loop, a dangling link, a pipe or device, an unreadable
+or huge file) is left out and named in the build test's output.
+
+Every build starts from an empty output directory. The compiler runs in a child
+process with limits (wall clock, CPU, memory, file size:
+harness/course/confinement.py), so a build that never ends or grows without bound is a
+failed build, not a hung grader. That child seals itself with Landlock
+(harness/course/sandbox.py) before compiling anything: it reads only the staged
+submission, the published user sources and the toolchain, and writes only its output
+and the sealed cache (`<cache>/sealed-build`), so no source can include or `.incbin`
+the reference, the hidden tests or anything else of the grader's. A file the sandbox
+refused is named first in the build's output.
 """
 
 from __future__ import annotations
@@ -47,6 +54,7 @@ from ..children import kill, supervised
 from ..errors import PrivlabError
 from ..grade.model import shown
 from ..paths import KERNEL_DIR, USERLAND_DIR
+from .confinement import BUILD_LIMITS, child_environment, python_command
 from .sandbox import (
     UNSEALED_ENV,
     SandboxError,
@@ -60,7 +68,7 @@ if TYPE_CHECKING:
     from ..grade.under_test import KernelImages
 
 __all__ = ["BUILD_TIMEOUT", "BuildResult", "build_submission", "copy_submission",
-           "staging_slot"]
+           "links_outside", "refusal", "staging_slot"]
 
 MAX_SLOTS = 64
 BUILD_TIMEOUT = 300            # seconds; a clean build takes ~6 s, a cached one well under 1
@@ -140,12 +148,78 @@ def _shown(name: str) -> str:
     return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", name)
 
 
+def _walk(src: Path) -> Iterator[os.DirEntry[str]]:
+    """Every entry under `src` the staged copy looks at, never through a link."""
+    pending = [src]
+    while pending:
+        try:
+            with os.scandir(pending.pop()) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.name in IGNORED_NAMES or entry.name.endswith(IGNORED_SUFFIXES):
+                continue
+            yield entry
+            if entry.is_dir(follow_symlinks=False):
+                pending.append(Path(entry.path))
+
+
+def links_outside(src: Path, *, label: str = "kernel") -> list[str]:
+    """The links under `src` that lead outside it, one `label/PATH: why` line each: a
+    symbolic link whose target (resolved, every link on the way) is not under `src`,
+    and a regular file whose hard links are not all under `src`. Nothing is read
+    through a link."""
+    root = src.resolve()
+    found: list[str] = []
+    seen: dict[tuple[int, int], int] = {}
+    hard: dict[tuple[int, int], tuple[str, int]] = {}
+    for entry in _walk(src):
+        rel = f"{label}/{_shown(str(Path(entry.path).relative_to(src)))}"
+        try:
+            info = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        if stat.S_ISLNK(info.st_mode):
+            target = Path(entry.path).resolve()
+            if not target.is_relative_to(root):
+                found.append(f"{rel}: a symbolic link to {_shown(os.readlink(entry.path))}, "
+                             "outside the submission")
+        elif stat.S_ISREG(info.st_mode) and info.st_nlink > 1:
+            key = (info.st_dev, info.st_ino)
+            seen[key] = seen.get(key, 0) + 1
+            hard.setdefault(key, (rel, info.st_nlink))
+    for key, (rel, links) in hard.items():
+        if seen[key] < links:
+            found.append(f"{rel}: a hard link to a file outside the submission")
+    return found
+
+
+def refusal(refused: list[str]) -> str:
+    """The one line a submission with links leading outside it gets in its report."""
+    more = f" (and {len(refused) - 1} more)" if len(refused) > 1 else ""
+    return (f"refused: {refused[0]}{more}; the grader stages only the files and "
+            "directories inside the submission")
+
+
+def _copy_file(path: str, target: Path) -> None:
+    """Copy one regular file, opened without following a link (a file swapped for a
+    link after the walk looked at it is not read)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    with open(fd, "rb") as f_in, open(target, "wb") as f_out:
+        shutil.copyfileobj(f_in, f_out)
+
+
 def copy_submission(src: Path, dst: Path, *, label: str = "kernel") -> list[str]:
     """Copy the regular files and directories under `src` to `dst` (replacing it).
-    Returns what was left out, as `label/PATH: why` lines. Never follows a link to a
-    directory, so no tree can make the copy loop or escape the submission."""
+    Returns what was left out, as `label/PATH: why` lines. A symbolic link to a file
+    under `src` is copied as that file (read at its own path, not through the link);
+    links leading outside `src` are `links_outside`'s to refuse, and are left out
+    here. Never follows a link to a directory, so no tree can make the copy loop or
+    escape the submission."""
     if dst.exists() or dst.is_symlink():
         shutil.rmtree(dst)
+    root = src.resolve()
     skipped: list[str] = []
     copied = 0
     pending: list[tuple[Path, Path, str]] = [(src, dst, label)]
@@ -167,7 +241,11 @@ def copy_submission(src: Path, dst: Path, *, label: str = "kernel") -> list[str]
                 return skipped
             try:
                 link = entry.is_symlink()
-                info = os.stat(entry.path)  # follows a link; fails for loops and dangling
+                real = Path(entry.path).resolve() if link else Path(entry.path)
+                if link and not real.is_relative_to(root):
+                    skipped.append(f"{path}: a symbolic link leading outside the submission")
+                    continue
+                info = os.stat(real, follow_symlinks=False)
                 if stat.S_ISDIR(info.st_mode):
                     if link:
                         skipped.append(f"{path}: a symbolic link to a directory (not followed)")
@@ -178,8 +256,7 @@ def copy_submission(src: Path, dst: Path, *, label: str = "kernel") -> list[str]
                 elif info.st_size > MAX_FILE_BYTES:
                     skipped.append(f"{path}: larger than {MAX_FILE_BYTES >> 20} MiB")
                 else:
-                    with open(entry.path, "rb") as f_in, open(target / name, "wb") as f_out:
-                        shutil.copyfileobj(f_in, f_out)
+                    _copy_file(str(real), target / name)
                     copied += 1
             except OSError as e:
                 why = e.strerror or str(e)
@@ -267,11 +344,9 @@ def _policy(slot: Path, userland: Path, out: Path) -> SandboxPolicy:
 
 
 def _sealed_env() -> dict[str, str]:
-    env = dict(os.environ)
     cache = sealed_cache()
-    env["PRIVLAB_CACHE"] = str(cache)
-    env["ZIG_GLOBAL_CACHE_DIR"] = env["ZIG_LOCAL_CACHE_DIR"] = str(cache / "zig")
-    return env
+    return child_environment({"ZIG_GLOBAL_CACHE_DIR": str(cache / "zig"),
+                              "ZIG_LOCAL_CACHE_DIR": str(cache / "zig")}, cache=cache)
 
 
 def sandbox_for(slot: Path, userland: Path, out: Path) -> SandboxPolicy | None:
@@ -301,13 +376,15 @@ def _run_build(request: dict[str, object],
     """Run the child; its result, or None and why."""
     result_path = Path(str(request["result"]))
     result_path.unlink(missing_ok=True)
-    env = _sealed_env() if request.get("sandbox") is not None else None
-    if env is not None:
-        env["TMPDIR"] = str(Path(str(request["out"])).parent / "tmp")
-    cmd = [sys.executable, "-m", __name__, json.dumps(request)]
+    slot = Path(str(request["out"])).parent
+    env = _sealed_env() if request.get("sandbox") is not None else child_environment(
+        cache=cache_root())
+    env["TMPDIR"] = str(slot / "tmp")
+    cmd = python_command(sys.executable, __name__, json.dumps(request))
     def start() -> subprocess.Popen[bytes]:
         return subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, start_new_session=True, env=env)
+                                stderr=subprocess.STDOUT, start_new_session=True, env=env,
+                                cwd=slot, preexec_fn=BUILD_LIMITS.preexec())
 
     with supervised(start, group=True) as proc:   # interrupted: no compiler left behind
         try:
@@ -321,6 +398,9 @@ def _run_build(request: dict[str, object],
     try:
         data: dict[str, object] = json.loads(result_path.read_text())
     except (OSError, ValueError):
+        why = BUILD_LIMITS.why(proc.returncode)
+        if why is not None:
+            return None, f"the build was stopped: {why}"
         tail = printed.decode(errors="replace")[-3000:]
         return None, f"the build process ended without a result (status {proc.returncode}):\n{tail}"
     return data, ""
@@ -342,6 +422,19 @@ def _trusted_programs(slot: Path, arch: str, userland: Path,
     return dict(images.users)
 
 
+def _empty(*directories: Path) -> None:
+    """Each directory, emptied (made if missing): a build starts from nothing an earlier
+    grading in this slot left (its kernel.elf above all, which a sealed build could
+    otherwise `.incbin`: the reference's, when a Gradescope image warmed the cache by
+    grading it)."""
+    for directory in directories:
+        if directory.is_symlink() or directory.is_file():
+            directory.unlink()
+        elif directory.exists():
+            shutil.rmtree(directory)
+        directory.mkdir(parents=True)
+
+
 def build_submission(submission: Path, slot: Path, *, arch: str = "rv64",
                      userland: Path = USERLAND_DIR, reference: Path = KERNEL_DIR,
                      timeout: float = BUILD_TIMEOUT) -> BuildResult:
@@ -360,19 +453,25 @@ def build_submission(submission: Path, slot: Path, *, arch: str = "rv64",
 
     if not kernel_src.is_dir():
         return failed(f"{submission}: no kernel/ directory to build")
+    refused = links_outside(kernel_src)
+    if refused:
+        return failed(refusal(refused))
     skipped = tuple(copy_submission(kernel_src, slot / "kernel"))
+    _empty(out, slot / "result", slot / "tmp")
     policy = sandbox_for(slot, userland, out)
     request: dict[str, object] = {
         "arch": arch, "kernel": str(slot / "kernel"), "userland": str(userland),
         "out": str(out), "result": str(slot / "result" / "build-result.json"),
         "sandbox": None if policy is None else policy.to_json()}
-    (slot / "result").mkdir(exist_ok=True)
     data, why = _run_build(request, timeout)
     if data is None:
         return failed(why, skipped)
     if not data.get("ok"):
         message, output = str(data.get("message", "")), str(data.get("output", ""))
         text = output or message
+        headline = BUILD_LIMITS.headline(text)
+        if headline is not None:
+            return failed(headline, skipped)
         if policy is not None:
             text = denied_reads(text, policy) + text
         text = text.replace(str(slot / "kernel"), str(kernel_src))

@@ -34,8 +34,9 @@ from ..trace.flow import Flow
 from ..trace.syscalls import CallSpec, to_signed
 from .errors import GradeFailure
 from .naming import Namer, backtrace_after, system_info
-from .resumes import check_resumes
+from .resumes import CallRules, check_resumes
 from .trace_view import RecentTraps, SyscallRecord, TraceView
+from .user_registers import RegisterWatch
 
 if TYPE_CHECKING:
     from ..devices.disk import Drive
@@ -247,6 +248,10 @@ class KernelRun:
         # trace is read (harness/grade/trace_view.py).
         self.flow = Flow(self.machine.events, dict(specs), kernel.xlen,
                          initial=self.machine.hart.priv, start=0)
+        self.rules = CallRules.from_specs(specs)
+        # Every trap from U and return to U, checked as they happen (user_registers.py).
+        self.registers_watch = RegisterWatch(self.machine.harts, self.rules,
+                                             self._entries())
         self.result: RunResult | None = None
         self.budget: int | None = None
         self.event_flood = False
@@ -261,7 +266,8 @@ class KernelRun:
         left = max_insns
         while True:
             step = min(left, RUN_SLICE)
-            self.result = self.machine.run(max_insns=step, until=list(until))
+            self.result = self.machine.run(
+                max_insns=step, until=[*self.registers_watch.conditions, *until])
             left -= step
             if self.result.stop is not Stop.BUDGET or left <= 0:
                 return self.result
@@ -411,15 +417,21 @@ class KernelRun:
 
     def expect_honest_resumes(self) -> None:
         """Every return to U so far was one the ABI allows (harness/grade/resumes.py):
-        after the ecall, at an exec's entry, at a registered handler; never after exit."""
+        after the ecall, at an exec's entry, at a registered handler; never after exit;
+        and gave the program back its registers (harness/grade/user_registers.py)."""
+        violation = check_resumes(self.trace.events, self._entries(), self.rules)
+        if violation is not None:
+            self.fail(str(violation))
+        if self.registers_watch.violation is not None:
+            self.fail(str(self.registers_watch.violation))
+
+    def _entries(self) -> set[int]:
+        """The ELF entries of the user programs this run may start."""
         entries = set()
         for path in self.users.values():
             with suppress(BadInput):
                 entries.add(_entry(path))
-        names = {n: spec.name for n, spec in self.flow.specs.items()}
-        violation = check_resumes(self.trace.events, entries, names)
-        if violation is not None:
-            self.fail(str(violation))
+        return entries
 
     def expect_pass(self, *, within: int = DEFAULT_MAX_INSNS) -> None:
         """The lab-program protocol: the program prints `PASS <token>` and exits 0.

@@ -26,17 +26,48 @@ Anything else is a `ResumeViolation` naming the pc and the last trap from U ther
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from ..abi.csr import Priv
+from ..abi.csr import Exc, Priv
+from ..abi.pairing import CallKind
 from ..trace import Event, TrapEvent, XretEvent
+from ..trace.pairer import call_flags
+from ..trace.syscalls import CallSpec
 
-__all__ = ["SYSCALL_NUMBERS", "ResumeViolation", "check_resumes"]
+__all__ = ["CallRules", "ResumeViolation", "check_resumes", "is_syscall"]
 
-ECALL_FROM_U = 8
-SYSCALL_NUMBERS = {"exit": 93, "sigaction": 134, "sigreturn": 139, "fork": 220, "exec": 221,
-                   "spawn": 400, "sigalarm": 411, "thread_create": 460}
+
+def is_syscall(trap: TrapEvent) -> bool:
+    """Whether `trap` is a system call: an ecall from U (the number in a7)."""
+    return not trap.interrupt and trap.code == Exc.ECALL_U
+
+
+@dataclass(frozen=True)
+class CallRules:
+    """What the resume rules need to know of each system call number, read from the
+    syscall table the kernel was built from (its CallSpecs): the pairing model's kinds
+    (harness/trace/pairer.py's call_flags: no return, fork, exec, sigalarm,
+    sigreturn), and the two calls the pairing has no kind for, whose pc the kernel
+    may resume at by the ABI: thread_create's entry (a0) and sigaction's handlers."""
+
+    kinds: Mapping[int, CallKind]
+    names: Mapping[int, str]
+    thread_create: frozenset[int] = frozenset()
+    sigaction: frozenset[int] = frozenset()
+
+    @classmethod
+    def from_specs(cls, specs: Mapping[int, CallSpec]) -> CallRules:
+        return cls({n: CallKind(call_flags(s)) for n, s in specs.items()},
+                   {n: s.name for n, s in specs.items()},
+                   frozenset(n for n, s in specs.items() if s.name == "thread_create"),
+                   frozenset(n for n, s in specs.items() if s.name == "sigaction"))
+
+    def kind(self, number: int) -> CallKind:
+        return self.kinds.get(number, CallKind(0))
+
+    def name(self, number: int) -> str:
+        return self.names.get(number) or f"syscall_{number}"
 
 
 @dataclass(frozen=True)
@@ -48,6 +79,7 @@ class ResumeViolation:
     satp: int
     last_trap: TrapEvent | None    # the last trap from U in that address space
     syscall: str | None            # its system call's name, if it was one
+    noreturn: bool = False         # that system call never returns
 
     def __str__(self) -> str:
         where = f"U-mode resumed at {self.pc:#x} (event #{self.seq}, satp {self.satp:#x})"
@@ -57,7 +89,7 @@ class ResumeViolation:
         t = self.last_trap
         what = (f"its system call {self.syscall} (ecall at {t.epc:#x})" if self.syscall
                 else f"its last trap ({t.name} at {t.epc:#x})")
-        if self.syscall == "exit":
+        if self.noreturn:
             return (f"{where} after {what}, which never returns: the kernel made an exited "
                     "process run again")
         return (f"{where}, which is not after {what}: the kernel changed where the "
@@ -75,22 +107,19 @@ class _Space:
     any_handler: bool = False
     last_trap: TrapEvent | None = None
     last_syscall: str | None = None
-
-
-def _name(number: int) -> str | None:
-    return next((n for n, v in SYSCALL_NUMBERS.items() if v == number), None)
+    last_noreturn: bool = False
 
 
 def check_resumes(events: Iterable[Event], entries: Iterable[int],
-                  names: dict[int, str] | None = None) -> ResumeViolation | None:
+                  rules: CallRules) -> ResumeViolation | None:
     """The first return to U that the ABI does not allow, or None. `entries`: the
-    ELF entries of the user programs the run may start; `names`: system call names
-    by number (for the message)."""
+    ELF entries of the user programs the run may start; `rules`: the system calls'
+    kinds and names, from the kernel's syscall table."""
     spaces: defaultdict[int, _Space] = defaultdict(_Space)
     starts = set(entries)      # first returns allowed anywhere: entries, fork returns
     for e in events:
         if isinstance(e, TrapEvent) and e.priv_from is Priv.U:
-            _opened(spaces[e.satp], e, starts, names)
+            _opened(spaces[e.satp], e, starts, rules)
         elif isinstance(e, XretEvent) and e.priv_to is Priv.U:
             space = spaces[e.satp]
             if space.open[e.pc] > 0:
@@ -105,33 +134,33 @@ def check_resumes(events: Iterable[Event], entries: Iterable[int],
                 pass             # a process's first return (or a program started again)
             else:
                 return ResumeViolation(e.seq, e.pc, e.satp, space.last_trap,
-                                       space.last_syscall)
+                                       space.last_syscall, space.last_noreturn)
     return None
 
 
 def _resume_point(trap: TrapEvent) -> int:
-    return trap.epc + 4 if not trap.interrupt and trap.code == ECALL_FROM_U else trap.epc
+    return trap.epc + 4 if is_syscall(trap) else trap.epc
 
 
-def _opened(space: _Space, trap: TrapEvent, starts: set[int],
-            names: dict[int, str] | None) -> None:
+def _opened(space: _Space, trap: TrapEvent, starts: set[int], rules: CallRules) -> None:
     space.last_trap = trap
-    space.last_syscall = None
-    if trap.interrupt or trap.code != ECALL_FROM_U:
+    space.last_syscall, space.last_noreturn = None, False
+    if not is_syscall(trap):
         space.open[trap.epc] += 1
         return
     number, after = trap.args[7], trap.epc + 4
-    space.last_syscall = (names or {}).get(number) or _name(number) or f"syscall_{number}"
-    if number == SYSCALL_NUMBERS["exit"]:
+    kind = rules.kind(number)
+    space.last_syscall, space.last_noreturn = rules.name(number), CallKind.NORETURN in kind
+    if CallKind.NORETURN in kind:
         return
     space.open[after] += 1
-    if number == SYSCALL_NUMBERS["fork"]:
+    if CallKind.FORK in kind:
         starts.add(after)
-    elif number == SYSCALL_NUMBERS["thread_create"]:
+    elif number in rules.thread_create:
         space.open[trap.args[0]] += 1
-    elif number == SYSCALL_NUMBERS["sigalarm"]:
+    elif CallKind.SIGALARM in kind:
         space.handlers.add(trap.args[1])        # whatever it is: 0 and bad pointers too
-    elif number == SYSCALL_NUMBERS["sigaction"] and trap.args[1]:
+    elif number in rules.sigaction and trap.args[1]:
         space.any_handler = True
-    elif number == SYSCALL_NUMBERS["sigreturn"] and space.saved:
+    elif CallKind.SIGRETURN in kind and space.saved:
         space.open[space.saved.pop()] += 1

@@ -196,3 +196,97 @@ def test_running_another_trusted_program_in_the_tests_place_scores_zero(
     assert re.match(r"'PASS [0-9a-f]{16}' was written, but not by lab_taskinfo: the write's "
                     r"ecall at 0x[0-9a-f]+ is not in lab_taskinfo's write \(0x[0-9a-f]+\)",
                     counts), counts
+
+
+STEER = r"""#include "types.h"
+#include "param.h"
+#include "memlayout.h"
+#include "riscv.h"
+#include "proc.h"
+#include "defs.h"
+#include "trapframe.h"
+
+// The cheat: no task_info at all. Every return is at the ecall's next instruction,
+// as the ABI says, but the registers are the kernel's: the first system call of the
+// first process returns into its own write stub (ra) with write(1, "PASS <token>\n",
+// 22) in a0..a2; that write returns into its own exit stub with a0 = 0.
+static uintptr_t stub(pagetable_t pt, uint32_t li_a7) {
+  for (uintptr_t va = USER_BASE; va < USER_BASE + 0x10000; va += 2) {
+    uint32_t insn[2];
+    if (copyin(pt, insn, va, sizeof insn) < 0)
+      return 0;
+    if (insn[0] == li_a7 && insn[1] == 0x00000073)
+      return va;
+  }
+  return 0;
+}
+
+static int token(char *out) {
+  for (const char *w = boot.bootargs; *w; w++) {
+    int n = 0;
+    while ((w[n] >= '0' && w[n] <= '9') || (w[n] >= 'a' && w[n] <= 'f'))
+      n++;
+    if (n == 16 && (w[n] == ' ' || w[n] == 0) && (w == boot.bootargs || w[-1] == ' ')) {
+      memmove(out, w, 16);
+      return 1;
+    }
+  }
+  return 0;
+}
+
+void steer(struct proc *p) {
+  static int step;
+  char line[32] = "PASS ";
+  struct trapframe *tf = p->trapframe;
+  if (p->pid != 1 || step == 2)
+    return;
+  if (step == 0 && token(line + 5)) {
+    uintptr_t write = stub(p->pagetable, 0x04000893);
+    uintptr_t buf = (tf->sp - 256) & ~15UL;
+    line[21] = '\n';
+    if (write && copyout(p->pagetable, buf, line, 22) == 0) {
+      tf->ra = write;
+      tf->a0 = 1;
+      tf->a1 = buf;
+      tf->a2 = 22;
+      step = 1;
+    }
+  } else if (step == 1) {
+    uintptr_t quit = stub(p->pagetable, 0x05d00893);
+    if (quit) {
+      tf->ra = quit;
+      tf->a0 = 0;
+      step = 2;
+    }
+  }
+}
+"""
+RESULT = "  p->trapframe->a0 = (uintptr_t)ret;\n"
+
+
+def _steering(root: Path) -> Path:
+    sub = _handout(root)
+    syscall = sub / "kernel" / "syscall.c"
+    text = syscall.read_text()
+    assert RESULT in text
+    syscall.write_text(text.replace(RESULT, RESULT + "  steer(p);\n", 1)
+                       .replace('#include "trapframe.h"\n',
+                                '#include "trapframe.h"\nvoid steer(struct proc *p);\n', 1))
+    (sub / "kernel" / "cheat.c").write_text(STEER)
+    return sub
+
+
+def test_steering_the_program_through_its_own_stubs_scores_zero(tmp_path: Path) -> None:
+    """Every return at the ecall's next instruction, but with the kernel's ra and
+    a0..a2: the program's own write stub prints the PASS line and its own exit stub
+    exits 0. The register check names the register, the call and both values."""
+    report = grade_lab("taskinfo", _steering(tmp_path), hidden=True)
+    assert report.built, report.build_output
+    lab = [t for t in report.tests if t.max_score and not t.name.startswith("test_base_")]
+    assert len(lab) == 7 and sum(t.score for t in lab) == 0, [(t.name, t.score) for t in lab]
+    caught = [t for t in lab if "the kernel changed the program's registers" in t.output]
+    assert caught, [t.output for t in lab]
+    assert re.search(r"U-mode resumed at (0x[0-9a-f]+) \(event #\d+\) after its system call "
+                     r"\w+ \(ecall at 0x[0-9a-f]+\) with ra \(x1\) = 0x[0-9a-f]+, but it was "
+                     r"0x[0-9a-f]+ at the trap \(and \d+ more registers?\)", caught[0].output), \
+        caught[0].output

@@ -9,16 +9,20 @@ from pathlib import Path
 
 import pytest
 
-from privlab.abi.csr import Priv
+from privlab.abi.csr import Exc, Priv
+from privlab.abi.syscall_table import load_syscall_table
 from privlab.cli.main import main
 from privlab.course.sandbox import SandboxError
 from privlab.course.submission_build import build_submission
-from privlab.grade.resumes import SYSCALL_NUMBERS, check_resumes
+from privlab.grade.resumes import CallRules, check_resumes
 from privlab.trace import Event, TrapEvent, XretEvent
+from privlab.trace.syscalls import call_specs
 
 from .conftest import variant
 
 ENTRY, SATP, CHILD = 0x10000, 0x8000000000000081, 0x8000000000000099
+RULES = CallRules.from_specs(call_specs(load_syscall_table()))
+NUMBERS = {name: number for number, name in RULES.names.items()}
 
 
 class Events:
@@ -27,14 +31,14 @@ class Events:
     def __init__(self) -> None:
         self.log: list[Event] = []
 
-    def trap(self, epc: int, *, code: int = 8, interrupt: bool = False, satp: int = SATP,
+    def trap(self, epc: int, *, code: int = Exc.ECALL_U, interrupt: bool = False, satp: int = SATP,
              args: tuple[int, ...] = (0,) * 8) -> Events:
         self.log.append(TrapEvent(len(self.log), 0, interrupt, code, code, epc, 0, Priv.U,
                                   Priv.S, 0, 0, 0, satp, args))
         return self
 
     def call(self, name: str, epc: int, *args: int, satp: int = SATP) -> Events:
-        regs = (*args, *(0,) * (7 - len(args)), SYSCALL_NUMBERS[name])
+        regs = (*args, *(0,) * (7 - len(args)), NUMBERS[name])
         return self.trap(epc, satp=satp, args=regs)
 
     def sret(self, pc: int, satp: int = SATP) -> Events:
@@ -43,7 +47,7 @@ class Events:
         return self
 
     def check(self) -> str | None:
-        found = check_resumes(self.log, [ENTRY])
+        found = check_resumes(self.log, [ENTRY], RULES)
         return None if found is None else str(found)
 
 
