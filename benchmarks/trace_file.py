@@ -19,7 +19,7 @@ from pathlib import Path
 
 from common import best_of, build, report, time_command, time_qemu
 
-from privlab.trace.tracefile import read_trace
+from privlab.machine.tracefile import read_trace
 
 GOAL = 5.0
 

@@ -1,5 +1,5 @@
 // asm-offsets.c: compiled to assembly (never linked) to turn C struct layouts into
-// constants for the assembler. The build (harness/abi/asm_offsets.py) compiles this
+// constants for the assembler. The build (harness/build/asm_offsets.py) compiles this
 // file with -S, picks out the "->NAME value" markers below and writes asm-offsets.h,
 // which trampoline.S and switch.S include. Edit the structs, never the offsets.
 // The LAYOUT_ markers carry the kernel's virtual layout (memlayout.h) to the harness,

@@ -23,6 +23,7 @@ __all__ = [
     "EventRecord",
     "SharedState",
     "StopReason",
+    "c_struct",
     "gen_header",
 ]
 
@@ -148,13 +149,19 @@ class EventRecord(_Record):
     _fields_ = _ctypes_fields(EVENT_FIELDS)
 
 
-def _c_struct(tag: str, fields: tuple[tuple[str, str, str], ...]) -> list[str]:
+def c_struct(tag: str, fields: tuple[tuple[str, str, int, str], ...]) -> list[str]:
+    """A C struct of (name, C type, count, meaning) fields; count > 1 is an array."""
     lines = [f"struct {tag} {{"]
-    for name, ctype, doc in fields:
+    for name, ctype, count, doc in fields:
         comment = f"  /* {doc} */" if doc else ""
-        lines.append(f"    {ctype} {name};{comment}")
+        array = f"[{count}]" if count > 1 else ""
+        lines.append(f"    {ctype} {name}{array};{comment}")
     lines.append("};")
     return lines
+
+
+def _scalars(fields: tuple[tuple[str, str, str], ...]) -> tuple[tuple[str, str, int, str], ...]:
+    return tuple((name, ctype, 1, doc) for name, ctype, doc in fields)
 
 
 def gen_header() -> str:
@@ -175,8 +182,8 @@ def gen_header() -> str:
     lines += [f"#define STOP_{r.name} {int(r)}" for r in StopReason]
     lines += [f"#define EV_{k.name} {int(k)}" for k in EventKind]
     lines.append("")
-    lines += _c_struct("hart_shared", SHARED_FIELDS)
+    lines += c_struct("hart_shared", _scalars(SHARED_FIELDS))
     lines.append("")
-    lines += _c_struct("hart_event", EVENT_FIELDS)
+    lines += c_struct("hart_event", _scalars(EVENT_FIELDS))
     lines += ["", "#endif", ""]
     return "\n".join(lines)

@@ -11,7 +11,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .memory import DEBUGGER, MemoryAccess
+    from .memaccess import DEBUGGER, MemoryAccess
     from .points import POINT_HELP, Point, parse_point, run_to
     from .session import Handle, Session
 

@@ -87,8 +87,8 @@ def run_to(session: Session, point: Point | str, max_insns: int | None = None) -
     runs out or Ctrl-C stops it before getting there."""
     # Imported here: the command line reads POINT_HELP without loading the machine.
     from ..machine import Stop
+    from ..machine.events import TrapEvent
     from ..machine.until import AtAddress
-    from ..trace.events import TrapEvent
 
     p = parse_point(point) if isinstance(point, str) else point
     if p.kind in ("trap", "event"):

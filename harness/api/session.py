@@ -35,6 +35,7 @@ from ..kernelinfo.symbols import Location
 from ..kernelinfo.system import SystemInfo
 from ..machine import Machine, RunResult, Stop, load_elf
 from ..machine.assemble import new_bare, new_system
+from ..machine.events import Event, EventLog, TrapEvent, XretEvent
 from ..machine.schedule import DEFAULT_SMP_SEED
 from ..machine.snapshot import MachineSnapshot, PageStore, restore_machine, take_snapshot
 from ..machine.until import (
@@ -46,12 +47,11 @@ from ..machine.until import (
     PrivilegeChange,
     Until,
 )
-from ..trace.events import Event, EventLog, TrapEvent, XretEvent
 from ..trace.flow import Flow
 from ..trace.sbi import SBI_EXTENSION_REG, SBI_FUNCTION_REG, load_sbi_names
 from ..trace.syscalls import SyscallRecord, call_specs
 from ..trace.tracer import Tracer
-from .memory import MemoryAccess
+from .memaccess import MemoryAccess
 from .timetravel import DEFAULT_EVERY, History, Position, ReverseResult
 
 __all__ = ["Handle", "Session"]

@@ -33,7 +33,7 @@ from ..machine.until import AfterTrap, AfterXret, AtInstret
 
 if TYPE_CHECKING:
     from ..machine import Machine
-    from ..trace.events import Event
+    from ..machine.events import Event
 
 __all__ = ["DEFAULT_EVERY", "History", "Position", "ReverseResult"]
 
@@ -322,7 +322,7 @@ class History:
     def back_to_trap(self, match: Callable[[Event], bool] | None = None) -> ReverseResult:
         """To the moment right after the latest trap (or xRET/event `match` accepts)
         before now; to the start of the history (begin=True) if there is none."""
-        from ..trace.events import TrapEvent
+        from ..machine.events import TrapEvent
         t0 = time.perf_counter()
         now = self.position()
         log = self.machine.events

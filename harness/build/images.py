@@ -25,11 +25,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..abi import generate
 from ..abi.platform import PLATFORM
 from ..errors import BadInput, BuildError
 from ..paths import KERNEL_DIR, REPO_ROOT, USERLAND_DIR
 from .cache import write_if_changed
+from .generated import generate
 from .stamp import check_stamp, input_files, stamp_path, write_stamp
 from .toolchain import ARCHES, RV64, Arch, CompileOptions, compile_object, link
 

@@ -151,7 +151,7 @@ def compiler_identity() -> str:
     return f"ziglang {dist.version} {digest}"
 
 
-def _run(cmd: list[str], what: str) -> str:
+def run_compiler(cmd: list[str], what: str) -> str:
     """Run the compiler in zig_home() (see `_location_flags`): every path handed to it
     is absolute, so the caller's working directory never matters. Under a command
     line (harness/sigint.py `in_command`) in a process group of its own (zig runs
@@ -178,7 +178,7 @@ def _run(cmd: list[str], what: str) -> str:
     return output
 
 
-def _headers(opts: CompileOptions) -> list[Path]:
+def headers_of(opts: CompileOptions) -> list[Path]:
     return sorted(p for d in opts.include_dirs for p in Path(d).rglob("*.h"))
 
 
@@ -206,7 +206,7 @@ def compile_object(source: Path, opts: CompileOptions) -> Path:
     source = source.resolve()
     key = content_key(
         [compiler_identity(), *_portable(opts.flags(), opts.prefix_map), source.name, source,
-         *_headers(opts)]
+         *headers_of(opts)]
     )
     obj = cache_root() / "obj" / key[:2] / f"{key}-{source.stem}.o"
     if obj.exists():
@@ -214,7 +214,7 @@ def compile_object(source: Path, opts: CompileOptions) -> Path:
     obj.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=obj.parent) as tmp:
         out = Path(tmp).resolve() / obj.name
-        _run([*zig_cc(), *opts.flags(), "-c", str(source), "-o", str(out)],
+        run_compiler([*zig_cc(), *opts.flags(), "-c", str(source), "-o", str(out)],
              f"compiling {source} failed")
         out.replace(obj)
     return obj
@@ -236,7 +236,7 @@ def link(objects: Sequence[Path], output: Path, arch: Arch, linker_script: Path,
         cached.parent.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(dir=cached.parent) as tmp:
             out = Path(tmp).resolve() / output.name
-            _run([*zig_cc(), *arch.target_flags(), "-nostdlib", "-static",
+            run_compiler([*zig_cc(), *arch.target_flags(), "-nostdlib", "-static",
                   f"-T{linker_script}", *ldflags,
                   *map(str, objects), "-o", str(out)], f"linking {output.name} failed")
             out.replace(cached)

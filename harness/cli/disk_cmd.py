@@ -62,8 +62,8 @@ def _check(img: DiskImage, replay: bool) -> int:
 def run(args: argparse.Namespace) -> int:
     # Imported here: every command's parser is built on each run (harness/cli/main.py).
     from ..fs import DiskImage
-    from ..inspect.disk import DiskSummary, DiskTree, InodeView
-    from ..inspect.theme import make_console
+    from ..inspect.diskview import DiskSummary, DiskTree, InodeView
+    from ..theme import make_console
 
     if args.no_replay and not args.check:
         raise BadInput("--no-replay goes with --check")

@@ -26,14 +26,14 @@ from ..inspect import (
     make_console,
 )
 from ..inspect.moment import MomentView
-from ..inspect.theme import priv_style
 from ..inspect.timeline import describe
 from ..kernelinfo.dwarf_types import StructValue
 from ..kernelinfo.mirrors import Process
 from ..kernelinfo.symbols import Location
 from ..machine import Stop
+from ..machine.events import Event, TrapEvent, XretEvent
 from ..machine.until import AtAddress, PrivilegeChange
-from ..trace.events import Event, TrapEvent, XretEvent
+from ..theme import priv_style
 from .console import interrupt_stops
 from .sessionargs import open_session, raise_for_stop, session_at
 

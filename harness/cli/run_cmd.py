@@ -69,7 +69,7 @@ def _trace_out(path: str, machine: Machine, stack: ExitStack) -> None:
         out = stack.enter_context(p.open("wb"))
     except OSError as e:
         raise BadInput(f"{p}: cannot write: {e.strerror}") from e
-    from ..trace.tracefile import TraceWriter
+    from ..machine.tracefile import TraceWriter
 
     machine.events.subscribe_raw(TraceWriter(out, machine.xlen, machine.hart.priv,
                                              machine.smp).write)

@@ -365,7 +365,7 @@ def _trap_hint(s: Session, at: str) -> str:
     """For a run that ended before the system call asked for: the program's first
     exception (what killed it, likely), as the point to ask for instead."""
     from ..abi.csr import Priv
-    from ..trace.events import TrapEvent
+    from ..machine.events import TrapEvent
 
     if not at.startswith("syscall:"):
         return ""

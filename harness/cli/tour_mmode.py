@@ -21,8 +21,8 @@ from ..api import Session
 from ..errors import GuestError
 from ..inspect import CsrPanel, CsrSnapshot
 from ..machine import Stop, load_elf
+from ..machine.events import TrapEvent, XretEvent
 from ..machine.until import AtAddress
-from ..trace.events import TrapEvent, XretEvent
 from ..trace.sbi import SBI_EXTENSION_REG, SBI_FUNCTION_REG
 
 __all__ = ["FirmwareVisit", "follow", "insn_in", "show"]

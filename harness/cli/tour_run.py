@@ -15,10 +15,10 @@ from ..abi.csr import Csr, Priv
 from ..api import Session
 from ..errors import GuestError
 from ..inspect import CsrPanel, CsrSnapshot, PageTableTree, TrapTimeline, WalkView
-from ..inspect.theme import make_console, priv_style
 from ..kernelinfo.symbols import Location
 from ..machine import Stop
 from ..machine.until import AtAddress
+from ..theme import make_console, priv_style
 from ..trace.flow import FlowFilter, FlowRow
 from .tour_mmode import follow, insn_in, show
 

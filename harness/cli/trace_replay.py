@@ -1,7 +1,7 @@
 """`privlab trace --from FILE`: show a trace file `privlab run --trace-out FILE` wrote,
 in any of trace's formats, without running anything again.
 
-The file holds the events only, as the core recorded them (harness/trace/tracefile.py):
+The file holds the events only, as the core recorded them (harness/machine/tracefile.py):
 system calls are decoded with --abi, address spaces are named by satp (no process
 table was read), rows carry no symbol (no kernel is loaded), and string arguments show
 as addresses. The text formats stream the file in bounded memory, as a live trace does.
@@ -17,12 +17,12 @@ from typing import IO
 from ..abi.syscall_table import abi_table
 from ..errors import BadInput
 from ..inspect.timeline import TimelineWriter
-from ..trace.events import EventLog
+from ..machine.events import EventLog
+from ..machine.tracefile import TraceReader, open_trace
 from ..trace.flow import Flow, FlowFilter
 from ..trace.sbi import SbiNames, load_sbi_names
 from ..trace.stream import FlowStream
 from ..trace.syscalls import CallSpec, call_specs
-from ..trace.tracefile import TraceReader, open_trace
 
 __all__ = ["replay"]
 

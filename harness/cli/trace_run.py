@@ -10,7 +10,6 @@ they run to the end, keeping the whole run, then write.
 from __future__ import annotations
 
 import argparse
-import functools
 import sys
 from collections.abc import Callable
 from contextlib import ExitStack
@@ -18,11 +17,11 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from ..api import Session
+from ..api.locate import locator
 from ..errors import BadInput
 from ..inspect import SyscallSummary, make_console
 from ..inspect.calltable import CallsWriter
 from ..inspect.timeline import TimelineWriter
-from ..kernelinfo.symbols import Location
 from ..machine import Stop
 from ..machine.machine import RunResult
 from ..trace.flow import Flow, FlowFilter, FlowRow
@@ -39,7 +38,6 @@ if TYPE_CHECKING:
 __all__ = ["run"]
 
 SLICE = 20_000_000      # instructions run between looks at the rows held (~0.2 s)
-LOCATIONS = 1 << 14     # symbol lookups remembered
 
 def _range(text: str | None, what: str) -> tuple[int | None, int | None]:
     if text is None:
@@ -91,23 +89,6 @@ def output_to(path: str | None, stack: ExitStack) -> IO[str]:
         return stack.enter_context(out.open("w"))
     except OSError as e:
         raise BadInput(f"{out}: cannot write: {e.strerror}") from e
-
-
-def locator(s: Session, flow: Flow | None = None) -> Callable[[FlowRow], Location | None]:
-    """Where each row happened (traps) or went (xRETs), as symbol+offset. With `flow`
-    (one that is only fed, as a streamed trace's), lookups are remembered; without,
-    each row reads the session's flow as it is then (the stepper goes back in time)."""
-    def lookup(addr: int, satp: int, program: str | None) -> Location | None:
-        return s.info.symbolize(addr, satp, s.machine.memory, program)
-
-    remembered = functools.lru_cache(maxsize=LOCATIONS)(lookup) if flow is not None \
-        else lookup
-
-    def locate(row: FlowRow) -> Location | None:
-        who = (flow or s.flow).named.get(row.satp)
-        return remembered(row.pc if row.is_trap else row.target, row.satp,
-                          who[1] if who else None)
-    return locate
 
 
 def _run_sliced(s: Session, budget: int | None, stream: FlowStream) -> RunResult:

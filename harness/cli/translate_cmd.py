@@ -61,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
     from rich.markup import escape
 
     from ..inspect import WalkView, make_console
-    from ..trace.events import TrapEvent
+    from ..machine.events import TrapEvent
 
     s, result = session_at(args)
     va = _address(s, args.va)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from ..abi.native_layout import SharedState
 from ..errors import GuestError
 
-__all__ = ["Device", "DeviceError", "Halt"]
+__all__ = ["Device", "DeviceError", "Halt", "HartLines"]
 
 
 class DeviceError(GuestError):
@@ -17,6 +18,19 @@ class Halt(Protocol):
     """How a device ends the run: the finisher and HTIF call it with an exit status."""
 
     def __call__(self, status: int, reason: str) -> None: ...
+
+
+class HartLines(Protocol):
+    """What the CLINT and PLIC reach of a hart (machine/hart.py's Hart): the native
+    core's shared state, where msip, mtimecmp and the external-interrupt lines live,
+    its clock, and `update()` after a change, so the core recomputes its deadline.
+    A protocol, so devices need nothing of the machine that owns them."""
+
+    state: SharedState
+
+    def mtime(self) -> int: ...
+
+    def update(self) -> None: ...
 
 
 class Device(Protocol):

@@ -13,13 +13,9 @@ deterministic; the time/cycle CSRs are exact to the instruction.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from ..abi.platform import PLATFORM
-from .base import DeviceError, unknown_register
-
-if TYPE_CHECKING:
-    from ..machine.hart import Hart
+from .base import DeviceError, HartLines, unknown_register
 
 __all__ = ["Clint"]
 
@@ -27,14 +23,14 @@ __all__ = ["Clint"]
 class Clint:
     name = "clint"
 
-    def __init__(self, hart: Hart, harts: Sequence[Hart] = ()) -> None:
+    def __init__(self, hart: HartLines, harts: Sequence[HartLines] = ()) -> None:
         """`hart`: the hart running now, whose clock mtime reads (the machine sets
         `current` at every switch: all harts' clocks agree then); `harts`: all of
         them, in mhartid order (default: hart alone)."""
         self.base = PLATFORM.clint_base
         self.size = PLATFORM.clint_size
         self.current = hart
-        self.harts: list[Hart] = list(harts) or [hart]
+        self.harts: list[HartLines] = list(harts) or [hart]
 
     @staticmethod
     def _slice(value: int, offset: int, size: int) -> int:

@@ -32,14 +32,10 @@ access that is not an aligned 4-byte word is a DeviceError.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from ..abi.csr import Irq
 from ..abi.platform import PLATFORM
-from .base import DeviceError
-
-if TYPE_CHECKING:
-    from ..machine.hart import Hart
+from .base import DeviceError, HartLines
 
 __all__ = ["IrqLine", "Plic"]
 
@@ -66,11 +62,11 @@ class IrqLine:
 class Plic:
     name = "plic"
 
-    def __init__(self, hart: Hart | None = None, harts: Sequence[Hart] = ()) -> None:
+    def __init__(self, hart: HartLines | None = None, harts: Sequence[HartLines] = ()) -> None:
         """`harts` (in mhartid order; default: `hart` alone) get two contexts each."""
         self.base = P.plic_base
         self.size = P.plic_size
-        self._harts: list[Hart] = list(harts) or ([hart] if hart is not None else [])
+        self._harts: list[HartLines] = list(harts) or ([hart] if hart is not None else [])
         self.contexts = P.plic_num_contexts * max(1, len(self._harts))
         self.priority = [0] * P.plic_num_sources
         self.threshold = [0] * self.contexts

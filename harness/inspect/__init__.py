@@ -17,16 +17,16 @@
     InodeView         one inode's fields and blocks
 """
 
+from ..theme import PALETTE, STYLES, THEME, make_console
 from .calltable import SyscallSummary, SyscallTable
 from .csrs import CsrPanel
 from .disasm import Disassembly, Instruction, disassemble_around
-from .disk import DiskSummary, DiskTree, InodeView
+from .diskview import DiskSummary, DiskTree, InodeView
 from .pagetable import PageTableTree, WalkView
 from .procs import OpenFilesView, ProcessTableView, TrapFrameView
-from .registers import RegisterView
+from .regview import RegisterView
 from .roundtrip import RoundTripView
 from .state import CsrSnapshot, CsrValue, RegisterSnapshot
-from .theme import PALETTE, STYLES, THEME, make_console
 from .timeline import TrapTimeline
 
 __all__ = [

@@ -18,10 +18,10 @@ from rich.console import Console, ConsoleOptions, RenderResult
 from rich.table import Table
 from rich.text import Text
 
+from ..theme import write_lines
 from ..trace.calllist import CallList
 from ..trace.flow import FlowRow
 from ..trace.syscalls import SyscallRecord, is_failure
-from .theme import write_lines
 
 __all__ = ["CallsWriter", "SyscallSummary", "SyscallTable"]
 

@@ -23,8 +23,8 @@ from rich.text import Text
 from ..abi.csr import Csr, Exc, Field, Priv, decode_cause
 from ..kernelinfo.symbols import Location
 from ..mmu.scheme import decode_satp
+from ..theme import priv_style
 from .state import MACHINE_CSRS, SUPERVISOR_CSRS, CsrSnapshot, CsrValue
-from .theme import priv_style
 
 __all__ = ["CsrPanel", "Symbolize"]
 

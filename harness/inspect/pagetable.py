@@ -28,7 +28,7 @@ from ..mmu.address import PAGE_SIZE, PhysAddr
 from ..mmu.scheme import FLAG_ORDER, PagingScheme, Pte, PteFlag, SatpValue
 from ..mmu.tree import Mapping, PageTable, TableEntry, TableNode, merge
 from ..mmu.walk import FaultKind, Walk
-from .theme import priv_style
+from ..theme import priv_style
 
 __all__ = ["PageTableTree", "WalkView", "flags_text", "satp_text"]
 

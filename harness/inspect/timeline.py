@@ -25,8 +25,8 @@ from rich.text import Text
 
 from ..abi.csr import Exc, Priv
 from ..kernelinfo.symbols import Location
+from ..theme import priv_style, write_lines
 from ..trace.flow import FlowRow
-from .theme import priv_style, write_lines
 
 __all__ = ["LANES", "TimelineWriter", "TrapTimeline", "arrow"]
 

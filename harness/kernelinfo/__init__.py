@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..lazy import lazy_exports
+from ..lazyload import lazy_exports
 
 if TYPE_CHECKING:
     from .dwarf import DwarfTypes, Global

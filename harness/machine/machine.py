@@ -41,8 +41,8 @@ from ..devices.virtio_blk import VirtioBlk
 from ..devices.virtio_mmio import VirtioMmio
 from ..errors import BadInput, ExitStatus, GuestError
 from ..native import EventRecord, StopReason
-from ..trace import Event, EventLog, TrapEvent
 from .codesync import CodeSync
+from .events import Event, EventLog, TrapEvent
 from .hart import Hart
 from .loader import ElfImage
 from .memory import Memory

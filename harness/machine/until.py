@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..abi.csr import Exc, Priv
-from ..trace import Event, TrapEvent, XretEvent
+from .events import Event, TrapEvent, XretEvent
 
 __all__ = ["AfterSyscall", "AfterTrap", "AfterXret", "AtAddress", "AtInstret",
            "PrivilegeChange", "Until"]

@@ -305,9 +305,6 @@ void retire_through(hart *h, uint64_t addr);
 void retire_before(hart *h, uint64_t addr);
 void icount_flush(hart *h);
 
-/* grow.c */
-int grow_array(void **p, size_t *cap, size_t need, size_t size);
-
 /* guard.c */
 void guard_code(hart *h, uint64_t vaddr, uint64_t paddr, uint32_t size);
 void guard_install(void);

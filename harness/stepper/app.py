@@ -1,7 +1,7 @@
 """The Textual app of `privlab step`: panes for the trap timeline, the code, the
 registers, the M and S CSRs, a page-table walk and the console; keys in the footer and
 on the `?` screen. Every pane shows a rendering from privlab/inspect, printed with
-privlab's theme (harness/inspect/theme.py) and handed to Textual as styled text."""
+privlab's theme (harness/theme.py) and handed to Textual as styled text."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, Static
 
 from ..errors import PrivlabError
-from ..inspect.theme import make_console
+from ..theme import make_console
 from .controller import BREAK_HELP, Stepper
 
 __all__ = ["KEYS", "StepApp", "themed"]

@@ -22,11 +22,11 @@ from ..api import Session
 from ..errors import BadInput, GuestError
 from ..inspect import CsrPanel, Disassembly, RegisterView, WalkView, disassemble_around
 from ..inspect.state import CsrSnapshot, RegisterSnapshot
-from ..inspect.theme import priv_style
 from ..inspect.timeline import TrapTimeline
 from ..kernelinfo.symbols import Location
 from ..machine import RunResult, Stop
 from ..machine.until import AfterSyscall, AfterTrap, AfterXret, AtAddress, Until
+from ..theme import priv_style
 from ..trace.flow import FlowRow
 
 __all__ = ["BREAK_HELP", "Breakpoint", "Stepper", "parse_breakpoint"]
@@ -234,7 +234,7 @@ class Stepper:
     def timeline(self) -> tuple[TrapTimeline, list[FlowRow], int | None]:
         """The timeline renderer, its rows, and the seq of the current event (the
         last one so far)."""
-        from ..cli.trace_run import locator
+        from ..api.locate import locator
 
         rows = self.timeline_rows()
         current = len(self.s.events) - 1 if len(self.s.events) else None

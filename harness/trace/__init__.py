@@ -1,5 +1,5 @@
 """Trace events and their formats."""
 
-from .events import Event, EventLog, TrapEvent, XretEvent
+from ..machine.events import Event, EventLog, TrapEvent, XretEvent
 
 __all__ = ["Event", "EventLog", "TrapEvent", "XretEvent"]

@@ -22,10 +22,10 @@ from ..kernelinfo.dwarf_types import (
     decode_value,
 )
 from ..kernelinfo.mirrors import KernelInfo
+from ..machine.events import Event, TrapEvent
 from ..machine.machine import Machine
 from ..mmu.address import PAGE_SIZE
 from ..mmu.walk import Access, TranslationContext, walk
-from .events import Event, TrapEvent
 from .syscalls import (
     MAX_SHOWN,
     ArgKind,

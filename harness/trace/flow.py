@@ -1,7 +1,7 @@
 """The trap flow: every trap and xRET of a run as rows with nesting, decoded syscalls
 and SBI calls.
 
-`Flow.feed(seq, record)` consumes events in order (raw tuples, harness/trace/raw.py)
+`Flow.feed(seq, record)` consumes events in order (raw tuples, harness/machine/rawevents.py)
 and keeps, per event, only what the raw log lacks: which trap an xRET returns from,
 the outermost trap of the current nesting (its `root`), and the privilege path
 (U>S>M). Rows are rebuilt on demand from the EventLog, so a run with a million
@@ -37,28 +37,9 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from ..abi.csr import Exc, Priv, cause_name
-from ..mmu.scheme import decode_satp
-from .calllist import CallList, record_of, set_return
-from .events import RECORD, Event, EventLog, TrapEvent, XretEvent
-from .pairer import (
-    ALARM,
-    CALL_SATP,
-    CALL_SEQ,
-    FORK,
-    ID,
-    OP,
-    RET,
-    SEQ,
-    C,
-    Op,
-    Paired,
-    Pairer,
-    X,
-    Y,
-    call_flags,
-    catchable_signals,
-)
-from .raw import (
+from ..abi.pairing import CallKind
+from ..machine.events import RECORD, Event, EventLog, TrapEvent, XretEvent
+from ..machine.rawevents import (
     A0,
     A7,
     AT,
@@ -79,6 +60,25 @@ from .raw import (
     TVAL,
     Record,
     iter_records,
+)
+from ..mmu.scheme import decode_satp
+from .calllist import CallList, record_of, set_return
+from .pairer import (
+    ALARM,
+    CALL_SATP,
+    CALL_SEQ,
+    ID,
+    OP,
+    RET,
+    SEQ,
+    C,
+    Op,
+    Paired,
+    Pairer,
+    X,
+    Y,
+    call_flags,
+    catchable_signals,
 )
 from .sbi import SbiNames
 from .shaper import NONE, Shaped, Shaper
@@ -222,7 +222,7 @@ class Flow:
         # calls by number: all of them (syscalls), or those still waited for
         self._records: CallList | dict[int, SyscallRecord] = \
             self.syscalls if isinstance(self.syscalls, CallList) else self._waiting
-        self._forks = frozenset(n for n, c in specs.items() if call_flags(c) & FORK)
+        self._forks = frozenset(n for n, c in specs.items() if call_flags(c) & CallKind.FORK)
         self._shaped = self.start                      # events _shape has seen
         self._catchable = catchable_signals()
 

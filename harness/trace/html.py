@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from typing import IO
 
 from ..abi.csr import Priv
-from ..inspect.theme import PALETTE
+from ..theme import PALETTE
 from .flow import FlowRow
 
 __all__ = ["MAX_ROWS", "render_html", "write_html"]

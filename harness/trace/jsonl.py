@@ -16,7 +16,7 @@ import json
 from collections.abc import Iterable
 from typing import IO, Any
 
-from .events import event_json
+from ..machine.events import event_json
 from .flow import FlowRow
 from .syscalls import SyscallRecord
 

@@ -1,4 +1,4 @@
-"""System calls paired with their returns by the native core (harness/native/pairer.c).
+"""System calls paired with their returns by the trace library's C (harness/trace/pairer.c).
 
 The pairer follows the rules harness/trace/flow.py describes over raw event records
 and says what it concluded as actions, one tuple each (ACTION's fields, named by the
@@ -11,54 +11,32 @@ import ctypes
 import struct
 import weakref
 from dataclasses import dataclass
-from enum import IntEnum
 from functools import cache
 
-from ..native import load_library
-from .events import RECORD
+from ..abi.pairing import ACTION, ACTION_FIELDS, ALARM, CALL, CALL_FIELDS, CallKind, Op
+from ..machine.events import RECORD
+from .library import load_trace_library
 from .syscalls import CallSpec, signal_names
 
 __all__ = ["ACTION", "ALARM", "CALL", "Op", "Paired", "Pairer", "call_flags", "catchable_signals"]
 
-ACTION = struct.Struct("<IIqqqQQ")
-"""struct pair_action: op, c, seq, id, ret, x, y (what each holds: Op)."""
-OP, C, SEQ, ID, RET, X, Y = range(7)
-CALL = struct.Struct("<qQQQQQ6Q")
-"""struct pair_call: seq, tid, instret, epc, satp, number (a7), a0..a5."""
-CALL_SEQ, CALL_TID, CALL_INSTRET, CALL_EPC, CALL_SATP, CALL_NUMBER, CALL_ARGS = range(7)
-ALARM = 0
-"""The signal number a handler started by a timer tick (an alarm) goes by."""
-
-
-class Op(IntEnum):
-    """pairer.c's ACT_* (see there for what each field holds)."""
-
-    RETURN = 1        # call #id returned at seq with ret, x its instret (c: 1 a new image)
-    NORETURN = 2      # call #id will not return (c: 1 it is complete at seq)
-    FORGET = 3        # call #id is waited for no more: its thread went away
-    CHILD = 4         # the sret at seq is fork #id's child's first return
-    SBI = 5           # the ecall from S at seq is an SBI call (x: a7, y: a6)
-    ENTER = 6         # the sret at seq first enters thread (y: satp, c: tid)
-    DISOWN = 7        # address space y has no process any more (id: see Paired)
-    MOVE = 8          # exec: the process of address space x now owns y (id: see Paired)
-    SIG_ENTER = 9     # the sret at seq enters the handler for signal c (0: an alarm)
-    SIG_BACK = 10     # the sret at seq is back from the handler for signal c
-    SIG_RETURNED = 11  # the trap at seq is how the handler for signal c returned
-
-
-# pairer.c's CALL_* bits
-NORETURN, FORK, EXEC, KILL, SIGALARM, SIGRETURN = (1 << i for i in range(6))
+OP, C, SEQ, ID, RET, X, Y = range(len(ACTION_FIELDS))
+"""Positions in an ACTION tuple (abi/pairing.py says what each holds, by Op)."""
+CALL_SEQ, CALL_TID, CALL_INSTRET, CALL_EPC, CALL_SATP, CALL_NUMBER, CALL_ARGS = \
+    range(len(CALL_FIELDS))
+"""Positions in a CALL tuple; the six arguments are the last six values."""
 
 
 def call_flags(spec: CallSpec) -> int:
     """What the pairing rules need to know of a call."""
-    flags = NORETURN if spec.noreturn else 0
-    flags |= {"fork": FORK, "exec": EXEC, "sigreturn": SIGRETURN}.get(spec.name, 0)
+    flags = CallKind.NORETURN if spec.noreturn else CallKind(0)
+    flags |= {"fork": CallKind.FORK, "exec": CallKind.EXEC,
+              "sigreturn": CallKind.SIGRETURN}.get(spec.name, CallKind(0))
     if spec.name == "kill" and any(a.name == "signum" for a in spec.args):
-        flags |= KILL
+        flags |= CallKind.KILL
     if spec.name == "sigalarm" and len(spec.args) == 2:
-        flags |= SIGALARM
-    return flags
+        flags |= CallKind.SIGALARM
+    return int(flags)
 
 
 @dataclass(slots=True)
@@ -98,7 +76,7 @@ def catchable_signals() -> dict[int, str]:
 
 class Pairer:
     def __init__(self, specs: dict[int, CallSpec], xlen: int) -> None:
-        self._lib = load_library()
+        self._lib = load_trace_library()
         flags = bytearray(max(specs, default=-1) + 1)
         for number, spec in specs.items():
             if number >= 0:

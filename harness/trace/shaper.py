@@ -1,4 +1,4 @@
-"""The nesting of trap flow events, computed by the native core (harness/native/shape.c).
+"""The nesting of trap flow events, computed by the native core (harness/trace/shape.c).
 
 For a run of raw event records: which trap each xRET returns from, the outermost trap
 of its nesting (the root), the privilege path after it (U>S>M) and the address space
@@ -15,8 +15,8 @@ from array import array
 from dataclasses import dataclass
 
 from ..abi.csr import Priv
-from ..native import load_library
-from .events import RECORD
+from ..machine.events import RECORD
+from .library import load_trace_library
 
 __all__ = ["NONE", "Shaped", "Shaper"]
 
@@ -42,7 +42,7 @@ class Shaped:
 class Shaper:
     def __init__(self, initial: Priv) -> None:
         """Every hart starts at privilege `initial`, no trap open."""
-        self._lib = load_library()
+        self._lib = load_trace_library()
         handle = self._lib.shaper_new(int(initial))
         if not handle:
             raise MemoryError("no memory for a trap flow's nesting")

@@ -25,9 +25,8 @@ from collections import Counter
 from collections.abc import Callable
 
 from ..abi.csr import Priv
-from .events import RECORD
-from .flow import Flow, FlowFilter, FlowRow
-from .raw import (
+from ..machine.events import RECORD
+from ..machine.rawevents import (
     A0,
     A7,
     AT,
@@ -47,6 +46,7 @@ from .raw import (
     TRAP,
     TVAL,
 )
+from .flow import Flow, FlowFilter, FlowRow
 from .shaper import NONE
 from .syscalls import SyscallRecord, to_signed
 

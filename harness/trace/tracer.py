@@ -18,12 +18,12 @@ from dataclasses import dataclass
 
 from ..abi.csr import Exc
 from ..kernelinfo.mirrors import KernelInfo
+from ..machine.events import Event
 from ..machine.machine import Machine
+from ..machine.rawevents import record_of
 from ..machine.until import AfterTrap, AfterXret, Until
 from .capture import LiveCapture, is_live
-from .events import Event
 from .flow import Flow
-from .raw import record_of
 from .sbi import SbiNames
 from .syscalls import CallSpec, SyscallRecord
 

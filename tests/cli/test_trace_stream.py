@@ -14,7 +14,7 @@ import pytest
 from privlab.api import Session
 from privlab.build.images import Images
 from privlab.inspect.calltable import CallsWriter
-from privlab.inspect.theme import make_console
+from privlab.theme import make_console
 from privlab.paths import REPO_ROOT
 from privlab.trace.flow import FlowFilter, FlowRow
 from privlab.trace.stream import HOLD, FlowStream

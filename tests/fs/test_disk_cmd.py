@@ -1,6 +1,6 @@
 """`privlab disk IMAGE` (harness/cli/disk_cmd.py): the geometry and tree, --check,
 --inode, --cat, and bad images as one line with exit status 2. Output is what a pipe
-gets: plain text, 100 columns (harness/inspect/theme.py)."""
+gets: plain text, 100 columns (harness/theme.py)."""
 
 from __future__ import annotations
 

@@ -11,7 +11,7 @@ from privlab.build.images import Images
 from privlab.errors import BadInput
 from privlab.machine import Stop
 from privlab.machine.until import AtAddress
-from privlab.trace.events import TrapEvent, XretEvent
+from privlab.machine.events import TrapEvent, XretEvent
 from privlab.trace.syscalls import SyscallRecord
 
 

@@ -16,7 +16,7 @@ import pytest
 
 from privlab.abi.csr import Priv
 from privlab.api import Session
-from privlab.inspect.theme import PALETTE
+from privlab.theme import PALETTE
 from privlab.trace.flow import FlowFilter
 from privlab.trace.html import render_html
 from privlab.trace.perfetto import TRACKS, chrome_trace

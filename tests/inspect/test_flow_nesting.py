@@ -8,7 +8,7 @@ from inspect_fakes import A_SATP, B_SATP, K_SATP, demo_events, log_of, record
 
 from privlab.abi.csr import Priv
 from privlab.abi.syscall_table import load_syscall_table
-from privlab.trace.events import RECORD, EventLog
+from privlab.machine.events import RECORD, EventLog
 from privlab.trace.flow import Flow
 from privlab.trace.sbi import load_sbi_names
 from privlab.trace.syscalls import call_specs

@@ -11,7 +11,7 @@ import pytest
 
 from privlab.api import Session
 from privlab.build.images import Images
-from privlab.trace.events import RECORD
+from privlab.machine.events import RECORD
 from privlab.trace.flow import Flow
 from privlab.trace.syscalls import SyscallRecord
 

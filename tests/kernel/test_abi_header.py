@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from privlab.abi.asm_offsets import KernelLayout, kernel_layout
+from privlab.build.asm_offsets import KernelLayout, kernel_layout
 from privlab.abi.platform import parse_define_lines
 from privlab.abi.spec_header import render
 from privlab.build.images import Images

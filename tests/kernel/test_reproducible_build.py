@@ -147,14 +147,14 @@ def test_no_output_holds_a_path_of_the_machine(two_installs: tuple[Install, Inst
 
 def _compiles(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     compiles: list[str] = []
-    real_run = toolchain._run
+    real_run = toolchain.run_compiler
 
     def counting_run(cmd: list[str], what: str) -> str:
         if "-c" in cmd:
             compiles.append(Path(cmd[cmd.index("-c") + 1]).name)
         return real_run(cmd, what)
 
-    monkeypatch.setattr(toolchain, "_run", counting_run)
+    monkeypatch.setattr(toolchain, "run_compiler", counting_run)
     return compiles
 
 

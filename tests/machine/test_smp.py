@@ -391,7 +391,7 @@ def test_time_is_the_sum_of_the_harts_instructions() -> None:
 
 
 def test_one_hart_events_do_not_name_the_hart() -> None:
-    from privlab.trace.events import event_json
+    from privlab.machine.events import event_json
 
     m = machine(program("ipi"), 2, seed=1)
     try:

@@ -18,7 +18,7 @@ from privlab.api.timetravel import History, Position
 from privlab.machine import Machine, Stop
 from privlab.machine.snapshot import PageStore, restore_machine, take_snapshot
 from privlab.machine.until import AtInstret
-from privlab.trace.events import event_json
+from privlab.machine.events import event_json
 
 RUN = 20_000_000
 RAM_CHECKED = 1 << 20          # the programs live in the first MiB

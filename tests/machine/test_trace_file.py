@@ -14,8 +14,8 @@ import pytest
 
 from privlab.abi.csr import Priv
 from privlab.errors import BadInput
-from privlab.trace.events import RECORD
-from privlab.trace.tracefile import MAGIC, TraceWriter, read_trace
+from privlab.machine.events import RECORD
+from privlab.machine.tracefile import MAGIC, TraceWriter, read_trace
 
 
 def privlab(*args: str) -> subprocess.CompletedProcess[str]:

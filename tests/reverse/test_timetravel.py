@@ -16,7 +16,7 @@ from privlab.build.images import Images
 from privlab.devices.disk import Drive
 from privlab.errors import BadInput
 from privlab.machine import Stop
-from privlab.trace.events import TrapEvent
+from privlab.machine.events import TrapEvent
 
 
 @dataclass(frozen=True)

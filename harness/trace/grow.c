@@ -1,13 +1,11 @@
 /*
- * grow.c: growable arrays for the trap flow's native helpers (shape.c, pairer.c).
+ * grow.c: growable arrays for the trace analysis in C (shape.c, pairer.c).
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "hart.h"
+#include "grow.h"
 
-/* Make *p (of *cap elements of `size` bytes) hold at least `need`, doubling; new
- * elements are zero. Returns 0, or -1 when out of memory (*p is then unchanged). */
 int grow_array(void **p, size_t *cap, size_t need, size_t size)
 {
     if (need <= *cap)

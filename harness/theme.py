@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.text import Text
 from rich.theme import Theme
 
-from ..abi.csr import Priv
+from .abi.csr import Priv
 
 __all__ = ["PALETTE", "STYLES", "THEME", "PipeConsole", "make_console", "priv_style",
            "write_lines"]

@@ -13,9 +13,9 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..build.cache import cache_root, content_key
-from ..build.toolchain import CompileOptions, _headers, _run, compiler_identity, zig_cc
 from ..errors import BuildError
+from .cache import cache_root, content_key
+from .toolchain import CompileOptions, compiler_identity, headers_of, run_compiler, zig_cc
 
 __all__ = ["KernelLayout", "generate_asm_offsets", "kernel_layout", "parse_asm_offsets"]
 
@@ -29,15 +29,15 @@ def parse_asm_offsets(assembly: str) -> dict[str, int]:
 
 def _compile_to_assembly(source: Path, opts: CompileOptions) -> str:
     source = source.resolve()
-    key = content_key([compiler_identity(), "-S", *opts.flags(), source, *_headers(opts)])
+    key = content_key([compiler_identity(), "-S", *opts.flags(), source, *headers_of(opts)])
     out = cache_root() / "asm" / key[:2] / f"{key}-{source.stem}.s"
     if not out.exists():
         out.parent.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(dir=out.parent) as tmp:
             tmp_out = Path(tmp).resolve() / out.name
-            _run([*zig_cc(), *opts.flags(), "-Wno-unused-command-line-argument", "-S", str(source),
-                  "-o", str(tmp_out)],
-                 f"compiling {source} failed")
+            run_compiler([*zig_cc(), *opts.flags(), "-Wno-unused-command-line-argument", "-S",
+                          str(source), "-o", str(tmp_out)],
+                         f"compiling {source} failed")
             tmp_out.replace(out)
     return out.read_text()
 
@@ -106,7 +106,7 @@ def generate_asm_offsets(source: Path, opts: CompileOptions) -> str:
     offsets = parse_asm_offsets(_compile_to_assembly(source, opts))
     if not offsets:
         raise BuildError(f"{source}: no ->NAME markers in the compiler output")
-    lines = [f"// Generated from {source.name} by harness/abi/asm_offsets.py: do not edit.",
+    lines = [f"// Generated from {source.name} by harness/build/asm_offsets.py: do not edit.",
              "#ifndef ASM_OFFSETS_H", "#define ASM_OFFSETS_H", ""]
     lines += [f"#define {name} {value}" for name, value in offsets.items()]
     lines += ["", "#endif // ASM_OFFSETS_H", ""]

@@ -29,51 +29,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hart.h"
+#include "grow.h"
+#include "trace_gen.h"   /* struct hart_event, pair_call, pair_action; CALL_*, ACT_* */
 
-#define ECALL_INSN 4        /* ecall is never compressed: a call returns to epc + 4 */
-#define SIGNALS 64          /* signal numbers the pairer follows: 0..63 (abi.h's NSIG fits) */
-#define ALARM 0             /* a handler's "signal" when a timer tick started it */
 
-/* What a system call number is, for the rules (from its CallSpec in flow.py). */
-enum {
-    CALL_NORETURN = 1 << 0,   /* exit and the like */
-    CALL_FORK = 1 << 1,
-    CALL_EXEC = 1 << 2,
-    CALL_KILL = 1 << 3,       /* kill(pid, signum) */
-    CALL_SIGALARM = 1 << 4,   /* sigalarm(ticks, handler) */
-    CALL_SIGRETURN = 1 << 5,
-};
-
-/* What flow.py is told; one event may give several, in the order they apply. */
-enum {
-    ACT_RETURN = 1,       /* call #id returned at seq with ret, x its instret; c: 1 a
-                             new image */
-    ACT_NORETURN,         /* call #id will not return; c: 1 it completed at seq */
-    ACT_FORGET,           /* call #id is no longer waited for (its thread went away) */
-    ACT_CHILD,            /* the sret at seq is the first return of fork #id's child */
-    ACT_SBI,              /* the ecall at seq from S is an SBI call: x = a7, y = a6 */
-    ACT_ENTER,            /* the sret at seq enters thread (y: satp, c: tid) first */
-    ACT_DISOWN,           /* address space y has no process any more (id: see below) */
-    ACT_MOVE,             /* exec: the process of address space x now owns y (id) */
-    ACT_SIG_ENTER,        /* the sret at seq enters the handler for signal c (0: alarm) */
-    ACT_SIG_BACK,         /* the sret at seq is back from the handler for signal c */
-    ACT_SIG_RETURNED,     /* the trap at seq is the return of the handler for signal c */
-};
-
-struct pair_action {
-    uint32_t op, c;
-    int64_t seq;
-    int64_t id;               /* ACT_DISOWN, ACT_MOVE: calls made by the next of them */
-    int64_t ret;
-    uint64_t x, y;
-};
-
-/* A system call made: its ecall, the thread that made it, a7 and a0..a5. */
-struct pair_call {
-    int64_t seq;
-    uint64_t tid, instret, epc, satp, number, args[6];
-};
+/* The kinds of call the rules tell apart (CALL_*), the actions flow.py is told
+ * (ACT_*; one event may give several, in the order they apply), and the records of a
+ * call made and of an action are harness/abi/pairing.py's, generated into
+ * trace_gen.h with what each field holds. */
 
 /* A call as it is waited for. */
 struct callref {

@@ -7,8 +7,8 @@ from rich.table import Table
 from rich.text import Text
 
 from ..abi.registers import ABI_NAMES
+from ..theme import priv_style
 from .state import RegisterSnapshot
-from .theme import priv_style
 
 __all__ = ["RegisterView"]
 

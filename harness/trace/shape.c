@@ -16,7 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hart.h"
+#include "grow.h"
+#include "trace_gen.h"
 
 #define NONE (-1)
 #define PRIVS 4          /* privilege encodings: PRV_U 0, PRV_S 1, (2 reserved), PRV_M 3 */

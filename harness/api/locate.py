@@ -1,0 +1,32 @@
+"""Where a trap flow's rows happened, as symbol+offset (file:line where known): the
+locator the timeline views take, for `privlab trace` and the stepper alike."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+
+from ..kernelinfo.symbols import Location
+from ..trace.flow import Flow, FlowRow
+from .session import Session
+
+__all__ = ["LOCATIONS", "locator"]
+
+LOCATIONS = 1 << 14     # symbol lookups remembered
+
+
+def locator(s: Session, flow: Flow | None = None) -> Callable[[FlowRow], Location | None]:
+    """Where each row happened (traps) or went (xRETs), as symbol+offset. With `flow`
+    (one that is only fed, as a streamed trace's), lookups are remembered; without,
+    each row reads the session's flow as it is then (the stepper goes back in time)."""
+    def lookup(addr: int, satp: int, program: str | None) -> Location | None:
+        return s.info.symbolize(addr, satp, s.machine.memory, program)
+
+    remembered = functools.lru_cache(maxsize=LOCATIONS)(lookup) if flow is not None \
+        else lookup
+
+    def locate(row: FlowRow) -> Location | None:
+        who = (flow or s.flow).named.get(row.satp)
+        return remembered(row.pc if row.is_trap else row.target, row.satp,
+                          who[1] if who else None)
+    return locate

@@ -1,0 +1,110 @@
+"""Compile a C library for the host with ziglang's clang, once per content.
+
+One recipe for privlab's two libraries: the hart core (harness/native, linked against
+the unicorn wheel's `libunicorn.so.2`, the file the Python binding has already loaded,
+so both share one engine) and the trace analysis (harness/trace, plain C). Each is
+cached under a key covering its C files, its generated header, the Unicorn headers it
+includes and the compiler's identity: the first run on a machine compiles, later runs
+load the cached file. An up-to-date stamp (harness/build/stamp.py) answers "nothing
+changed" from file sizes and times, without hashing anything.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import unicorn
+
+from ..build.cache import cache_root, content_key
+from ..build.toolchain import compiler_identity, zig_cc, zig_home
+from ..errors import NativeBuildError
+
+__all__ = ["CFLAGS", "CLibrary", "built_library"]
+
+CFLAGS = ("-O2", "-g", "-shared", "-fPIC", "-std=c11", "-Wall", "-Wextra", "-Werror",
+          "-Wno-unused-parameter", "-fvisibility=default")
+
+
+def unicorn_dirs() -> tuple[Path, Path]:
+    root = Path(unicorn.__file__).resolve().parent
+    return root / "include", root / "lib"
+
+
+@dataclass(frozen=True)
+class CLibrary:
+    """A shared library: `sources` and `headers` in `source_dir`, a generated header
+    (`gen_name`, its text from `gen_text()`), and whether it links against Unicorn."""
+
+    name: str
+    source_dir: Path
+    sources: tuple[str, ...]
+    headers: tuple[str, ...]
+    gen_name: str
+    gen_text: Callable[[], str]
+    unicorn: bool
+    what: str                     # for messages: "the native core (harness/native)"
+
+    def files(self) -> list[Path]:
+        return [self.source_dir / n for n in (*self.sources, *self.headers)]
+
+    def unicorn_files(self) -> list[Path]:
+        if not self.unicorn:
+            return []
+        include, libdir = unicorn_dirs()
+        return [include / "unicorn" / "unicorn.h", include / "unicorn" / "riscv.h",
+                libdir / "libunicorn.so.2"]
+
+
+def _stamp_inputs(lib: CLibrary) -> list[Path]:
+    """What the library is made from: its C files, the Python that generates its header
+    (harness/abi), Unicorn's headers and library if it links them, and zig."""
+    from ..build.stamp import HARNESS_DIR, zig_binary
+
+    abi = sorted((HARNESS_DIR / "abi").glob("*.py"))
+    return [*lib.files(), *abi, *lib.unicorn_files(), *zig_binary()]
+
+
+def built_library(lib: CLibrary) -> Path:
+    """Build `lib` if needed and return its path."""
+    from ..build.stamp import check_stamp, write_stamp
+
+    params = {"cflags": list(CFLAGS), "library": lib.name}
+    inputs, stamp_dir = _stamp_inputs(lib), cache_root() / "native" / lib.name
+    stamped = check_stamp(stamp_dir, params, inputs)
+    if isinstance(stamped, str) and Path(stamped).is_file():
+        return Path(stamped)
+    out = _build(lib)
+    write_stamp(stamp_dir, params, inputs, [out], str(out))
+    return out
+
+
+def _build(lib: CLibrary) -> Path:
+    """The content-keyed build: compile unless this content was compiled before."""
+    header = lib.gen_text()
+    key = content_key([compiler_identity(), " ".join(CFLAGS), lib.name, header, *lib.files(),
+                       *lib.unicorn_files()[:2]])
+    out = cache_root() / "native" / key / lib.name
+    if out.exists():
+        return out
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=out.parent) as tmp:
+        gen_dir = Path(tmp)
+        (gen_dir / lib.gen_name).write_text(header)
+        built = gen_dir / out.name
+        link: list[str] = []
+        include_flags = [f"-I{gen_dir}", f"-I{lib.source_dir}"]
+        if lib.unicorn:
+            include, libdir = unicorn_dirs()
+            include_flags.append(f"-I{include}")
+            link = [str(libdir / "libunicorn.so.2"), f"-Wl,-rpath,{libdir}"]
+        cmd = [*zig_cc(), *CFLAGS, *include_flags,
+               *(str(lib.source_dir / n) for n in lib.sources), *link, "-o", str(built)]
+        proc = subprocess.run(cmd, capture_output=True, text=True, check=False, cwd=zig_home())
+        if proc.returncode != 0:
+            raise NativeBuildError(f"cannot build {lib.what}:\n" + proc.stdout + proc.stderr)
+        built.replace(out)
+    return out
