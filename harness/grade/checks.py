@@ -9,23 +9,24 @@ expected output differs from run to run and cannot be memorised.
 from __future__ import annotations
 
 import re
-import struct
 from dataclasses import dataclass, field
 
 from ..abi.csr import Irq, Priv
-from ..abi.paging import PAGE_SIZE, PTE_COW, PteFlag
+from ..abi.paging import PAGE_SHIFT, PAGE_SIZE, PTE_COW, PteFlag
 from ..build.asm_offsets import kernel_layout
+from ..machine.loader import load_elf
 from ..machine.rawevents import KIND, TO, XRET, iter_records
 from ..machine.until import AfterSyscall, AtAddress, PrivilegeChange
 from ..mmu import walk
+from ..mmu.tree import TableNode, read_page_table
 from ..trace import Event, TrapEvent, XretEvent
 from ..trace.syscalls import to_signed
 from .graded_boot import DEFAULT_MAX_INSNS, KernelRun
 from .trace_view import SyscallRecord
 
-__all__ = ["AlarmLoop", "AlarmTrace", "FrameWalk", "UserLeaf", "alarm_trace",
+__all__ = ["AlarmLoop", "AlarmTrace", "FrameWalk", "UserLayout", "UserLeaf", "alarm_trace",
            "backtrace_at_entry", "backtrace_in", "check_shares", "printed_backtrace",
-           "resumed_at", "slices_by_priority", "stop_at_syscall", "user_leaf",
+           "resumed_at", "slices_by_priority", "stop_at_syscall", "user_layout", "user_leaf",
            "vmprint_lines", "walk_frames"]
 
 
@@ -63,60 +64,68 @@ def check_shares(counts: dict[int, int], tolerance: float = 0.08, minimum: int =
 
 
 # -- page tables ------------------------------------------------------------------------
-@dataclass(frozen=True)
-class _Paging:
-    levels: int
-    index_bits: int
-    pte_size: int
+def vmprint_lines(run: KernelRun, satp: int) -> list[str]:
+    """What vmprint must print for the page table `satp` selects (format:
+    labs/vmprint/README.md), read from guest memory by the page-table reader of
+    harness/mmu/ (levels, PTE size and fields: harness/abi/paging.py)."""
+    table = read_page_table(run.machine.memory, satp, run.machine.xlen)
+    scheme = table.scheme
+    va_mask = (1 << scheme.va_bits) - 1       # printed as the index bits make it
+    lines = [f"page table {int(table.root.table):#x}"]
 
-
-def _paging(xlen: int) -> _Paging:
-    return _Paging(3, 9, 8) if xlen == 64 else _Paging(2, 10, 4)
-
-
-def satp_root(satp: int, xlen: int) -> int:
-    ppn = satp & ((1 << 44) - 1) if xlen == 64 else satp & ((1 << 22) - 1)
-    return ppn * PAGE_SIZE
-
-
-def vmprint_lines(run: KernelRun, root: int) -> list[str]:
-    """What vmprint must print for the page table at physical address `root`
-    (format: labs/vmprint/README.md), read from guest memory."""
-    paging = _paging(run.machine.xlen)
-    fmt = "<Q" if paging.pte_size == 8 else "<I"
-    mem = run.machine.memory
-    lines = [f"page table {root:#x}"]
-
-    def level(table: int, depth: int, base: int) -> None:
-        shift = 12 + paging.index_bits * depth
-        raw = mem.read(table, paging.pte_size << paging.index_bits)
-        for i in range(1 << paging.index_bits):
-            (pte,) = struct.unpack_from(fmt, raw, i * paging.pte_size)
-            if not pte & 1:
-                continue
-            va = base + (i << shift)
-            pa = (pte >> 10) << 12
-            indent = " .." * (paging.levels - depth)
-            line = f"{indent}{i}: pte {pte:#x} pa {pa:#x}"
-            if pte & 0b1110:
-                flags = "".join(c if pte & bit else "-" for c, bit in
-                                (("r", 2), ("w", 4), ("x", 8), ("u", 16)))
-                lines.append(f"{line} va {va:#x} {flags}")
+    def level(node: TableNode) -> None:
+        indent = " .." * (scheme.levels - node.level)
+        for e in node.entries:
+            pa = int(e.pte.ppn) << PAGE_SHIFT
+            line = f"{indent}{e.index}: pte {e.pte.raw:#x} pa {pa:#x}"
+            if e.pte.leaf:
+                flags = "".join(c.lower() if e.pte.flags & PteFlag[c] else "-" for c in "RWXU")
+                lines.append(f"{line} va {int(e.va) & va_mask:#x} {flags}")
             else:
                 lines.append(line)
-                level(pa, depth - 1, va)
+                if e.child is not None:
+                    level(e.child)
 
-    level(root, paging.levels - 1, 0)
+    level(table.root)
     return lines
 
 
+@dataclass(frozen=True)
+class UserLayout:
+    """A user process's layout as the build made it: `base`, where the program's ELF
+    segments start (USER_BASE: userland/user.ld links them there); `trapframe`, the
+    main thread's trap frame (TRAPFRAME, from the kernel's generated asm-offsets.h);
+    the main thread's user stack, `stack_size` bytes right below it (USTACK_TOP is
+    TRAPFRAME)."""
+
+    base: int
+    trapframe: int
+    stack_size: int
+
+    @property
+    def stack_bottom(self) -> int:
+        return self.trapframe - self.stack_size
+
+
+def user_layout(run: KernelRun, program: str | None = None) -> UserLayout:
+    """The layout of `program` (default: the booted one) under the kernel under test."""
+    layout = kernel_layout(run.kernel_image.path, run.machine.xlen)
+    name = program or run.spec.program
+    if name not in run.users or layout.thread_stack_size is None:
+        run.fail(f"grader error: no layout for {name} (its ELF, or the kernel's "
+                 "LAYOUT_USTACK_SIZE, is missing)")
+    elf = load_elf(run.users[name])
+    return UserLayout(min(s.vaddr for s in elf.segments), layout.trapframe,
+                      int(layout.thread_stack_size or 0))
+
+
 def first_user_page_table(run: KernelRun, within: int) -> int:
-    """Run until the first process enters U; the physical root of its page table."""
+    """Run until the first process enters U; the satp of its page table."""
     result = run.run(within, until=[PrivilegeChange(to=Priv.U)])
     if result.event is None:
         run.fail("the first process never reached user mode")
     assert result.event is not None
-    return satp_root(result.event.satp, run.machine.xlen)
+    return result.event.satp
 
 
 def printed_block(text: str, header: str, line: re.Pattern[str]) -> list[str]:

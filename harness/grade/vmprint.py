@@ -85,8 +85,7 @@ class Vmprint:
 def vmprint_at_boot(run: KernelRun, within: int) -> Vmprint:
     """Run until the first process enters user mode: what vmprint must print for its
     page table, and what the kernel printed while it booted."""
-    root = first_user_page_table(run, within)
-    expected = vmprint_lines(run, root)
+    expected = vmprint_lines(run, first_user_page_table(run, within))
     boot = run.lines()
     start = next((i for i, line in enumerate(boot) if line.startswith(HEADER)), None)
     return Vmprint(expected, boot[start or 0:], start is not None)

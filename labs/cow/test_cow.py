@@ -15,11 +15,16 @@ import pytest
 
 from privlab.abi.csr import Exc, Priv
 from privlab.grade import KernelRun, KernelUnderTest
-from privlab.grade.checks import UserLeaf, resumed_at, stop_at_syscall, user_leaf
+from privlab.grade.checks import (
+    UserLeaf,
+    resumed_at,
+    stop_at_syscall,
+    user_layout,
+    user_leaf,
+)
 from privlab.trace import TrapEvent
 
 PAGE = 4096
-USER_BASE = 0x10000   # the program's text (kernel/memlayout.h)
 SMALL_RAM = 16        # MiB: about 10 MiB of it free for user pages
 
 
@@ -95,7 +100,7 @@ def test_fork_shares_every_page_read_only(privlab_kernel: KernelUnderTest,
                                           privlab_rng: random.Random) -> None:
     run, heap, pages, child = _share_run(privlab_kernel, privlab_rng)
     parent = _parent_satp(run)
-    _expect_shared(run, parent, child, USER_BASE, "the text")
+    _expect_shared(run, parent, child, user_layout(run).base, "the text")
     for i in range(pages):
         _expect_shared(run, parent, child, heap + i * PAGE, f"heap page {i}")
     run.expect_pass()
@@ -163,13 +168,13 @@ def test_a_store_to_a_truly_read_only_page_still_kills(privlab_kernel: KernelUnd
     addr = privlab_rng.randrange(0x10000000, 0x40000000, PAGE)
     run = privlab_kernel.boot("lab_cow", "readonly", privlab_kernel.token, addr)
     child, parent = stop_at_syscall(run, "getppid", 50_000_000).satp, _parent_satp(run)
-    _expect_shared(run, parent, child, USER_BASE, "the text")
+    _expect_shared(run, parent, child, user_layout(run).base, "the text")
     run.expect_pass()
     heap = _heap(run)
     _expect_resumed(run, _store_fault(run, child, heap))  # the COW page: copied
     pids = [int(c.ret or 0) for c in run.trace.syscalls("fork")]
     text = [t for t in run.trace.traps(code=int(Exc.STORE_PAGE_FAULT), from_priv=Priv.U)
-            if t.satp == child and USER_BASE <= t.tval < heap]
+            if t.satp == child and user_layout(run).base <= t.tval < heap]
     if not text:
         run.fail("no store page fault at the text from the first child")
     mapping = run.expect_trap(int(Exc.STORE_PAGE_FAULT), tval=addr, from_priv=Priv.U)

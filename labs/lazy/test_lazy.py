@@ -14,13 +14,11 @@ import pytest
 
 from privlab.abi.csr import Exc, Priv
 from privlab.grade import KernelRun, KernelUnderTest
-from privlab.grade.checks import resumed_at, stop_at_syscall, user_leaf
+from privlab.grade.checks import resumed_at, stop_at_syscall, user_layout, user_leaf
 from privlab.trace import TrapEvent
 
 PAGE = 4096
 SMALL_RAM = 16          # MiB: about 10 MiB of it free for user pages
-USTACK_PAGES = 8        # kernel/param.h: the user stack, right below the trapframe
-TRAPFRAME = {64: 0x3F_FFFF_E000, 32: 0xFFFF_E000}   # kernel/memlayout.h
 
 
 def _heap(run: KernelRun) -> int:
@@ -140,7 +138,7 @@ def test_a_fault_outside_the_heap_still_kills(privlab_kernel: KernelUnderTest,
     past = heap + (pages + 1) * PAGE          # the heap is pages * 4096 + 100 bytes
     _expect_killed(run, pids[1], _fault(run, Exc.LOAD_PAGE_FAULT, past))
     _expect_killed(run, pids[2], _fault(run, Exc.STORE_PAGE_FAULT, past + 5 * PAGE))
-    bottom = TRAPFRAME[run.machine.xlen] - USTACK_PAGES * PAGE
+    bottom = user_layout(run).stack_bottom
     guard = [t for t in run.trace.traps(code=int(Exc.STORE_PAGE_FAULT), from_priv=Priv.U)
              if bottom - PAGE <= t.tval < bottom]
     if not guard:
