@@ -2,9 +2,9 @@
 
 Each subcommand lives in its own module, `harness/cli/<name>_cmd.py`, exposing
 `register(subparsers)`, which adds its parser and sets `func` (args -> exit status);
-modules are found by that name, so adding a command touches no shared file. `register`
-runs for every command on every run, so a command module imports only argparse-level
-helpers at its top and loads the machine, rich and the rest inside the function it runs. Errors
+COMMANDS below is the table of them, in `privlab --help` order. `register` runs for
+every command on every run, so a command module imports only argparse-level helpers
+at its top and loads the machine, rich and the rest inside the function it runs. Errors
 from the `PrivlabError` hierarchy become one line on stderr and their exit status;
 an OSError (a file that cannot be written, say) becomes one line and status 1, never a
 traceback; Ctrl-C is status 130 (harness/sigint.py) and a closed output pipe 141, as
@@ -18,29 +18,34 @@ import contextlib
 import os
 import sys
 from collections.abc import Sequence
-from importlib import import_module
+from types import ModuleType
 
 from ..errors import BuildError, ExitStatus, PrivlabError
 from ..sigint import interrupts_exit, run_cleanups
+from . import (
+    build_cmd,
+    disk_cmd,
+    grade_cmd,
+    inspect_cmd,
+    lab_cmd,
+    pagetable_cmd,
+    run_cmd,
+    step_cmd,
+    tour_cmd,
+    trace_cmd,
+    translate_cmd,
+)
 from .sessionargs import set_program, split_program
 
-__all__ = ["main"]
+__all__ = ["COMMANDS", "main"]
 
-# Listed first in `privlab --help`; any other *_cmd module follows alphabetically.
-FIRST = ("run", "build")
+# Every command, in `privlab --help` order: the two a newcomer needs first, then the
+# views of a run, then the tools around them.
+COMMANDS: tuple[ModuleType, ...] = (
+    run_cmd, build_cmd, tour_cmd, trace_cmd, inspect_cmd, step_cmd, pagetable_cmd,
+    translate_cmd, disk_cmd, lab_cmd, grade_cmd,
+)
 EXIT_BROKEN_PIPE = 141      # 128 + SIGPIPE: what `cat` exits with when its reader has gone
-
-
-def _package_path() -> list[str]:
-    return list(sys.modules[__package__].__path__)
-
-
-def subcommands() -> list[str]:
-    # A listing of the package directory, not pkgutil (whose import costs more than the
-    # scan): `privlab` builds its whole parser on every run.
-    found = sorted(name.removesuffix("_cmd.py") for d in _package_path()
-                   for name in os.listdir(d) if name.endswith("_cmd.py"))
-    return [n for n in FIRST if n in found] + [n for n in found if n not in FIRST]
 
 
 class _Parser(argparse.ArgumentParser):
@@ -52,8 +57,8 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="privlab", description="A RISC-V hart for teaching kernels.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    for name in subcommands():
-        import_module(f".{name}_cmd", __package__).register(sub)
+    for command in COMMANDS:
+        command.register(sub)
     return parser
 
 

@@ -9,7 +9,8 @@ import sys
 
 import pytest
 
-from privlab.cli.main import build_parser, subcommands
+from privlab.cli.main import COMMANDS, build_parser
+from privlab.paths import REPO_ROOT
 
 HEAVY = ("rich", "elftools", "unicorn", "capstone", "privlab.machine.hart",
          "privlab.api.session", "privlab.inspect", "privlab.course.grade_one",
@@ -44,9 +45,19 @@ def test_a_commands_help_loads_no_heavy_module(command: str) -> None:
 def test_every_command_is_registered_with_a_function_to_run() -> None:
     parser = build_parser()
     sub = parser._subparsers._group_actions[0]  # type: ignore[union-attr]
-    assert list(sub.choices) == subcommands()
-    for name in ("run", "build", "trace", "inspect", "tour", "disk", "translate", "pagetable"):
-        assert callable(sub.choices[name].get_default("func")), name
+    assert list(sub.choices) == [m.__name__.rpartition(".")[2].removesuffix("_cmd")
+                                 for m in COMMANDS]
+    for name, command in sub.choices.items():
+        inner = command._subparsers._group_actions[0].choices if command._subparsers \
+            else {"": command}  # `lab list`, `lab handout`, ...: each sets its own
+        for verb, parser in inner.items():
+            assert callable(parser.get_default("func")), f"{name} {verb}"
+
+
+def test_the_command_table_names_every_command_module() -> None:
+    """A *_cmd.py left out of COMMANDS would be a command nobody can run."""
+    modules = {p.stem for p in (REPO_ROOT / "harness" / "cli").glob("*_cmd.py")}
+    assert {m.__name__.rpartition(".")[2] for m in COMMANDS} == modules
 
 
 def test_a_plain_run_reads_no_dwarf_and_no_package_metadata() -> None:
