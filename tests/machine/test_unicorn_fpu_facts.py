@@ -1,0 +1,104 @@
+"""Unicorn 2.1.4's own FPU (QEMU 5.0's), which the native core replaces
+(harness/native/fpu.c, docs/unicorn.md#fpu-is-qemu-5).
+
+The core's replacement is process-wide once a hart exists, so Unicorn's behaviour is
+reproduced in a fresh interpreter that never loads the core; the last test checks that
+the core did replace it here.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import platform
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+FPU_PROBE = r"""
+import sys
+from unicorn import Uc
+from unicorn.riscv_const import UC_RISCV_REG_X10
+from unicorn.unicorn_const import UC_ARCH_RISCV, UC_HOOK_INTR, UC_MODE_RISCV64
+from privlab.machine import load_elf
+from machine.asm import build_asm
+
+image = load_elf(build_asm(sys.argv[1], "rv64"))
+uc = Uc(UC_ARCH_RISCV, UC_MODE_RISCV64)
+ram = min(s.paddr for s in image.segments) & ~0xfffff
+uc.mem_map(ram, 1 << 20)
+for seg in image.segments:
+    uc.mem_write(seg.paddr, seg.data)
+uc.hook_add(UC_HOOK_INTR, lambda uc, intno, _ud: uc.emu_stop())
+uc.emu_start(ram, ram + 0x1000, count=500)
+print([uc.reg_read(UC_RISCV_REG_X10 + i) for i in range(5)])
+"""
+
+# a0-a4 after: fmax.s(sNaN, 1.0); fsgnj.s(0x7ffffffe12345678, +0); fmv.w.x(0x3f800000);
+# fadd.s(1.0, 1.0); fflags after fmadd.s(inf, 0, qNaN). Each f result read whole.
+BODY = """
+    .option arch, +d
+    li t0, 0x6000
+    csrs mstatus, t0
+    la t1, operands
+    fld f1, 0(t1)
+    fld f2, 8(t1)
+    fmax.s f0, f1, f2
+    fmv.x.d a0, f0
+    fld f3, 16(t1)
+    fld f4, 24(t1)
+    fsgnj.s f0, f3, f4
+    fmv.x.d a1, f0
+    li t2, 0x3f800000
+    fmv.w.x f0, t2
+    fmv.x.d a2, f0
+    fadd.s f0, f2, f2
+    fmv.x.d a3, f0
+    fld f5, 32(t1)
+    fld f6, 40(t1)
+    csrwi fflags, 0
+    fmadd.s f0, f5, f4, f6
+    csrr a4, fflags
+    ecall
+    .data
+    .balign 8
+operands:
+    .dword 0xffffffff7f800001, 0xffffffff3f800000, 0x7ffffffe12345678
+    .dword 0xffffffff00000000, 0xffffffff7f800000, 0xffffffff7fc00000
+"""
+
+
+def unicorn_fpu_probe() -> list[int]:
+    tests = Path(__file__).resolve().parent.parent
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tests), str(tests.parent)]))
+    out = subprocess.run([sys.executable, "-c", FPU_PROBE, BODY], capture_output=True,
+                         text=True, env=env, check=True).stdout
+    return ast.literal_eval(out.strip())
+
+
+def test_unicorns_fpu_is_qemu_5s_without_nan_boxing_or_minimum_number() -> None:
+    # docs/unicorn.md#fpu-is-qemu-5. QEMU 7.2 and the spec give, in order:
+    # 0xffffffff3f800000 (1.0: minimumNumber), 0xffffffff7fc00000 (an unboxed operand
+    # is the canonical NaN), 0xffffffff3f800000 (boxed), 0xffffffff40000000 (boxed),
+    # 0x10 (NV: inf x 0 is invalid whatever the addend).
+    fmax, fsgnj, fmv_w_x, fadd, fflags = unicorn_fpu_probe()
+    assert fmax == 0x7FC00000          # maxNum: the canonical NaN, upper word zero
+    assert fsgnj == 0xFFFFFFFF12345678  # rs2's upper word, rs1's low 31 bits
+    assert fmv_w_x == 0x3F800000       # the whole x register
+    assert fadd == 0x40000000          # 2.0, upper word zero
+    assert fflags == 0                 # no NV
+
+
+def test_the_core_replaces_unicorns_fpu_helpers_on_this_host() -> None:
+    # fpu.c replaces the helpers only on x86-64 with the pinned wheel (its fingerprint);
+    # anywhere else F/D are Unicorn's except fmin/fmax (docs/machine.md).
+    if platform.machine() not in ("x86_64", "AMD64"):
+        pytest.skip("the helpers are replaced on x86-64 hosts only")
+    from privlab.machine import Machine
+    from privlab.native.library import load_library
+
+    Machine(64)
+    assert load_library().fpu_exact(), \
+        f"fingerprint {load_library().fpu_fingerprint():#x}: not the pinned unicorn wheel?"
