@@ -10,7 +10,8 @@ from contextlib import AbstractContextManager, contextmanager
 from typing import IO
 
 from ..errors import ExitStatus
-from ..machine.machine import Machine, RunResult, Stop
+from ..machine.machine import Machine
+from ..machine.results import RunResult, Stop
 from ..sigint import on_sigint
 from ..trace import TrapEvent
 

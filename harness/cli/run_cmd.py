@@ -28,7 +28,7 @@ from .sessionargs import add_machine_arguments, scripted_input
 if TYPE_CHECKING:
     from ..devices.uart import InputSource
     from ..machine import Machine
-    from ..machine.machine import RunResult
+    from ..machine.results import RunResult
 
 __all__ = ["register"]
 

@@ -23,7 +23,7 @@ from ..inspect import SyscallSummary, make_console
 from ..inspect.calltable import CallsWriter
 from ..inspect.timeline import TimelineWriter
 from ..machine import Stop
-from ..machine.machine import RunResult
+from ..machine.results import RunResult
 from ..trace.flow import Flow, FlowFilter, FlowRow
 from ..trace.html import write_html
 from ..trace.jsonl import write_jsonl

@@ -2,7 +2,8 @@
 
 from .hart import Hart
 from .loader import ElfImage, Segment, load_elf
-from .machine import DataAccess, Machine, RunResult, Stop
+from .machine import Machine
+from .results import DataAccess, RunResult, Stop
 from .memory import Memory
 
 __all__ = ["DataAccess", "ElfImage", "Hart", "Machine", "Memory", "RunResult", "Segment", "Stop",

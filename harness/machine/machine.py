@@ -1,4 +1,5 @@
-"""The machine: one hart, RAM and the QEMU `virt` devices, and the run loop.
+"""The machine: its harts, RAM and the QEMU `virt` devices, and the run loop (the turns
+several harts take are schedule.py's).
 
 Unicorn runs guest code until the native core asks it to stop (budget, wfi, events to
 drain, a breakpoint, a device ending the run) or it reports an error the core turns into
@@ -8,15 +9,11 @@ guest never notices it was stopped: a run is a pure function of the image and in
 
 from __future__ import annotations
 
-import copy
 import ctypes
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from enum import Enum
 from typing import TYPE_CHECKING
 
 from unicorn import Uc, UcError
-from unicorn.riscv_const import UC_RISCV_REG_PRIV
 from unicorn.unicorn_const import (
     UC_ARCH_RISCV,
     UC_ERR_EXCEPTION,
@@ -29,7 +26,7 @@ from unicorn.unicorn_const import (
     UC_PROT_ALL,
 )
 
-from ..abi.csr import Csr, Priv
+from ..abi.csr import Priv
 from ..abi.paging import PAGE_SIZE
 from ..abi.platform import PLATFORM
 from ..devices import Clint, Console, Finisher, Plic, ScriptedInput, Uart
@@ -39,14 +36,15 @@ from ..devices.mrom import Mrom
 from ..devices.uart import IDLE_POLL_LIMIT, INPUT_POLL_INSNS, InputSource
 from ..devices.virtio_blk import VirtioBlk
 from ..devices.virtio_mmio import VirtioMmio
-from ..errors import BadInput, ExitStatus, GuestError
+from ..errors import BadInput, GuestError
 from ..native import EventRecord, StopReason
 from .codesync import CodeSync
 from .events import Event, EventLog, TrapEvent
 from .hart import Hart
 from .loader import ElfImage
 from .memory import Memory
-from .schedule import DEFAULT_SMP_SEED, Schedule, check_smp
+from .results import MAX_BUDGET_STEPS, TURN_OVER, DataAccess, RunResult, Stop
+from .schedule import DEFAULT_SMP_SEED, HartTurns, Schedule, check_smp
 from .until import (
     AfterSyscall,
     AfterTrap,
@@ -63,8 +61,6 @@ if TYPE_CHECKING:
 __all__ = ["MAX_ICOUNT_SHIFT", "Machine", "RunResult", "Stop", "check_icount_shift"]
 
 _UNMAPPED = (UC_ERR_READ_UNMAPPED, UC_ERR_WRITE_UNMAPPED, UC_ERR_FETCH_UNMAPPED)
-EXIT_GUEST_ERROR = 3
-MAX_BUDGET_STEPS = 1024      # more than a translated block holds (TCG: 512)
 EXACT_APPROACH = 2048        # run_until_instret runs at full speed to this short of it
 MAX_ICOUNT_SHIFT = 10        # as QEMU's -icount shift=N
 
@@ -74,56 +70,6 @@ def check_icount_shift(shift: int) -> None:
     if not 0 <= shift <= MAX_ICOUNT_SHIFT:
         raise BadInput(f"icount shift must be 0 to {MAX_ICOUNT_SHIFT} (2^N ns of guest time "
                        f"per instruction), not {shift}")
-
-
-class Stop(Enum):
-    """Why `Machine.run` returned."""
-
-    HALT = "halt"                # the guest powered off (finisher or HTIF)
-    BUDGET = "budget"            # the instruction budget ran out
-    BREAKPOINT = "breakpoint"    # a debugger breakpoint (or AtAddress)
-    EVENT = "event"              # an `until` event condition matched
-    STEP = "step"
-    WATCH = "watch"              # a debugger watchpoint, before the access (`access`)
-    USER = "user"                # the host asked to stop
-    INPUT_ENDED = "input ended"  # the console input ended and the guest waits for more
-    ERROR = "error"              # the guest got stuck: trap storm, wfi forever, bad device use
-
-
-@dataclass(frozen=True)
-class DataAccess:
-    """The load or store a debugger watchpoint stopped before (Stop.WATCH)."""
-
-    paddr: int          # the first watched byte it touches
-    write: bool
-
-
-@dataclass
-class RunResult:
-    stop: Stop
-    exit_status: int | None = None
-    message: str = ""
-    pc: int = 0
-    priv: Priv = Priv.M
-    instret: int = 0
-    last_traps: list[TrapEvent] = field(default_factory=list)
-    event: Event | None = None          # the event that matched, for Stop.EVENT
-    condition: Until | None = None      # the `until` condition that held
-    access: DataAccess | None = None    # the access a watchpoint stopped, for Stop.WATCH
-
-    @property
-    def status(self) -> int:
-        """The process exit status privlab reports for this result."""
-        if self.stop is Stop.HALT:
-            return self.exit_status or 0
-        if self.stop is Stop.BUDGET:
-            return ExitStatus.BUDGET
-        return EXIT_GUEST_ERROR
-
-
-# What one hart's turn of a multi-hart run returns when its quantum is used up or it
-# waits in wfi: the turn loop reads no more than that (no pc, no recent traps).
-_TURN_OVER = RunResult(Stop.BUDGET, message="turn over")
 
 
 class Machine:
@@ -180,12 +126,7 @@ class Machine:
             self.hart.state.shared_code = 1   # fence.i sees the other harts' stores
             self._codesync = CodeSync(self.harts, self.memory.host_address,
                                       self.memory.ram_base, ram_size)
-        self._schedule = Schedule(smp, smp_seed)
-        self._waiting = [False] * smp        # in wfi, yielding its turns until woken
-        self._clock_ns = 0                   # guest time all harts agree on at a switch
-        self._in_turn = False                # run() is one hart's turn of a multi-hart run
-        self._turn: tuple[int, int] | None = None   # (hart, instret its turn ends at)
-        self._wfi_yield = False              # that turn ended in a wfi
+        self.turns = HartTurns(self, Schedule(smp, smp_seed))
         self.events = EventLog(keep=keep_events)
         self.events.harts = smp
         self.console = console or Console()
@@ -356,8 +297,8 @@ class Machine:
         `until` conditions holds, a debugger stop, or the guest gets stuck (which is a
         Stop.ERROR result with the diagnosis, not an exception)."""
         conditions = [] if until is None else list(until) if isinstance(until, list) else [until]
-        if self.smp > 1 and not self._in_turn:
-            return self._run_harts(max_insns, conditions, on_stop)
+        if self.smp > 1 and not self.turns.in_turn:
+            return self.turns.run(max_insns, conditions, on_stop)
         s = self.hart.state
         budget = (s.instret + max_insns) if max_insns is not None else (1 << 64) - 1
         exact = min((c.instret for c in conditions if isinstance(c, AtInstret)),
@@ -383,7 +324,7 @@ class Machine:
         self._ran_since_step.add(int(s.hart_id))
         self._arm(conditions)
         self._schedule_input_poll()
-        if not self._in_turn:                # (a multi-hart run looks once, at its start)
+        if not self.turns.in_turn:           # (a multi-hart run looks once, at its start)
             self.uart.update_irq()           # input fed since the last run
         self.hart.update()
         try:
@@ -525,8 +466,8 @@ class Machine:
     def _handle(self, reason: StopReason) -> RunResult | None:
         s = self.hart.state
         if reason == StopReason.BUDGET:
-            if self._in_turn:
-                return _TURN_OVER
+            if self.turns.in_turn:
+                return TURN_OVER
             return self._result(Stop.BUDGET, "instruction budget exhausted")
         if reason == StopReason.USER:
             self._stop_wanted = False
@@ -548,9 +489,9 @@ class Machine:
             return self._result(Stop.ERROR, (
                 f"trap storm: {name} (cause {s.storm_cause:#x}) at epc {s.storm_epc:#x}, "
                 f"tval {s.storm_tval:#x}, repeated {s.storm_limit} times with no progress"))
-        if reason == StopReason.WFI and self._in_turn:
-            self._wfi_yield = True           # the hart waits; the others run on
-            return _TURN_OVER
+        if reason == StopReason.WFI and self.turns.in_turn:
+            self.turns.wfi_yield = True      # the hart waits; the others run on
+            return TURN_OVER
         if reason == StopReason.WFI:
             if not self.hart.wfi_wake():
                 return self._result(Stop.ERROR, (
@@ -560,218 +501,19 @@ class Machine:
             self._drain()
         return None
 
-    # -- several harts ---------------------------------------------------------------
+    # -- several harts: the turns are schedule.py's HartTurns -------------------------
     def total_instret(self) -> int:
-        """Instructions every hart has retired, together: the machine's own count, which
-        orders the moments of a run of several harts as one hart's instret does."""
-        return sum(int(h.state.instret) for h in self.harts)
+        """Instructions every hart has retired, together (HartTurns.total_instret)."""
+        return self.turns.total_instret()
 
     def next_hart(self) -> int:
-        """The hart that runs the machine's next instruction (`step_machine`): the one
-        whose turn is under way, or else the one the schedule draws next (looked at on
-        a copy: the schedule does not move)."""
-        if self.smp == 1:
-            return 0
-        if self._turn is not None:
-            k, end = self._turn
-            if self.harts[k].state.instret < end or self.harts[k].in_block():
-                return k
-        sched = copy.deepcopy(self._schedule)
-        for _ in range(64 * self.smp):
-            k, _q = sched.next_turn()
-            if not self._waiting[k] or self._wakeable(self.harts[k]):
-                return k
-        return int(self.hart.state.hart_id)
+        """The hart that runs the machine's next instruction (HartTurns.next_hart)."""
+        return self.turns.next_hart()
 
     def step_machine(self) -> RunResult:
-        """One instruction of the machine: with one hart, `step()`; with several, the
-        next instruction in the schedule's order, of whichever hart's turn it is (which
-        is then the current hart). Stepping through a turn ends it where a run would
-        (at the first block start at or past its quantum), so any mix of steps and
-        runs interleaves the harts exactly as one uninterrupted run does."""
-        if self.smp == 1:
-            return self.step()
-        return self._run_harts(None, [], None, step=True)
-
-    def _run_harts(self, max_insns: int | None, conditions: list[Until],
-                   on_stop: Callable[[], None] | None, step: bool = False) -> RunResult:
-        """Several harts take turns, as the schedule says, until one of them ends the
-        run (halt, condition, stuck), the host asks, or `max_insns` instructions (all
-        harts together) have run. A turn that ends in wfi leaves the hart waiting:
-        it yields its turns until an interrupt is pending and enabled in its mie.
-
-        A turn outlives a run that stops inside it (`_turn`): the next run (or step)
-        goes on with it, so stopping changes nothing of the interleaving. An AtInstret
-        condition counts the instructions of all harts (`total_instret`). `step`: one
-        instruction of the hart whose turn it is, then stop."""
-        ran = 0
-        self.uart.update_irq()               # input fed since the last run
-        live = bool(getattr(self.uart.source, "live", False))
-        next_poll = INPUT_POLL_INSNS         # live input: looked at as often as one hart
-        if self._codesync is not None:
-            self._codesync.run_begins()
-        targets = [c for c in conditions if isinstance(c, AtInstret)]
-        rest: list[Until] = [c for c in conditions if not isinstance(c, AtInstret)]
-        while True:
-            if live and ran >= next_poll:
-                next_poll = ran + INPUT_POLL_INSNS
-                self.uart.update_irq()
-            if self._stop_wanted:
-                self._stop_wanted = False
-                return self._result(Stop.USER)
-            if max_insns is not None and ran >= max_insns:
-                return self._result(Stop.BUDGET, "instruction budget exhausted")
-            total = self.total_instret()
-            at = next((c for c in targets if total >= c.instret), None)
-            if at is not None:
-                return self._result(Stop.EVENT, condition=at)
-            if self._turn is not None:
-                k, end = self._turn
-                if self.harts[k].state.instret >= end and not self.harts[k].in_block():
-                    self._end_turn(k)
-            if self._turn is None:
-                if not step and self.checkpoint is not None and total >= self.next_checkpoint:
-                    self.checkpoint()        # between two turns: nothing the guest sees
-                begun = self._begin_turn(rest)
-                if isinstance(begun, RunResult):
-                    return begun
-                if not begun:
-                    continue                 # a waiting hart's turn went by
-            assert self._turn is not None
-            k, end = self._turn
-            hart = self.harts[k]
-            self._select(k)
-            before = hart.state.instret
-            self._in_turn = True
-            try:
-                if step:
-                    result = self.step()
-                else:
-                    left = None if max_insns is None else max_insns - ran
-                    result = self._turn_run(hart, end, left, targets, rest, total, on_stop)
-            finally:
-                self._in_turn = False
-                s = hart.state
-                ran += s.instret - before
-                self._clock_ns = (s.instret << s.icount_shift) + s.idle_ns
-            if self._wfi_yield:
-                self._wfi_yield = False
-                self._waiting[k] = True
-                self._end_turn(k)
-                if step:
-                    return self._result(Stop.STEP)
-                continue
-            if result is _TURN_OVER and not step:
-                continue
-            return result
-
-    def _begin_turn(self, conditions: list[Until]) -> RunResult | bool:
-        """Draw the next turn and start it (`_turn`): False if it was a waiting hart's
-        that nothing wakes yet; a result if the run ends here (stuck, or the trap that
-        woke a hart matched a condition)."""
-        if all(self._waiting) and not any(self._wakeable(h) for h in self.harts):
-            wake = [t for t in (self._wake_ns(h) for h in self.harts) if t is not None]
-            if not wake:
-                return self._result(Stop.ERROR, (
-                    f"every hart waits in wfi and nothing can wake any of them (hart "
-                    f"{self.hart.state.hart_id} at pc {self.hart.pc - 4:#x}): nothing "
-                    "pending is enabled in mie and no timer is armed"))
-            self._clock_ns = min(wake)       # time skips to the first timer due
-        k, quantum = self._schedule.next_turn()
-        hart = self.harts[k]
-        self._set_clock(hart)
-        hit = None
-        if self._waiting[k]:
-            if not self._wakeable(hart):
-                return False
-            self._waiting[k] = False
-            self._select(k)
-            first = len(self.events)
-            hart.take_pending_interrupt()
-            self._drain()
-            hit = self._matched(conditions, first)   # the trap that woke it
-        self._select(k)
-        if self._codesync is not None:
-            self._codesync.turn_begins(k)
-        self._turn = (k, int(hart.state.instret) + quantum)
-        if hit is not None:
-            return self._result(Stop.EVENT, event=hit[0], condition=hit[1])
-        return True
-
-    def _end_turn(self, k: int) -> None:
-        """Hart k's turn is over."""
-        # Switched out: its LR reservation goes, so no store by another hart to the
-        # reservation set can go unnoticed (an SC may fail spuriously, as the spec
-        # allows). Writing PRIV clears it (docs/unicorn.md).
-        uc = self.ucs[k]
-        uc.reg_write(UC_RISCV_REG_PRIV, int(uc.reg_read(UC_RISCV_REG_PRIV)))
-        if self._codesync is not None:
-            self._codesync.turn_ended(k)
-        self._turn = None
-
-    def _turn_run(self, hart: Hart, end: int, left: int | None, targets: list[AtInstret],
-                  rest: list[Until], total: int,
-                  on_stop: Callable[[], None] | None) -> RunResult:
-        """Run the current turn on (to its end, at most `left` instructions), stopping
-        exactly at the first of `targets` (machine-wide instret) that falls in it."""
-        s = hart.state
-        now = int(s.instret)
-        offset = total - now                 # what the other harts have retired
-        goal = min((c.instret - offset for c in targets), default=None)
-        orig = min(targets, key=lambda c: c.instret) if targets else None
-        if now >= end:                       # past its end, inside a block a run began
-            return self._finish_block(hart, goal, orig, rest)
-        quantum = end - now if left is None else min(end - now, left)
-        if goal is not None and goal <= now + quantum:
-            r = self.run(goal - now, until=[*rest, AtInstret(goal)], on_stop=on_stop)
-        elif goal is not None and quantum == end - now and goal <= end + MAX_BUDGET_STEPS:
-            # The goal may lie in the block the turn ends with: exactly to the turn's
-            # end, then on through that block one instruction at a time.
-            r = self.run(quantum, until=[*rest, AtInstret(end)], on_stop=on_stop)
-            if r.stop is Stop.EVENT and isinstance(r.condition, AtInstret):
-                return self._finish_block(hart, goal, orig, rest)
-        else:
-            r = self.run(quantum, until=rest, on_stop=on_stop)
-        if r.stop is Stop.EVENT and isinstance(r.condition, AtInstret):
-            return self._result(Stop.EVENT, condition=orig)
-        return r
-
-    def _finish_block(self, hart: Hart, goal: int | None, orig: AtInstret | None,
-                      rest: list[Until]) -> RunResult:
-        """The turn's instructions are done but a run would finish the block it is in:
-        step to that block's end (or to `goal`)."""
-        first = len(self.events)
-        while hart.in_block():
-            if goal is not None and hart.state.instret >= goal:
-                return self._result(Stop.EVENT, condition=orig)
-            r = self.step()
-            if r.stop is not Stop.STEP:
-                return r
-            hit = self._matched(rest, first)
-            if hit is not None:
-                return self._result(Stop.EVENT, event=hit[0], condition=hit[1])
-        if goal is not None and hart.state.instret >= goal:
-            return self._result(Stop.EVENT, condition=orig)
-        return _TURN_OVER
-
-    def _set_clock(self, hart: Hart) -> None:
-        """Guest time on `hart` reads the machine's clock: the instructions all harts
-        have run (each 2^icount_shift ns), plus time skipped while all waited."""
-        s = hart.state
-        s.idle_ns = self._clock_ns - (s.instret << s.icount_shift)
-
-    def _wakeable(self, hart: Hart) -> bool:
-        """An interrupt is pending and enabled in mie, now (wfi's wake-up condition)."""
-        self._set_clock(hart)
-        return bool(hart.mip() & hart.csr(Csr.MIE))
-
-    def _wake_ns(self, hart: Hart) -> int | None:
-        """When a timer interrupt would wake the waiting `hart` (None: never)."""
-        self._set_clock(hart)
-        if not hart.wfi_wake():
-            return None
-        s = hart.state
-        return (s.instret << s.icount_shift) + s.idle_ns
+        """One instruction of the machine, of whichever hart's turn it is
+        (HartTurns.step): with one hart, `step()`."""
+        return self.turns.step()
 
     def _cause_name(self, cause: int) -> str:
         from ..abi.csr import cause_name, decode_cause

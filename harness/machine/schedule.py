@@ -7,16 +7,33 @@ is about QUANTUM_MEAN). The generator is SplitMix64, written out here rather tha
 Python's `random`, so an interleaving is a pure function of the seed whatever the
 Python version: the same image, input and `--smp-seed` give the same interleaving,
 and so the same trace, every time.
+
+`HartTurns` runs a machine of several harts by those turns: a hart whose turn ends in
+wfi waits, yielding its turns until an interrupt would wake it, and when every hart
+waits guest time skips to the first timer due.
 """
 
 from __future__ import annotations
 
+import copy
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
+from unicorn.riscv_const import UC_RISCV_REG_PRIV
+
+from ..abi.csr import Csr
+from ..devices.uart import INPUT_POLL_INSNS
 from ..errors import BadInput
+from .hart import Hart
+from .results import MAX_BUDGET_STEPS, TURN_OVER, RunResult, Stop
+from .until import AtInstret, Until
 
-__all__ = ["DEFAULT_SMP_SEED", "MAX_HARTS", "QUANTUM_MAX", "QUANTUM_MIN", "Schedule",
-           "check_smp"]
+if TYPE_CHECKING:
+    from .machine import Machine
+
+__all__ = ["DEFAULT_SMP_SEED", "MAX_HARTS", "QUANTUM_MAX", "QUANTUM_MIN", "HartTurns",
+           "Schedule", "check_smp"]
 
 MAX_HARTS = 8
 DEFAULT_SMP_SEED = 0
@@ -66,3 +83,238 @@ class Schedule:
             self._round = order[::-1]
         hart = self._round.pop()
         return hart, QUANTUM_MIN + self._below(QUANTUM_MAX - QUANTUM_MIN + 1)
+
+
+class HartTurns:
+    """The turns of a machine's harts (`Machine.turns`): the schedule, the turn under
+    way, which harts wait in wfi and the clock they all agree on at a switch. It runs
+    the machine through `Machine.run`/`step` one turn at a time."""
+
+    def __init__(self, machine: Machine, schedule: Schedule) -> None:
+        self.m = machine
+        self.schedule = schedule
+        self.waiting = [False] * schedule.harts   # in wfi, yielding turns until woken
+        self.clock_ns = 0                  # guest time all harts agree on at a switch
+        self.in_turn = False               # Machine.run is one hart's turn of a run
+        self.turn: tuple[int, int] | None = None   # (hart, instret its turn ends at)
+        self.wfi_yield = False             # that turn ended in a wfi
+
+    def total_instret(self) -> int:
+        """Instructions every hart has retired, together: the machine's own count, which
+        orders the moments of a run of several harts as one hart's instret does."""
+        m = self.m
+        return sum(int(h.state.instret) for h in m.harts)
+
+    def next_hart(self) -> int:
+        """The hart that runs the machine's next instruction (`step_machine`): the one
+        whose turn is under way, or else the one the schedule draws next (looked at on
+        a copy: the schedule does not move)."""
+        m = self.m
+        if m.smp == 1:
+            return 0
+        if self.turn is not None:
+            k, end = self.turn
+            if m.harts[k].state.instret < end or m.harts[k].in_block():
+                return k
+        sched = copy.deepcopy(self.schedule)
+        for _ in range(64 * m.smp):
+            k, _q = sched.next_turn()
+            if not self.waiting[k] or self.wakeable(m.harts[k]):
+                return k
+        return int(m.hart.state.hart_id)
+
+    def step(self) -> RunResult:
+        """One instruction of the machine: with one hart, `step()`; with several, the
+        next instruction in the schedule's order, of whichever hart's turn it is (which
+        is then the current hart). Stepping through a turn ends it where a run would
+        (at the first block start at or past its quantum), so any mix of steps and
+        runs interleaves the harts exactly as one uninterrupted run does."""
+        m = self.m
+        if m.smp == 1:
+            return m.step()
+        return self.run(None, [], None, step=True)
+
+    def run(self, max_insns: int | None, conditions: list[Until],
+            on_stop: Callable[[], None] | None, step: bool = False) -> RunResult:
+        """Several harts take turns, as the schedule says, until one of them ends the
+        run (halt, condition, stuck), the host asks, or `max_insns` instructions (all
+        harts together) have run. A turn that ends in wfi leaves the hart waiting:
+        it yields its turns until an interrupt is pending and enabled in its mie.
+
+        A turn outlives a run that stops inside it (`_turn`): the next run (or step)
+        goes on with it, so stopping changes nothing of the interleaving. An AtInstret
+        condition counts the instructions of all harts (`total_instret`). `step`: one
+        instruction of the hart whose turn it is, then stop."""
+        m = self.m
+        ran = 0
+        m.uart.update_irq()               # input fed since the last run
+        live = bool(getattr(m.uart.source, "live", False))
+        next_poll = INPUT_POLL_INSNS         # live input: looked at as often as one hart
+        if m._codesync is not None:
+            m._codesync.run_begins()
+        targets = [c for c in conditions if isinstance(c, AtInstret)]
+        rest: list[Until] = [c for c in conditions if not isinstance(c, AtInstret)]
+        while True:
+            if live and ran >= next_poll:
+                next_poll = ran + INPUT_POLL_INSNS
+                m.uart.update_irq()
+            if m._stop_wanted:
+                m._stop_wanted = False
+                return m._result(Stop.USER)
+            if max_insns is not None and ran >= max_insns:
+                return m._result(Stop.BUDGET, "instruction budget exhausted")
+            total = self.total_instret()
+            at = next((c for c in targets if total >= c.instret), None)
+            if at is not None:
+                return m._result(Stop.EVENT, condition=at)
+            if self.turn is not None:
+                k, end = self.turn
+                if m.harts[k].state.instret >= end and not m.harts[k].in_block():
+                    self.end(k)
+            if self.turn is None:
+                if not step and m.checkpoint is not None and total >= m.next_checkpoint:
+                    m.checkpoint()        # between two turns: nothing the guest sees
+                begun = self.begin(rest)
+                if isinstance(begun, RunResult):
+                    return begun
+                if not begun:
+                    continue                 # a waiting hart's turn went by
+            assert self.turn is not None
+            k, end = self.turn
+            hart = m.harts[k]
+            m._select(k)
+            before = hart.state.instret
+            self.in_turn = True
+            try:
+                if step:
+                    result = m.step()
+                else:
+                    left = None if max_insns is None else max_insns - ran
+                    result = self.turn_run(hart, end, left, targets, rest, total, on_stop)
+            finally:
+                self.in_turn = False
+                s = hart.state
+                ran += s.instret - before
+                self.clock_ns = (s.instret << s.icount_shift) + s.idle_ns
+            if self.wfi_yield:
+                self.wfi_yield = False
+                self.waiting[k] = True
+                self.end(k)
+                if step:
+                    return m._result(Stop.STEP)
+                continue
+            if result is TURN_OVER and not step:
+                continue
+            return result
+
+    def begin(self, conditions: list[Until]) -> RunResult | bool:
+        """Draw the next turn and start it (`_turn`): False if it was a waiting hart's
+        that nothing wakes yet; a result if the run ends here (stuck, or the trap that
+        woke a hart matched a condition)."""
+        m = self.m
+        if all(self.waiting) and not any(self.wakeable(h) for h in m.harts):
+            wake = [t for t in (self.wake_ns(h) for h in m.harts) if t is not None]
+            if not wake:
+                return m._result(Stop.ERROR, (
+                    f"every hart waits in wfi and nothing can wake any of them (hart "
+                    f"{m.hart.state.hart_id} at pc {m.hart.pc - 4:#x}): nothing "
+                    "pending is enabled in mie and no timer is armed"))
+            self.clock_ns = min(wake)       # time skips to the first timer due
+        k, quantum = self.schedule.next_turn()
+        hart = m.harts[k]
+        self.set_clock(hart)
+        hit = None
+        if self.waiting[k]:
+            if not self.wakeable(hart):
+                return False
+            self.waiting[k] = False
+            m._select(k)
+            first = len(m.events)
+            hart.take_pending_interrupt()
+            m._drain()
+            hit = m._matched(conditions, first)   # the trap that woke it
+        m._select(k)
+        if m._codesync is not None:
+            m._codesync.turn_begins(k)
+        self.turn = (k, int(hart.state.instret) + quantum)
+        if hit is not None:
+            return m._result(Stop.EVENT, event=hit[0], condition=hit[1])
+        return True
+
+    def end(self, k: int) -> None:
+        """Hart k's turn is over."""
+        m = self.m
+        # Switched out: its LR reservation goes, so no store by another hart to the
+        # reservation set can go unnoticed (an SC may fail spuriously, as the spec
+        # allows). Writing PRIV clears it (docs/unicorn.md).
+        uc = m.ucs[k]
+        uc.reg_write(UC_RISCV_REG_PRIV, int(uc.reg_read(UC_RISCV_REG_PRIV)))
+        if m._codesync is not None:
+            m._codesync.turn_ended(k)
+        self.turn = None
+
+    def turn_run(self, hart: Hart, end: int, left: int | None, targets: list[AtInstret],
+                  rest: list[Until], total: int,
+                  on_stop: Callable[[], None] | None) -> RunResult:
+        """Run the current turn on (to its end, at most `left` instructions), stopping
+        exactly at the first of `targets` (machine-wide instret) that falls in it."""
+        m = self.m
+        s = hart.state
+        now = int(s.instret)
+        offset = total - now                 # what the other harts have retired
+        goal = min((c.instret - offset for c in targets), default=None)
+        orig = min(targets, key=lambda c: c.instret) if targets else None
+        if now >= end:                       # past its end, inside a block a run began
+            return self.finish_block(hart, goal, orig, rest)
+        quantum = end - now if left is None else min(end - now, left)
+        if goal is not None and goal <= now + quantum:
+            r = m.run(goal - now, until=[*rest, AtInstret(goal)], on_stop=on_stop)
+        elif goal is not None and quantum == end - now and goal <= end + MAX_BUDGET_STEPS:
+            # The goal may lie in the block the turn ends with: exactly to the turn's
+            # end, then on through that block one instruction at a time.
+            r = m.run(quantum, until=[*rest, AtInstret(end)], on_stop=on_stop)
+            if r.stop is Stop.EVENT and isinstance(r.condition, AtInstret):
+                return self.finish_block(hart, goal, orig, rest)
+        else:
+            r = m.run(quantum, until=rest, on_stop=on_stop)
+        if r.stop is Stop.EVENT and isinstance(r.condition, AtInstret):
+            return m._result(Stop.EVENT, condition=orig)
+        return r
+
+    def finish_block(self, hart: Hart, goal: int | None, orig: AtInstret | None,
+                      rest: list[Until]) -> RunResult:
+        """The turn's instructions are done but a run would finish the block it is in:
+        step to that block's end (or to `goal`)."""
+        m = self.m
+        first = len(m.events)
+        while hart.in_block():
+            if goal is not None and hart.state.instret >= goal:
+                return m._result(Stop.EVENT, condition=orig)
+            r = m.step()
+            if r.stop is not Stop.STEP:
+                return r
+            hit = m._matched(rest, first)
+            if hit is not None:
+                return m._result(Stop.EVENT, event=hit[0], condition=hit[1])
+        if goal is not None and hart.state.instret >= goal:
+            return m._result(Stop.EVENT, condition=orig)
+        return TURN_OVER
+
+    def set_clock(self, hart: Hart) -> None:
+        """Guest time on `hart` reads the machine's clock: the instructions all harts
+        have run (each 2^icount_shift ns), plus time skipped while all waited."""
+        s = hart.state
+        s.idle_ns = self.clock_ns - (s.instret << s.icount_shift)
+
+    def wakeable(self, hart: Hart) -> bool:
+        """An interrupt is pending and enabled in mie, now (wfi's wake-up condition)."""
+        self.set_clock(hart)
+        return bool(hart.mip() & hart.csr(Csr.MIE))
+
+    def wake_ns(self, hart: Hart) -> int | None:
+        """When a timer interrupt would wake the waiting `hart` (None: never)."""
+        self.set_clock(hart)
+        if not hart.wfi_wake():
+            return None
+        s = hart.state
+        return (s.instret << s.icount_shift) + s.idle_ns

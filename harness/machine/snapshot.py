@@ -211,23 +211,23 @@ class MachineSnapshot:
 
 
 def _schedule_state(machine: Machine) -> dict[str, Any]:
-    """What decides the interleaving from here on (see Machine._run_harts)."""
+    """What decides the interleaving from here on (see schedule.py's HartTurns)."""
     sync = machine._codesync
     return {
-        "rng": machine._schedule._state, "round": list(machine._schedule._round),
-        "turn": machine._turn, "waiting": list(machine._waiting),
-        "clock_ns": machine._clock_ns, "current": int(machine.hart.state.hart_id),
+        "rng": machine.turns.schedule._state, "round": list(machine.turns.schedule._round),
+        "turn": machine.turns.turn, "waiting": list(machine.turns.waiting),
+        "clock_ns": machine.turns.clock_ns, "current": int(machine.hart.state.hart_id),
         "pending": None if sync is None else
         [None if p is None else set(p) for p in sync._pending],
     }
 
 
 def _restore_schedule(machine: Machine, st: dict[str, Any]) -> None:
-    machine._schedule._state = st["rng"]
-    machine._schedule._round = list(st["round"])
-    machine._turn = st["turn"]
-    machine._waiting = list(st["waiting"])
-    machine._clock_ns = st["clock_ns"]
+    machine.turns.schedule._state = st["rng"]
+    machine.turns.schedule._round = list(st["round"])
+    machine.turns.turn = st["turn"]
+    machine.turns.waiting = list(st["waiting"])
+    machine.turns.clock_ns = st["clock_ns"]
     if machine._codesync is not None and st["pending"] is not None:
         machine._codesync._pending = [None if p is None else set(p) for p in st["pending"]]
     machine._select(st["current"])

@@ -123,9 +123,9 @@ def test_step_back_on_two_harts_returns_to_each_earlier_moment() -> None:
     h = History(m, every=5_000)
     m.run(until=AtInstret(12_000))      # past a turn or two (and snapshots)
     assert m.total_instret() == 12_000
-    k, end = m._turn                    # to 60 instructions short of this turn's end
+    k, end = m.turns.turn                    # to 60 instructions short of this turn's end
     m.run(until=AtInstret(12_000 + end - int(m.harts[k].state.instret) - 60))
-    assert m._waiting == [False, False]
+    assert m.turns.waiting == [False, False]
     seen: list[tuple[Position, int, int, list[int]]] = []
     for _ in range(120):
         seen.append((h.position(), int(m.hart.state.hart_id), m.hart.pc,

@@ -39,7 +39,7 @@ async def _test_steps_name_the_hart_and_step_back_returns(stepper: Stepper) -> N
         assert status(app).startswith("hart 0/2  M-mode")
         await pilot.press("s")                 # the first turn begins: to 30 short of its end
         await pilot.pause()
-        k, end = m._turn
+        k, end = m.turns.turn
         stepper.s.run_until_instret(m.total_instret() + end - m.harts[k].state.instret - 30)
         moments: list[tuple[int, int, int]] = []      # (all harts' instret, hart, pc)
         harts_run: list[int] = []
