@@ -56,6 +56,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--capture-limit", type=int, default=CAPTURE_LIMIT, metavar="N",
                    help=f"read memory arguments of the first N calls (default {CAPTURE_LIMIT})")
     p.add_argument("--limit", type=int, metavar="N", help="show at most N rows (text)")
+    p.add_argument("--unfold", action="store_true",
+                   help="text: one line per event, runs of identical rows not folded "
+                        "into one with a count")
     add_abi_argument(p)
     add_machine_arguments(p)
     p.set_defaults(func=run)

@@ -67,9 +67,9 @@ def _stream(args: argparse.Namespace, reader: TraceReader, specs: dict[int, Call
     log = EventLog(keep=False)
     flow = Flow(log, specs, reader.xlen, sbi, initial=reader.initial, start=0, retain=False)
     rows = RowOutput(args, out, lambda console: TimelineWriter(
-        console, reader.xlen, lambda row: None, args.limit, harts=reader.harts),
-        harts=reader.harts)
-    stream = FlowStream(flow, filt, rows.sink, satp=args.satp)
+        console, reader.xlen, lambda row: None, args.limit, harts=reader.harts,
+        fold=not args.unfold), harts=reader.harts, locate=lambda row: None)
+    stream = FlowStream(flow, filt, rows.sink, satp=args.satp, quiet=rows.catch_up)
     log.subscribe_raw(stream.feed_chunk)
     for chunk in reader.chunks():
         log.append_raw(chunk)

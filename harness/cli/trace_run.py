@@ -21,7 +21,7 @@ from ..api.locate import locator
 from ..errors import BadInput
 from ..inspect import SyscallSummary, make_console
 from ..inspect.calltable import CallsWriter
-from ..inspect.timeline import TimelineWriter
+from ..inspect.timeline import RowLocator, TimelineWriter
 from ..machine import Stop
 from ..machine.results import RunResult
 from ..trace.flow import Flow, FlowFilter, FlowRow
@@ -116,11 +116,12 @@ def run(args: argparse.Namespace) -> int:
     filt = row_filter(args)
     with ExitStack() as stack:
         out = output_to(args.output, stack)
+        locate = locator(s, flow)
         rows = RowOutput(args, out, lambda console: TimelineWriter(
-            console, s.machine.xlen, locator(s, flow), args.limit, harts=s.machine.smp),
-            harts=s.machine.smp)
+            console, s.machine.xlen, locate, args.limit, harts=s.machine.smp,
+            fold=not args.unfold), harts=s.machine.smp, locate=locate)
         stream = FlowStream(flow, filt, rows.sink, pid=args.pid, satp=args.satp,
-                            roots=s.tracer.process_roots)
+                            roots=s.tracer.process_roots, quiet=rows.catch_up)
         s.events.subscribe_raw(stream.feed_chunk)
         with interrupt_stops(s.machine):     # Ctrl-C stops the guest; its rows are shown
             result = _run_sliced(s, budget, stream)
@@ -137,19 +138,25 @@ class RowOutput:
     batch; `close` ends the table (text: with the system-call summary)."""
 
     def __init__(self, args: argparse.Namespace, out: IO[str],
-                 timeline: Callable[[Console], TimelineWriter], harts: int = 1) -> None:
+                 timeline: Callable[[Console], TimelineWriter], harts: int = 1,
+                 locate: RowLocator | None = None) -> None:
         self.writer: TimelineWriter | CallsWriter | None = None
         self.sink: Callable[[list[FlowRow]], None]
         if args.format == "jsonl":
             def sink(rows: list[FlowRow]) -> None:
-                write_jsonl(rows, out, harts)
+                write_jsonl(rows, out, harts, locate)
                 out.flush()
             self.sink = sink
             return
         console = make_console(file=out, color=None if args.output is None else False)
-        self.writer = (CallsWriter(console, args.limit) if args.format == "calls"
-                       else timeline(console))
+        self.writer = (CallsWriter(console, args.limit, locate, harts)
+                       if args.format == "calls" else timeline(console))
         self.sink = self.writer.write
+
+    def catch_up(self) -> None:
+        """The run has been quiet: show the rows a fold holds back."""
+        if isinstance(self.writer, TimelineWriter):
+            self.writer.catch_up()
 
     def close(self, stream: FlowStream, filt: FlowFilter) -> None:
         writer = self.writer

@@ -18,10 +18,14 @@ from rich.console import Console, ConsoleOptions, RenderResult
 from rich.table import Table
 from rich.text import Text
 
+from ..kernelinfo.symbols import Location
 from ..theme import write_lines
 from ..trace.calllist import CallList
 from ..trace.flow import FlowRow
 from ..trace.syscalls import SyscallRecord, is_failure
+from ..trace.who import where
+
+RowLocator = Callable[[FlowRow], Location | None]
 
 __all__ = ["CallsWriter", "SyscallSummary", "SyscallTable"]
 
@@ -112,19 +116,35 @@ class CallsWriter:
     later ones have returned (a parent in waitpid) is printed as `<unfinished>`, and
     its result later on a `<... name resumed>` line, as strace does."""
 
-    HEADER = f" {'seq':>6}  {'pid':>4}  {'call':<44}  {'result':<16}  {'kernel insns':>12}"
+    HEADER = f" {'seq':>6}  {'pid':>4}  {'call':<44}  {'result':<16}  {'kernel insns':>12}  where"
 
-    def __init__(self, console: Console, limit: int | None = None) -> None:
+    def __init__(self, console: Console, limit: int | None = None,
+                 locate: RowLocator | None = None, harts: int = 1) -> None:
+        """`locate` names where each call was made (`at write+0x4`); on a machine
+        of several `harts`, a column names the hart each call was made on."""
         self.console = console
         self.limit = limit
+        self.locate = locate
+        self.harts = harts
+        self._who: dict[int, tuple[str, str, int]] = {}   # entry seq -> who, where, hart
         self.made = 0                   # calls among the rows
         self.printed = 0                # of those, printed (at most limit)
         self._queue: deque[SyscallRecord] = deque()     # made, not printed yet
         self._waiting: dict[int, SyscallRecord] = {}    # printed unfinished
         self._started = False
 
+    @property
+    def header(self) -> str:
+        if self.harts > 1:
+            return self.HEADER.replace("  pid", "  hart   pid", 1)
+        return self.HEADER
+
     def _line(self, c: SyscallRecord, resumed: bool = False, unfinished: bool = False) -> Text:
-        t = Text(f" {c.entry_seq:>6}  {c.pid if c.pid is not None else '?':>4}  ")
+        who, at, hart = self._who.get(c.entry_seq, ("", "", 0))
+        pid = who.removeprefix("pid ") if who.startswith("pid ") else \
+            (str(c.pid) if c.pid is not None else who or "?")
+        t = Text(f" {c.entry_seq:>6}  " + (f"{hart:>4}  " if self.harts > 1 else "") +
+                 f"{pid:>4}  ")
         call = f"<... {c.name} resumed>" if resumed else c.call_text()
         t.append(call, "syscall")
         t.append(" " * max(2, 46 - len(call)))
@@ -140,8 +160,9 @@ class CallsWriter:
         cost = str(c.exit_instret - c.entry_instret) \
             if c.exit_instret is not None and not unfinished else ""
         t.append(" " * max(2, 18 - len(result)) + cost.rjust(12))
-        if not cost:
-            t.rstrip()
+        if at and not resumed:
+            t.append(f"  {at}", "symbol")
+        t.rstrip()
         return t
 
     def write(self, rows: Sequence[FlowRow]) -> None:
@@ -151,17 +172,21 @@ class CallsWriter:
                 self.made += 1
                 if self.limit is None or self.made <= self.limit:
                     self._queue.append(call)
+                    self._who[call.entry_seq] = (
+                        r.who, where(r, self.locate) if self.locate is not None else "",
+                        r.hart)
         self._drain(final=False)
 
     def _drain(self, final: bool) -> None:
         lines: list[Text] = []
         if not self._started:
             self._started = True
-            lines.append(Text(self.HEADER, "muted"))
+            lines.append(Text(self.header, "muted"))
         for seq, c in list(self._waiting.items()):
             if c.outcome != "pending":
                 lines.append(self._line(c, resumed=True))
                 del self._waiting[seq]
+                self._who.pop(seq, None)
         queue = self._queue
         while queue and (queue[0].outcome != "pending" or len(queue) > WINDOW or final):
             c = queue.popleft()
@@ -171,6 +196,7 @@ class CallsWriter:
                 self._waiting[c.entry_seq] = c
             else:
                 lines.append(self._line(c))
+                self._who.pop(c.entry_seq, None)
         if lines:
             write_lines(self.console, lines)
 

@@ -27,17 +27,19 @@ from ..abi.csr import Exc, Priv
 from ..kernelinfo.symbols import Location
 from ..theme import priv_style, write_lines
 from ..trace.flow import FlowRow
+from ..trace.fold import TIMES, Fold, Folder, Item
+from ..trace.who import where
 
 __all__ = ["LANES", "TimelineWriter", "TrapTimeline", "arrow"]
 
 LANES = (Priv.U, Priv.S, Priv.M)
 LANE_WIDTH = 6
-_FAULTS = {Exc.INSN_PAGE_FAULT, Exc.LOAD_PAGE_FAULT, Exc.STORE_PAGE_FAULT,
-           Exc.INSN_ACCESS_FAULT, Exc.LOAD_ACCESS_FAULT, Exc.STORE_ACCESS_FAULT,
-           Exc.INSN_MISALIGNED, Exc.LOAD_MISALIGNED, Exc.STORE_MISALIGNED}
+_FAULTS = {Exc.EXEC_PAGE_FAULT, Exc.LOAD_PAGE_FAULT, Exc.STORE_PAGE_FAULT,
+           Exc.FAULT_FETCH, Exc.FAULT_LOAD, Exc.FAULT_STORE,
+           Exc.MISALIGNED_FETCH, Exc.MISALIGNED_LOAD, Exc.MISALIGNED_STORE}
 
 RowLocator = Callable[[FlowRow], Location | None]
-_DETAILED = _FAULTS | {Exc.ILLEGAL_INSN}         # exceptions describe() adds to
+_DETAILED = _FAULTS | {Exc.ILLEGAL_INSTRUCTION}         # exceptions describe() adds to
 _ARROWS: dict[tuple[Priv, Priv], str] = {}      # plain lanes, by (from, to)
 _PATHS: dict[tuple[Priv, ...], str] = {}        # plain paths, padded
 
@@ -88,13 +90,11 @@ def describe_parts(row: FlowRow, xlen: int) -> list[Part]:
         if call is not None:
             add(("  ", None))
             add((call.call_text(outputs=False), "syscall"))   # results: at the sret
-            if call.pid is not None:
-                add((f"  pid {call.pid}" + (f" tid {call.tid}" if call.tid else ""), "muted"))
         elif row.note:
             add((f"  {row.note}", None))
         elif not row.interrupt and row.code in _FAULTS:
             add((f"  address {row.tval:#x}", "fault"))
-        elif not row.interrupt and row.code == Exc.ILLEGAL_INSN:
+        elif not row.interrupt and row.code == Exc.ILLEGAL_INSTRUCTION:
             add((f"  instruction {row.tval:#x}", "fault"))
         if row.signal:          # the fault of a signal handler that returned
             add((f"  {row.signal}", "signal"))
@@ -107,8 +107,6 @@ def describe_parts(row: FlowRow, xlen: int) -> list[Part]:
         add(("  → ", None))
         add((call.ret_text(), "ret.error" if call.failed else "ret.ok"))
         add((f"  {call.name}", "syscall"))
-        if call.tid:
-            add((f" (tid {call.tid})", "muted"))
         for i, cap in sorted(call.outputs.items()):
             name = call.spec.args[i].name if call.spec else f"a{i}"
             add((f"  {name}={cap.text}", "muted"))
@@ -118,11 +116,25 @@ def describe_parts(row: FlowRow, xlen: int) -> list[Part]:
 
 
 def describe(row: FlowRow, xlen: int) -> Text:
-    """The event column, styled."""
+    """The event column, styled, and who it belongs to (`pid 1`)."""
     t = Text()
     for text, style in describe_parts(row, xlen):
         t.append(text, style)
+    t.append(f"  {row.who}", "muted")
     return t
+
+
+def short_parts(row: FlowRow) -> list[Part]:
+    """A row as a fold names the rows after its first: the cause or instruction and
+    a result (`sret → 0`)."""
+    out: list[Part] = [(row.name, "xret" if not row.is_trap else
+                        "trap.interrupt" if row.interrupt else "trap.exception")]
+    call = row.syscall
+    if not row.is_trap and call is not None and call.exit_seq == row.seq:
+        out.append((f" → {call.ret_text()}", "ret.error" if call.failed else "ret.ok"))
+    elif row.note.startswith("→"):
+        out.append((f" {row.note}", "note"))
+    return out
 
 
 class TrapTimeline:
@@ -130,15 +142,17 @@ class TrapTimeline:
 
     def __init__(self, rows: Iterable[FlowRow], xlen: int = 64,
                  locate: RowLocator | None = None, limit: int | None = None,
-                 title: str | None = None, harts: int = 1) -> None:
+                 title: str | None = None, harts: int = 1, fold: bool = False) -> None:
         """`harts`: the machine's; with more than one, a `hart` column names each
-        event's."""
+        event's. `fold`: runs of identical rows (or nestings) are one line with a
+        count (harness/trace/fold.py)."""
         self.rows = rows
         self.xlen = xlen
         self.harts = harts
         self.locate = locate
         self.limit = limit
         self.title = title
+        self.fold = fold
 
     def header(self) -> Text:
         t = Text()
@@ -150,6 +164,9 @@ class TrapTimeline:
         t.append(f"{'path':<8}event", "muted")
         return t
 
+    def _where(self, row: FlowRow) -> str:
+        return f"  {where(row, self.locate)}" if self.locate is not None else ""
+
     def line(self, row: FlowRow) -> Text:
         t = Text()
         t.append(f"{row.seq:>6} {row.instret:>10}  ", "muted")
@@ -160,15 +177,24 @@ class TrapTimeline:
         t.append_text(path)
         t.append(" " * max(1, 8 - len(path)))
         t.append_text(describe(row, self.xlen))
-        if self.locate is not None:
-            loc = self.locate(row)
-            if loc is not None and loc.symbol is not None:
-                t.append(f"  {'at' if row.is_trap else 'to'} {loc.name}", "symbol")
+        t.append(self._where(row), "symbol")
         return t
 
-    def plain_line(self, row: FlowRow) -> str:
-        """line(row).plain, made without styling what is not shown (the lanes and the
-        path are the same few strings on every line)."""
+    def fold_line(self, fold: Fold) -> Text:
+        """One line for a run of identical rows: the first as line() shows it, the
+        rest of its unit by name, the count and the events it stands for."""
+        t = self.line(fold.first)
+        for row in fold.unit[1:]:
+            t.append(" / ", "muted")
+            for text, style in short_parts(row):
+                t.append(text, style)
+        t.append(f"  {TIMES}{fold.count}", "note")
+        t.append(f"  (#{fold.first.seq} to #{fold.last.seq})", "muted")
+        return t
+
+    def plain_body(self, row: FlowRow) -> str:
+        """line(row).plain after seq and instret, made without styling what is not
+        shown (the lanes and the path are the same few strings on every line)."""
         lanes = _ARROWS.get((row.priv_from, row.priv_to))
         if lanes is None:
             lanes = _ARROWS[(row.priv_from, row.priv_to)] = arrow(row.priv_from, row.priv_to).plain
@@ -178,27 +204,40 @@ class TrapTimeline:
             path = _PATHS[row.path] = text + " " * max(1, 8 - len(text))
         if row.syscall is None and not row.note and not row.signal and \
                 (row.interrupt or not row.is_trap or row.code not in _DETAILED):
-            event = row.name        # what describe() gives such a row
+            event = row.name        # what describe_parts() gives such a row
         else:
             event = "".join([text for text, _ in describe_parts(row, self.xlen)])
         hart = f"{row.hart:>4} " if self.harts > 1 else ""
-        out = f"{row.seq:>6} {row.instret:>10}  {hart}{lanes}{path}{event}"
-        if self.locate is not None:
-            loc = self.locate(row)
-            if loc is not None and loc.symbol is not None:
-                out += f"  {'at' if row.is_trap else 'to'} {loc.name}"
-        return out
+        return f"{hart}{lanes}{path}{event}  {row.who}{self._where(row)}"
+
+    def plain_line(self, row: FlowRow, body: str | None = None) -> str:
+        """line(row).plain (`body`: its plain_body, if made already)."""
+        return f"{row.seq:>6} {row.instret:>10}  {body or self.plain_body(row)}"
+
+    def plain_fold(self, fold: Fold, body: str | None = None) -> str:
+        """fold_line(fold).plain."""
+        rest = "".join(" / " + "".join(text for text, _ in short_parts(r))
+                       for r in fold.unit[1:])
+        return (f"{self.plain_line(fold.first, body)}{rest}  {TIMES}{fold.count}"
+                f"  (#{fold.first.seq} to #{fold.last.seq})")
+
+    def items(self) -> Iterable[Item]:
+        """The rows, folded if asked."""
+        if not self.fold:
+            return self.rows
+        folder = Folder(self.plain_body)
+        return [*folder.push(self.rows), *folder.flush()]
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         if self.title:
             yield Text(self.title, "heading")
         yield self.header()
         shown = 0
-        for row in self.rows:
+        for item in self.items():
             if self.limit is not None and shown >= self.limit:
                 yield Text(f"... stopped after {self.limit} rows", "muted")
                 break
-            line = self.line(row)
+            line = self.fold_line(item) if isinstance(item, Fold) else self.line(item)
             if not options.no_wrap:     # print(soft_wrap=True) keeps whole lines
                 line.truncate(options.max_width, overflow="ellipsis")
             yield line
@@ -209,12 +248,14 @@ class TrapTimeline:
 
 class TimelineWriter:
     """A TrapTimeline printed batch by batch: the header before the first row, each
-    batch's lines written and flushed at once, at most `limit` rows, and "(no events)"
-    at `close()` if there were none. Without colour (a pipe, a file) the lines are
-    written as plain text straight to the console's file (theme.write_lines)."""
+    batch's lines written and flushed at once, at most `limit` lines, and "(no
+    events)" at `close()` if there were none. Without colour (a pipe, a file) the
+    lines are written as plain text straight to the console's file
+    (theme.write_lines). With `fold`, a run of identical rows waits until it ends
+    (or `catch_up()`), then is printed as one line with its count."""
 
     def __init__(self, console: Console, xlen: int = 64, locate: RowLocator | None = None,
-                 limit: int | None = None, harts: int = 1) -> None:
+                 limit: int | None = None, harts: int = 1, fold: bool = False) -> None:
         self.console = console
         self.timeline = TrapTimeline((), xlen, locate, limit, harts=harts)
         self.limit = limit
@@ -223,6 +264,12 @@ class TimelineWriter:
         self._stopped = False
         # Decided once: rich looks the terminal up in the environment each time.
         self._plain = console.color_system is None and not console.is_terminal
+        self._bodies: dict[int, str] = {}     # seq -> plain body, made as rows are folded
+        self._folder = Folder(self._body) if fold else None
+
+    def _body(self, row: FlowRow) -> str:
+        body = self._bodies[row.seq] = self.timeline.plain_body(row)
+        return body
 
     def _emit(self, lines: Sequence[Text]) -> None:
         write_lines(self.console, lines)
@@ -237,24 +284,52 @@ class TimelineWriter:
         if self._stopped:
             return
         self.start()
-        if self.limit is not None and self.shown + len(rows) > self.limit:
-            rows = rows[:self.limit - self.shown]
+        if self._folder is not None:
+            self._write_items(self._folder.push(rows))
+        else:
+            self._write_items(rows)
+
+    def catch_up(self) -> None:
+        """Print the rows a fold holds back (the run has been quiet a while)."""
+        if self._folder is not None and self._folder.pending and not self._stopped:
+            self._write_items(self._folder.flush())
+
+    def _write_items(self, items: Sequence[Item]) -> None:
+        if self._stopped or not items:
+            return
+        if self.limit is not None and self.shown + len(items) > self.limit:
+            items = items[:self.limit - self.shown]
             self._stopped = True
-        self.shown += len(rows)
+        self.shown += len(items)
         stopped = [Text(f"... stopped after {self.limit} rows", "muted")] if self._stopped else []
+        bodies = self._bodies
         if self._plain:         # most of a trace's time: no Text for what has no style
-            line = self.timeline.plain_line
+            tl = self.timeline
+            out = []
+            pop = bodies.pop
+            for it in items:
+                if isinstance(it, Fold):
+                    out.append(tl.plain_fold(it, pop(it.first.seq, None)) + "\n")
+                    for r in it.rows:
+                        pop(r.seq, None)
+                else:
+                    out.append(tl.plain_line(it, pop(it.seq, None)) + "\n")
             file = self.console.file
-            file.write("".join([line(r) + "\n" for r in rows]))
+            file.write("".join(out))
             if stopped:
                 self._emit(stopped)
             else:
                 file.flush()
             return
-        rich_line = self.timeline.line
-        self._emit([rich_line(r) for r in rows] + stopped)
+        for it in items:
+            for r in it.rows if isinstance(it, Fold) else (it,):
+                bodies.pop(r.seq, None)
+        tl = self.timeline
+        self._emit([tl.fold_line(it) if isinstance(it, Fold) else tl.line(it)
+                    for it in items] + stopped)
 
     def close(self) -> None:
+        self.catch_up()
         self.start()
         if self.shown == 0:
             self._emit([Text("(no events)", "muted")])

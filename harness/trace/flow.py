@@ -83,12 +83,13 @@ from .pairer import (
 from .sbi import SbiNames
 from .shaper import NONE, Shaped, Shaper
 from .syscalls import CallSpec, SyscallRecord, to_signed
+from .who import Threads
 
 __all__ = ["Flow", "FlowFilter", "FlowRow", "LiveMemory"]
 
 _PRIVS = {int(p): p for p in Priv}
 _U, _S = int(Priv.U), int(Priv.S)
-_ECALL_U = int(Exc.ECALL_U)
+_ECALL_U = int(Exc.USER_ECALL)
 _RETURN, _DISOWN, _MOVE = int(Op.RETURN), int(Op.DISOWN), int(Op.MOVE)
 
 
@@ -146,6 +147,19 @@ class FlowRow:
     status_after: int = 0
     signal: str = ""          # a signal handler entered, ended or left here
     hart: int = 0             # mhartid of the hart the event happened on
+    pid: int | None = None    # the owner's process, when named (harness/trace/who.py)
+    process: str = ""         # and its name
+    tid: int | None = None    # the thread, when its process has several and it is known
+
+    @property
+    def who(self) -> str:
+        """Who the row belongs to: `pid 2`, `pid 1 tid 1`, the address space for a
+        process privlab cannot name (`satp 0x8000000000080412`), or `kernel`."""
+        if self.pid is not None:
+            return f"pid {self.pid}" if self.tid is None else f"pid {self.pid} tid {self.tid}"
+        if self.owner:
+            return f"satp {self.owner:#x}"
+        return "kernel"
 
     def event(self) -> Event:
         """The event this row shows, as the EventLog holds it."""
@@ -204,6 +218,11 @@ class Flow:
         self.pids: dict[int, tuple[int, str]] = {}     # satp -> (pid, name), current
         self.spaces: dict[int, set[int]] = {}          # pid -> every satp it ever had
         self.named: dict[int, tuple[int, str]] = {}    # satp -> its latest (pid, name)
+        # Threads (kernels that have them): the thread read live at events from and to
+        # U, by seq, once some process has a second thread; and those processes'
+        # address spaces. Rows between are given their thread by harness/trace/who.py.
+        self.tids: dict[int, int] = {}
+        self.threaded: set[int] = set()
         # The nesting of each event shaped (harness/native/shape.c), from seq `start`
         # on, kept with retain: the trap an xRET returns from, the root, the path id
         # and the owner.
@@ -266,14 +285,25 @@ class Flow:
                     who = live.whoami()
                     if who is not None:
                         self._own(rec[SATP], who)
-                tid = live.thread() or 0
+                tid = self._thread(seq, rec[SATP], live.thread())
             elif rec[KIND] != TRAP and rec[TO] == _U and frm == _S and rec[CODE]:
                 if rec[SATP] not in self.pids:
                     who = live.whoami()
                     if who is not None:
                         self._own(rec[SATP], who)
-                tid = live.thread() or 0
+                tid = self._thread(seq, rec[SATP], live.thread())
         return self._consume(seq, RECORD.pack(*rec), live, tid)
+
+    def _thread(self, seq: int, satp: int, tid: int | None) -> int:
+        """Event #seq, from or to U in address space satp, ran in thread `tid` (None:
+        the kernel has no threads); kept once some process has several."""
+        if tid is None:
+            return 0
+        if tid:
+            self.threaded.add(satp)
+        if self.threaded:
+            self.tids[seq] = tid
+        return tid
 
     def _consume(self, first: int, raw: bytes, live: LiveMemory | None = None,
                  tid: int = 0) -> SyscallRecord | None:
@@ -487,11 +517,21 @@ class Flow:
         self._shape_up()
         f = filt or FlowFilter()
         kept: set[int] = set()
-        for seq, rec in iter_records(self.log, max(self.start, f.seq[0] or 0)):
+        first = self.start if self.threaded else max(self.start, f.seq[0] or 0)
+        threads = Threads(self, keep=True)
+        named = self.named
+        for seq, rec in iter_records(self.log, first):
             if seq >= self.next_seq or (f.seq[1] is not None and seq >= f.seq[1]):
                 break
             i = seq - self.start
             row = self._row(seq, rec, i)
+            who = named.get(row.owner) if row.owner else None
+            if who is not None:
+                row.pid, row.process = who
+            if self.threaded:
+                threads.see(row)
+                if seq < (f.seq[0] or 0):
+                    continue
             if not _within(row.instret, f.instret):
                 continue
             if f.owners is not None and row.owner not in f.owners:

@@ -49,6 +49,7 @@ from ..machine.rawevents import (
 from .flow import Flow, FlowFilter, FlowRow
 from .shaper import NONE
 from .syscalls import SyscallRecord, to_signed
+from .who import Threads
 
 __all__ = ["HOLD", "HOLD_SECONDS", "FlowStream", "RowSink"]
 
@@ -65,10 +66,13 @@ class FlowStream:
     def __init__(self, flow: Flow, filt: FlowFilter, sink: RowSink, *,
                  pid: int | None = None, satp: int | None = None,
                  roots: ProcessRoots | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic,
+                 quiet: Callable[[], None] | None = None) -> None:
         """Rows of `flow` (a retain=False flow) that pass `filt` and, if given, belong
         to process `pid` or address space `satp`, go to `sink` in batches. `roots`
-        reads the kernel's process table (page-table root -> (pid, name))."""
+        reads the kernel's process table (page-table root -> (pid, name)). `quiet` is
+        called when HOLD_SECONDS pass without a row for the sink (a sink that folds
+        rows shows what it holds back)."""
         if flow.retain:
             raise ValueError("FlowStream needs a flow made with retain=False")
         self.flow = flow
@@ -80,12 +84,16 @@ class FlowStream:
         self._clock = clock
         self._held: list[FlowRow] = []
         self._held_since = 0.0
+        self._quiet = quiet
+        self._delivered = clock()             # when the sink last had rows
         self._depth = 0                       # traps open after the last event fed
         self._ready: list[FlowRow] = []       # shown rows not yet handed to the sink
         self._kept: set[int] = set()          # --cause: traps shown, their returns to come
         self._noted: list[int] = []           # traps of the nesting that have a note
         self._root_call: SyscallRecord | None = None
         self._counted: dict[int, SyscallRecord] = {}   # shown calls still pending
+        self._threads = Threads(flow)
+        self._tried: set[int] = set()         # address spaces the process table lacked
         self.made: Counter[str] = Counter()    # calls whose ecall was shown, by name
         self.failed: Counter[str] = Counter()  # and of those, the ones that failed
         self.shown = 0                         # rows handed to the sink
@@ -108,6 +116,7 @@ class FlowStream:
                                                  shaped.owners, shaped.depths)
         path_of, fresh, notes, noted = flow.path, flow.fresh, flow.notes, self._noted
         counted = self._counted
+        threaded, threads = flow.threaded, self._threads
         xlen = flow.xlen
         complete = 0                          # held rows whose nestings are over
         size = RECORD.size
@@ -146,6 +155,8 @@ class FlowStream:
                 bool(rec[INTERRUPT]), rec[CODE], rec[CAUSE], rec[EPC] if is_trap else rec[AT],
                 rec[PC], rec[TVAL], rec[SATP], rec[A0:A7 + 1], path_of(paths[i]), opened, root,
                 owners[i], call, note, rec[STATUS_BEFORE], rec[STATUS_AFTER], hart=rec[HART]))
+            if threaded:
+                threads.see(held[-1])
             self._depth = depths[i]
             if self._depth == 0:              # the nesting is over
                 for trap in noted:
@@ -167,7 +178,11 @@ class FlowStream:
         ready to be shown (call it now and then: each chunk ends with it)."""
         if self._held and self._clock() - self._held_since >= HOLD_SECONDS:
             self.flush()
-        self._deliver()
+        if self._ready:
+            self._deliver()
+        elif self._quiet is not None and self._clock() - self._delivered >= HOLD_SECONDS:
+            self._delivered = self._clock()
+            self._quiet()
 
     def _deliver(self) -> None:
         """One sink call for all the rows made ready since the last: a chunk ends
@@ -176,6 +191,8 @@ class FlowStream:
         if self._ready:
             rows = self._ready
             self._ready = []
+            if self._quiet is not None:
+                self._delivered = self._clock()
             self.sink(rows)
 
     def finish(self) -> None:
@@ -224,19 +241,29 @@ class FlowStream:
 
     def _name(self, rows: list[FlowRow]) -> None:
         """Name the processes of these rows and calls the flow could not name, from
-        the kernel's process table (read at most once per batch)."""
+        the kernel's process table (read at most once per batch, and only while some
+        address space is new to the flow)."""
         flow = self.flow
+        named = flow.named
         unnamed = [r.syscall for r in rows if r.syscall is not None and r.syscall.pid is None]
         need = {c.satp for c in unnamed if c.satp not in flow.pids}
-        if self.pid is not None:
-            need |= {r.owner for r in rows if r.owner and r.owner not in flow.pids}
+        tried = self._tried
+        need |= {r.owner for r in rows
+                 if r.owner and r.owner not in named and r.owner not in tried}
         roots: dict[int, tuple[int, str]] = {}
         if need and self._roots is not None:
             roots = self._roots()
             for satp in need:
-                flow.name_space(satp, roots)
+                if not flow.name_space(satp, roots):
+                    tried.add(satp)     # a space the table does not know (a foreign kernel)
         if unnamed:
             flow.name_calls(unnamed, roots)
+        get = named.get
+        for row in rows:
+            if row.owner:
+                who = get(row.owner)
+                if who is not None:
+                    row.pid, row.process = who
 
     def _passes(self, row: FlowRow) -> bool:
         f = self.filt
