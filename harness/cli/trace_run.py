@@ -180,22 +180,25 @@ def _export(args: argparse.Namespace, s: Session) -> int:
         result = s.run(budget)
     flow = s.flow
     shown = write_export(args, flow, row_filter(args, _owners(args, flow)),
-                         f"privlab trace: {args.user or args.kernel or 'system'}")
+                         f"privlab trace: {args.user or args.kernel or 'system'}",
+                         locator(s, flow))
     say_wrote(args, shown)
     return _status(result, budget, args)
 
 
-def write_export(args: argparse.Namespace, flow: Flow, filt: FlowFilter, title: str) -> int:
+def write_export(args: argparse.Namespace, flow: Flow, filt: FlowFilter, title: str,
+                 locate: RowLocator | None = None) -> int:
     """--format perfetto or html: every row of `flow` that passes `filt`, at once, to
-    --output (processes named where the flow knows them); returns the rows written."""
+    --output (processes named where the flow knows them, places by `locate`);
+    returns the rows written."""
     with ExitStack() as stack:
         out = output_to(args.output, stack)
         rows = list(flow.rows(filt))
         if args.format == "perfetto":
             names = {satp: f"pid {pid} {name}" for satp, (pid, name) in flow.named.items()}
-            write_chrome_trace(rows, out, names)
+            write_chrome_trace(rows, out, names, locate, flow.xlen)
         else:
-            write_html(rows, out, title)
+            write_html(rows, out, title, locate=locate, xlen=flow.xlen, specs=flow.specs)
     return len(rows)
 
 
