@@ -17,6 +17,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("tour", help="a guided walk through one system call (start here)",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--arch", choices=("rv64", "rv32"), default="rv64")
+    p.add_argument("--unfold", action="store_true",
+                   help="show every row of the boot, runs of identical rows included")
     p.set_defaults(func=run)
 
 

@@ -20,6 +20,7 @@ from ..machine import Stop
 from ..machine.until import AtAddress
 from ..theme import make_console, priv_style
 from ..trace.flow import FlowFilter, FlowRow
+from ..trace.fold import TIMES, Fold
 from .tour_mmode import follow, insn_in, show
 
 __all__ = ["run", "tour"]
@@ -45,7 +46,7 @@ def _lvl(p: Priv) -> Text:
     return Text(f"{p.letter}-mode", priv_style(p))
 
 
-def tour(arch: str = "rv64", console: Console | None = None) -> int:
+def tour(arch: str = "rv64", console: Console | None = None, unfold: bool = False) -> int:
     c = console or make_console()
     started = time.perf_counter()
     s = Session.boot(PROGRAM, arch=arch, capture=True)
@@ -82,7 +83,8 @@ def tour(arch: str = "rv64", console: Console | None = None) -> int:
 
     _section(c, 1, "Boot: M-mode to S-mode to U-mode")
     boot = [x for x in rows if first_u is None or x.seq <= first_u.seq]
-    c.print(TrapTimeline(boot, s.machine.xlen, locate))
+    boot_view = TrapTimeline(boot, s.machine.xlen, locate, fold=not unfold)
+    c.print(boot_view)
     if boot:
         _say(c, f"#{boot[0].seq}: the firmware ran first, in M-mode; its mret dropped to "
              "S-mode at ", Text(sym(boot[0].target).name, "symbol"), ", the kernel's entry.")
@@ -90,6 +92,13 @@ def tour(arch: str = "rv64", console: Console | None = None) -> int:
     if sbi:
         _say(c, f"{', '.join('#' + str(x.seq) for x in sbi)}: the kernel asked the firmware for "
              f"services ({', '.join(x.note[4:] for x in sbi)}): an ecall from S traps into M.")
+    folds = [x for x in boot_view.items() if isinstance(x, Fold)]
+    if folds:
+        f = folds[0]
+        _say(c, f"#{f.first.seq} {TIMES}{f.count}: ", Text(" / ".join(r.name for r in f.unit),
+                                                           "note"),
+             f" {f.count} times in a row, folded into one row with a count: the disk's "
+             "interrupts while the kernel reads it (privlab tour --unfold shows each).")
     if first_u is not None:
         _say(c, f"#{first_u.seq}: sret into U-mode at ", Text(sym(first_u.target, satp).name,
                                                                  "symbol"),
@@ -167,4 +176,4 @@ def tour(arch: str = "rv64", console: Console | None = None) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    return tour(args.arch)
+    return tour(args.arch, unfold=args.unfold)

@@ -182,14 +182,14 @@ class TrapTimeline:
 
     def fold_line(self, fold: Fold) -> Text:
         """One line for a run of identical rows: the first as line() shows it, the
-        rest of its unit by name, the count and the events it stands for."""
+        rest of its unit by name, and the count (the next line's seq says where the
+        run ended)."""
         t = self.line(fold.first)
         for row in fold.unit[1:]:
             t.append(" / ", "muted")
             for text, style in short_parts(row):
                 t.append(text, style)
         t.append(f"  {TIMES}{fold.count}", "note")
-        t.append(f"  (#{fold.first.seq} to #{fold.last.seq})", "muted")
         return t
 
     def plain_body(self, row: FlowRow) -> str:
@@ -218,8 +218,7 @@ class TrapTimeline:
         """fold_line(fold).plain."""
         rest = "".join(" / " + "".join(text for text, _ in short_parts(r))
                        for r in fold.unit[1:])
-        return (f"{self.plain_line(fold.first, body)}{rest}  {TIMES}{fold.count}"
-                f"  (#{fold.first.seq} to #{fold.last.seq})")
+        return f"{self.plain_line(fold.first, body)}{rest}  {TIMES}{fold.count}"
 
     def items(self) -> Iterable[Item]:
         """The rows, folded if asked."""

@@ -143,7 +143,7 @@ class _Tracks:
         if (group, track) not in self._threads:
             self._threads.add((group, track))
             self._name("thread", group, track,
-                       "threads unknown" if row.tid is None else f"tid {row.tid}", track)
+                       "thread" if row.tid is None else f"tid {row.tid}", track)
         return group, track
 
 
