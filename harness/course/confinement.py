@@ -27,7 +27,7 @@ from pathlib import Path
 __all__ = ["BUILD_LIMITS", "TEST_LIMITS", "Limits", "child_environment", "describe_signal",
            "python_command"]
 
-KEPT_VARIABLES = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "PRIVLAB_CACHE",
+KEPT_VARIABLES = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "PRIVLAB_CACHE",
                   "PRIVLAB_UNSEALED_BUILD", "XDG_CACHE_HOME", "ZIG_GLOBAL_CACHE_DIR",
                   "ZIG_LOCAL_CACHE_DIR", "PYTHONHASHSEED")
 

@@ -167,7 +167,8 @@ def _walk(src: Path) -> Iterator[os.DirEntry[str]]:
 
 def links_outside(src: Path, *, label: str = "kernel") -> list[str]:
     """The links under `src` that lead outside it, one `label/PATH: why` line each: a
-    symbolic link whose target (resolved, every link on the way) is not under `src`,
+    symbolic link whose target (resolved, every link on the way) exists and is not
+    under `src` (a dangling link or a loop leaks nothing: the copy leaves it out),
     and a regular file whose hard links are not all under `src`. Nothing is read
     through a link."""
     root = src.resolve()
@@ -181,8 +182,8 @@ def links_outside(src: Path, *, label: str = "kernel") -> list[str]:
         except OSError:
             continue
         if stat.S_ISLNK(info.st_mode):
-            target = Path(entry.path).resolve()
-            if not target.is_relative_to(root):
+            target = Path(os.path.realpath(entry.path))   # a loop or dangling: as far as it goes
+            if not target.is_relative_to(root) and os.path.lexists(target):
                 found.append(f"{rel}: a symbolic link to {_shown(os.readlink(entry.path))}, "
                              "outside the submission")
         elif stat.S_ISREG(info.st_mode) and info.st_nlink > 1:
@@ -241,11 +242,11 @@ def copy_submission(src: Path, dst: Path, *, label: str = "kernel") -> list[str]
                 return skipped
             try:
                 link = entry.is_symlink()
-                real = Path(entry.path).resolve() if link else Path(entry.path)
+                real = Path(os.path.realpath(entry.path)) if link else Path(entry.path)
+                info = os.stat(real, follow_symlinks=link)    # a loop, dangling: OSError
                 if link and not real.is_relative_to(root):
                     skipped.append(f"{path}: a symbolic link leading outside the submission")
                     continue
-                info = os.stat(real, follow_symlinks=False)
                 if stat.S_ISDIR(info.st_mode):
                     if link:
                         skipped.append(f"{path}: a symbolic link to a directory (not followed)")

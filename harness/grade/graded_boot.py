@@ -266,8 +266,12 @@ class KernelRun:
         left = max_insns
         while True:
             step = min(left, RUN_SLICE)
-            self.result = self.machine.run(
-                max_insns=step, until=[*self.registers_watch.conditions, *until])
+            watch = self.registers_watch.conditions
+            before = self.machine.hart.state.instret
+            self.result = self.machine.run(max_insns=step, until=[*watch, *until])
+            if self.result.stop is Stop.EVENT and self.result.condition in watch:
+                left -= max(0, min(step, self.result.instret - before))
+                continue                  # the watch stepped aside: run on without it
             left -= step
             if self.result.stop is not Stop.BUDGET or left <= 0:
                 return self.result

@@ -40,7 +40,7 @@ __all__ = ["CallRules", "ResumeViolation", "check_resumes", "is_syscall"]
 
 def is_syscall(trap: TrapEvent) -> bool:
     """Whether `trap` is a system call: an ecall from U (the number in a7)."""
-    return not trap.interrupt and trap.code == Exc.ECALL_U
+    return not trap.interrupt and trap.code == Exc.USER_ECALL
 
 
 @dataclass(frozen=True)

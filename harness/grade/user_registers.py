@@ -48,6 +48,7 @@ SYSCALL_NUMBER = ABI_NAMES.index("a7")
 ALL_FREE: frozenset[int] = frozenset()
 RETURN_REGISTERS = frozenset({A0})     # the ABI's return register (harness/abi: ecall -> a0)
 MAX_SAVED = 4096                        # per address space: contexts never resumed (exec)
+STORM = 2000    # one trap repeated this often: the watch steps aside (see _Trapped)
 
 
 @dataclass(frozen=True)
@@ -103,7 +104,15 @@ class _Trapped(AfterTrap):
         self.watch = watch
 
     def matches(self, e: Event) -> bool:
-        if isinstance(e, TrapEvent) and e.priv_from is Priv.U:
+        """False, but True once when the watch disarms: the same trap from U over and
+        over (a kernel that never advances sepc) is the machine's trap-storm stop to
+        diagnose, which a watch stopping at every trap would keep from happening;
+        the run goes on without the watch (KernelRun.run)."""
+        if not isinstance(e, TrapEvent):
+            return False
+        if self.watch.storming(e):
+            return True
+        if e.priv_from is Priv.U:
             self.watch.trapped(e)
         return False
 
@@ -116,8 +125,10 @@ class _Returned(AfterXret):
         self.watch = watch
 
     def matches(self, e: Event) -> bool:
-        if isinstance(e, XretEvent) and e.priv_to is Priv.U:
-            self.watch.returned(e)
+        if isinstance(e, XretEvent):
+            self.watch.last_return = (e.pc, e.instret)
+            if e.priv_to is Priv.U:
+                self.watch.returned(e)
         return False
 
 
@@ -134,13 +145,36 @@ class RegisterWatch:
         self.forks: defaultdict[int, list[Saved]] = defaultdict(list)   # by resume pc
         self.violation: RegisterViolation | None = None
         self.checked = 0
-        self.conditions = (_Trapped(self), _Returned(self))
+        self.armed = True
+        self.watching = (_Trapped(self), _Returned(self))
+        self._repeat: tuple[int, int, int] | None = None
+        self._repeats = 0
+        self.last_return: tuple[int, int] | None = None
+
+    @property
+    def conditions(self) -> tuple[AfterTrap | AfterXret, ...]:
+        return self.watching if self.armed else ()
 
     def _regs(self, hart: int) -> tuple[int, ...]:
         h = self.harts[hart] if hart < len(self.harts) else self.harts[0]
         return tuple(h.x(n) for n in range(1, 32))
 
+    def storming(self, trap: TrapEvent) -> bool:
+        """Whether this trap (from any privilege) is the same as the last STORM ones,
+        each taken at the pc an xRET had just returned to with nothing run there (the
+        machine's own rule for a storm): then the watch disarms, leaving the storm to
+        the machine's own stop."""
+        key = (trap.cause, trap.epc, trap.satp)
+        back = self.last_return       # nothing ran between that xRET and this trap
+        stuck = back is not None and back[0] == trap.epc and 0 <= trap.instret - back[1] <= 1
+        self._repeats = self._repeats + 1 if key == self._repeat and stuck else 0
+        self._repeat = key
+        if self._repeats >= STORM:
+            self.armed = False
+        return not self.armed
+
     def trapped(self, trap: TrapEvent) -> None:
+        """Keep the registers of a trap from U."""
         regs = self._regs(trap.hart)
         space = self.spaces[trap.satp]
         if not is_syscall(trap):

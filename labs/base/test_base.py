@@ -27,5 +27,5 @@ def test_base_user_faults_kill_the_process_not_the_kernel(privlab_kernel: Kernel
     run.expect_output(r"^usertests: 4 passed, 0 failed$")
     run.expect_exit(0)
     killed = [t for t in run.trace.traps(interrupt=False) if t.priv_from == Priv.U
-              and t.code != Exc.ECALL_U]
+              and t.code != Exc.USER_ECALL]
     assert len(killed) >= 3, "each hostile program should have trapped into the kernel"

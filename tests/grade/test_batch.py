@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from privlab.course import submission_build
 from privlab.course.packing import content_hash, pack, unpack
 from privlab.errors import PrivlabError
-from privlab.grade import submission_build
 
 
 def test_a_grading_waits_for_a_busy_slot_and_fails_loudly_when_none_frees(
@@ -74,8 +74,8 @@ def test_a_batch_with_a_grader_error_exits_1_and_names_the_submission(
         capsys: pytest.CaptureFixture[str]) -> None:
     """A grader error used to be a quiet 0/0 row in a batch that exited 0."""
     from privlab.cli.main import main
+    from privlab.course import batch
     from privlab.course.grade_one import GradeOptions
-    from privlab.grade import batch
     from privlab.grade.model import GradeReport
 
     def fake_grade(options: GradeOptions) -> GradeReport:

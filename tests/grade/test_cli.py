@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from privlab.cli.main import main
+from privlab.course import batch
 from privlab.course.grade_one import GradeOptions, grade
-from privlab.grade import batch
 from privlab.grade.labs import find_lab
 from privlab.grade.model import GradeReport, TestResult
 from privlab.paths import KERNEL_DIR

@@ -31,7 +31,8 @@ class Events:
     def __init__(self) -> None:
         self.log: list[Event] = []
 
-    def trap(self, epc: int, *, code: int = Exc.ECALL_U, interrupt: bool = False, satp: int = SATP,
+    def trap(self, epc: int, *, code: int = Exc.USER_ECALL, interrupt: bool = False,
+             satp: int = SATP,
              args: tuple[int, ...] = (0,) * 8) -> Events:
         self.log.append(TrapEvent(len(self.log), 0, interrupt, code, code, epc, 0, Priv.U,
                                   Priv.S, 0, 0, 0, satp, args))

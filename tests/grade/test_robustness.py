@@ -92,11 +92,11 @@ def test_links_loops_and_pipes_in_kernel_are_left_out_and_named_in_the_build_tes
     sub = variant(tmp_path / "sub", {})
     kernel = sub / "kernel"
     (kernel / "loop").symlink_to("loop")                      # a link to itself
-    (kernel / "up").symlink_to("..")                          # a directory loop
+    (kernel / "up").symlink_to(".")                           # a directory loop
     (kernel / ".#taskinfo.c").symlink_to("alice@host.1234")   # an editor's lock file
     os.mkfifo(kernel / "fifo")
-    (tmp_path / "notes.h").write_text("// a header kept elsewhere\n")
-    (kernel / "notes.h").symlink_to(tmp_path / "notes.h")     # a link to a file: copied
+    (kernel / "include" / "notes.h").write_text("// a header kept elsewhere\n")
+    (kernel / "notes.h").symlink_to("include/notes.h")        # a link to a file: copied
     report = grade_lab("taskinfo", sub, keyword=ONE_TEST, jobs=1)
     assert report.notes == [] and report.built
     assert report.by_name()[ONE_TEST].passed

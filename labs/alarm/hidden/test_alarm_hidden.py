@@ -87,7 +87,7 @@ def test_each_alarm_is_a_timer_interrupt_an_sret_to_the_handler_sigreturn_and_an
             else:
                 assert e.pc == resume, f"a tick in the handler resumed at {e.pc:#x}"
         assert loop.sigreturn is not None, f"the alarm after tick #{tick.seq} never sigreturned"
-        assert (loop.sigreturn.interrupt, loop.sigreturn.code) == (False, Exc.ECALL_U)
+        assert (loop.sigreturn.interrupt, loop.sigreturn.code) == (False, Exc.USER_ECALL)
         assert loop.back is not None and loop.back.satp == tick.satp
         assert loop.back.pc == tick.epc, (
             f"interrupted at {tick.epc:#x}, resumed at {loop.back.pc:#x}")
@@ -162,7 +162,7 @@ def test_a_handler_user_code_cannot_execute_kills_the_process_with_a_fault(
         line = rf"^\[kernel\] pid \d+ \(lab_alarm\) killed: exec_page_fault sepc={shown:#x} "
         assert re.search(line, run.output, re.M), (
             f"no fault line for a handler at {shown:#x}, {where}")
-        run.expect_trap(int(Exc.INSN_PAGE_FAULT), tval=shown, from_priv=Priv.U)
+        run.expect_trap(int(Exc.EXEC_PAGE_FAULT), tval=shown, from_priv=Priv.U)
         run.close()
 
 
