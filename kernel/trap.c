@@ -138,9 +138,9 @@ void usertrap(void) {
     timer_next();            // also clears the pending interrupt
     yield();
     // END SOLUTION
-  } else if (scause == (CAUSE_INTERRUPT | IRQ_S_EXT)) {
+  } else if (scause == (CAUSE_INTERRUPT | IRQ_S_EXTERNAL)) {
     device_interrupt();
-  } else if (scause == (CAUSE_INTERRUPT | IRQ_S_SOFT)) {
+  } else if (scause == (CAUSE_INTERRUPT | IRQ_S_SOFTWARE)) {
     sip_clear(SIP_SSIP);     // another hart's smp_kick(): usertrapret() looks at signals
   } else if (scause & CAUSE_INTERRUPT) {
     w_sie(r_sie() & ~BIT(CAUSE_CODE(scause)));  // no device of ours: mask it
@@ -205,11 +205,11 @@ void return_to_user(struct proc *p, int locked) {
 // mutex_lock() with it.
 void kerneltrap(void) {
   uintptr_t scause = r_scause();
-  if (scause == (CAUSE_INTERRUPT | IRQ_S_SOFT)) {
+  if (scause == (CAUSE_INTERRUPT | IRQ_S_SOFTWARE)) {
     sip_clear(SIP_SSIP);  // smp_kick(): whatever it was for is seen on the way to U
     return;
   }
-  if (scause == (CAUSE_INTERRUPT | IRQ_S_TIMER) || scause == (CAUSE_INTERRUPT | IRQ_S_EXT)) {
+  if (scause == (CAUSE_INTERRUPT | IRQ_S_TIMER) || scause == (CAUSE_INTERRUPT | IRQ_S_EXTERNAL)) {
     int take = !holding(&kernel_lock);
     if (take)
       acquire(&kernel_lock);

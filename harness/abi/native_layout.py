@@ -10,6 +10,7 @@ cannot drift apart.
 from __future__ import annotations
 
 import ctypes
+import struct
 from enum import IntEnum
 from typing import TYPE_CHECKING
 
@@ -17,6 +18,7 @@ from . import spec_header
 
 __all__ = [
     "EVENT_FIELDS",
+    "EVENT_STRUCT",
     "HOST_WATCHES",
     "SHARED_FIELDS",
     "EventKind",
@@ -147,6 +149,20 @@ class SharedState(_Record):
 
 class EventRecord(_Record):
     _fields_ = _ctypes_fields(EVENT_FIELDS)
+
+
+def _event_struct() -> struct.Struct:
+    """EVENT_FIELDS as `struct` unpacks them, with the C compiler's tail padding (the
+    record is 8-byte aligned), so bulk readers step record by record."""
+    codes = {U64: "Q", U32: "I", U8: "B"}
+    fmt = "<" + "".join(codes[t] for _, t, _ in EVENT_FIELDS)
+    padded = struct.Struct(fmt + "x" * (ctypes.sizeof(EventRecord) - struct.calcsize(fmt)))
+    assert padded.size == ctypes.sizeof(EventRecord)
+    return padded
+
+
+EVENT_STRUCT = _event_struct()
+"""The event record as `struct` reads it (`EVENT_STRUCT.iter_unpack(raw)`)."""
 
 
 def c_struct(tag: str, fields: tuple[tuple[str, str, int, str], ...]) -> list[str]:

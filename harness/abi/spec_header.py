@@ -120,7 +120,13 @@ def _neutral_defines(field_xlen: int) -> list[str]:
     for scheme in SCHEMES.values():
         name = scheme.name.upper()
         out += [_num(f"{name}_MODE", scheme.satp_mode), _num(f"{name}_LEVELS", scheme.levels),
-                _num(f"{name}_VPN_BITS", scheme.vpn_bits)]
+                _num(f"{name}_VPN_BITS", scheme.vpn_bits),
+                _num(f"{name}_PTE_SIZE", scheme.pte_size),
+                _num(f"{name}_PPN_BITS", scheme.ppn_bits)]
+    for xlen in SCHEMES:                 # satp's fields per XLEN, for C that serves both
+        satp = {f.name: f for f in csr_fields(Csr.SATP, xlen)}
+        out += [_num(f"SATP{xlen}_MODE_SHIFT", satp["MODE"].position(xlen)),
+                _num(f"SATP{xlen}_PPN_BITS", satp["PPN"].width)]
     return out
 
 

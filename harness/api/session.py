@@ -218,7 +218,7 @@ class Session(MemoryAccess):
                            f"(e.g. {', '.join(sorted(known)[:4])})")
         seen = 0
         while True:
-            result = self.run_until_trap(1, Exc.ECALL_S, max_insns)
+            result = self.run_until_trap(1, Exc.SUPERVISOR_ECALL, max_insns)
             if result.stop is not Stop.EVENT or not isinstance(result.event, TrapEvent):
                 return result
             a = result.event.args
@@ -312,7 +312,7 @@ class Session(MemoryAccess):
             return h.back_to_trap()
         if syscall:
             return h.back_to_trap(lambda e: isinstance(e, TrapEvent) and not e.interrupt
-                                  and e.code == 8)
+                                  and e.code == Exc.USER_ECALL)
         if xret:
             return h.back_to_trap(lambda e: isinstance(e, XretEvent))
         if event is not None:

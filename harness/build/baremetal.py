@@ -17,13 +17,16 @@ from ..abi import spec_header
 from ..errors import BadInput
 from ..paths import KERNEL_DIR, REPO_ROOT
 from .cache import cache_root, write_if_changed
+from .ldscript import with_platform
 from .listing import write_listings
 from .toolchain import Arch, CompileOptions, compile_object, link
 
 __all__ = ["BAREMETAL_LDSCRIPT", "build_baremetal"]
 
 BAREMETAL_LDSCRIPT = Path(__file__).with_name("baremetal.ld")
-"""Links `.text.entry` first at 0x8000_0000; defines `__stack_top`, `__bss_start/end`."""
+"""Links `.text.entry` first at PLATFORM_RAM_BASE; defines `__stack_top`, `__bss_start/end`.
+Every script is linked through ldscript.with_platform, so it names the platform's
+addresses instead of repeating them."""
 
 _PLATFORM_INCLUDE = KERNEL_DIR / "include"
 
@@ -73,7 +76,7 @@ def build_baremetal(
                     (gen, f"gen/{arch.name}")],
     )
     objects = [compile_object(Path(s), opts) for s in sources]
-    elf = link(objects, out, arch, ldscript)
+    elf = link(objects, out, arch, with_platform(ldscript, gen))
     if listings:
         write_listings(elf)
     return elf

@@ -25,11 +25,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..abi.platform import PLATFORM
 from ..errors import BadInput, BuildError
 from ..paths import KERNEL_DIR, REPO_ROOT, USERLAND_DIR
 from .cache import write_if_changed
 from .generated import generate
+from .ldscript import kernel_layout_value, with_platform
 from .stamp import check_stamp, input_files, stamp_path, write_stamp
 from .toolchain import ARCHES, RV64, Arch, CompileOptions, compile_object, link
 
@@ -90,15 +90,6 @@ def _compile_all(sources: Sequence[Path], opts: CompileOptions) -> list[Path]:
     return [r for r in results if isinstance(r, Path)]
 
 
-def _linker_script(script: Path, gen: Path) -> Path:
-    """`script` with platform.h's addresses defined on top, so the linker scripts never
-    repeat a number from the memory map (zig's linker driver has no --defsym)."""
-    header = (f"/* Generated from {script.name} and include/platform.h: do not edit. */\n"
-              f"PLATFORM_RAM_BASE = 0x{PLATFORM.ram_base:x};\n"
-              f"PLATFORM_KERNEL_BASE = 0x{PLATFORM.kernel_base:x};\n\n")
-    return write_if_changed(gen / script.name, header + script.read_text())
-
-
 PrefixMap = tuple[tuple[Path, str], ...]
 
 
@@ -115,7 +106,7 @@ def _build_firmware(kernel_dir: Path, gen: Path, out: Path, arch: Arch,
     opts = CompileOptions(arch, include_dirs=(kernel_dir / "include", fw_dir, gen),
                           prefix_map=prefix_map)
     objs = _compile_all(_sources(fw_dir), opts)
-    return link(objs, out / "firmware.elf", arch, _linker_script(fw_dir / "firmware.ld", gen))
+    return link(objs, out / "firmware.elf", arch, with_platform(fw_dir / "firmware.ld", gen))
 
 
 def _build_kernel(kernel_dir: Path, gen: Path, out: Path, arch: Arch,
@@ -123,7 +114,7 @@ def _build_kernel(kernel_dir: Path, gen: Path, out: Path, arch: Arch,
     opts = CompileOptions(arch, include_dirs=(kernel_dir / "include", kernel_dir, gen),
                           prefix_map=prefix_map)
     objs = _compile_all(_sources(kernel_dir, exclude=["asm-offsets.c"]), opts)
-    return link(objs, out / "kernel.elf", arch, _linker_script(kernel_dir / "kernel.ld", gen))
+    return link(objs, out / "kernel.elf", arch, with_platform(kernel_dir / "kernel.ld", gen))
 
 
 def _build_users(kernel_dir: Path, user_dir: Path, gen: Path, out: Path,
@@ -140,7 +131,8 @@ def _build_users(kernel_dir: Path, user_dir: Path, gen: Path, out: Path,
     programs = _sources(user_dir) if programs is None else list(programs)
     objs = _compile_all([*lib_sources, *programs], opts)
     lib, prog_objs = objs[:len(lib_sources)], objs[len(lib_sources):]
-    script = user_dir / "user.ld"
+    script = with_platform(user_dir / "user.ld", gen, {
+        "USER_BASE": kernel_layout_value(gen / "asm-offsets.h", "USER_BASE")})
 
     def link_one(item: tuple[Path, Path]) -> tuple[str, Path]:
         src, obj = item

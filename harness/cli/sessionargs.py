@@ -26,6 +26,7 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..abi.csr import Exc
 from ..abi.syscall_table import ABIS
 from ..api.points import POINT_HELP
 from ..budget import DEFAULT_MAX_INSNS
@@ -370,7 +371,7 @@ def _trap_hint(s: Session, at: str) -> str:
     if not at.startswith("syscall:"):
         return ""
     traps = [e for e in s.events if isinstance(e, TrapEvent) and e.priv_from is Priv.U]
-    if any(e.code == 8 and not e.interrupt for e in traps):     # it did make calls
+    if any(e.code == Exc.USER_ECALL and not e.interrupt for e in traps):  # it made calls
         return ""
     fault = next((e for e in traps if not e.interrupt), None)
     if fault is None:

@@ -43,8 +43,8 @@ P = PLATFORM
 WORDS = (P.plic_num_sources + 31) // 32          # bits per pending/enable block
 ALL_SOURCES = (1 << P.plic_num_sources) - 1
 # Context 2k is hart k's M-mode (mip.MEIP), 2k + 1 its S-mode (mip.SEIP), as QEMU's virt.
-CONTEXT_MIP = {P.plic_context_m: 1 << Irq.M_EXT, P.plic_context_s: 1 << Irq.S_EXT}
-EXT_BITS = (1 << Irq.M_EXT) | (1 << Irq.S_EXT)
+CONTEXT_MIP = {P.plic_context_m: 1 << Irq.M_EXTERNAL, P.plic_context_s: 1 << Irq.S_EXTERNAL}
+EXT_BITS = (1 << Irq.M_EXTERNAL) | (1 << Irq.S_EXTERNAL)
 
 
 class IrqLine:

@@ -34,7 +34,7 @@ _STATUS = (Csr.MSTATUS, Csr.SSTATUS)
 _BITS = (Csr.MIE, Csr.MIP, Csr.SIE, Csr.SIP, Csr.MIDELEG)
 _EXT_STATE = ("Off", "Initial", "Clean", "Dirty")
 _XL = {1: "32", 2: "64", 3: "128"}
-_PAGE_FAULTS = (12, 13, 15)
+_PAGE_FAULTS = (Exc.EXEC_PAGE_FAULT, Exc.LOAD_PAGE_FAULT, Exc.STORE_PAGE_FAULT)
 
 
 def _field_text(f: Field, v: int) -> str:
@@ -123,7 +123,7 @@ class CsrPanel:
         irq, code = decode_cause(cause.value, cause.xlen)
         if not irq and code in _PAGE_FAULTS:
             return Text("the faulting virtual address", "muted")
-        if not irq and code == Exc.ILLEGAL_INSN:
+        if not irq and code == Exc.ILLEGAL_INSTRUCTION:
             return Text("the illegal instruction's bits", "muted")
         return Text("")
 

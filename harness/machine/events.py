@@ -7,30 +7,21 @@ little. The JSON fields are documented in docs/inspect/exports.md ("JSON Lines")
 
 from __future__ import annotations
 
-import ctypes
 import json
-import struct
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import IO, Any
 
 from ..abi.csr import Priv, cause_name
-from ..abi.native_layout import EVENT_FIELDS
-from ..native import EventKind, EventRecord
+from ..abi.native_layout import EVENT_FIELDS, EVENT_STRUCT
+from ..native import EventKind
 
 __all__ = ["FIELD_NAMES", "RECORD", "Event", "EventLog", "TrapEvent", "XretEvent", "event_json"]
 
-_FMT = {"uint64_t": "Q", "uint32_t": "I", "uint8_t": "B"}
-_RECORD = struct.Struct(
-    "<" + "".join(_FMT[t] for _, t, _ in EVENT_FIELDS)
-    + "x" * (ctypes.sizeof(EventRecord) - struct.calcsize(
-        "<" + "".join(_FMT[t] for _, t, _ in EVENT_FIELDS)))
-)
 _NAMES = [name for name, _, _ in EVENT_FIELDS]
-assert _RECORD.size == ctypes.sizeof(EventRecord)
 
-RECORD = _RECORD
+RECORD = EVENT_STRUCT
 """The binary event record, for bulk decoders (`RECORD.iter_unpack(raw)`)."""
 FIELD_NAMES: tuple[str, ...] = tuple(_NAMES)
 """Field names of a RECORD tuple, in order (harness/abi/native_layout.py EVENT_FIELDS)."""
@@ -105,7 +96,7 @@ Event = TrapEvent | XretEvent
 
 
 def decode(raw: bytes, offset: int, seq: int) -> Event:
-    f = dict(zip(_NAMES, _RECORD.unpack_from(raw, offset), strict=True))
+    f = dict(zip(_NAMES, RECORD.unpack_from(raw, offset), strict=True))
     args = tuple(f[f"a{i}"] for i in range(8))
     if f["kind"] == EventKind.TRAP:
         return TrapEvent(seq=seq, instret=f["instret"], interrupt=bool(f["interrupt"]),
@@ -174,7 +165,7 @@ class EventLog:
         self._sink = sink
 
     def append_raw(self, raw: bytes) -> None:
-        n = len(raw) // _RECORD.size
+        n = len(raw) // RECORD.size
         if not n:
             return
         first = self._count
@@ -182,12 +173,12 @@ class EventLog:
         if self.keep:
             self._starts.append(first)
             self._chunks.append(raw)
-        size = _RECORD.size
+        size = RECORD.size
         for i in range(max(0, n - RECENT), n):
             self._recent.append((first + i, raw[i * size:(i + 1) * size]))
         if self._subscribers or self._sink is not None:
             for i in range(n):
-                ev = decode(raw, i * _RECORD.size, first + i)
+                ev = decode(raw, i * RECORD.size, first + i)
                 for fn in list(self._subscribers):
                     fn(ev)
                 if self._sink is not None:
@@ -203,7 +194,7 @@ class EventLog:
         self._count = count
         self._recent.clear()
         if self.keep:
-            size = _RECORD.size
+            size = RECORD.size
             for first, raw in zip(self._starts, self._chunks, strict=True):
                 n = len(raw) // size
                 if first + n <= count - RECENT:
@@ -223,17 +214,17 @@ class EventLog:
                 lo = mid
             else:
                 hi = mid - 1
-        return decode(self._chunks[lo], (index - self._starts[lo]) * _RECORD.size, index)
+        return decode(self._chunks[lo], (index - self._starts[lo]) * RECORD.size, index)
 
     def __iter__(self) -> Iterator[Event]:
         for start, raw in zip(self._starts, self._chunks, strict=True):
-            for i in range(len(raw) // _RECORD.size):
-                yield decode(raw, i * _RECORD.size, start + i)
+            for i in range(len(raw) // RECORD.size):
+                yield decode(raw, i * RECORD.size, start + i)
 
     def raw_chunks(self, start: int = 0) -> Iterator[tuple[int, bytes]]:
         """(seq of the first record, raw records) for every kept event from `start`
         on: bulk readers unpack them with RECORD without building Event objects."""
-        size = _RECORD.size
+        size = RECORD.size
         for first, raw in zip(self._starts, self._chunks, strict=True):
             n = len(raw) // size
             if first + n <= start:

@@ -52,7 +52,7 @@ class AfterSyscall:
     number: int
 
     def matches(self, e: Event) -> bool:
-        return (isinstance(e, TrapEvent) and not e.interrupt and e.code == Exc.ECALL_U
+        return (isinstance(e, TrapEvent) and not e.interrupt and e.code == Exc.USER_ECALL
                 and e.args[SYSCALL_NUMBER_REG] == self.number)
 
 

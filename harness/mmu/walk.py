@@ -51,12 +51,12 @@ class Access(Enum):
     @property
     def page_fault(self) -> Exc:
         return {"r": Exc.LOAD_PAGE_FAULT, "w": Exc.STORE_PAGE_FAULT,
-                "x": Exc.INSN_PAGE_FAULT}[self.value]
+                "x": Exc.EXEC_PAGE_FAULT}[self.value]
 
     @property
     def access_fault(self) -> Exc:
-        return {"r": Exc.LOAD_ACCESS_FAULT, "w": Exc.STORE_ACCESS_FAULT,
-                "x": Exc.INSN_ACCESS_FAULT}[self.value]
+        return {"r": Exc.FAULT_LOAD, "w": Exc.FAULT_STORE,
+                "x": Exc.FAULT_FETCH}[self.value]
 
 
 class FaultKind(Enum):

@@ -161,7 +161,7 @@ static bool satp_write(void *env, unsigned xlen, int csrno, uint64_t write_mask,
  * build accepts (valid_vm_1_10: bare, Sv39, Sv48, Sv57), else the old one. */
 static uint64_t satp_after(int status, uint64_t old, uint64_t value)
 {
-    uint64_t mode = value >> 60;
+    uint64_t mode = value >> SATP64_MODE_SHIFT;
     bool taken = status == 0 &&
         (mode == 0 || mode == SV39_MODE || mode == SV39_MODE + 1 || mode == SV39_MODE + 2);
     return taken ? value : old;

@@ -59,7 +59,8 @@ static bool walk(hart *h, uint64_t va, uint64_t root, unsigned levels, unsigned 
             seen(arg, ram_ptr(h, table + vpn * pte_size, pte_size), pte);
         if (!ok || !(pte & PTE_V) || ((pte & PTE_W) && !(pte & PTE_R)))
             return false;
-        uint64_t ppn = pte_size == 8 ? (pte >> 10) & ((1ull << 44) - 1) : pte >> 10;
+        uint64_t ppn = pte_size == SV39_PTE_SIZE
+            ? (pte >> PTE_PPN_SHIFT) & ((1ull << SV39_PPN_BITS) - 1) : pte >> PTE_PPN_SHIFT;
         if (pte & (PTE_R | PTE_X)) {   /* a leaf, maybe a superpage */
             uint64_t low = (1ull << shift) - 1;
             *pa = ((ppn << PAGE_SHIFT) & ~low) | (va & low);
@@ -74,11 +75,12 @@ static bool walk(hart *h, uint64_t va, uint64_t root, unsigned levels, unsigned 
  * false if the mode is neither or the walk ends without a leaf in RAM. */
 bool walk_rv64(hart *h, uint64_t va, uint64_t satp, pte_seen seen, void *arg)
 {
-    uint64_t mode = satp >> 60, pa;
-    if (mode != SV39_MODE && mode != SV39_MODE + 1)
+    uint64_t mode = satp >> SATP64_MODE_SHIFT, pa;
+    if (mode != SV39_MODE && mode != SV39_MODE + 1)   /* Sv48 is Sv39's mode + 1 */
         return false;
-    uint64_t root = (satp & ((1ull << 44) - 1)) << PAGE_SHIFT;
-    return walk(h, va, root, mode == SV39_MODE ? 3 : 4, 8, 9, &pa, seen, arg);
+    uint64_t root = (satp & ((1ull << SATP64_PPN_BITS) - 1)) << PAGE_SHIFT;
+    return walk(h, va, root, mode == SV39_MODE ? SV39_LEVELS : SV39_LEVELS + 1, SV39_PTE_SIZE,
+                SV39_VPN_BITS, &pa, seen, arg);
 }
 
 uint64_t current_satp(hart *h)
@@ -97,7 +99,7 @@ static bool translate(hart *h, uint64_t vaddr, unsigned priv, uint64_t *paddr)
     uint64_t satp = current_satp(h);
     bool rv64 = h->s.xlen == 64;
     bool bare = priv == PRV_M ||
-        (rv64 ? (satp >> 60) != SV39_MODE : (satp >> 31) != SV32_MODE);
+        (rv64 ? (satp >> SATP64_MODE_SHIFT) != SV39_MODE : (satp >> SATP32_MODE_SHIFT) != SV32_MODE);
     if (bare) {
         *paddr = vaddr & h->xmask;
         return true;
@@ -110,8 +112,10 @@ static bool translate(hart *h, uint64_t vaddr, unsigned priv, uint64_t *paddr)
     }
     uint64_t pa;
     bool found = rv64
-        ? walk(h, vaddr, (satp & ((1ull << 44) - 1)) << PAGE_SHIFT, 3, 8, 9, &pa, NULL, NULL)
-        : walk(h, vaddr, (satp & ((1ull << 22) - 1)) << PAGE_SHIFT, 2, 4, 10, &pa, NULL, NULL);
+        ? walk(h, vaddr, (satp & ((1ull << SATP64_PPN_BITS) - 1)) << PAGE_SHIFT, SV39_LEVELS,
+               SV39_PTE_SIZE, SV39_VPN_BITS, &pa, NULL, NULL)
+        : walk(h, vaddr, (satp & ((1ull << SATP32_PPN_BITS) - 1)) << PAGE_SHIFT, SV32_LEVELS,
+               SV32_PTE_SIZE, SV32_VPN_BITS, &pa, NULL, NULL);
     if (!found && uc_vmem_translate(h->uc, vaddr, UC_PROT_EXEC, &pa) != UC_ERR_OK)
         return false;
     *e = (struct stlb_entry){vpage, satp, pa >> PAGE_SHIFT, h->stlb_gen};

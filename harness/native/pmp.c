@@ -445,7 +445,8 @@ static bool untranslated(hart *h, unsigned mode)
         return true;
     if (h->satp_stale)
         return false;
-    return h->s.xlen == 64 ? (h->satp >> 60) == 0 : ((h->satp >> 31) & 1) == 0;
+    return h->s.xlen == 64 ? (h->satp >> SATP64_MODE_SHIFT) == 0
+                           : ((h->satp >> SATP32_MODE_SHIFT) & 1) == 0;
 }
 
 /* QEMU's PAGE_READ/WRITE/EXEC are PMP's R/W/X bits. */

@@ -363,7 +363,7 @@ void tlbbank_note_fill(hart *h, uint64_t vaddr, int prot, int mmu_idx)
             b->jmp_groups |= 1ull << jmp_group(page);
         }
     }
-    bool translated = (b->satp >> 60) != 0;
+    bool translated = (b->satp >> SATP64_MODE_SHIFT) != 0;
     if (mmu_idx == PRV_M && translated) {
         /* M's loads and stores are translated under MPRV (its fetches never are): the
          * entry may come from either, so such a bank is not kept. */

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from rich.console import Group, RenderableType
 from rich.text import Text
 
-from ..abi.csr import EXCEPTION_NAMES, INTERRUPT_NAMES, Csr
+from ..abi.csr import EXCEPTION_NAMES, INTERRUPT_NAMES, Csr, Exc
 from ..api import Session
 from ..errors import BadInput, GuestError
 from ..inspect import CsrPanel, Disassembly, RegisterView, WalkView, disassemble_around
@@ -133,7 +133,7 @@ class Stepper:
         self._run("ran to the next xRET", [AfterXret()])
 
     def next_syscall(self) -> None:
-        self._run("ran to the next system call", [AfterTrap(code=8, interrupt=False)])
+        self._run("ran to the next system call", [AfterTrap(code=Exc.USER_ECALL, interrupt=False)])
 
     def continue_to(self, text: str) -> None:
         bp = parse_breakpoint(text)

@@ -98,7 +98,7 @@ class Tracer:
         """Extra `until` conditions a run needs for capture (none without it)."""
         if not self.capture:
             return []
-        return [_EcallProbe(code=int(Exc.ECALL_U), interrupt=False, tracer=self), _XretProbe()]
+        return [_EcallProbe(code=int(Exc.USER_ECALL), interrupt=False, tracer=self), _XretProbe()]
 
     def stop_capture(self) -> None:
         """Go on without stopping at calls (after `capture_limit` of them)."""

@@ -225,7 +225,7 @@ void smp_mtrap(struct mframe *f) {
   uintptr_t eid = f->regs[REG_A7], fid = f->regs[REG_A6];
   if (cause == (CAUSE_INTERRUPT | IRQ_M_TIMER)) {
     timer_interrupt();
-  } else if (cause == (CAUSE_INTERRUPT | IRQ_M_SOFT)) {
+  } else if (cause == (CAUSE_INTERRUPT | IRQ_M_SOFTWARE)) {
     serve(r_mhartid());
   } else if (cause == CAUSE_SUPERVISOR_ECALL) {
     if (eid == SBI_LEGACY_SET_TIMER) {

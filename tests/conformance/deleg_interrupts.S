@@ -40,7 +40,7 @@ TEST_MAIN deleg_interrupts
     CHECK_LAST 2, LAST_COUNT, 0
 
     // Taken in U right after the mret, although SIE = 0.
-    EXPECT 3, PRV_S, PRV_U, CAUSE_IRQ_S_SOFT, u_target, 0, RESUME_EPC, 0, hook_s_clear_ssip
+    EXPECT 3, PRV_S, PRV_U, CAUSE_IRQ_S_SOFTWARE, u_target, 0, RESUME_EPC, 0, hook_s_clear_ssip
     MRET_TO PRV_U, u_target
 u_target:
     ECALL_TO_M 4, PRV_U
@@ -50,7 +50,7 @@ u_target:
     csrs mip, t0
     MRET_TO PRV_S, 1f
 1:  nop
-    EXPECT 5, PRV_S, PRV_S, CAUSE_IRQ_S_SOFT, s_after_sie, 0, RESUME_EPC, 0, hook_s_clear_ssip
+    EXPECT 5, PRV_S, PRV_S, CAUSE_IRQ_S_SOFTWARE, s_after_sie, 0, RESUME_EPC, 0, hook_s_clear_ssip
     csrsi sstatus, SSTATUS_SIE
 s_after_sie:
     csrci sstatus, SSTATUS_SIE
@@ -61,7 +61,7 @@ s_after_sie:
     CHECK_CSR_BITS 7, mstatus, MSTATUS_MIE | MSTATUS_SIE, 0
     li t0, MIP_SSIP
     csrs mip, t0
-    EXPECT 8, PRV_M, PRV_S, CAUSE_IRQ_S_SOFT, s_target2, 0, RESUME_EPC, 0, hook_m_clear_ssip
+    EXPECT 8, PRV_M, PRV_S, CAUSE_IRQ_S_SOFTWARE, s_target2, 0, RESUME_EPC, 0, hook_m_clear_ssip
     MRET_TO PRV_S, s_target2
 s_target2:
     ECALL_TO_M 9, PRV_S
@@ -70,7 +70,7 @@ s_target2:
     li t0, MIP_SSIP
     csrs mip, t0
     nop
-    EXPECT 10, PRV_M, PRV_M, CAUSE_IRQ_S_SOFT, m_after_mie, 0, RESUME_EPC, 0, hook_m_clear_ssip
+    EXPECT 10, PRV_M, PRV_M, CAUSE_IRQ_S_SOFTWARE, m_after_mie, 0, RESUME_EPC, 0, hook_m_clear_ssip
     csrsi mstatus, MSTATUS_MIE
 m_after_mie:
     csrci mstatus, MSTATUS_MIE
@@ -85,7 +85,7 @@ m_after_mie:
     li t1, 1
     sw t1, 0(t0)
     WAIT_MIP MIP_MSIP
-    EXPECT 12, PRV_M, PRV_S, CAUSE_IRQ_M_SOFT, s_target3, 0, RESUME_EPC, 0, hook_clear_msip
+    EXPECT 12, PRV_M, PRV_S, CAUSE_IRQ_M_SOFTWARE, s_target3, 0, RESUME_EPC, 0, hook_clear_msip
     MRET_TO PRV_S, s_target3
 s_target3:
     ECALL_TO_M 13, PRV_S

@@ -62,7 +62,7 @@ TEST_MAIN irq_clint
     CHECK_REG 8, t1, 1
     csrsi mstatus, MSTATUS_MIE
     li t0, MIP_MSIP
-    EXPECT 9, PRV_M, PRV_M, CAUSE_IRQ_M_SOFT, 1f, 0, RESUME_EPC, 0, hook_clear_msip
+    EXPECT 9, PRV_M, PRV_M, CAUSE_IRQ_M_SOFTWARE, 1f, 0, RESUME_EPC, 0, hook_clear_msip
     csrw mie, t0
 1:  CHECK_CSR_BITS 10, mip, MIP_MSIP, 0
     li t0, CLINT_MSIP_ADDR
@@ -80,7 +80,7 @@ TEST_MAIN irq_clint
     WAIT_MIP MIP_MTIP
     WAIT_MIP MIP_MSIP
     li t0, MIP_MSIP | MIP_MTIP
-    EXPECT 12, PRV_M, PRV_M, CAUSE_IRQ_M_SOFT, 1f, 0, RESUME_EPC, 0, hook_clear_msip
+    EXPECT 12, PRV_M, PRV_M, CAUSE_IRQ_M_SOFTWARE, 1f, 0, RESUME_EPC, 0, hook_clear_msip
     EXPECT 13, PRV_M, PRV_M, CAUSE_IRQ_M_TIMER, 1f, 0, RESUME_EPC, 0, hook_clear_mtimer
     csrw mie, t0
 1:  csrci mstatus, MSTATUS_MIE

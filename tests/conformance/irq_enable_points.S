@@ -22,9 +22,9 @@
 // Expect an s_software interrupt at `level` from `from` with epc `at`.
 .macro SSI check, level, from, at
     .if \level == PRV_M
-    EXPECT \check, PRV_M, \from, CAUSE_IRQ_S_SOFT, \at, 0, RESUME_EPC, 0, hook_m_clear_ssip
+    EXPECT \check, PRV_M, \from, CAUSE_IRQ_S_SOFTWARE, \at, 0, RESUME_EPC, 0, hook_m_clear_ssip
     .else
-    EXPECT \check, PRV_S, \from, CAUSE_IRQ_S_SOFT, \at, 0, RESUME_EPC, 0, hook_s_clear_ssip
+    EXPECT \check, PRV_S, \from, CAUSE_IRQ_S_SOFTWARE, \at, 0, RESUME_EPC, 0, hook_s_clear_ssip
     .endif
 .endm
 

@@ -76,7 +76,7 @@ TEST_MAIN irq_plic_m
     MMIO_LW t0, PLIC_CLAIM_ADDR(PLIC_CONTEXT_S)
     CHECK_REG 19, t0, 0
     CHECK_CSR_BITS 20, mip, MIP_MEIP, MIP_MEIP
-    EXPECT 21, PRV_M, PRV_M, CAUSE_IRQ_M_EXT, 1f, 0, RESUME_EPC, 0, hook_plic_m
+    EXPECT 21, PRV_M, PRV_M, CAUSE_IRQ_M_EXTERNAL, 1f, 0, RESUME_EPC, 0, hook_plic_m
     csrsi mstatus, MSTATUS_MIE
 1:  csrci mstatus, MSTATUS_MIE
     CHECK_MEM_BITS 22, plic_claimed, -1, PLATFORM_UART0_IRQ
@@ -98,7 +98,7 @@ TEST_MAIN irq_plic_m
     // Threshold 2: taken.
     MMIO_SW PLIC_THRESHOLD_ADDR(PLIC_CONTEXT_M), 2
     WAIT_MIP MIP_MEIP
-    EXPECT 30, PRV_M, PRV_M, CAUSE_IRQ_M_EXT, 1f, 0, RESUME_EPC, 0, hook_plic_m
+    EXPECT 30, PRV_M, PRV_M, CAUSE_IRQ_M_EXTERNAL, 1f, 0, RESUME_EPC, 0, hook_plic_m
     csrsi mstatus, MSTATUS_MIE
 1:  csrci mstatus, MSTATUS_MIE
     CHECK_MEM_BITS 31, plic_claimed, -1, PLATFORM_UART0_IRQ

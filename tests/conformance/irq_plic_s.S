@@ -58,7 +58,7 @@ s_code:
     andi t0, t0, MIP_SEIP
     beqz t0, 1b
     CHECK_CSR_BITS 10, sie, MIP_SEIP, MIP_SEIP
-    EXPECT 11, PRV_S, PRV_S, CAUSE_IRQ_S_EXT, 1f, 0, RESUME_EPC, 0, hook_plic_s
+    EXPECT 11, PRV_S, PRV_S, CAUSE_IRQ_S_EXTERNAL, 1f, 0, RESUME_EPC, 0, hook_plic_s
     csrsi sstatus, SSTATUS_SIE
 1:  csrci sstatus, SSTATUS_SIE
     CHECK_MEM_BITS 12, plic_claimed, -1, PLATFORM_UART0_IRQ
@@ -72,7 +72,7 @@ s_code:
     beqz t0, 1b
     li t0, SSTATUS_SPIE
     csrc sstatus, t0
-    EXPECT 15, PRV_S, PRV_U, CAUSE_IRQ_S_EXT, u_code, 0, RESUME_EPC, 0, hook_plic_s
+    EXPECT 15, PRV_S, PRV_U, CAUSE_IRQ_S_EXTERNAL, u_code, 0, RESUME_EPC, 0, hook_plic_s
     SRET_TO PRV_U, u_code
 
 u_code:

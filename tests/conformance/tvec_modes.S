@@ -42,7 +42,7 @@ TEST_MAIN tvec_modes
     // Supervisor software interrupt, not delegated: M-level, slot 1.
     li t0, MIP_SSIP
     csrs mip, t0
-    EXPECT 4, PRV_M, PRV_M, CAUSE_IRQ_S_SOFT, 1f, 0, RESUME_EPC, 0, hook_m_clear_ssip
+    EXPECT 4, PRV_M, PRV_M, CAUSE_IRQ_S_SOFTWARE, 1f, 0, RESUME_EPC, 0, hook_m_clear_ssip
     csrw mie, t0
 1:
     // Machine software interrupt, slot 3.
@@ -53,7 +53,7 @@ TEST_MAIN tvec_modes
     li t1, 1
     sw t1, 0(t0)
     WAIT_MIP MIP_MSIP
-    EXPECT 5, PRV_M, PRV_M, CAUSE_IRQ_M_SOFT, 1f, 0, RESUME_EPC, 0, hook_clear_msip
+    EXPECT 5, PRV_M, PRV_M, CAUSE_IRQ_M_SOFTWARE, 1f, 0, RESUME_EPC, 0, hook_clear_msip
     csrsi mstatus, MSTATUS_MIE
 1:
     // Supervisor timer interrupt (STIP written by M), not delegated, slot 5.
@@ -79,7 +79,7 @@ TEST_MAIN tvec_modes
     li t0, MIP_SSIP
     csrw mie, t0
     csrs mip, t0
-    EXPECT 8, PRV_M, PRV_M, CAUSE_IRQ_S_SOFT, 1f, 0, RESUME_EPC, 0, hook_m_clear_ssip
+    EXPECT 8, PRV_M, PRV_M, CAUSE_IRQ_S_SOFTWARE, 1f, 0, RESUME_EPC, 0, hook_m_clear_ssip
     csrsi mstatus, MSTATUS_MIE
 1:  csrci mstatus, MSTATUS_MIE
     EXPECT 9, PRV_M, PRV_M, CAUSE_BREAKPOINT, 1f, 0, RESUME_AT, 2f
@@ -95,7 +95,7 @@ TEST_MAIN tvec_modes
     MRET_TO PRV_S, in_s
 in_s:
     csrsi sip, MIP_SSIP
-    EXPECT 10, PRV_S, PRV_S, CAUSE_IRQ_S_SOFT, 1f, 0, RESUME_EPC, 0, hook_s_clear_ssip
+    EXPECT 10, PRV_S, PRV_S, CAUSE_IRQ_S_SOFTWARE, 1f, 0, RESUME_EPC, 0, hook_s_clear_ssip
     csrsi sstatus, SSTATUS_SIE
 1:  csrci sstatus, SSTATUS_SIE
     EXPECT 12, PRV_S, PRV_S, CAUSE_BREAKPOINT, 1f, 0, RESUME_AT, 2f
@@ -105,7 +105,7 @@ in_s:
     la t0, strap_direct
     csrw stvec, t0
     csrsi sip, MIP_SSIP
-    EXPECT 13, PRV_S, PRV_S, CAUSE_IRQ_S_SOFT, 1f, 0, RESUME_EPC, 0, hook_s_clear_ssip
+    EXPECT 13, PRV_S, PRV_S, CAUSE_IRQ_S_SOFTWARE, 1f, 0, RESUME_EPC, 0, hook_s_clear_ssip
     csrsi sstatus, SSTATUS_SIE
 1:  csrci sstatus, SSTATUS_SIE
     ECALL_TO_M 14, PRV_S

@@ -25,7 +25,7 @@
     call \post
     WAIT_MIP MIP_MEIP
     CHECK_CSR_BITS \c, mip, MIP_MEIP, MIP_MEIP
-    EXPECT (\c + 1), PRV_M, PRV_M, CAUSE_IRQ_M_EXT, .Ltaken\@, 0, RESUME_EPC, 0, hook_virtio_m
+    EXPECT (\c + 1), PRV_M, PRV_M, CAUSE_IRQ_M_EXTERNAL, .Ltaken\@, 0, RESUME_EPC, 0, hook_virtio_m
     csrsi mstatus, MSTATUS_MIE
 .Ltaken\@:
     csrci mstatus, MSTATUS_MIE

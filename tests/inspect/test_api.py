@@ -169,7 +169,7 @@ def test_bare_metal_program_session() -> None:
     try:
         assert s.run(max_insns=1_000_000).stop is Stop.HALT
         traps = [r for r in s.flow.rows() if r.is_trap]
-        assert traps and traps[0].code == Exc.ECALL_M and traps[0].priv_from == Priv.M
+        assert traps and traps[0].code == Exc.MACHINE_ECALL and traps[0].priv_from == Priv.M
         with pytest.raises(BadInput, match="no kernel"):
             s.processes()
     finally:

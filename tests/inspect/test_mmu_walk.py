@@ -49,9 +49,9 @@ def test_user_load_walks_three_levels_to_the_frame_plus_offset(mem: FakeMemory) 
     (0x12000, Access.READ, U, FaultKind.NOT_USER, Exc.LOAD_PAGE_FAULT),
     (0x11000, Access.READ, S, FaultKind.USER_PAGE_FROM_S, Exc.LOAD_PAGE_FAULT),
     (0x10000, Access.EXECUTE, TranslationContext(Priv.S, sum=True),
-     FaultKind.EXEC_USER_PAGE_FROM_S, Exc.INSN_PAGE_FAULT),
+     FaultKind.EXEC_USER_PAGE_FROM_S, Exc.EXEC_PAGE_FAULT),
     (0x10000, Access.WRITE, U, FaultKind.NOT_WRITABLE, Exc.STORE_PAGE_FAULT),
-    (0x11000, Access.EXECUTE, U, FaultKind.NOT_EXECUTABLE, Exc.INSN_PAGE_FAULT),
+    (0x11000, Access.EXECUTE, U, FaultKind.NOT_EXECUTABLE, Exc.EXEC_PAGE_FAULT),
     (0x17000, Access.READ, U, FaultKind.NOT_READABLE, Exc.LOAD_PAGE_FAULT),
     (0x13000, Access.READ, U, FaultKind.WRITE_WITHOUT_READ, Exc.LOAD_PAGE_FAULT),
     (0x14000, Access.READ, U, FaultKind.INVALID, Exc.LOAD_PAGE_FAULT),
@@ -59,7 +59,7 @@ def test_user_load_walks_three_levels_to_the_frame_plus_offset(mem: FakeMemory) 
     (0xC000_0000, Access.READ, S, FaultKind.MISALIGNED_SUPERPAGE, Exc.LOAD_PAGE_FAULT),
     (0x1_0000_0000, Access.READ, S, FaultKind.NONLEAF_RESERVED, Exc.LOAD_PAGE_FAULT),
     (0x1_4000_0000, Access.WRITE, S, FaultKind.RESERVED_BITS, Exc.STORE_PAGE_FAULT),
-    (0x20_0000, Access.EXECUTE, S, FaultKind.PTE_NOT_RAM, Exc.INSN_ACCESS_FAULT),
+    (0x20_0000, Access.EXECUTE, S, FaultKind.PTE_NOT_RAM, Exc.FAULT_FETCH),
     (0x80_0000_0000, Access.READ, S, FaultKind.NOT_CANONICAL, Exc.LOAD_PAGE_FAULT),
 ])
 def test_each_fault_is_reported_as_a_value_with_its_cause(

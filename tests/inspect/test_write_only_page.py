@@ -32,7 +32,7 @@ def writeonly(images: Images) -> Iterator[Session]:
 
 @pytest.mark.parametrize(("access", "cause"), [("r", Exc.LOAD_PAGE_FAULT),
                                                ("w", Exc.STORE_PAGE_FAULT),
-                                               ("x", Exc.INSN_PAGE_FAULT)])
+                                               ("x", Exc.EXEC_PAGE_FAULT)])
 def test_user_access_to_a_write_only_page_stops_at_the_reserved_encoding(
         writeonly: Session, access: str, cause: Exc) -> None:
     w = writeonly.translate(ADDR, access, priv=Priv.U)

@@ -15,7 +15,7 @@ from privlab.abi.csr import Exc, Priv
 from privlab.trace import TrapEvent
 
 ADDR = 0x1000_0000
-PAGE_FAULTS = {Exc.INSN_PAGE_FAULT, Exc.LOAD_PAGE_FAULT, Exc.STORE_PAGE_FAULT}
+PAGE_FAULTS = {Exc.EXEC_PAGE_FAULT, Exc.LOAD_PAGE_FAULT, Exc.STORE_PAGE_FAULT}
 
 
 @pytest.mark.parametrize("arch", ["rv64", "rv32"])

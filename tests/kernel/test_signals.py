@@ -101,7 +101,7 @@ def test_a_caught_signal_enters_the_handler_and_sigreturn_resumes_after_the_kill
     rows = _user_rows(sigdemo)
     kill = next(i for i, r in enumerate(rows) if r.syscall and r.syscall.name == "kill")
     ecall, into_handler = rows[kill], rows[kill + 1]
-    assert ecall.code == Exc.ECALL_U and _in_stub(images, "kill", ecall.pc)
+    assert ecall.code == Exc.USER_ECALL and _in_stub(images, "kill", ecall.pc)
     assert ecall.syscall is not None and ecall.syscall.call_text() == "kill(1, SIGUSR1)"
     # The sret that ends the kill goes to the handler, not to the instruction after
     # the ecall, with a0 = the signal number.

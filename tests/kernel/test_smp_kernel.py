@@ -44,7 +44,7 @@ def test_the_boot_hart_starts_every_other_hart_and_each_runs_user_code() -> None
     # Hart 0 asks the firmware to start harts 1 and 2 (HSM hart_start, S -> M ecalls
     # with a7 = HSM, a6 = HART_START, a0 = the hart), once each, in order.
     starts = [e for e in m.events if isinstance(e, TrapEvent) and not e.interrupt
-              and e.code == Exc.ECALL_S and e.args[7] == SBI_EXT_HSM
+              and e.code == Exc.SUPERVISOR_ECALL and e.args[7] == SBI_EXT_HSM
               and e.args[6] == HSM_HART_START]
     assert [(e.hart, e.args[0]) for e in starts] == [(0, 1), (0, 2)]
     # Each started hart's first trip into S: the firmware's mret to S at _secondary.

@@ -47,7 +47,7 @@ def test_s_mode_reads_and_writes_see_qemus_sstatus_without_a_code_hook(bare: Bar
     """)))
     before = fast_accesses()
     result = m.run(max_insns=10_000)
-    assert result.stop is Stop.HALT and result.exit_status == int(Exc.ECALL_S)
+    assert result.stop is Stop.HALT and result.exit_status == int(Exc.SUPERVISOR_ECALL)
     a1, a2, a3 = m.hart.x(11), m.hart.x(12), m.hart.x(13)
     assert a1 & (3 << 32) == 2 << 32            # UXL: Unicorn's own sstatus has none
     assert a2 == a1 | SSTATUS_SUM and a3 == a1
@@ -78,7 +78,7 @@ def test_interrupt_enable_toggles_go_straight_to_unicorns_mstatus_word(bare: Bar
     """)))
     before, before_direct = fast_accesses(), fast_accesses(direct=True)
     result = m.run(max_insns=10_000)
-    assert result.stop is Stop.HALT and result.exit_status == int(Exc.ECALL_S)
+    assert result.stop is Stop.HALT and result.exit_status == int(Exc.SUPERVISOR_ECALL)
     a1, a2, a3, a4 = (m.hart.x(r) for r in (11, 12, 13, 14))
     sd = 1 << 63
     assert a1 & sd and a1 & 0x6000 == 0x6000 and a1 & (3 << 32) == 2 << 32
@@ -116,9 +116,9 @@ user:
     PASS
     """))
     result = m.run(max_insns=1_000)
-    assert result.stop is Stop.HALT and result.exit_status == int(Exc.ILLEGAL_INSN)
+    assert result.stop is Stop.HALT and result.exit_status == int(Exc.ILLEGAL_INSTRUCTION)
     trap = next(e for e in m.events if isinstance(e, TrapEvent))
-    assert (trap.priv_from, trap.priv_to, trap.code) == (Priv.U, Priv.M, int(Exc.ILLEGAL_INSN))
+    assert (trap.priv_from, trap.priv_to, trap.code) == (Priv.U, Priv.M, int(Exc.ILLEGAL_INSTRUCTION))
     assert trap.tval == 0x100025F3               # the instruction: csrr a1, sstatus
 
 

@@ -13,7 +13,7 @@ from privlab.devices import DeviceError, Plic
 from privlab.machine import Machine
 
 M, S = P.plic_context_m, P.plic_context_s
-MEIP, SEIP = 1 << Irq.M_EXT, 1 << Irq.S_EXT
+MEIP, SEIP = 1 << Irq.M_EXTERNAL, 1 << Irq.S_EXTERNAL
 UART = P.uart0_irq
 
 

@@ -51,9 +51,9 @@ def test_received_data_interrupt_is_taken_in_m_and_claimed(arch: str) -> None:
         assert (r.stop, r.exit_status) == (Stop.HALT, 0)
         traps = [e for e in m.events if isinstance(e, TrapEvent)]
         assert [(t.interrupt, t.code, t.epc, t.priv_from) for t in traps] == [
-            (True, Irq.M_EXT, m.symbols["after_unmask"], Priv.M)]
+            (True, Irq.M_EXTERNAL, m.symbols["after_unmask"], Priv.M)]
         hart = m.hart
         assert [hart.x(n) for n in (10, 11, 12, 13)] == [10, 0x04, ord("k"), 0x01]
-        assert hart.x(14) & (1 << Irq.M_EXT) == 0
+        assert hart.x(14) & (1 << Irq.M_EXTERNAL) == 0
     finally:
         m.close()

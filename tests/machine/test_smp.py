@@ -166,11 +166,11 @@ def test_ipi_through_msip_and_per_hart_csrs() -> None:
         assert r.stop is Stop.HALT and r.exit_status == 0, r.message
         assert [word(m, "ids"), int.from_bytes(m.read_physical(m.symbols["ids"] + 4, 4),
                                               "little")] == [0, 1]
-        assert word(m, "cause1") == Irq.M_SOFT
+        assert word(m, "cause1") == Irq.M_SOFTWARE
         assert word(m, "msip1") == 0
         assert word(m, "scratch1") == 0x101
         traps = [e for e in m.events if e.kind == "trap"]
-        assert [(e.hart, e.interrupt, e.code) for e in traps] == [(1, True, Irq.M_SOFT)]
+        assert [(e.hart, e.interrupt, e.code) for e in traps] == [(1, True, Irq.M_SOFTWARE)]
         xrets = [e for e in m.events if e.kind == "xret"]
         assert [e.hart for e in xrets] == [1]
     finally:
@@ -268,8 +268,8 @@ def test_clint_registers_are_per_hart() -> None:
         m.clint.write(base + 8, 8, 1234)                        # hart 1's mtimecmp
         assert [h.state.msip for h in m.harts] == [0, 0, 1]
         assert [h.state.mtimecmp for h in m.harts] == [(1 << 64) - 1, 1234, (1 << 64) - 1]
-        assert m.harts[2].mip() & (1 << Irq.M_SOFT)
-        assert not m.harts[0].mip() & (1 << Irq.M_SOFT)
+        assert m.harts[2].mip() & (1 << Irq.M_SOFTWARE)
+        assert not m.harts[0].mip() & (1 << Irq.M_SOFTWARE)
         assert m.clint.read(base + 8, 8) == 1234
         with pytest.raises(Exception, match="unimplemented clint register"):
             m.clint.read(PLATFORM.clint_msip + 12, 4)           # no hart 3
@@ -286,7 +286,7 @@ def test_plic_contexts_are_per_hart() -> None:
         m.plic.write(p.plic_priority + 4 * uart, 4, 1)
         m.plic.write(p.plic_enable + 3 * p.plic_enable_stride, 4, 1 << uart)  # hart 1, S
         m.plic.set_level(uart, True)
-        meip, seip = 1 << Irq.M_EXT, 1 << Irq.S_EXT
+        meip, seip = 1 << Irq.M_EXTERNAL, 1 << Irq.S_EXTERNAL
         assert m.harts[1].mip() & (meip | seip) == seip
         assert m.harts[0].mip() & (meip | seip) == 0
         assert m.plic.read(p.plic_context + 3 * p.plic_context_stride + p.plic_claim, 4) == uart
