@@ -393,7 +393,11 @@ bool fpu_classify(uint32_t insn)
 /* Do the hooked instruction at `pc` as QEMU 7.2 does (trans_rvf.c.inc: operands
  * through gen_check_nanbox_s, the result through gen_nanbox_s) and mark the FP state
  * Dirty (spec 3.1.6.6: an instruction that writes an f register). With mstatus.FS Off
- * it is left to Unicorn, whose translation raises the illegal-instruction exception. */
+ * it is left to Unicorn, whose translation raises the illegal-instruction exception.
+ * Below M, reading mstatus raises PRIV around the access (regs.c csr_raw), which drops
+ * an LR reservation (docs/unicorn.md#writing-priv-drops-the-reservation): an FP
+ * instruction between LR and SC makes the loop unconstrained (spec 8.3), so the SC
+ * may fail there anyway. */
 bool fpu_emulate(hart *h, uint32_t insn, uint64_t pc)
 {
     uint64_t mstatus = csr_raw(h, UC_RISCV_REG_MSTATUS);
