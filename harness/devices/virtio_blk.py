@@ -39,6 +39,7 @@ HEADER = struct.Struct("<IIQ")
 QUEUE_SIZE = 256          # QEMU 7.2's virtio-blk queue-size default
 SEG_MAX = QUEUE_SIZE - 2  # QEMU 7.2 with seg-max-adjust (the default)
 SERIAL = b""              # QEMU's default: no serial= given
+CHUNK_SECTORS = 128       # data moves between RAM and the disk 64 KiB at a time
 
 
 class BlkStatus:
@@ -47,18 +48,49 @@ class BlkStatus:
     UNSUPP = _V["VIRTIO_BLK_S_UNSUPP"]
 
 
-def _gather(ram: GuestRam, buffers: list[Buffer]) -> bytes:
-    return b"".join(ram.read_physical(b.addr, b.length) for b in buffers if b.length)
+class _Cursor:
+    """A position in a scatter list of guest buffers, reached through `ram_view`: bytes
+    are copied only as they are read or written, a bounded piece at a time."""
 
+    def __init__(self, ram: GuestRam, buffers: list[Buffer], skip: int = 0) -> None:
+        self._ram = ram
+        self._buffers = [b for b in buffers if b.length]
+        self._i = 0
+        self._offset = 0
+        self.skip(skip)
 
-def _scatter(ram: GuestRam, buffers: list[Buffer], data: bytes) -> None:
-    done = 0
-    for b in buffers:
-        if done >= len(data):
-            return
-        part = data[done:done + b.length]
-        ram.write_physical(b.addr, part)
-        done += len(part)
+    def skip(self, n: int) -> None:
+        while n and self._i < len(self._buffers):
+            step = min(n, self._buffers[self._i].length - self._offset)
+            self._advance(step)
+            n -= step
+
+    def _advance(self, step: int) -> None:
+        self._offset += step
+        if self._offset == self._buffers[self._i].length:
+            self._i, self._offset = self._i + 1, 0
+
+    def take(self, n: int) -> bytes:
+        """The next n bytes (fewer at the end of the list)."""
+        out = bytearray()
+        while len(out) < n and self._i < len(self._buffers):
+            b = self._buffers[self._i]
+            step = min(n - len(out), b.length - self._offset)
+            with self._ram.ram_view(b.addr + self._offset, step) as view:
+                out += view
+            self._advance(step)
+        return bytes(out)
+
+    def put(self, data: bytes) -> None:
+        """Write data at the cursor (the caller keeps it inside the list)."""
+        done = 0
+        while done < len(data) and self._i < len(self._buffers):
+            b = self._buffers[self._i]
+            step = min(len(data) - done, b.length - self._offset)
+            with self._ram.ram_view(b.addr + self._offset, step) as view:
+                view[:] = data[done:done + step]
+            self._advance(step)
+            done += step
 
 
 class VirtioBlk:
@@ -86,45 +118,63 @@ class VirtioBlk:
         return bytes(cfg)
 
     def process(self, ram: GuestRam, chain: Chain) -> int:
-        """Carry out one request; the used length."""
+        """Carry out one request; the used length. Host cost: the chain's descriptors
+        (at most the queue size), the 16-byte header, and the data moved, which is at
+        most the disk's size (a longer request is IOERR before anything moves), a
+        CHUNK_SECTORS piece at a time: never a copy of a guest buffer whole."""
         readable, writable = chain.readable, chain.writable
         where = f"virtio-blk: request at descriptor {chain.head}"
-        out = _gather(ram, readable)
-        if len(out) < HEADER.size:
-            raise VirtqueueError(f"{where} has {len(out)} device-readable bytes, fewer "
+        out_len = sum(b.length for b in readable)
+        if out_len < HEADER.size:
+            raise VirtqueueError(f"{where} has {out_len} device-readable bytes, fewer "
                                  f"than the {HEADER.size}-byte request header")
         in_len = sum(b.length for b in writable)
         if in_len < 1:
             raise VirtqueueError(f"{where} has no device-writable byte for the status")
-        kind, _, sector = HEADER.unpack_from(out)
-        data_in = in_len - 1
-        reply = b""
-        if kind == T_IN:
-            status = self._check(sector, data_in)
-            if status == BlkStatus.OK:
-                try:
-                    reply = self.disk.read(sector, data_in // SECTOR)
-                except OSError:       # the host failed: IOERR, as QEMU's rerror=report
-                    status = BlkStatus.IOERR
-        elif kind == T_OUT:
-            data = out[HEADER.size:]
-            status = self._check(sector, len(data))
-            if status == BlkStatus.OK:
-                status = self._host(lambda: self.disk.write(sector, data))
-        elif kind == T_FLUSH:
-            status = self._host(self.disk.flush)
-        elif kind == T_GET_ID:
-            reply = (SERIAL + b"\0")[:min(data_in, ID_BYTES)]
-            status = BlkStatus.OK
-        else:
-            status = BlkStatus.UNSUPP
         try:
-            _scatter(ram, writable, reply)      # never reaches the status byte
+            status = self._carry_out(ram, readable, writable, out_len, in_len)
             last = [b for b in writable if b.length][-1]
-            ram.write_physical(last.addr + last.length - 1, bytes([status]))
+            with ram.ram_view(last.addr + last.length - 1, 1) as view:
+                view[0] = status
         except GuestError as e:
             raise VirtqueueError(f"{where}: {e}") from None
         return in_len
+
+    def _carry_out(self, ram: GuestRam, readable: list[Buffer], writable: list[Buffer],
+                   out_len: int, in_len: int) -> int:
+        """Do the request; its status. Data goes to the writable bytes before the
+        status byte, never into it."""
+        source = _Cursor(ram, readable)
+        kind, _, sector = HEADER.unpack(source.take(HEADER.size))
+        data_in = in_len - 1
+        if kind == T_IN:
+            status = self._check(sector, data_in)
+            if status == BlkStatus.OK:
+                status = self._host(lambda: self._read_into(_Cursor(ram, writable), sector,
+                                                            data_in // SECTOR))
+        elif kind == T_OUT:
+            data_out = out_len - HEADER.size
+            status = self._check(sector, data_out)
+            if status == BlkStatus.OK:
+                status = self._host(lambda: self._write_from(source, sector,
+                                                             data_out // SECTOR))
+        elif kind == T_FLUSH:
+            status = self._host(self.disk.flush)
+        elif kind == T_GET_ID:
+            _Cursor(ram, writable).put((SERIAL + b"\0")[:min(data_in, ID_BYTES)])
+            status = BlkStatus.OK
+        else:
+            status = BlkStatus.UNSUPP
+        return status
+
+    def _read_into(self, dest: _Cursor, sector: int, count: int) -> None:
+        for first in range(sector, sector + count, CHUNK_SECTORS):
+            dest.put(self.disk.read(first, min(CHUNK_SECTORS, sector + count - first)))
+
+    def _write_from(self, source: _Cursor, sector: int, count: int) -> None:
+        for first in range(sector, sector + count, CHUNK_SECTORS):
+            n = min(CHUNK_SECTORS, sector + count - first)
+            self.disk.write(first, source.take(n * SECTOR))
 
     @staticmethod
     def _host(op: Callable[[], None]) -> int:

@@ -14,8 +14,11 @@ and logs a guest error.
 Requests complete synchronously: a write to QueueNotify processes every chain the
 driver has made available, fills the used ring and sets InterruptStatus before the
 write returns, so the next instruction sees them (0 instructions after the notify,
-whatever the host does). The interrupt line is a level: `irq(True)` while
-InterruptStatus is not 0, `irq(False)` when InterruptACK (or a reset) clears it.
+whatever the host does). A notify takes the chains made available before it, at most
+the queue size of them (the available index is read once), and a Ctrl-C or debugger
+stop ends it between two requests (the rest wait for the next notify). The interrupt
+line is a level: `irq(True)` while InterruptStatus is not 0, `irq(False)` when
+InterruptACK (or a reset) clears it.
 """
 
 from __future__ import annotations
@@ -312,9 +315,15 @@ class VirtioMmio:
             raise DeviceError(f"{self.name}: QueueNotify for queue {index}, which is "
                               f"{'not set up' if index < len(self.queues) else 'absent'}")
         q = self.queues[index]
+        upto = q.available(self._ram)       # read once: at most q.num chains
         used = False
-        while (chain := q.pop(self._ram)) is not None:
-            q.push(self._ram, chain.head, self.backend.process(self._ram, chain))
-            used = True
+        try:
+            while not self._ram.stop_requested \
+                    and (chain := q.pop(self._ram, upto)) is not None:
+                q.push(self._ram, chain.head, self.backend.process(self._ram, chain))
+                used = True
+        finally:
+            if used:
+                self._ram.dma_written()
         if used and not q.no_interrupt(self._ram):
             self._set_isr(self.isr | INT_USED_BUFFER)

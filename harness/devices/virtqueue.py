@@ -6,6 +6,13 @@ guest RAM, reached through `GuestRam` (physical addresses). A chain that cannot 
 walked (an index past the queue, a loop, a readable buffer after a writable one, an
 indirect descriptor, a buffer outside RAM) is a `VirtqueueError`: a one-line diagnosis
 that ends the run, where QEMU marks the device broken (NEEDS_RESET) and stops it.
+
+What a guest can make this cost the host (issue 45): buffers are checked against RAM
+by their bounds and reached through `GuestRam.ram_view` (the host's RAM, never a
+copy), so a walk is at most `num` descriptors of 16 bytes read, whatever the buffers'
+lengths; `available()` reads the available index once per notify, so one notify pops
+at most `num` chains even when the rings overlap and the device's own writes move the
+index.
 """
 
 from __future__ import annotations
@@ -35,11 +42,21 @@ class VirtqueueError(GuestError):
 
 
 class GuestRam(Protocol):
-    """Guest RAM by physical address; GuestError outside RAM."""
+    """Guest RAM by physical address; GuestError outside RAM (harness/machine's
+    Machine). `ram_view` is the host's RAM itself, for buffers of any size; after
+    writing through it the device calls `dma_written`. `stop_requested`: Ctrl-C or a
+    debugger asked the machine to stop."""
 
     def read_physical(self, paddr: int, size: int) -> bytes: ...
 
     def write_physical(self, paddr: int, data: bytes) -> None: ...
+
+    def ram_view(self, paddr: int, size: int) -> memoryview: ...
+
+    def dma_written(self) -> None: ...
+
+    @property
+    def stop_requested(self) -> bool: ...
 
 
 @dataclass(frozen=True)
@@ -107,15 +124,24 @@ class Virtqueue:
         """The driver set VIRTQ_AVAIL_F_NO_INTERRUPT in the available ring's flags."""
         return bool(self._u16(ram, self.avail) & AVAIL_F_NO_INTERRUPT)
 
-    def pop(self, ram: GuestRam) -> Chain | None:
-        """The next available chain, or None when the driver has made none available."""
+    def available(self, ram: GuestRam) -> int:
+        """The available ring's index, read once for a notify: `pop(ram, upto=...)`
+        then takes the chains before it and no more, so the device's own writes to an
+        overlapping ring cannot keep a notify going (QEMU 7.2 finishes such a notify
+        too; its requests complete after it)."""
         idx = self._u16(ram, self.avail + 2)
         pending = (idx - self.last_avail) & 0xFFFF
-        if pending == 0:
-            return None
         if pending > self.num:
             raise VirtqueueError(f"virtqueue {self.index}: the available index moved by "
                                  f"{pending}, more than the queue size {self.num}")
+        return idx
+
+    def pop(self, ram: GuestRam, upto: int | None = None) -> Chain | None:
+        """The next available chain before index `upto` (by default the available
+        index now), or None when there is none."""
+        idx = self.available(ram) if upto is None else upto
+        if idx == self.last_avail:
+            return None
         slot = self.avail + RING_HEADER + 2 * (self.last_avail % self.num)
         head = self._u16(ram, slot)
         self.last_avail = (self.last_avail + 1) & 0xFFFF
@@ -138,7 +164,11 @@ class Virtqueue:
             if not writable and any(b.writable for b in buffers):
                 raise VirtqueueError(f"{where} is device-readable after a device-writable "
                                      "one")
-            self._read(ram, addr, length, f"descriptor {i}'s buffer")  # must be RAM
+            try:                           # must be RAM: checked by its bounds, not read
+                ram.ram_view(addr, length).release()
+            except GuestError:
+                raise VirtqueueError(f"virtqueue {self.index}: descriptor {i}'s buffer at "
+                                     f"{addr:#x} (+{length:#x}) is not RAM") from None
             buffers.append(Buffer(addr, length, writable))
             if not flags & DESC_F_NEXT:
                 return buffers
@@ -151,10 +181,12 @@ class Virtqueue:
             i = nxt
 
     def push(self, ram: GuestRam, head: int, written: int) -> None:
-        """Return chain `head` in the used ring, `written` bytes written into it."""
+        """Return chain `head` in the used ring, `written` bytes written into it (a le32:
+        a chain's writable bytes can add up past 2^32, and QEMU 7.2 reports them modulo
+        2^32)."""
         idx = self._u16(ram, self.used + 2)
         elem = self.used + RING_HEADER + USED_ELEM_SIZE * (idx % self.num)
-        self._write(ram, elem, struct.pack("<II", head, written))
+        self._write(ram, elem, struct.pack("<II", head, written & 0xFFFF_FFFF))
         self._write(ram, self.used + 2, struct.pack("<H", (idx + 1) & 0xFFFF))
 
     def _write(self, ram: GuestRam, addr: int, data: bytes) -> None:

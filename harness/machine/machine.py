@@ -589,6 +589,26 @@ class Machine:
         for hart in self.harts:
             hart.sync()
 
+    def ram_view(self, paddr: int, size: int) -> memoryview:
+        """RAM by physical address as host memory, not a copy (devices' DMA:
+        harness/devices/virtqueue.py); GuestError outside RAM. After writing through
+        it, call `dma_written()`."""
+        if size < 0 or not self.memory.in_ram(paddr, size):
+            raise GuestError(f"physical range {paddr:#x}+{size:#x} is not RAM")
+        offset = paddr - self.memory.ram_base
+        return memoryview(self.memory.host)[offset:offset + size]
+
+    def dma_written(self) -> None:
+        """A device wrote RAM through `ram_view`: the harts refresh what they cache."""
+        for hart in self.harts:
+            hart.sync()
+
+    @property
+    def stop_requested(self) -> bool:
+        """A request_stop (Ctrl-C, a debugger) waits: a device doing long work for one
+        guest access stops between two requests (harness/devices/virtio_mmio.py)."""
+        return self._stop_wanted
+
     def set_breakpoint(self, addr: int) -> None:
         self.breakpoints.add(addr)
         for hart in self.harts:            # every hart stops there
