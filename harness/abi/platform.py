@@ -7,7 +7,8 @@ at import, so the harness, the firmware, the kernel and the tests cannot disagre
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from typing import Any
 from pathlib import Path
 
 from ..paths import PLATFORM_HEADER
@@ -78,49 +79,21 @@ class Platform:
 
     @classmethod
     def from_header(cls, path: Path) -> Platform:
+        """Each field is the define of its name in capitals, PLATFORM_-prefixed for
+        the memory map (`ram_base` is PLATFORM_RAM_BASE) and plain for a device's
+        register offsets and constants (`clint_mtime` is CLINT_MTIME)."""
         d = parse_defines(path)
-        return cls(
-            mrom_base=d["PLATFORM_MROM_BASE"],
-            mrom_size=d["PLATFORM_MROM_SIZE"],
-            finisher_base=d["PLATFORM_FINISHER_BASE"],
-            finisher_size=d["PLATFORM_FINISHER_SIZE"],
-            finisher_pass=d["FINISHER_PASS"],
-            finisher_fail=d["FINISHER_FAIL"],
-            finisher_reset=d["FINISHER_RESET"],
-            clint_base=d["PLATFORM_CLINT_BASE"],
-            clint_size=d["PLATFORM_CLINT_SIZE"],
-            clint_msip=d["CLINT_MSIP"],
-            clint_mtimecmp=d["CLINT_MTIMECMP"],
-            clint_mtime=d["CLINT_MTIME"],
-            timebase_hz=d["PLATFORM_TIMEBASE_HZ"],
-            plic_base=d["PLATFORM_PLIC_BASE"],
-            plic_size=d["PLATFORM_PLIC_SIZE"],
-            plic_num_sources=d["PLIC_NUM_SOURCES"],
-            plic_max_priority=d["PLIC_MAX_PRIORITY"],
-            plic_priority=d["PLIC_PRIORITY"],
-            plic_pending=d["PLIC_PENDING"],
-            plic_enable=d["PLIC_ENABLE"],
-            plic_enable_stride=d["PLIC_ENABLE_STRIDE"],
-            plic_context=d["PLIC_CONTEXT"],
-            plic_context_stride=d["PLIC_CONTEXT_STRIDE"],
-            plic_threshold=d["PLIC_THRESHOLD"],
-            plic_claim=d["PLIC_CLAIM"],
-            plic_context_m=d["PLIC_CONTEXT_M"],
-            plic_context_s=d["PLIC_CONTEXT_S"],
-            plic_num_contexts=d["PLIC_NUM_CONTEXTS"],
-            uart0_base=d["PLATFORM_UART0_BASE"],
-            uart0_size=d["PLATFORM_UART0_SIZE"],
-            uart0_irq=d["PLATFORM_UART0_IRQ"],
-            virtio0_base=d["PLATFORM_VIRTIO0_BASE"],
-            virtio_count=d["PLATFORM_VIRTIO_COUNT"],
-            virtio_stride=d["PLATFORM_VIRTIO_STRIDE"],
-            virtio_size=d["PLATFORM_VIRTIO_SIZE"],
-            virtio0_irq=d["PLATFORM_VIRTIO0_IRQ"],
-            ram_base=d["PLATFORM_RAM_BASE"],
-            ram_size_default=d["PLATFORM_RAM_SIZE_DEFAULT"],
-            kernel_base=d["PLATFORM_KERNEL_BASE"],
-            virtio={k: v for k, v in d.items() if k.startswith(("VIRTIO_", "VIRTQ_"))},
-        )
+        values: dict[str, Any] = {}
+        for f in fields(cls):
+            if f.name == "virtio":
+                continue
+            names = (f"PLATFORM_{f.name.upper()}", f.name.upper())
+            found = next((n for n in names if n in d), None)
+            if found is None:
+                raise KeyError(f"{path.name} defines neither {names[0]} nor {names[1]}")
+            values[f.name] = d[found]
+        virtio = {k: v for k, v in d.items() if k.startswith(("VIRTIO_", "VIRTQ_"))}
+        return cls(**values, virtio=virtio)
 
 
 PLATFORM = Platform.from_header(PLATFORM_HEADER)
