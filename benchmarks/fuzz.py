@@ -1,6 +1,6 @@
 """The system-call fuzzer as a user runs it: `privlab run --quiet --user fuzz 7 N` on
 the bundled firmware, kernel, initrd and disk, against QEMU 7.2 (-icount shift=0)
-booting the same, at N = 3,000 and 20,000 calls, in the same run. Goals (issue 13): not
+booting the same, at N = 3,000 and 20,000 calls, in the same run. Goals: not
 slower than QEMU at 20,000 calls, and privlab's cost growing no faster than the
 guest's work: its ratio at 20,000 at most 1.2 times its ratio at 3,000 (QEMU's time
 stands for the guest's work; the guest is the same on both).

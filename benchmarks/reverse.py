@@ -1,4 +1,4 @@
-"""Reverse execution: the cost of recording and of one step back (issue 16).
+"""Reverse execution: the cost of recording and of one step back.
 
 A U-mode loop of 10^8 ALU instructions (the compute benchmark's alu_loop) is run with
 snapshots every DEFAULT_EVERY instructions (harness/api/timetravel.py). QEMU has no
@@ -7,7 +7,7 @@ speed against QEMU 7.2's (-icount shift=0), as the other benchmarks do; then the
 of one step back at a few depths into the run, and what the snapshots cost in memory.
 Goal: one step back well under a second (<= 0.5 s) anywhere in the run.
 
-Then the same on two harts (`--smp 2`, issue 17: both run the loop, in seeded turns):
+Then the same on two harts (`--smp 2`: both run the loop, in seeded turns):
 the recorded run's cost against the unrecorded one (QEMU has no deterministic SMP to
 compare with, so no ratio to it) and one step back at a few depths.
 

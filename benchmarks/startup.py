@@ -1,5 +1,5 @@
-"""Start-up: `privlab run --quiet --user hello` end to end, warm build cache (tracker
-issue 13; goal: at most 0.3 s), against QEMU 7.2 booting the same firmware, kernel,
+"""Start-up: `privlab run --quiet --user hello` end to end, warm build cache (goal: at
+most 0.3 s), against QEMU 7.2 booting the same firmware, kernel,
 initrd (hello as init) and disk in the same run.
 
 Each side runs once untimed (the build, the ELF-facts cache, the native core, Python's

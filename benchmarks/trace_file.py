@@ -1,6 +1,6 @@
 """A trace on disk: `privlab run --bios none --kernel ELF --trace-out FILE` on the
 1,000,000-ecall program (U -> S and sret back), every trap and xRET written to the
-trace file, against QEMU 7.2 running the same ELF untraced. Goal (issue 13): at most
+trace file, against QEMU 7.2 running the same ELF untraced. Goal: at most
 5x. Both sides are whole commands as a user types them, each with the same program at
 zero iterations subtracted (start-up).
 

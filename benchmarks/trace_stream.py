@@ -1,4 +1,4 @@
-"""`privlab trace --user usertests` streams (issue 19, item 4): how soon its first
+"""`privlab trace --user usertests` streams: how soon its first
 row arrives, how long the whole run takes and how much memory it holds, against
 `privlab run --user usertests --trace-out FILE` (every event written as the core
 recorded it, not analysed; FILE.jsonl, every event as JSON, for reference) and

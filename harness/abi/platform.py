@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, fields
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 from ..paths import PLATFORM_HEADER
 

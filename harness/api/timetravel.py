@@ -1,4 +1,4 @@
-"""Going back in time: periodic snapshots and deterministic re-execution (issue 16).
+"""Going back in time: periodic snapshots and deterministic re-execution.
 
 A `History` records a snapshot of the machine every `every` instructions while it runs
 (Machine.checkpoint, called between two blocks, which the guest cannot notice). To go

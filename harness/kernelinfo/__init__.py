@@ -3,7 +3,7 @@ process table and trap frames it mirrors, and address symbolization.
 
 The names load on first use (PEP 562): `privlab run` imports privlab.kernelinfo.system
 on every boot, and the DWARF readers (pyelftools) behind these names cost start-up
-time that a run which never looks inside the kernel should not pay (issue 13)."""
+time that a run which never looks inside the kernel should not pay."""
 
 from __future__ import annotations
 

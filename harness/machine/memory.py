@@ -50,7 +50,7 @@ class Memory:
         # Private (not Python's default, shared) and in huge pages where the host allows
         # them: the bundled kernel touches every frame at boot, and 32,768 small-page
         # faults through the shmem page cache were a quarter of `privlab run --user
-        # hello` (0.41 -> 0.31 s; issue 13). Snapshots' dirty-page tracking
+        # hello` (0.41 -> 0.31 s). Snapshots' dirty-page tracking
         # (harness/native/dirty.c) works the same on either.
         self._host = mmap.mmap(-1, ram_size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
         if hasattr(mmap, "MADV_HUGEPAGE"):

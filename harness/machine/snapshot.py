@@ -1,4 +1,4 @@
-"""Snapshots of a whole machine, for going back in time (issue 16).
+"""Snapshots of a whole machine, for going back in time.
 
 A `MachineSnapshot` holds everything that decides a stopped machine's future, so that
 restoring it and running on does exactly what the machine did from there the first

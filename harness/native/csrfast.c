@@ -8,7 +8,7 @@
  * read and 450 ns per write, against 40 ns for a CSR Unicorn handles itself
  * (benchmarks/csr_access.py). Kernels touch sstatus all the time: xv6 turns interrupts
  * off and on around every spinlock (push_off, pop_off), and a fifth of its run went
- * there (issue 13).
+ * there.
  *
  * So for these two CSRs the core takes the place of Unicorn's own CSR access, which
  * its csrrw/csrrs/csrrc helpers call through libunicorn's PLT (plt.c): the helper

@@ -90,7 +90,7 @@ int csr_ucid(unsigned csr)
 /* csr_raw and set_csr_raw lend Unicorn level M for one access and give the level
  * back: the hart's level (h->priv) and what its fetches translate through do not
  * change, so the fetch-translation epoch must not move either (bumping it made every
- * CSR access from S or U throw away the block cache; issue 13). */
+ * CSR access from S or U throw away the block cache). */
 uint64_t csr_raw(hart *h, int ucid)
 {
     unsigned priv = cur_priv(h);

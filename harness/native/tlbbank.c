@@ -5,7 +5,7 @@
  * kernel) writes satp twice per system call and runs sfence.vma around each write.
  * QEMU 7.2 empties its TLB at every one of those (write_satp and helper_tlb_flush call
  * tlb_flush), and every page the kernel and the process touch is walked again; in
- * privlab that refill was a third of a getpid round trip's host time (issue 13).
+ * privlab that refill was a third of a getpid round trip's host time.
  *
  * An empty TLB refilled by walks of unchanged page tables ends up holding what it held
  * before. So for each address space (a satp value) this file keeps the TLB Unicorn

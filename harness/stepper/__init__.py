@@ -1,4 +1,4 @@
-"""`privlab step`: an interactive trap stepper with time travel (issue 16).
+"""`privlab step`: an interactive trap stepper with time travel.
 
 `Stepper` (controller.py) holds a recorded Session and does the moves, forward and
 back; `StepApp` (app.py) is the Textual app that shows it with the inspectors' own

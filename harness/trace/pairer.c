@@ -6,7 +6,7 @@
  * are those flow.py's module comment gives (calls that switch processes, exit, exec,
  * fork's child, signal and alarm handlers). They need every event, in order, and
  * nothing else, so they run here: done in Python they were most of what tracing a
- * syscall-heavy run cost (about 2 us per event, issue 13).
+ * syscall-heavy run cost (about 2 us per event).
  *
  * The pairer keeps only what later events are checked against: per thread (its
  * address space and thread id) the call awaiting its return, where its last trap from

@@ -7,7 +7,7 @@
  * that follows from the events alone, in order, one stack of open traps per hart.
  * It is the one loop of a trace that touches every event, so it lives here rather
  * than in Python: a syscall-heavy run has hundreds of thousands of events, and
- * shaping them in Python cost more than a third of all tracing did (issue 13).
+ * shaping them in Python cost more than a third of all tracing did.
  *
  * Paths are interned: each distinct path gets a small id, its parent's id and the
  * privilege it adds kept in a table Python reads to build the tuples it shows.

@@ -1,5 +1,5 @@
 """One grammar and one set of machine options for every command that boots a machine,
-and one default instruction budget for the non-interactive ones (issue 19)."""
+and one default instruction budget for the non-interactive ones."""
 
 from __future__ import annotations
 
@@ -122,7 +122,7 @@ def test_run_prints_the_same_diagnosis_at_its_max_insns(
 def test_a_program_that_dies_before_its_first_call_suggests_its_fault(
         capsys: pytest.CaptureFixture[str]) -> None:
     """`hostile kread` loads from kernel memory at once: no system call to stop at,
-    so the message names the trap that killed it (issue 19 item 8)."""
+    so the message names the trap that killed it."""
     assert main(["pagetable", "--no-drive", "--user", "hostile", "kread"]) == 2
     assert capsys.readouterr().err == (
         "privlab: never reached syscall:*: the guest halted with status 255 after 10 "

@@ -1,4 +1,4 @@
-"""Ctrl-C (issue 19): every command stops on the first SIGINT within a fraction of a
+"""Ctrl-C: every command stops on the first SIGINT within a fraction of a
 second, prints what it has so far, exits 130, and never prints a traceback; an
 interrupted grade leaves the previous complete set of reports.
 

@@ -1,5 +1,5 @@
 """A closed output pipe ends a command quietly with the status `cat` has there: 141,
-128 + SIGPIPE, as bash shows it under `set -o pipefail` (issue 19; it was 1, the status
+128 + SIGPIPE, as bash shows it under `set -o pipefail` (it was 1, the status
 of a kernel panic). privlab ignores SIGPIPE as Python does, sees EPIPE, exits 141."""
 
 from __future__ import annotations
@@ -35,8 +35,8 @@ def pipeline(command: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
     (f"{PRIVLAB} trace --no-capture --user sleep 2",              # 270 KB of rows
      ["   seq    instret  U     S     M     path    event",
       "     0         62  ·     ◀━━━━━●     S       mret  to _entry"]),
-    # a trace that would run for hours: rows stream, so head's exit ends it (issue 19
-    # item 4; it printed nothing until the end of the run before)
+    # a trace that would run for hours: rows stream, so head's exit ends it (it
+    # printed nothing until the end of the run before)
     (f"{PRIVLAB} trace --max-insns 100000000000 --user compute 100000000000",
      ["   seq    instret  U     S     M     path    event",
       "     0         62  ·     ◀━━━━━●     S       mret  to _entry"]),

@@ -1,4 +1,4 @@
-"""Inside a handout, every command builds and boots the handout's kernel (issue 19).
+"""Inside a handout, every command builds and boots the handout's kernel.
 
 A vmprint handout whose `kernel/vmprint.c` is the student's own: it prints its own
 header line and makes an SBI call of its own from `student_was_here`, a function the

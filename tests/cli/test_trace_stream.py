@@ -1,4 +1,4 @@
-"""`privlab trace` streams (issue 19, item 4): rows are printed as the run makes them,
+"""`privlab trace` streams: rows are printed as the run makes them,
 the run keeps no event nor call (memory bounded whatever its length), and the rows
 are the ones the whole-run flow (Flow.rows) gives."""
 
@@ -14,8 +14,8 @@ import pytest
 from privlab.api import Session
 from privlab.build.images import Images
 from privlab.inspect.calltable import CallsWriter
-from privlab.theme import make_console
 from privlab.paths import REPO_ROOT
+from privlab.theme import make_console
 from privlab.trace.flow import FlowFilter, FlowRow
 from privlab.trace.stream import HOLD, FlowStream
 from privlab.trace.syscalls import SyscallRecord

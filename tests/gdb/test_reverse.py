@@ -1,4 +1,4 @@
-"""Reverse execution through the real gdb-multiarch (issue 16): reverse-stepi (the bs
+"""Reverse execution through the real gdb-multiarch: reverse-stepi (the bs
 packet) and reverse-continue (bc), advertised in qSupported as ReverseStep+ and
 ReverseContinue+; the stub records the run (harness/api/timetravel.py)."""
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from privlab.abi.csr import Priv
 from privlab.errors import GuestError
-from privlab.native import EventKind
 from privlab.machine.events import FIELD_NAMES, RECORD, EventLog
+from privlab.native import EventKind
 
 RAM_BASE = 0x8000_0000
 _I = {n: i for i, n in enumerate(FIELD_NAMES)}

@@ -10,8 +10,8 @@ from privlab.api import Session, parse_point, run_to
 from privlab.build.images import Images
 from privlab.errors import BadInput
 from privlab.machine import Stop
-from privlab.machine.until import AtAddress
 from privlab.machine.events import TrapEvent, XretEvent
+from privlab.machine.until import AtAddress
 from privlab.trace.syscalls import SyscallRecord
 
 

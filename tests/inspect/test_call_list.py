@@ -12,8 +12,8 @@ import pytest
 from privlab.api import Session
 from privlab.build.images import Images
 from privlab.inspect import SyscallSummary
-from privlab.trace.calllist import CallList
 from privlab.machine.events import RECORD
+from privlab.trace.calllist import CallList
 from privlab.trace.flow import Flow, FlowFilter
 from privlab.trace.pairer import ACTION, CALL, Op
 from privlab.trace.syscalls import SyscallRecord

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from privlab.build.asm_offsets import KernelLayout, kernel_layout
 from privlab.abi.platform import parse_define_lines
 from privlab.abi.spec_header import render
+from privlab.build.asm_offsets import KernelLayout, kernel_layout
 from privlab.build.images import Images
 from privlab.paths import REPO_ROOT
 
@@ -26,8 +26,8 @@ SPEC_VALUES = {
     "MSTATUS_MPRV": 1 << 17, "MSTATUS_SUM": 1 << 18, "MSTATUS_MXR": 1 << 19,
     "MSTATUS_TVM": 1 << 20, "MSTATUS_TW": 1 << 21, "MSTATUS_TSR": 1 << 22,
     "SSTATUS_SPP": 1 << 8, "SSTATUS_SUM": 1 << 18,
-    "IRQ_S_SOFTWARE": 1, "IRQ_M_SOFTWARE": 3, "IRQ_S_TIMER": 5, "IRQ_M_TIMER": 7, "IRQ_S_EXTERNAL": 9,
-    "IRQ_M_EXTERNAL": 11, "MIP_SSIP": 1 << 1, "MIP_STIP": 1 << 5, "MIP_MTIP": 1 << 7,
+    "IRQ_S_SOFTWARE": 1, "IRQ_M_SOFTWARE": 3, "IRQ_S_TIMER": 5, "IRQ_M_TIMER": 7,
+    "IRQ_S_EXTERNAL": 9, "IRQ_M_EXTERNAL": 11, "MIP_SSIP": 1 << 1, "MIP_STIP": 1 << 5, "MIP_MTIP": 1 << 7,
     "MIP_SEIP": 1 << 9, "MIE_MTIE": 1 << 7, "SIE_STIE": 1 << 5,
     "CAUSE_MISALIGNED_FETCH": 0, "CAUSE_FAULT_FETCH": 1, "CAUSE_ILLEGAL_INSTRUCTION": 2,
     "CAUSE_BREAKPOINT": 3, "CAUSE_MISALIGNED_LOAD": 4, "CAUSE_FAULT_LOAD": 5,

@@ -190,7 +190,7 @@ def test_run_add_dir_runs_a_program_under_its_new_name(added: Path) -> None:
 
 
 def test_run_options_after_the_program_are_its_arguments(added: Path) -> None:
-    """Everything after `--user PROG` is PROG's (issue 19): `--add` there is hello's."""
+    """Everything after `--user PROG` is PROG's: `--add` there is hello's."""
     p = privlab("run", "--user", "hello", "--add", str(added))
     assert (p.returncode, p.stdout) == (0, f"Hello, world!\nargv[1] = --add\n"
                                            f"argv[2] = {added}\n")

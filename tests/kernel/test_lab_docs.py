@@ -1,6 +1,6 @@
 """What the kernel's sources and docs say about the labs agrees with the labs: the
 overview page names every lab's solution files, and vmprint.c's comment shows the
-output format labs/vmprint/README.md asks for (issue 19 item 8)."""
+output format labs/vmprint/README.md asks for."""
 
 from __future__ import annotations
 

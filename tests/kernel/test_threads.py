@@ -83,9 +83,9 @@ def test_a_threads_trapframe_and_stack_are_where_memlayout_puts_them(images: Ima
     thread 1's trapframe at THREAD_TRAPFRAME(1) without U (the slot's own trapframe
     page), its stack's pages below it with U, and the guard page below those not at
     all; after waittid, both are gone."""
-    from privlab.build.asm_offsets import kernel_layout
     from privlab.abi.csr import Csr
     from privlab.abi.paging import PteFlag
+    from privlab.build.asm_offsets import kernel_layout
     from privlab.mmu.walk import walk
 
     layout = kernel_layout(images.kernel, 64)

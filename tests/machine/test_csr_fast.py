@@ -118,7 +118,8 @@ user:
     result = m.run(max_insns=1_000)
     assert result.stop is Stop.HALT and result.exit_status == int(Exc.ILLEGAL_INSTRUCTION)
     trap = next(e for e in m.events if isinstance(e, TrapEvent))
-    assert (trap.priv_from, trap.priv_to, trap.code) == (Priv.U, Priv.M, int(Exc.ILLEGAL_INSTRUCTION))
+    assert (trap.priv_from, trap.priv_to, trap.code) == \
+        (Priv.U, Priv.M, int(Exc.ILLEGAL_INSTRUCTION))
     assert trap.tval == 0x100025F3               # the instruction: csrr a1, sstatus
 
 

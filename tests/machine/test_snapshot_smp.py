@@ -1,4 +1,4 @@
-"""Snapshots and going back in time on several harts (issue 17): a snapshot holds every
+"""Snapshots and going back in time on several harts: a snapshot holds every
 hart, the schedule's state and the turn under way, so a run from a restored snapshot
 interleaves the harts exactly as the first run did (same events, same RAM, same
 counts); a step is one instruction of the machine in the schedule's order, and a step
@@ -16,9 +16,9 @@ import pytest
 from machine.test_smp import ITER, LRSC, PLAIN, machine, program, word
 from privlab.api.timetravel import History, Position
 from privlab.machine import Machine, Stop
+from privlab.machine.events import event_json
 from privlab.machine.snapshot import PageStore, restore_machine, take_snapshot
 from privlab.machine.until import AtInstret
-from privlab.machine.events import event_json
 
 RUN = 20_000_000
 RAM_CHECKED = 1 << 20          # the programs live in the first MiB

@@ -1,4 +1,4 @@
-"""Snapshots and reverse execution in the Python API (issue 16): going back to a moment
+"""Snapshots and reverse execution in the Python API: going back to a moment
 leaves the machine exactly as the forward run had it there — registers, CSRs, RAM,
 console, event log — on a real kernel run with timer interrupts and the disk."""
 
