@@ -1,6 +1,6 @@
 // sbi.c: calls from the kernel into the firmware (SBI, include/sbi.h).
 //
-// `ecall` in S-mode traps to M-mode: our firmware (firmware/sbi.c) or OpenSBI. We
+// `ecall` in S-mode traps to M-mode: our firmware (firmware/sbicalls.c) or OpenSBI. We
 // probe for the debug console extension (DBCN) once and fall back to the legacy
 // putchar/getchar calls, which QEMU 7.2's bundled OpenSBI 1.1 still needs.
 #include "defs.h"

@@ -29,7 +29,7 @@ __all__ = ["FirmwareVisit", "follow", "insn_in", "show"]
 
 SBI_WRAPPER = "sbi_console_write"   # kernel/sbi.c: the kernel's side of DBCN.WRITE
 VECTOR = "mtrap_vector"             # kernel/firmware/mtrap.S: mtvec, and the mret
-HANDLER = ("mtrap() (kernel/firmware/fwmain.c)", "sbi_handle() (kernel/firmware/sbi.c)")
+HANDLER = ("mtrap() (kernel/firmware/fwmain.c)", "sbi_handle() (kernel/firmware/sbicalls.c)")
 
 
 def insn_in(session: Session, image: str, symbol: str, mnemonic: str) -> int:

@@ -15,7 +15,7 @@
  *                a small TLB, so decoded blocks are keyed by physical address
  *   guard.c      memory hooks over the pages code runs on, so stores there always
  *                reach Unicorn's self-modifying-code check
- *   trap.c       trap entry for exceptions and interrupts, and trap-storm detection
+ *   trapentry.c  trap entry for exceptions and interrupts, and trap-storm detection
  *   interrupt.c  the virtual mip and the pending-and-enabled decision
  *   csrops.c     CSR instructions the core must see or emulate
  *   csrfast.c    sstatus/mstatus done inside Unicorn's CSR helpers (no code hook)
@@ -319,7 +319,7 @@ bool data_access_at(hart *h, uint64_t pc, uint64_t *ea, unsigned *size);
 bool rmw_access_at(hart *h, uint64_t pc);
 enum insn_kind classify(uint32_t insn, unsigned xlen);
 
-/* trap.c */
+/* trapentry.c */
 void take_trap(hart *h, bool interrupt, unsigned code, uint64_t epc, uint64_t tval);
 void take_exception(hart *h, unsigned code, uint64_t epc);
 

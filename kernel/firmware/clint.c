@@ -1,6 +1,6 @@
 // clint.c: the machine timer, forwarded to S-mode.
 //
-// The kernel asks for a timer interrupt with SBI set_timer (sbi.c -> timer_set); when
+// The kernel asks for a timer interrupt with SBI set_timer (sbicalls.c -> timer_set); when
 // mtime reaches mtimecmp the hart takes a machine timer interrupt (mtrap.S ->
 // timer_interrupt), which raises the *supervisor* timer interrupt (mip.STIP) and masks
 // MTIE so it does not fire again. The kernel's next set_timer clears STIP and re-arms.

@@ -2,7 +2,7 @@
 #ifndef FW_H
 #define FW_H
 
-// Each hart's M-mode stack (fwmain.c: hart 0's at boot; smp.c: the others').
+// Each hart's M-mode stack (fwmain.c: hart 0's at boot; hsm.c: the others').
 #define FW_STACK_SHIFT 13
 #define FW_STACK_SIZE (1 << FW_STACK_SHIFT)
 
@@ -28,7 +28,7 @@ struct sbiret {
   long error;
   long value;
 };
-// set_timer's 64-bit deadline (sbi.c, smp.c): a0 on RV64; a0 (low) and a1 (high) on RV32.
+// set_timer's 64-bit deadline (sbicalls.c, hsm.c): a0 on RV64; a0 (low) and a1 (high) on RV32.
 static inline uint64_t timer_arg(const uintptr_t *a) {
 #if XLEN == 32
   return ((uint64_t)a[1] << 32) | a[0];
@@ -36,9 +36,9 @@ static inline uint64_t timer_arg(const uintptr_t *a) {
   return a[0];
 #endif
 }
-// sbi.c
+// sbicalls.c
 void sbi_handle(struct mframe *f);
-// smp.c
+// hsm.c
 struct sbiret smp_sbi(uintptr_t eid, uintptr_t fid, const uintptr_t *a);
 // clint.c
 void timer_set(uint64_t when);

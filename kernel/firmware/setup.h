@@ -1,5 +1,5 @@
 // setup.h: the M-mode state every hart sets before its first mret to S (fwmain.c for
-// hart 0, smp.c for a hart that hart_start starts).
+// hart 0, hsm.c for a hart that hart_start starts).
 #ifndef SETUP_H
 #define SETUP_H
 

@@ -1,7 +1,7 @@
 // smpentry.S: where the harts other than hart 0 go from reset (mentry.S), and where a
-// hart that called SBI hart_stop goes back to: a stack of its own, then smp.c.
+// hart that called SBI hart_stop goes back to: a stack of its own, then hsm.c.
 //
-// Hart k's M-mode stack is fw_smp_stacks[k] (smp.c; hart 0 boots on fwmain.c's
+// Hart k's M-mode stack is fw_smp_stacks[k] (hsm.c; hart 0 boots on fwmain.c's
 // fw_stack and uses its slot here only after a hart_stop); its top is
 // fw_smp_stacks + (k + 1) * FW_STACK_SIZE.
 #include "asm.h"
@@ -31,7 +31,7 @@ fw_restart_stopped:
     call smp_wait_start         // does not return
 
 // The trap vector of a hart that SBI hart_start started, and of the hart that called
-// hart_start: as mtrap.S's, with smp_mtrap (smp.c), which also takes IPIs and sets
+// hart_start: as mtrap.S's, with smp_mtrap (hsm.c), which also takes IPIs and sets
 // this hart's own timer. Hart 0 keeps mtrap.S's until it starts another hart, so a
 // one-hart boot runs exactly the code it always ran.
 .balign 4

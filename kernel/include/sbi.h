@@ -1,5 +1,5 @@
 // sbi.h: the Supervisor Binary Interface numbers (RISC-V SBI specification v2.0),
-// shared by the firmware, which implements them (firmware/sbi.c), and the kernel,
+// shared by the firmware, which implements them (firmware/sbicalls.c), and the kernel,
 // which calls them (sbi.c). A call is `ecall` from S with the extension ID in a7, the
 // function ID in a6 and arguments in a0..a5; the firmware returns an error in a0 and
 // a value in a1.

@@ -72,7 +72,7 @@ def test_the_tour_explains_mstatus_mcause_mepc_and_mtval(tour_text: tuple[str, s
     assert ("mepc = sbi_console_write+0x1a: the kernel's own ecall instruction, in S-mode "
             "code. The handler is the firmware's: mtrap_vector saves the registers and calls "
             "mtrap() (kernel/firmware/fwmain.c), which passes the call to sbi_handle() "
-            "(kernel/firmware/sbi.c)") in m
+            "(kernel/firmware/sbicalls.c)") in m
     assert "mstatus: MPP = S, the level the trap came from, kept for mret; MPIE = 0" in m
     assert "mtval = 0: an ecall has no address or instruction to report." in m
 

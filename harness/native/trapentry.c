@@ -1,5 +1,5 @@
 /*
- * trap.c: entering a trap, as the privileged spec v1.12 section 3.1.6-3.1.21 and QEMU
+ * trapentry.c: entering a trap, as the privileged spec v1.12 section 3.1.6-3.1.21 and QEMU
  * 7.2's riscv_cpu_do_interrupt do it.
  *
  * A trap from privilege p with code c goes to S if p <= S and bit c of medeleg

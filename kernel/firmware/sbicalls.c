@@ -1,4 +1,4 @@
-// sbi.c: the SBI calls the firmware implements (a subset of SBI v2.0, see include/sbi.h).
+// sbicalls.c: the SBI calls the firmware implements (a subset of SBI v2.0, see include/sbi.h).
 //
 // Entered from mtrap() for an ecall from S: a7 = extension, a6 = function, a0..a5 =
 // arguments. SBI v0.2+ calls return an error code in a0 and a value in a1; the legacy
@@ -24,7 +24,7 @@ static int extension_present(uintptr_t eid) {
   case SBI_EXT_DBCN:
     return 1;
   }
-  return eid == SBI_EXT_IPI || eid == SBI_EXT_RFENCE || eid == SBI_EXT_HSM;  // smp.c
+  return eid == SBI_EXT_IPI || eid == SBI_EXT_RFENCE || eid == SBI_EXT_HSM;  // hsm.c
 }
 
 static struct sbiret base(uintptr_t fid, uintptr_t arg) {
@@ -138,7 +138,7 @@ void sbi_handle(struct mframe *f) {
     r = debug_console(fid, a[0], a[1], a[2]);
     break;
   default:
-    r = smp_sbi(eid, fid, a);  // IPI, RFENCE, HSM (smp.c), or not supported
+    r = smp_sbi(eid, fid, a);  // IPI, RFENCE, HSM (hsm.c), or not supported
   }
   a[0] = (uintptr_t)r.error;
   a[1] = (uintptr_t)r.value;

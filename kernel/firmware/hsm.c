@@ -1,4 +1,4 @@
-// smp.c: several harts: hart state management (SBI HSM), IPIs and remote fences.
+// hsm.c: several harts: hart state management (SBI HSM), IPIs and remote fences.
 //
 // Every hart runs mentry.S from reset. Hart 0 boots the kernel (fw_main); the others
 // arrive in fw_secondary (from smpentry.S, on a stack of their own), mark themselves
@@ -142,7 +142,7 @@ static struct sbiret hart_start(uintptr_t hartid, uintptr_t addr, uintptr_t opaq
   return (struct sbiret){SBI_SUCCESS, 0};
 }
 
-// The SBI calls of sbi.c's extensions IPI, RFENCE and HSM (sbi.c's probe names them).
+// The SBI calls of sbicalls.c's extensions IPI, RFENCE and HSM (sbicalls.c's probe names them).
 struct sbiret smp_sbi(uintptr_t eid, uintptr_t fid, const uintptr_t *a) {
   struct sbiret r = {SBI_ERR_NOT_SUPPORTED, 0};
   long set;
