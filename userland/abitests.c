@@ -379,6 +379,10 @@ static int run(const struct test *t) {
   return status == 0;
 }
 
+static const char *case_name(unsigned i) {
+  return tests[i].name;
+}
+
 int main(int argc, char **argv) {
   if (argc >= 2 && strcmp(argv[1], "echo") == 0) {  // argv[0] is anything
     printf("argc = %d\n", argc);
@@ -386,6 +390,9 @@ int main(int argc, char **argv) {
       printf("argv[%d] = %s\n", i, argv[i]);
     return 0;
   }
+  if (refuse_unknown_cases("abitests", argc, argv, case_name,
+                           sizeof(tests) / sizeof(tests[0])))
+    return 2;
   int passed = 0, failed = 0;
   for (unsigned i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
     if (!test_selected(tests[i].name, argc, argv))

@@ -1026,7 +1026,14 @@ static const struct test tests[] = {
     {"disk_full", disk_full},
 };
 
+static const char *case_name(unsigned i) {
+  return tests[i].name;
+}
+
 int main(int argc, char **argv) {
+  if (refuse_unknown_cases("fstests", argc, argv, case_name,
+                           sizeof(tests) / sizeof(tests[0])))
+    return 2;
   int passed = 0, failed = 0;
   for (unsigned i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
     if (!test_selected(tests[i].name, argc, argv))

@@ -470,9 +470,16 @@ static const struct test tests[] = {
     {"sigreturn_without_signal", sigreturn_without_signal},
 };
 
+static const char *case_name(unsigned i) {
+  return tests[i].name;
+}
+
 int main(int argc, char **argv) {
   if (argc == 2 && strcmp(argv[1], "--after-exec") == 0)
     return after_exec();
+  if (refuse_unknown_cases("sigtests", argc, argv, case_name,
+                           sizeof(tests) / sizeof(tests[0])))
+    return 2;
   int passed = 0, failed = 0;
   for (unsigned i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
     if (!test_selected(tests[i].name, argc, argv))

@@ -236,7 +236,14 @@ static int run(const struct test *t) {
   return t->fn ? status == 0 : status == EXIT_KILLED;
 }
 
+static const char *case_name(unsigned i) {
+  return tests[i].name;
+}
+
 int main(int argc, char **argv) {
+  if (refuse_unknown_cases("usertests", argc, argv, case_name,
+                           sizeof(tests) / sizeof(tests[0])))
+    return 2;
   int passed = 0, failed = 0;
   for (unsigned i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
     if (!test_selected(tests[i].name, argc, argv))

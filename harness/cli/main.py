@@ -78,7 +78,7 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
         hint = ("" if all(w.startswith("-") for w in extra) else
                 " (a program and its arguments go last: --user PROG ARG...)")
         parser.error(f"unrecognized arguments: {' '.join(extra)}{hint}")
-    set_program(args, program)
+    set_program(args, program, command._option_string_actions)
     return args
 
 

@@ -48,7 +48,7 @@ if TYPE_CHECKING:
 __all__ = ["Booted", "RunStopped", "add_abi_argument", "add_at_argument",
            "add_machine_arguments", "boot_machine", "budget_of", "input_bytes",
            "open_session", "positive_int", "raise_for_stop", "scripted_input", "session_at",
-           "set_program", "split_program", "symbolize_now"]
+           "set_program", "split_program", "stray_options", "symbolize_now"]
 
 MIB = 1 << 20
 USER = "--user"
@@ -79,12 +79,32 @@ def split_program(words: Sequence[str],
     return list(words), None
 
 
-def set_program(args: argparse.Namespace, program: list[str] | None) -> None:
-    """Put `split_program`'s words into args.user (PROG or None) and args.args."""
+def set_program(args: argparse.Namespace, program: list[str] | None,
+                options: Collection[str] = ()) -> None:
+    """Put `split_program`'s words into args.user (PROG or None) and args.args. A
+    word of PROG's that is one of `options` (the command's own) stays PROG's, with one
+    line on stderr (`stray_options`)."""
     if program is not None and not program:
         raise BadInput("--user (or --) needs PROG: --user PROG [ARG ...]")
     args.user = program[0] if program else None
     args.args = program[1:] if program else []
+    stray = stray_options(args.args, options)
+    if stray:
+        print(f"privlab: note: {', '.join(stray)} came after the program and went to "
+              f"{args.user} as {'its arguments' if len(stray) > 1 else 'an argument'}; "
+              f"privlab's options go before --user {args.user}", file=sys.stderr)
+
+
+def stray_options(words: Sequence[str], options: Collection[str]) -> list[str]:
+    """The words among a program's arguments that are privlab options of the command
+    (`--trace-out`, `--smp=3`), in order, each once: long options only, since a
+    program's own `-v` or `-q` are common and privlab's short ones are few."""
+    found: list[str] = []
+    for word in words:
+        name = word.split("=", 1)[0]
+        if name.startswith("--") and name in options and name not in found:
+            found.append(name)
+    return found
 
 
 # -- the options ------------------------------------------------------------------------

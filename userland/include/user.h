@@ -45,6 +45,8 @@ int atoi(const char *s);
 
 // lib/testsel.c
 int test_selected(const char *name, int argc, char **argv);  // a case asked for?
+int refuse_unknown_cases(const char *prog, int argc, char **argv,   // 1: a word names no case
+                         const char *(*name)(unsigned), unsigned n);
 
 // lib/ulib.c
 int wait(int *status);                   // any child: waitpid(-1, status)
