@@ -9,6 +9,8 @@
  *
  *   hooks.c      Unicorn callbacks: block entry, exceptions, ebreak, unmapped memory,
  *                and exact-address code hooks installed on the fly
+ *   hartapi.c    the hart_* API Python calls: a hart's core, its callbacks, RAM, CSRs,
+ *                breakpoints, steps
  *   icount.c     counts instructions per translated block (deterministic time) and finds
  *                the instructions that need a code hook
  *   fetch.c      where code lives physically: a page-table walker over host RAM behind
@@ -445,6 +447,11 @@ void hart_update(hart *h);
 void hart_set_trigger_hook(hart *h, uint64_t addr);
 void on_block(uc_engine *uc, uint64_t addr, uint32_t size, void *user);
 void on_code(uc_engine *uc, uint64_t addr, uint32_t size, void *user);
+void on_intr(uc_engine *uc, uint32_t intno, void *user);
+bool on_invalid(uc_engine *uc, void *user);
+bool on_unmapped(uc_engine *uc, uc_mem_type type, uint64_t addr, int size, int64_t value,
+                 void *user);
 struct hooked_insn *find_hook(hart *h, uint64_t addr);
+struct hooked_insn *add_hook(hart *h, uint64_t addr);
 
 #endif /* HART_H */

@@ -15,7 +15,7 @@ __all__ = ["HART_LIBRARY", "library_path", "load_library"]
 
 SOURCE_DIR = Path(__file__).resolve().parent
 SOURCES = ("regs.c", "decode.c", "fetch.c", "icount.c", "interrupt.c", "trapentry.c", "xret.c",
-           "csrops.c", "events.c", "guard.c", "hooks.c", "snapshot.c",
+           "csrops.c", "events.c", "guard.c", "hooks.c", "hartapi.c", "snapshot.c",
            "dirty.c", "codesync.c", "pmp.c", "tlbflush.c", "tlbbank.c", "dispatch.c", "trigger.c",
            "hpm.c", "plt.c", "csrfast.c",
            "exitcheck.c", "chain.c", "tbcache.c", "fpu.c")
