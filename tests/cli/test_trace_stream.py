@@ -118,7 +118,7 @@ def test_a_call_that_waits_long_is_printed_unfinished_then_resumed(
     writer.close()
     s.close()
     lines = [" ".join(line.split()) for line in capsys.readouterr().out.splitlines()]
-    assert lines[0] == "seq pid call result kernel insns"
+    assert lines[0] == "seq pid call result kernel insns where"
     # The kernel's instruction count per call (last column) moves with every kernel
     # change: checked to be there, not its value.
     rows = [line.split(" ", 1)[1] for line in lines[1:]]
@@ -148,7 +148,7 @@ def _first_lines(args: list[str], n: int) -> tuple[list[str], int | None]:
 
 @pytest.mark.parametrize("args, first", [
     ([*FOREVER, "--user", "compute", "100000000000"],
-     "     0         62  ·     ◀━━━━━●     S       mret  to _entry"),
+     "     0         62  ·     ◀━━━━━●     S       mret  kernel  to _entry"),
     (["--format", "jsonl", *FOREVER, "--user", "compute", "100000000000"],
      '{"kind": "xret", "seq": 0, "instret": 62, "insn": "mret", "from": "M", "to": "S", '),
 ], ids=["text", "jsonl"])

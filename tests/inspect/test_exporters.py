@@ -19,7 +19,7 @@ from privlab.api import Session
 from privlab.theme import PALETTE
 from privlab.trace.flow import FlowFilter
 from privlab.trace.html import render_html
-from privlab.trace.perfetto import TRACKS, chrome_trace
+from privlab.trace.perfetto import PROCESS_BASE, TRACKS, chrome_trace
 
 PHASES = {"X", "M", "s", "f"}
 
@@ -44,16 +44,18 @@ def test_perfetto_json_schema(traced: Session) -> None:
             assert isinstance(e["ts"], int | float) and e["ts"] >= 0
         if e["ph"] == "X":
             assert isinstance(e["dur"], int | float) and e["dur"] >= 0
-    names = {e["tid"]: e["args"]["name"] for e in trace["traceEvents"]
-             if e["ph"] == "M" and e["name"] == "thread_name"}
-    assert names == {TRACKS[Priv.U]: "U-mode (user)", TRACKS[Priv.S]: "S-mode (kernel)",
-                     TRACKS[Priv.M]: "M-mode (firmware)"}
+    names = {(e["pid"], e["tid"]): e["args"]["name"] for e in trace["traceEvents"]
+             if e["ph"] == "M" and e["name"] in ("thread_name", "process_name")}
+    assert names == {(1, 0): "hart 0 (privlab)", (1, TRACKS[Priv.U]): "U-mode (user)",
+                     (1, TRACKS[Priv.S]): "S-mode (kernel)",
+                     (1, TRACKS[Priv.M]): "M-mode (firmware)",
+                     (PROCESS_BASE + 1, 0): "pid 1 hello", (PROCESS_BASE + 1, 1): "thread"}
 
 
 def test_perfetto_slices_nest_properly_on_each_track(traced: Session) -> None:
-    by_tid: dict[int, list[tuple[float, float]]] = defaultdict(list)
+    by_tid: dict[tuple[int, int], list[tuple[float, float]]] = defaultdict(list)
     for e in _slices(chrome_trace(traced.flow.rows())):
-        by_tid[e["tid"]].append((e["ts"], e["ts"] + e["dur"]))
+        by_tid[e["pid"], e["tid"]].append((e["ts"], e["ts"] + e["dur"]))
     for spans in by_tid.values():
         spans.sort(key=lambda s: (s[0], -s[1]))
         stack: list[float] = []
@@ -69,7 +71,7 @@ def test_perfetto_write_is_a_syscall_slice_on_the_s_track_with_its_result(
     trace = chrome_trace(traced.flow.rows())
     write = next(e for e in _slices(trace) if e["name"] == "write")
     call = traced.syscalls[0]
-    assert (write["cat"], write["tid"]) == ("syscall", TRACKS[Priv.S])
+    assert (write["cat"], write["pid"], write["tid"]) == ("syscall", 1, TRACKS[Priv.S])
     assert write["args"]["call"] == 'write(1, "Hello, world!\\n", 14)' and \
         write["args"]["ret"] == 14
     assert write["ts"] == call.entry_instret / 1000 and call.exit_instret is not None
@@ -99,7 +101,7 @@ def test_html_is_self_contained(traced: Session) -> None:
     assert page.startswith("<!DOCTYPE html>")
     for banned in ("http://", "https://", "<link", "src=", "@import", "url(http"):
         assert banned not in page.replace('xmlns="http://www.w3.org/2000/svg"', "")
-    assert page.count('<g class="event"') == len(traced.flow)
+    assert page.count('<div class="event" ') == len(traced.flow)
 
 
 def _chromium() -> str | None:

@@ -85,26 +85,39 @@ def test_ranges_are_half_open(flow: Flow) -> None:
 
 
 def test_timeline_golden(flow: Flow, render: Render) -> None:
+    """Every row names who it belongs to: the kernel, or the process of its address
+    space (the child from its first return on, the parent again when yield returns)."""
+    flow._own(A_SATP, (1, "demo"))
+    flow._own(B_SATP, (2, "demo"))
     assert lines(render(TrapTimeline(flow.rows(), 64))) == [
         "   seq    instret  U     S     M     path    event",
-        "     0         62  ·     ◀━━━━━●     S       mret",
-        "     1       1000  ◀━━━━━●     ·     U       sret  enter a new address space",
-        "     2       1100  ●━━━━━▶     ·     U▸S     user_ecall  write(1, 0x3fffffdd58, 14)",
-        "     3       1500  ·     ●━━━━━▶     U▸S▸M   supervisor_ecall  sbi DBCN.WRITE",
-        "     4       1600  ·     ◀━━━━━●     U▸S     mret  → 0",
-        "     5       1700  ◀━━━━━●     ·     U       sret  → 14  write",
-        "     6       1800  ●━━━━━▶     ·     U▸S     user_ecall  fork()",
-        "     7       2500  ◀━━━━━●     ·     U       sret  → 2  fork",
-        "     8       2600  ●━━━━━▶     ·     U▸S     user_ecall  yield()",
-        "     9       2900  ◀━━━━━●     ·     U       sret  child's return from fork() #6",
-        "    10       3000  ●━━━━━▶     ·     U▸S     load_page_fault  address 0x8",
-        "    11       3400  ◀━━━━━●     ·     U       sret  → 0  yield",
-        "    12       3500  ●━━━━━▶     ·     U▸S     s_timer",
-        "    13       3550  ·     ●━━━━━▶     U▸S▸M   supervisor_ecall  sbi TIME.SET_TIMER",
-        "    14       3600  ·     ◀━━━━━●     U▸S     mret  → 0",
-        "    15       3700  ◀━━━━━●     ·     U       sret",
-        "    16       3800  ●━━━━━▶     ·     U▸S     user_ecall  exit(0)",
+        "     0         62  ·     ◀━━━━━●     S       mret  kernel",
+        "     1       1000  ◀━━━━━●     ·     U       sret  enter a new address space  pid 1",
+        "     2       1100  ●━━━━━▶     ·     U▸S     user_ecall  write(1, 0x3fffffdd58, 14)"
+        "  pid 1",
+        "     3       1500  ·     ●━━━━━▶     U▸S▸M   supervisor_ecall  sbi DBCN.WRITE  pid 1",
+        "     4       1600  ·     ◀━━━━━●     U▸S     mret  → 0  pid 1",
+        "     5       1700  ◀━━━━━●     ·     U       sret  → 14  write  pid 1",
+        "     6       1800  ●━━━━━▶     ·     U▸S     user_ecall  fork()  pid 1",
+        "     7       2500  ◀━━━━━●     ·     U       sret  → 2  fork  pid 1",
+        "     8       2600  ●━━━━━▶     ·     U▸S     user_ecall  yield()  pid 1",
+        "     9       2900  ◀━━━━━●     ·     U       sret  child's return from fork() #6  pid 2",
+        "    10       3000  ●━━━━━▶     ·     U▸S     load_page_fault  address 0x8  pid 2",
+        "    11       3400  ◀━━━━━●     ·     U       sret  → 0  yield  pid 1",
+        "    12       3500  ●━━━━━▶     ·     U▸S     s_timer  pid 1",
+        "    13       3550  ·     ●━━━━━▶     U▸S▸M   supervisor_ecall  sbi TIME.SET_TIMER  pid 1",
+        "    14       3600  ·     ◀━━━━━●     U▸S     mret  → 0  pid 1",
+        "    15       3700  ◀━━━━━●     ·     U       sret  pid 1",
+        "    16       3800  ●━━━━━▶     ·     U▸S     user_ecall  exit(0)  pid 1",
     ]
+
+
+def test_an_address_space_no_process_names_stands_in_for_its_process(flow: Flow) -> None:
+    """Without a process table (a foreign kernel, a trace file) the satp names the
+    row's process; rows of no process are the kernel's."""
+    who = {r.seq: r.who for r in flow.rows()}
+    assert who[0] == "kernel"
+    assert who[10] == f"satp {B_SATP:#x}" and who[11] == f"satp {A_SATP:#x}"
 
 
 def test_timeline_truncates_long_rows_at_the_console_width(flow: Flow, render: Render) -> None:

@@ -36,7 +36,7 @@ def test_write_goes_u_s_m_s_u_with_decoded_call_and_result(hello: Session,
         ("user_ecall", Priv.U, Priv.S), ("supervisor_ecall", Priv.S, Priv.M),
         ("mret", Priv.M, Priv.S), ("sret", Priv.S, Priv.U)]
     ecall, sbi, mret, sret = rows
-    assert (ecall.code, ecall.pc) == (Exc.ECALL_U, _ecall_of(images, "hello", "write"))
+    assert (ecall.code, ecall.pc) == (Exc.USER_ECALL, _ecall_of(images, "hello", "write"))
     assert ecall.syscall is not None and sret.syscall is ecall.syscall
     assert ecall.syscall.call_text() == 'write(1, "Hello, world!\\n", 14)'
     assert (ecall.syscall.ret, ecall.syscall.pid, ecall.syscall.process) == (14, 1, "hello")
@@ -51,9 +51,10 @@ def test_cli_text_shows_the_flow_rows(capsys: pytest.CaptureFixture[str]) -> Non
     events = [line[19:] for line in out[1:5]]
     assert events[0].startswith('●━━━━━▶     ·     U▸S     user_ecall  write(1, "Hello, world!'
                                 '\\n", 14)  pid 1  at write+0x')
-    assert events[1].startswith("·     ●━━━━━▶     U▸S▸M   supervisor_ecall  sbi DBCN.WRITE  at ")
-    assert events[2].startswith("·     ◀━━━━━●     U▸S     mret  → 0  to ")
-    assert events[3].startswith("◀━━━━━●     ·     U       sret  → 14  write  to write+0x")
+    assert events[1].startswith("·     ●━━━━━▶     U▸S▸M   supervisor_ecall  sbi DBCN.WRITE  pid 1"
+                                "  at sbi_console_write+0x")
+    assert events[2].startswith("·     ◀━━━━━●     U▸S     mret  → 0  pid 1  to ")
+    assert events[3].startswith("◀━━━━━●     ·     U       sret  → 14  write  pid 1  to write+0x")
     assert len(out) == 5
 
 
@@ -191,7 +192,8 @@ def test_entry_shows_output_pointers_and_the_return_what_they_received(
     entry, ret = rows[0], rows[1]
     tv = entry.syscall.args[0] if entry.syscall else 0
     assert describe(entry, 64).plain == f"user_ecall  get_time({tv:#x}, 0)  pid 1"
-    assert re.fullmatch(r"sret  → 0  get_time  tv=\{sec=0, usec=\d+\}", describe(ret, 64).plain)
+    assert re.fullmatch(r"sret  → 0  get_time  tv=\{sec=0, usec=\d+\}  pid 1",
+                        describe(ret, 64).plain)
 
 
 def test_an_mret_shows_a_result_only_when_it_ends_an_sbi_call(images: Images) -> None:
@@ -205,15 +207,17 @@ def test_an_mret_shows_a_result_only_when_it_ends_an_sbi_call(images: Images) ->
     after_timer = [r for r in mrets if by_seq[r.returns_from].name == "m_timer"]
     after_sbi = [r for r in mrets if by_seq[r.returns_from].note.startswith("sbi ")]
     assert after_timer and after_sbi
-    assert all(describe(r, 64).plain == "mret" for r in after_timer)
-    assert all(describe(r, 64).plain == "mret  → 0" for r in after_sbi)
+    assert all(describe(r, 64).plain == "mret  pid 1" for r in after_timer)
+    assert all(describe(r, 64).plain in ("mret  → 0  pid 1", "mret  → 0  kernel")
+               for r in after_sbi)
 
 
 def test_cli_calls_format_is_one_row_per_call(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["trace", "--format", "calls", "--user", "forktree", "1"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].split() == ["seq", "pid", "call", "result", "kernel", "insns"]
-    rows = [re.match(r"\s*\d+\s+(\d+)\s+(.+?)\s{2,}(.+?)\s*$", line) for line in lines[1:]]
+    assert lines[0].split() == ["seq", "pid", "call", "result", "kernel", "insns", "where"]
+    rows = [re.match(r"\s*\d+\s+(\d+)\s+(.+?)\s{2,}(.+?)\s*  at \w+\+0x[0-9a-f]+$", line)
+            for line in lines[1:]]
     got = [(int(m[1]), m[2], m[3].split("  ")[0]) for m in rows if m is not None]
     assert len(got) == len(lines) - 1
     assert got == [

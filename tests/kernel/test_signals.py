@@ -134,11 +134,12 @@ def test_cli_timeline_annotates_the_signal_loop(capsys: pytest.CaptureFixture[st
               (lanes.startswith("◀") and path == "U")]
     at = next(i for i, e in enumerate(events) if e.startswith("user_ecall  kill("))
     assert events[at].startswith("user_ecall  kill(1, SIGUSR1)  pid 1  at kill+0x")
-    assert events[at + 1] == "sret  → handler for SIGUSR1  to on_usr1"
+    assert events[at + 1] == "sret  → handler for SIGUSR1  pid 1  to on_usr1"
     assert events[at + 2].startswith('user_ecall  write(1, "sigdemo: in the handler')
-    assert events[at + 3].startswith("sret  → 38  write  to write+0x")
+    assert events[at + 3].startswith("sret  → 38  write  pid 1  to write+0x")
     assert events[at + 4].startswith("user_ecall  sigreturn()  pid 1  at sigreturn+0x")
-    assert events[at + 5].startswith("sret  back from SIGUSR1 handler  → 0  kill  to kill+0x")
+    assert events[at + 5].startswith("sret  back from SIGUSR1 handler  → 0  kill  pid 1  "
+                                     "to kill+0x")
     sigaction = next(e for e in events if e.startswith("user_ecall  sigaction("))
     assert sigaction.startswith("user_ecall  sigaction(SIGUSR1, {handler=0x")
     assert ", mask=0}, NULL)  pid 1" in sigaction

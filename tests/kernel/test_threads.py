@@ -129,20 +129,20 @@ def test_the_timeline_pairs_each_threads_calls_and_names_the_thread(
     calls = [re.sub(r"  at \w+\+0x[0-9a-f]+$|  to \w+\+0x[0-9a-f]+$", "", e) for e in events]
     assert calls == [
         "user_ecall  mutex_lock(0)  pid 1",
-        "sret  → 0  mutex_lock",
+        "sret  → 0  mutex_lock  pid 1",
         "user_ecall  yield()  pid 1",
-        "sret  enter pid 1 (threaddemo) thread 1  to worker",   # its first run
+        "sret  enter pid 1 (threaddemo) thread 1  pid 1 tid 1  to worker",   # its first run
         "user_ecall  mutex_lock(0)  pid 1 tid 1",   # main holds the mutex: it sleeps
-        "sret  → 0  yield",
-        "user_ecall  mutex_unlock(0)  pid 1",
-        "sret  → 0  mutex_unlock",
-        "user_ecall  waittid(1)  pid 1",
-        "sret  → 0  mutex_lock (tid 1)",           # woken by the unlock
+        "sret  → 0  yield  pid 1 tid 0",            # the process has two threads now
+        "user_ecall  mutex_unlock(0)  pid 1 tid 0",
+        "sret  → 0  mutex_unlock  pid 1 tid 0",
+        "user_ecall  waittid(1)  pid 1 tid 0",
+        "sret  → 0  mutex_lock  pid 1 tid 1",       # woken by the unlock
         "user_ecall  mutex_unlock(0)  pid 1 tid 1",
-        "sret  → 0  mutex_unlock (tid 1)",
+        "sret  → 0  mutex_unlock  pid 1 tid 1",
         "user_ecall  exit(7)  pid 1 tid 1",
-        "sret  → 7  waittid",
-        "user_ecall  exit(0)  pid 1",
+        "sret  → 7  waittid  pid 1 tid 0",
+        "user_ecall  exit(0)  pid 1 tid 0",
     ]
 
 
