@@ -74,7 +74,7 @@ def load_elf(path: str | Path) -> ElfImage:
     return image
 
 
-CACHE_FORMAT = 1   # bump when what is stored changes
+CACHE_FORMAT = 2   # bump when what is stored changes (2: segments with filesz > memsz refused)
 
 
 def _cache_file(data: bytes) -> Path | None:
@@ -142,12 +142,15 @@ def _parse(p: Path, data: bytes) -> ElfImage:
     for seg in elf.iter_segments():
         if seg["p_type"] != "PT_LOAD" or seg["p_memsz"] == 0:
             continue
-        offset, filesz = seg["p_offset"], seg["p_filesz"]
+        offset, filesz, memsz = seg["p_offset"], seg["p_filesz"], seg["p_memsz"]
+        if filesz > memsz:          # QEMU's load_elf refuses it too (ELF_LOAD_INVALID)
+            raise BadInput(f"{p}: a segment's file size {filesz:#x} is larger than its "
+                           f"memory size {memsz:#x}")
         if offset + filesz > len(data):
             raise BadInput(f"{p}: truncated: a segment needs bytes {offset:#x}-"
                            f"{offset + filesz:#x} but the file has {len(data):#x}")
         segments.append(Segment(vaddr=seg["p_vaddr"], paddr=seg["p_paddr"],
-                                data=data[offset:offset + filesz], memsz=seg["p_memsz"],
+                                data=data[offset:offset + filesz], memsz=memsz,
                                 flags=seg["p_flags"], offset=offset))
     if not segments:
         raise BadInput(f"{p}: has no loadable segments")

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import IO
 
 from ..abi.csr import Priv
-from ..abi.native_layout import EVENT_FIELDS
+from ..abi.native_layout import EVENT_FIELDS, EventKind
 from ..errors import BadInput
 from .events import RECORD, EventLog
 
@@ -41,6 +41,23 @@ VERSION = 1
 _PREFIX = struct.Struct("<8sII")
 _CHUNK = RECORD.size * 8192          # records read per chunk (~1 MiB)
 _MAX_HEADER = 1 << 16
+MAX_HARTS = 8                      # schedule.MAX_HARTS (QEMU virt: 8 harts)
+
+
+def _offsets() -> dict[str, int]:
+    sizes = {"uint64_t": 8, "uint32_t": 4, "uint8_t": 1}
+    out, at = {}, 0
+    for name, ctype, _ in EVENT_FIELDS:
+        out[name] = at
+        at += sizes[ctype]
+    return out
+
+
+_OFFSETS = _offsets()
+# What the core writes in each one-byte field (the hart's: below the header's harts).
+_ONE_BYTE_FIELDS = {"kind": bytes([EventKind.TRAP, EventKind.XRET]), "interrupt": b"\0\1",
+                    "priv_from": bytes([Priv.U, Priv.S, Priv.M]),
+                    "priv_to": bytes([Priv.U, Priv.S, Priv.M])}
 
 
 def _layout() -> list[list[str]]:
@@ -87,6 +104,13 @@ class TraceFile:
     trailing_bytes: int     # part of a record after the last whole one (a cut-short run)
 
 
+def _integer(path: Path, header: dict[str, object], key: str) -> int:
+    value = header[key]
+    if type(value) is not int:          # 1e400, "64", true: not what a writer wrote
+        raise BadInput(f"{path}: damaged trace header ({key} is not an integer)")
+    return value
+
+
 def _header(path: Path, f: IO[bytes]) -> tuple[int, Priv, int]:
     prefix = f.read(_PREFIX.size)
     if len(prefix) < _PREFIX.size or prefix[:len(MAGIC)] != MAGIC:
@@ -101,14 +125,25 @@ def _header(path: Path, f: IO[bytes]) -> tuple[int, Priv, int]:
     raw = f.read(length)
     try:
         header = json.loads(raw)
-        xlen, initial = int(header["xlen"]), Priv[str(header["initial"])]
-        size, fields = int(header["record_size"]), header["fields"]
-        harts = int(header.get("harts", 1))
-    except (ValueError, KeyError, TypeError) as e:
-        raise BadInput(f"{path}: damaged trace header ({e})") from None
+    except (ValueError, RecursionError):
+        header = None
+    if not isinstance(header, dict):
+        raise BadInput(f"{path}: damaged trace header (not a JSON object)")
+    for key in ("xlen", "initial", "record_size", "fields"):
+        if key not in header:
+            raise BadInput(f"{path}: damaged trace header (no {key!r})")
+    xlen, size = _integer(path, header, "xlen"), _integer(path, header, "record_size")
+    harts = _integer(path, header, "harts") if "harts" in header else 1
+    initial = Priv.__members__.get(header["initial"]) \
+        if isinstance(header["initial"], str) else None
+    if initial is None:
+        raise BadInput(f"{path}: damaged trace header (initial privilege "
+                       f"{header['initial']!r:.40})")
     if xlen not in (32, 64):
         raise BadInput(f"{path}: damaged trace header (xlen {xlen})")
-    if size != RECORD.size or fields != _layout():
+    if not 1 <= harts <= MAX_HARTS:
+        raise BadInput(f"{path}: damaged trace header (harts {harts}, not 1 to {MAX_HARTS})")
+    if size != RECORD.size or header["fields"] != _layout():
         raise BadInput(f"{path}: its event records ({size} bytes) are not this privlab's "
                        f"({RECORD.size} bytes): record it again with this version")
     return xlen, initial, harts
@@ -127,16 +162,31 @@ class TraceReader:
     harts: int = 1               # the machine's (--smp)
 
     def chunks(self) -> Iterator[bytes]:
-        """Whole records, about a MiB at a time, in event order."""
+        """Whole records, about a MiB at a time, in event order; a record the core
+        could not have written (an unknown kind, privilege or hart) is a BadInput."""
         carry = b""                  # part of a record, completed by the next read
+        seen = 0
         with self._file as f:
             while data := f.read(_CHUNK):
                 data = carry + data
                 whole = len(data) - len(data) % RECORD.size
                 carry = data[whole:]
                 if whole:
+                    self._check(data[:whole], seen)
+                    seen += whole // RECORD.size
                     yield data[:whole]
         self.trailing_bytes = len(carry)
+
+    def _check(self, records: bytes, first: int) -> None:
+        """Each one-byte field against the values the core writes, at C speed: the
+        column of that field, with the allowed bytes deleted, must be empty."""
+        allowed = dict(_ONE_BYTE_FIELDS, hart=bytes(range(self.harts)))
+        for name, ok in allowed.items():
+            column = records[_OFFSETS[name]::RECORD.size]
+            if column.translate(None, ok):
+                at = next(i for i, v in enumerate(column) if v not in ok)
+                raise BadInput(f"{self.path}: damaged event record #{first + at} "
+                               f"({name} {column[at]})")
 
 
 def open_trace(path: str | Path) -> TraceReader:

@@ -88,7 +88,7 @@ def test_a_cut_short_file_keeps_its_whole_events(hello_traces: tuple[Path, Path]
     (b'{"kind": "xret"}\n', "not a privlab trace file"),
     (MAGIC + b"\x02\x00\x00\x00\x02\x00\x00\x00{}", "trace format version 2; this privlab "
                                                     "reads version 1"),
-    (MAGIC + b"\x01\x00\x00\x00\x02\x00\x00\x00{}", "damaged trace header ('xlen')"),
+    (MAGIC + b"\x01\x00\x00\x00\x02\x00\x00\x00{}", "damaged trace header (no 'xlen')"),
 ])
 def test_foreign_or_damaged_files_are_one_line_errors(tmp_path: Path, content: bytes,
                                                       message: str) -> None:
