@@ -5,12 +5,10 @@ programs cannot run in CI; each behaviour they exposed has a case here."""
 
 from __future__ import annotations
 
-from functools import cache
-
 import pytest
+from built_images import built
 
 from privlab.boot import user_boot
-from privlab.build.images import Images, build_images
 from privlab.devices import Console
 from privlab.devices.disk import Drive
 from privlab.machine import Machine, Stop, load_elf
@@ -36,9 +34,7 @@ CHILD_OUTPUT = {
 }
 
 
-@cache
-def images(arch: str) -> Images:
-    return build_images(arch, listings=False)
+images = built
 
 
 def run_abitests(arch: str, *args: str) -> tuple[int | None, list[str]]:

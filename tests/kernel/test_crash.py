@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import re
 import shutil
-from functools import cache
 from pathlib import Path
 
 import pytest
+from built_images import built
 
 from privlab.boot import user_boot
-from privlab.build.images import Images, build_images
+from privlab.build.images import Images
 from privlab.devices import Console
 from privlab.devices.disk import Drive
 from privlab.fs.fsck import check, replay_log
@@ -27,9 +27,8 @@ STEPS = 12
 INSTANTS = 300
 
 
-@cache
 def images() -> Images:
-    return build_images("rv64", listings=False)
+    return built("rv64")
 
 
 def boot(disk: Path, prog: str, *args: str) -> Machine:

@@ -6,24 +6,20 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Iterator
-from functools import cache
 
 import pytest
+from built_images import built
 
 from kernel.qemu_boot import boot_qemu, needs_qemu
 from privlab.abi.csr import Priv
 from privlab.abi.syscall_table import load_syscall_table
 from privlab.boot import user_boot
-from privlab.build.images import Images, build_images
 from privlab.devices import Console, ScriptedInput
 from privlab.machine import Machine, RunResult, Stop, load_elf
 from privlab.machine.assemble import boot_system
 from privlab.trace import TrapEvent, XretEvent
 
-
-@cache
-def images(arch: str) -> Images:
-    return build_images(arch, listings=False)
+images = built
 
 
 def boot_user(arch: str, prog: str, *args: str) -> Machine:
