@@ -77,15 +77,14 @@ def _cpus(xlen: int, timebase_hz: int, ph: _Phandles) -> fdt.Node:
                        fdt.PropStrings("mmu-type", "riscv,sv39" if xlen == 64 else "riscv,sv32"))
         cpu.append(intc)
         cpus.append(cpu)
-    if ph.harts > 1:
-        # QEMU 7.2 lists the cpu-map for any number of harts; one hart's tree keeps
-        # the shape it always had here.
-        cluster = fdt.Node("cluster0")
-        for k in range(ph.harts):
-            cluster.append(fdt.Node(f"core{k}", fdt.PropWords("cpu", ph.cpu(k))))
-        cpu_map = fdt.Node("cpu-map")
-        cpu_map.append(cluster)
-        cpus.append(cpu_map)
+    # QEMU 7.2 lists the cpu-map for any number of harts, one included: firmware
+    # counts the harts from it (RustSBI 0.1.1 assumes 7 cores without one).
+    cluster = fdt.Node("cluster0")
+    for k in range(ph.harts):
+        cluster.append(fdt.Node(f"core{k}", fdt.PropWords("cpu", ph.cpu(k))))
+    cpu_map = fdt.Node("cpu-map")
+    cpu_map.append(cluster)
+    cpus.append(cpu_map)
     return cpus
 
 
@@ -104,7 +103,7 @@ def _soc(ph: _Phandles) -> fdt.Node:
                         _reg(p.finisher_base, p.finisher_size),
                         fdt.PropStrings("compatible", "sifive,test1", "sifive,test0", "syscon")))
     soc.append(fdt.Node(f"clint@{p.clint_base:x}",
-                        ph.per_hart(Irq.M_SOFT, Irq.M_TIMER),
+                        ph.per_hart(Irq.M_SOFTWARE, Irq.M_TIMER),
                         _reg(p.clint_base, p.clint_size),
                         fdt.PropStrings("compatible", "sifive,clint0", "riscv,clint0")))
     soc.append(fdt.Node(f"plic@{p.plic_base:x}",
@@ -112,7 +111,7 @@ def _soc(ph: _Phandles) -> fdt.Node:
                         # QEMU 7.2 counts source 0 in riscv,ndev
                         fdt.PropWords("riscv,ndev", p.plic_num_sources),
                         _reg(p.plic_base, p.plic_size),
-                        ph.per_hart(Irq.M_EXT, Irq.S_EXT),
+                        ph.per_hart(Irq.M_EXTERNAL, Irq.S_EXTERNAL),
                         fdt.Property("interrupt-controller"),
                         fdt.PropStrings("compatible", "sifive,plic-1.0.0", "riscv,plic0"),
                         fdt.PropWords("#address-cells", 0),
