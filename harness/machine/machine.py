@@ -17,10 +17,12 @@ from unicorn import Uc, UcError
 from unicorn.unicorn_const import (
     UC_ARCH_RISCV,
     UC_ERR_EXCEPTION,
+    UC_ERR_FETCH_PROT,
     UC_ERR_FETCH_UNMAPPED,
     UC_ERR_READ_UNMAPPED,
     UC_ERR_WRITE_UNMAPPED,
     UC_HOOK_MEM_WRITE,
+    UC_MEM_FETCH_UNMAPPED,
     UC_MODE_RISCV32,
     UC_MODE_RISCV64,
     UC_PROT_ALL,
@@ -391,7 +393,13 @@ class Machine:
                 self.uc.emu_start(self.hart.pc, end)
             except UcError as e:
                 error = e.errno
-            if error in _UNMAPPED:
+            if error == UC_ERR_FETCH_PROT:
+                # A fetch from a device (the CLINT, PLIC, UART, finisher, a virtio slot,
+                # directly or through an executable page): QEMU 7.2 takes an
+                # instruction access fault there, tval = the fetch address.
+                s.unmapped_type = UC_MEM_FETCH_UNMAPPED
+                self.hart.access_fault(self.hart.pc)
+            elif error in _UNMAPPED:
                 # Unmapped physical memory: an access fault at the faulting instruction
                 # (docs/unicorn.md#unmapped-memory-is-a-host-error).
                 self.hart.access_fault(self.hart.pc)
