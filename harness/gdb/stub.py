@@ -239,7 +239,10 @@ class Stub:
         addr, sep, length = text.partition(b",")
         if not sep:
             raise PacketError("expected ADDR,LENGTH")
-        return parse_hex(addr, "address"), parse_hex(length, "length")
+        address = parse_hex(addr, "address")
+        if address >> 64:       # no hart has such an address: never wrap it round
+            raise PacketError(f"address {addr[:40]!r} is longer than 64 bits")
+        return address, parse_hex(length, "length")
 
     def read_memory(self, args: bytes) -> bytes:
         addr, length = self._addr_len(args)

@@ -279,3 +279,13 @@ def test_a_new_session_starts_with_virtual_addresses(served: Serve) -> None:
     second = still_answers(s.port)
     assert second.ask(b"qRcmd," + b"memory".hex().encode()) == b"OK"
     assert second.console[-1] == "gdb's memory accesses use virtual addresses\n"
+
+
+def test_an_address_longer_than_64_bits_is_an_error_not_wrapped_round(served: Serve) -> None:
+    s = served("hello")
+    c = Client(s.port)
+    ram = c.ask(b"m80000000,4")
+    assert len(ram) == 8 and not ram.startswith(b"E")
+    assert c.ask(b"m180000000" + b"0" * 8 + b",4") == b"E01"    # 2^68 + 2^31 + ...: wraps to RAM
+    assert c.ask(b"M1" + b"0" * 8 + b"80000000,4:00000000") == b"E01"
+    assert c.ask(b"m80000000,4") == ram                         # nothing written
