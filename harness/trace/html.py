@@ -62,10 +62,12 @@ p.meta { margin: 0 0 8px; color: #555; }
 #legend i { display: inline-block; width: 10px; height: 10px; margin-right: 4px; }
 #page { display: flex; align-items: flex-start; gap: 16px; }
 #flow { flex: 0 0 auto; }
-#detail { position: sticky; top: 8px; flex: 1 1 360px; min-width: 320px; max-width: 560px;
+#detail { position: sticky; top: 8px; flex: 1 1 360px; min-width: 320px; max-width: 640px;
+          overflow-x: auto;
           border: 1px solid #ccc; padding: 8px 10px; background: #fafafa; }
 #detail:empty::before { content: "Click a row to see its CSRs and trap frame."; color: #777; }
-#detail table { border-collapse: collapse; margin: 4px 0 8px; }
+#detail table { border-collapse: collapse; margin: 4px 0 8px; width: 100%; }
+#detail td:last-child { overflow-wrap: anywhere; }
 #detail td, #detail th { padding: 1px 6px; text-align: left; vertical-align: top; }
 #detail th { color: #555; font-weight: normal; }
 #detail .changed { background: #f4a261; color: #000; }
