@@ -100,6 +100,8 @@ SHARED_FIELDS: tuple[tuple[str, str, str], ...] = (
     ("watch_write", U32, "nonzero: that access was a store"),
     ("hart_id", U32, "this hart's mhartid (0..N-1 with --smp N)"),
     ("shared_code", U32, "nonzero: other harts may rewrite code (fence.i flushes Unicorn's)"),
+    ("pmp_open_when_empty", U32, "nonzero: QEMU before 7.0's rule, with no PMP entry active "
+                                 "S and U access everything and mret may return to them"),
 )
 
 # One trap or xRET. For a trap: epc/tval/cause as the guest reads them, pc = the

@@ -29,6 +29,7 @@ from . import (
     inspect_cmd,
     lab_cmd,
     pagetable_cmd,
+    qemu_cmd,
     run_cmd,
     step_cmd,
     tour_cmd,
@@ -43,7 +44,7 @@ __all__ = ["COMMANDS", "main"]
 # views of a run, then the tools around them.
 COMMANDS: tuple[ModuleType, ...] = (
     run_cmd, build_cmd, tour_cmd, trace_cmd, inspect_cmd, step_cmd, pagetable_cmd,
-    translate_cmd, disk_cmd, lab_cmd, grade_cmd,
+    translate_cmd, disk_cmd, qemu_cmd, lab_cmd, grade_cmd,
 )
 EXIT_BROKEN_PIPE = 141      # 128 + SIGPIPE: what `cat` exits with when its reader has gone
 

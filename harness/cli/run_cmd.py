@@ -26,9 +26,9 @@ from ..errors import BadInput
 from .sessionargs import add_machine_arguments, scripted_input
 
 if TYPE_CHECKING:
-    from ..devices.uart import InputSource
     from ..machine import Machine
     from ..machine.results import RunResult
+    from ..qemucmd.keyboard import Typed
 
 __all__ = ["register"]
 
@@ -50,11 +50,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.set_defaults(func=run)
 
 
-def _input(args: argparse.Namespace) -> InputSource:
+def _input(args: argparse.Namespace) -> Typed:
+    """The terminal, a pipe or --input, arriving as typed keys do (harness/qemucmd/
+    keyboard.py: firmware that empties the UART at start does not eat the first)."""
     from ..devices import ScriptedInput, StdinInput
+    from ..qemucmd.keyboard import Typed
 
     text = scripted_input(args)
-    return StdinInput() if text is None else ScriptedInput(text, final=True)
+    return Typed(StdinInput() if text is None else ScriptedInput(text, final=True))
 
 
 def _trace_out(path: str, machine: Machine, stack: ExitStack) -> None:
@@ -100,10 +103,11 @@ def run(args: argparse.Namespace) -> int:
     with ExitStack() as stack:
         uart_input = _input(args)
         machine = boot_machine(args, console, uart_input).machine
+        uart_input.attach(machine.uart)
         if args.trace_out is not None:
             _trace_out(args.trace_out, machine, stack)
         machine.events.keep = False  # the CLI only needs the tail, kept separately
-        if isinstance(uart_input, StdinInput):   # after the build: keys reach the guest
+        if isinstance(uart_input.inner, StdinInput):   # after the build: keys reach it
             stack.enter_context(terminal_input())
         if args.gdb is not None:   # the server handles Ctrl-C itself
             result: RunResult = _serve_gdb(machine, args)

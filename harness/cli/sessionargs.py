@@ -208,6 +208,11 @@ def add_machine_arguments(p: argparse.ArgumentParser, *, default_user: str | Non
     g.add_argument("--virtio-legacy", action="store_true",
                    help="version 1 (legacy) virtio-mmio transports, as QEMU's "
                         "-global virtio-mmio.force-legacy=true")
+    g.add_argument("--pmp-before-qemu7", action="store_true",
+                   help="QEMU before 7.0's PMP rule: with no PMP entry, S and U access all "
+                        "memory and mret may return to them (QEMU 7.2, the default, makes "
+                        "that mret illegal); for firmware of that time, such as the uCore "
+                        "course's RustSBI 0.1.1")
     g.add_argument("--icount-shift", type=icount_shift, metavar="N", default=0,
                    help="guest time per instruction: 2^N ns, 0 to 10 (default 0: 1 ns), "
                         "as QEMU's -icount shift=N; a larger N makes timer-paced guests "
@@ -289,6 +294,13 @@ def _refuse_bare(args: Any) -> None:
             raise BadInput(f"{flag} needs the bundled firmware and kernel, not --bios none")
 
 
+def _pmp_rule(args: Any, m: Machine) -> None:
+    if getattr(args, "pmp_before_qemu7", False):
+        from ..qemucmd.boot import open_pmp_when_empty
+
+        open_pmp_when_empty(m)
+
+
 def boot_machine(args: Any, console: Console, uart_input: InputSource) -> Booted:
     """Build (if need be) and boot what the arguments ask for. Says on stderr which
     sources it built when they are not the bundled ones, and the boot's notes (an
@@ -306,6 +318,7 @@ def boot_machine(args: Any, console: Console, uart_input: InputSource) -> Booted
         m = new_bare(image, ram=ram, console=console, uart_input=uart_input,
                      drive=drive_of(args), virtio_legacy=args.virtio_legacy,
                      icount_shift=args.icount_shift, smp=args.smp, smp_seed=args.smp_seed)
+        _pmp_rule(args, m)
         return Booted(m, SystemInfo(image.xlen, bare=Path(args.kernel)), None)
 
     from ..boot import boot_drive, user_boot
@@ -331,6 +344,7 @@ def boot_machine(args: Any, console: Console, uart_input: InputSource) -> Booted
                    ram=ram, console=console, uart_input=uart_input, drive=drive,
                    virtio_legacy=args.virtio_legacy, icount_shift=args.icount_shift,
                    smp=args.smp, smp_seed=args.smp_seed)
+    _pmp_rule(args, m)
     info = SystemInfo(kern.xlen, Path(args.bios or images.firmware),
                       Path(args.kernel or images.kernel), dict(ub.programs.paths),
                       program=ub.program)

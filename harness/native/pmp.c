@@ -250,10 +250,15 @@ static unsigned entry_privs(uint8_t cfg, unsigned mode)
     return mode == PRV_M && !(cfg & PMP_L) ? PMP_RWX : cfg & PMP_RWX;
 }
 
-static unsigned default_privs(unsigned mode)
+static unsigned default_privs(const hart *h, unsigned mode)
 {
-    /* No entry matched: M may access, S and U may not (16 entries are implemented). */
-    return mode == PRV_M ? PMP_RWX : 0;
+    /* No entry matched: M may access, S and U may not (16 entries are implemented),
+     * unless no entry is active at all and the hart follows QEMU before 7.0, where
+     * that let S and U access everything (`pmp_open_when_empty`: privlab's
+     * --pmp-before-qemu7, for firmware of that time such as RustSBI 0.1.1). */
+    if (mode == PRV_M || (h->s.pmp_open_when_empty && !pmp_has_active_rule(h)))
+        return PMP_RWX;
+    return 0;
 }
 
 /* Spec 3.7.1: the lowest-numbered entry matching any byte of [addr, addr+size) decides;
@@ -269,7 +274,7 @@ bool pmp_allows(const hart *h, uint64_t addr, uint64_t size, unsigned privs, uns
             return false;   /* partial match */
         return (privs & ~entry_privs(h->pmpcfg[i], mode)) == 0;
     }
-    return (privs & ~default_privs(mode)) == 0;
+    return (privs & ~default_privs(h, mode)) == 0;
 }
 
 /* The permissions PMP gives the whole page at `page` for `mode`, or false when entries
@@ -286,7 +291,7 @@ static bool page_privs(const hart *h, uint64_t page, unsigned mode, unsigned *pr
         *privs = entry_privs(h->pmpcfg[i], mode);
         return true;
     }
-    *privs = default_privs(mode);
+    *privs = default_privs(h, mode);
     return true;
 }
 

@@ -13,7 +13,8 @@
  * Spec 1.12 adds MPRV := 0 when the new privilege is below M; QEMU 7.2 does not, and
  * privlab follows QEMU 7.2 so both give the same results (tests/conformance/xret.S).
  * sret is illegal in U, and in S when mstatus.TSR is set; mret is illegal below M.
- * QEMU 7.2 also makes mret to S or U illegal while no PMP entry is active.
+ * QEMU 7.2 also makes mret to S or U illegal while no PMP entry is active; QEMU before
+ * 7.0 did not, and let S and U access everything then (`pmp_open_when_empty`, pmp.c).
  */
 #include "hart.h"
 
@@ -55,7 +56,7 @@ static bool xret(hart *h, uint64_t pc, bool is_mret, uint64_t mstatus, uint64_t 
     h->ret_instret = h->s.instret;
     if (check_interrupts(h, target))
         return true;
-    if (to != PRV_M && !pmp_has_active_rule(h)) {
+    if (to != PRV_M && !pmp_has_active_rule(h) && !h->s.pmp_open_when_empty) {
         /* QEMU 7.2: with no PMP entry, S and U can access nothing, so the first fetch
          * at the target faults (cause 1, epc = tval = target). */
         take_trap(h, false, CAUSE_FAULT_FETCH, target, target);
@@ -71,7 +72,7 @@ bool do_mret(hart *h, uint64_t pc)
         return false;
     uint64_t mstatus = reg(h, UC_RISCV_REG_MSTATUS);
     uint64_t mpp = (mstatus & MSTATUS_MPP) >> __builtin_ctzll(MSTATUS_MPP);
-    if (mpp != PRV_M && !pmp_has_active_rule(h)) {
+    if (mpp != PRV_M && !pmp_has_active_rule(h) && !h->s.pmp_open_when_empty) {
         take_exception(h, CAUSE_ILLEGAL_INSTRUCTION, pc);
         return true;
     }

@@ -1,0 +1,200 @@
+"""`privlab qemu`: QEMU 7.2's command line for the virt board, run on privlab, with
+programs of our own (tests/qemucmd/*.S) and, where QEMU is installed, the same command
+line on QEMU for the status to compare."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conformance.programs import build_program, scratch_drive
+
+from privlab.build.baremetal import build_baremetal
+from privlab.build.toolchain import ARCHES
+from privlab.machine.loader import load_elf
+
+HERE = Path(__file__).resolve().parent
+PRIVLAB = [sys.executable, "-m", "privlab"]
+QEMU = shutil.which("qemu-system-riscv64")
+
+
+def program(name: str, tmp_path: Path) -> Path:
+    return build_baremetal([HERE / f"{name}.S"], ARCHES["rv64"], tmp_path / f"{name}.elf",
+                           listings=False)
+
+
+def raw(name: str, tmp_path: Path) -> Path:
+    """The program's bytes alone, as `objcopy -O binary` makes them."""
+    (segment,) = [s for s in load_elf(program(name, tmp_path)).segments if s.data]
+    out = tmp_path / f"{name}.bin"
+    out.write_bytes(segment.data)
+    return out
+
+
+def privlab_qemu(*words: str | Path, stdin: bytes = b"",
+                 timeout: float = 120) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run([*PRIVLAB, "qemu", *map(str, words)], input=stdin,
+                          capture_output=True, timeout=timeout)
+
+
+def qemu(*words: str | Path, stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
+    if QEMU is None:
+        pytest.skip("qemu-system-riscv64 is not installed")
+    return subprocess.run([QEMU, *map(str, words)], input=stdin, capture_output=True,
+                          timeout=60)
+
+
+BARE = ("-machine", "virt", "-nographic", "-bios", "none", "-kernel")
+
+
+def test_mret_to_s_without_pmp_is_illegal_as_on_qemu_7_2(tmp_path: Path) -> None:
+    elf = program("mret_no_pmp", tmp_path)
+    assert privlab_qemu(*BARE, elf).returncode == 12          # 10 + illegal instruction
+    if QEMU is not None:
+        assert qemu(*BARE, elf).returncode == 12
+
+
+def test_pmp_before_qemu7_lets_mret_reach_s_and_s_use_ram(tmp_path: Path) -> None:
+    elf = program("mret_no_pmp", tmp_path)
+    assert privlab_qemu("--pmp-before-qemu7", *BARE, elf).returncode == 0
+    run = subprocess.run([*PRIVLAB, "run", "--pmp-before-qemu7", "--bios", "none",
+                          "--kernel", str(elf)], capture_output=True, timeout=120)
+    assert run.returncode == 0
+
+
+def test_raw_bios_kernel_and_loader_land_where_qemu_puts_them(tmp_path: Path) -> None:
+    data = tmp_path / "byte.bin"
+    data.write_bytes(bytes([42]))
+    words = ("-machine", "virt", "-nographic", "-bios", raw("raw_firmware", tmp_path),
+             "-kernel", raw("raw_kernel", tmp_path),
+             "-device", f"loader,file={data},addr=0x80300000")
+    assert privlab_qemu(*words).returncode == 42
+    if QEMU is not None:
+        assert qemu(*words).returncode == 42
+
+
+def test_piped_input_reaches_the_guest_as_typed_keys(tmp_path: Path) -> None:
+    """The program first empties the UART as OpenSBI does, then waits for a key: the
+    first byte of the pipe is the key it gets, not the one its blind read took."""
+    elf = program("uart_first_key", tmp_path)
+    assert privlab_qemu(*BARE, elf, stdin=b"AB").returncode == ord("A")
+    run = subprocess.run([*PRIVLAB, "run", "--bios", "none", "--kernel", str(elf),
+                          "--input", "AB"], capture_output=True, timeout=120)
+    assert run.returncode == ord("A")
+
+
+@pytest.mark.parametrize("name, legacy", [("virtio_blk", ["-global",
+                                                         "virtio-mmio.force-legacy=false"]),
+                                          ("virtio_blk_legacy", [])])
+def test_a_drive_on_virtio_mmio_bus_0_modern_or_legacy_by_default(
+        name: str, legacy: list[str], tmp_path: Path) -> None:
+    elf = build_program(name, "rv64")
+    image = scratch_drive(name, tmp_path)
+    words = (*BARE, elf, *legacy, "-drive", f"file={image},if=none,format=raw,id=x0",
+             "-device", "virtio-blk-device,drive=x0,bus=virtio-mmio-bus.0")
+    done = privlab_qemu(*words)
+    assert done.returncode == 0, done.stderr
+
+
+def test_help_lists_gdb_at_a_line_start_as_makefiles_grep_for() -> None:
+    done = privlab_qemu("-help")
+    lines = done.stdout.decode().splitlines()
+    assert done.returncode == 0
+    assert any(line.startswith("-gdb tcp::") for line in lines)
+    assert any(line.startswith("-bios default|none|file") for line in lines)
+
+
+MAKEFILE = """\
+QEMU = qemu-system-riscv64
+QEMUGDB = $(shell if $(QEMU) -help | grep -q '^-gdb'; \\
+	then echo "-gdb tcp::26000"; else echo "-s -p 26000"; fi)
+QEMUOPTS = -machine virt -bios none -kernel {elf} -m 128M -smp 1 -nographic
+run:
+	$(QEMU) $(QEMUOPTS)
+gdbflag:
+	@echo $(QEMUGDB)
+"""
+
+
+def test_a_makefile_switches_with_its_qemu_variable(tmp_path: Path) -> None:
+    """`make run QEMU="privlab qemu"`: the two words work wherever the Makefile uses
+    $(QEMU), its -help probe included."""
+    elf = program("mret_no_pmp", tmp_path)
+    (tmp_path / "Makefile").write_text(MAKEFILE.format(elf=elf))
+    bindir = Path(sys.executable).parent
+    env = {**os.environ, "PATH": f"{bindir}{os.pathsep}{os.environ['PATH']}"}
+    make = ["make", "-s", "-C", str(tmp_path), "QEMU=privlab qemu --pmp-before-qemu7"]
+    assert subprocess.run([*make, "run"], env=env, capture_output=True,
+                          timeout=120).returncode == 0
+    flag = subprocess.run([*make, "gdbflag"], env=env, capture_output=True, timeout=60)
+    assert flag.stdout.decode().strip() == "-gdb tcp::26000"
+
+
+@pytest.mark.parametrize("words, message", [
+    (["-machine", "sifive_u"], "-machine sifive_u: privlab models the plain virt board only "
+                               "(-machine virt)"),
+    (["-machine", "virt,aia=aplic"], "-machine virt,aia=aplic: privlab models the plain "
+                                     "virt board only (-machine virt)"),
+    (["-netdev", "user,id=n0"], "-netdev: not modelled by privlab qemu (privlab qemu -help "
+                                "lists what is)"),
+    (["-device", "virtio-net-device"], "-device virtio-net-device: not modelled (privlab "
+                                       "has virtio-blk-device and loader)"),
+    (["-drive", "file=a.img,if=none,format=qcow2,id=x"],
+     "-drive file=a.img,if=none,format=qcow2,id=x: privlab models format=raw only"),
+    (["-device", "virtio-blk-device,drive=x0,bus=virtio-mmio-bus.3"],
+     "-device virtio-blk-device,drive=x0,bus=virtio-mmio-bus.3: privlab models "
+     "bus=virtio-mmio-bus.0 only"),
+    (["-device", "virtio-blk-device,drive=x9,bus=virtio-mmio-bus.0"],
+     "-device virtio-blk-device,drive=x9: no -drive with id=x9"),
+    (["-serial", "pty"], "-serial pty: privlab's serial port is the terminal "
+                         "(-serial mon:stdio)"),
+    (["-monitor", "stdio"], "-monitor stdio: privlab has no QEMU monitor (-monitor none)"),
+    (["-icount", "shift=auto"], "-icount shift=auto: privlab's clock is fixed per "
+                                "instruction (shift=N, 0 to 10)"),
+    (["-smp", "9"], "-smp 9: expected a number from 1 to 8"),
+    (["-m", "lots"], "-m lots: expected a size in MiB such as 128M or 1G"),
+    (["-gdb", "unix:/tmp/s"], "-gdb unix:/tmp/s: privlab serves gdb on TCP only "
+                              "(-gdb tcp::PORT)"),
+    (["-global", "virtio-mmio.foo=1"], "-global virtio-mmio.foo=1: privlab models "
+                                       "virtio-mmio.force-legacy=true|false only"),
+    (["-kernel"], "-kernel needs a value"),
+    (["kernel.elf"], "kernel.elf: not a QEMU option (QEMU's options start with -)"),
+    (["-machine", "virt"], "privlab qemu needs -kernel FILE (the program to boot)"),
+    (["-bios", "none", "-kernel", "k", "-append", "x"],
+     "-initrd and -append need firmware: with -bios none privlab passes no device tree"),
+    (["-bios", "none", "-kernel", "k", "-S"],
+     "-S without -s or -gdb: with no monitor nothing could start the machine"),
+    (["-bios", "none", "-kernel", "missing.elf"], "-kernel missing.elf: no such file"),
+])
+def test_what_is_not_modelled_is_refused_in_one_line(words: list[str], message: str) -> None:
+    done = privlab_qemu(*words)
+    assert (done.returncode, done.stderr.decode()) == (2, f"privlab: {message}\n")
+
+
+@pytest.mark.skipif(shutil.which("gdb-multiarch") is None, reason="gdb-multiarch missing")
+def test_minus_s_capital_s_waits_for_gdb_which_runs_it_to_the_end(tmp_path: Path) -> None:
+    elf = program("mret_no_pmp", tmp_path)
+    port = "26731"
+    proc = subprocess.Popen([*PRIVLAB, "qemu", "--pmp-before-qemu7", *BARE, str(elf),
+                             "-S", "-gdb", f"tcp::{port}"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    try:
+        for _ in range(60):            # until the stub listens (the build comes first)
+            gdb = subprocess.run(
+                ["gdb-multiarch", "-batch", "-nx", "-ex", "set architecture riscv:rv64",
+                 "-ex", "set confirm off", "-ex", f"target remote 127.0.0.1:{port}",
+                 "-ex", "info registers pc", "-ex", "continue"],
+                capture_output=True, timeout=120)
+            if b"Connection refused" not in gdb.stderr:
+                break
+            time.sleep(0.5)
+        assert "0x80000000" in gdb.stdout.decode()
+        assert proc.wait(timeout=60) == 0
+    finally:
+        proc.kill()
+        proc.wait()
