@@ -47,7 +47,12 @@ def run(args: argparse.Namespace) -> int:
     s, _ = session_at(args)
     satp = args.satp if args.satp is not None else s.machine.hart.csr(Csr.SATP)
     if args.kernel_table:
-        frame = s.trapframe()
+        try:
+            frame = s.trapframe()
+        except KeyError as e:       # not privlab's kernel: no `proc` table, no trap frame
+            raise BadInput(f"--kernel-table reads the kernel's satp from the running "
+                           f"process's trap frame, and this kernel has none privlab "
+                           f"knows ({e}); give --satp instead") from None
         if frame is None or not frame.type.has("kernel_satp"):
             raise BadInput("no running process with a trap frame to find the kernel's satp in")
         satp = frame.get_int("kernel_satp")

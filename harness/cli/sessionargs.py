@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from ..kernelinfo.symbols import Location
     from ..kernelinfo.system import SystemInfo
     from ..machine import Machine, RunResult
+    from ..machine.loader import ElfImage
     from ..project import Sources
 
 # Every command's parser is built on each run (harness/cli/main.py): what follows imports
@@ -294,6 +295,16 @@ def _refuse_bare(args: Any) -> None:
             raise BadInput(f"{flag} needs the bundled firmware and kernel, not --bios none")
 
 
+def _firmware(path: str) -> ElfImage:
+    """--bios FILE: an ELF, or a raw binary at the RAM base as QEMU loads one."""
+    from pathlib import Path
+
+    from ..abi.platform import PLATFORM
+    from ..qemucmd.boot import image_at
+
+    return image_at(Path(path), PLATFORM.ram_base, "--bios")
+
+
 def _pmp_rule(args: Any, m: Machine) -> None:
     if getattr(args, "pmp_before_qemu7", False):
         from ..qemucmd.boot import open_pmp_when_empty
@@ -328,7 +339,7 @@ def boot_machine(args: Any, console: Console, uart_input: InputSource) -> Booted
 
     sources = sources_for(args.src)
     kernel = load_elf(args.kernel) if args.kernel else None
-    firmware = load_elf(args.bios) if args.bios else None
+    firmware = _firmware(args.bios) if args.bios else None
     arch = args.arch or (f"rv{kernel.xlen}" if kernel else "rv64")
     said = sources.announcement()
     if said:

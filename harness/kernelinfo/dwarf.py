@@ -29,7 +29,7 @@ from .dwarf_types import (
     StructType,
 )
 
-__all__ = ["DwarfTypes", "Global"]
+__all__ = ["DwarfTypes", "Global", "MissingStructure"]
 
 _CONSTANTS = {"DW_OP_constu", "DW_OP_consts", "DW_OP_const1u", "DW_OP_const2u",
               "DW_OP_const4u", "DW_OP_const8u", "DW_OP_const1s", "DW_OP_const2s",
@@ -38,6 +38,15 @@ _ARITHMETIC: dict[str, Callable[[int, int], int]] = {
     "DW_OP_plus": lambda a, b: a + b, "DW_OP_minus": lambda a, b: a - b}
 _SIGNED = {"DW_ATE_signed", "DW_ATE_signed_char"}
 _CHAR = {"DW_ATE_signed_char", "DW_ATE_unsigned_char"}
+
+
+class MissingStructure(BadInput, KeyError):
+    """The kernel's DWARF lacks a struct or global a view reads: another kernel than
+    privlab's (xv6, uCore). A KeyError too, so every view that already degrades on a
+    missing field (a `?`, one note) degrades on it; alone it is bad input, one line."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
 
 
 @dataclass(frozen=True)
@@ -98,14 +107,15 @@ class DwarfTypes:
         try:
             return self.structs[name]
         except KeyError:
-            raise BadInput(f"{self.path.name}: no 'struct {name}' in its DWARF") from None
+            raise MissingStructure(f"{self.path.name}: no 'struct {name}' in its DWARF") \
+                from None
 
     def global_(self, name: str) -> Global:
         try:
             return self.globals[name]
         except KeyError:
-            raise BadInput(f"{self.path.name}: no global variable {name!r} in its DWARF") \
-                from None
+            raise MissingStructure(f"{self.path.name}: no global variable {name!r} in its "
+                                   "DWARF") from None
 
 
 class _Reader:

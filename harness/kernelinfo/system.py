@@ -44,7 +44,7 @@ class SystemInfo:
         s = Symbolizer()
         for name, path in (("firmware", self.firmware), ("kernel", self.kernel),
                            ("program", self.bare)):
-            if path is not None:
+            if path is not None and _is_elf(path):    # a raw firmware has no symbols
                 s.add_path(name, path)
         for name, path in self.users.items():
             s.add_path(name, path, user=True)
@@ -100,3 +100,11 @@ class SystemInfo:
     def close(self) -> None:
         if "symbolizer" in self.__dict__:
             self.symbolizer.close()
+
+
+def _is_elf(path: Path) -> bool:
+    try:
+        with path.open("rb") as f:
+            return f.read(4) == b"\x7fELF"
+    except OSError:
+        return False
