@@ -45,6 +45,13 @@ class Hart:
         if not self._lib.hart_set_ram(self._h, host_address, base, size):
             raise GuestError("cannot hook the physical memory outside RAM")
 
+    def set_tohost(self, paddr: int) -> None:
+        """HTIF: the core stops (StopReason.HALT) at every block entry while the
+        XLEN-wide word at physical `paddr` is nonzero (0: never). No memory hook: any
+        would send every load and store through Unicorn's slow path."""
+        if not self._lib.hart_set_tohost(self._h, paddr, self.xlen // 8):
+            raise GuestError(f"HTIF: tohost at {paddr:#x} is not in RAM")
+
     def resume(self) -> None:
         """The core stopped with StopReason.RESUME: it needed Unicorn restarted to
         reset its code-page guards (harness/native/guard.c). Call before running on."""

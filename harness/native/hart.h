@@ -167,6 +167,10 @@ struct hart {
      * code and page tables without Unicorn's slower paths. */
     uint8_t *ram;
     uint64_t ram_base, ram_size;
+    /* HTIF (hart_set_tohost): the host address of the riscv-tests `tohost` word, read
+     * at every block entry (NULL: no HTIF), and its width in bytes (XLEN / 8). */
+    const volatile uint8_t *tohost;
+    unsigned tohost_width;
     unsigned priv;                /* current privilege, kept by set_priv */
     uint64_t satp;                /* current satp, refreshed when satp_stale */
     bool satp_stale;
@@ -446,6 +450,7 @@ void hook_insn_at(hart *h, uint64_t addr, uint32_t insn, enum insn_kind kind, bo
 void hart_update(hart *h);
 void hart_set_trigger_hook(hart *h, uint64_t addr);
 void on_block(uc_engine *uc, uint64_t addr, uint32_t size, void *user);
+int hart_set_tohost(hart *h, uint64_t paddr, unsigned width);
 void on_code(uc_engine *uc, uint64_t addr, uint32_t size, void *user);
 void on_intr(uc_engine *uc, uint32_t intno, void *user);
 bool on_invalid(uc_engine *uc, void *user);

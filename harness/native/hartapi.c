@@ -96,6 +96,23 @@ int hart_set_ram(hart *h, void *host, uint64_t base, uint64_t size)
     return 1;
 }
 
+/* HTIF: the core looks at the XLEN-wide word at physical `paddr` (in RAM) at every
+ * block entry and stops with STOP_HALT while it is nonzero; Python reads the command.
+ * paddr = 0 turns it off. Returns 0 if the word is not inside RAM. */
+int hart_set_tohost(hart *h, uint64_t paddr, unsigned width)
+{
+    h->tohost = NULL;
+    h->tohost_width = 0;
+    if (paddr == 0)
+        return 1;
+    if ((width != 4 && width != 8) || paddr < h->ram_base ||
+        paddr - h->ram_base > h->ram_size - width)
+        return 0;
+    h->tohost = h->ram + (paddr - h->ram_base);
+    h->tohost_width = width;
+    return 1;
+}
+
 /* The i-th physical range the unmapped-memory hook covers; 0 past the last. */
 int hart_unmapped_range(hart *h, unsigned i, uint64_t *lo, uint64_t *hi)
 {

@@ -79,12 +79,32 @@ static inline bool crosses_budget(hart *h, uint64_t pc, uint64_t count)
     return true;
 }
 
+/* HTIF without a memory hook: a store to `tohost` is seen at the next block entry, the
+ * same instruction boundary at which the stop a write hook asked for took effect, while
+ * no UC_HOOK_MEM_WRITE exists to send every load and store of the engine through
+ * Unicorn's slow path (docs/unicorn.md#a-memory-hook-over-ram-slows-every-store). */
+static inline bool tohost_written(const hart *h)
+{
+    if (h->tohost_width == 8) {
+        uint64_t v;
+        memcpy(&v, (const void *)h->tohost, sizeof v);
+        return v != 0;
+    }
+    uint32_t v;
+    memcpy(&v, (const void *)h->tohost, sizeof v);
+    return v != 0;
+}
+
 void on_block(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
 {
     hart *h = user;
     (void)uc;
     if (__builtin_expect(h->s.stop_reason != STOP_NONE, 0)) {
         uc_emu_stop(h->uc);    /* a stop asked for outside the core: honour it here */
+        return;
+    }
+    if (__builtin_expect(h->tohost != NULL, 0) && tohost_written(h)) {
+        request_stop(h, STOP_HALT, addr);   /* HTIF: the run loop reads the command */
         return;
     }
     if (__builtin_expect(h->trig_skip, 0) && addr != h->trig_skip_pc)

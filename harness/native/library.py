@@ -38,6 +38,7 @@ def load_library() -> ctypes.CDLL:
         "hart_free": (None, [vp]),
         "hart_set_event_buffer": (None, [vp, vp, u32]),
         "hart_set_ram": (i32, [vp, vp, u64, u64]),
+        "hart_set_tohost": (i32, [vp, u64, ctypes.c_uint]),
         "hart_resume": (None, [vp]),
         "hart_code_written": (i32, [vp, vp, ctypes.c_int64]),
         "hart_guard_ranges": (ctypes.c_int64, [vp, vp, u64]),
