@@ -154,12 +154,13 @@ class FlowRow:
     @property
     def who(self) -> str:
         """Who the row belongs to: `pid 2`, `pid 1 tid 1`, the address space for a
-        process privlab cannot name (`satp 0x8000000000080412`), or `kernel`."""
+        process privlab cannot name (`satp 0x8000000000080412`), `user` for U-mode
+        code without paging (a bare-metal program: no process to name), or `kernel`."""
         if self.pid is not None:
             return f"pid {self.pid}" if self.tid is None else f"pid {self.pid} tid {self.tid}"
         if self.owner:
             return f"satp {self.owner:#x}"
-        return "kernel"
+        return "user" if Priv.U in (self.priv_from, self.priv_to) else "kernel"
 
     def event(self) -> Event:
         """The event this row shows, as the EventLog holds it."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 import struct
 from collections.abc import Callable
 
-from inspect_fakes import FakeMemory, pte
+from fakes import FakeMemory, pte
 from rich.console import RenderableType
 
 from privlab.abi.csr import Csr, Priv

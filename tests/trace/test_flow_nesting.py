@@ -4,7 +4,7 @@ whether a run is shaped at once (Flow.rows) or chunk by chunk as it streams."""
 
 from __future__ import annotations
 
-from inspect_fakes import A_SATP, B_SATP, K_SATP, demo_events, log_of, record
+from fakes import A_SATP, B_SATP, K_SATP, demo_events, log_of, record
 
 from privlab.abi.csr import Priv
 from privlab.abi.syscall_table import load_syscall_table

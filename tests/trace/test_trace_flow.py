@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from inspect_fakes import A_SATP, B_SATP, USERRET_SRET, USERVEC, demo_events, log_of, record
+from fakes import A_SATP, B_SATP, USERRET_SRET, USERVEC, demo_events, log_of, record
 from rich.console import RenderableType
 
 from privlab.abi.csr import Priv

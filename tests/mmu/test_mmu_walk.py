@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from inspect_fakes import FakeMemory, pte
+from fakes import FakeMemory, pte
 from rich.console import RenderableType
 
 from privlab.abi.csr import Csr, Exc, Priv, csr_fields

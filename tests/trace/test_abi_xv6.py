@@ -60,8 +60,8 @@ def test_trace_with_the_xv6_abi_names_the_calls_and_their_arguments(
     assert main(["trace", "--format", "calls", "--abi", "xv6", "--bios", "none",
                  "--kernel", str(xv6_calls)]) == 0
     rows = [line.split() for line in capsys.readouterr().out.splitlines()[1:]]
-    assert rows == [["1", "?", "write(1,", '"hi\\n",', "3)", "3", "6"],
-                    ["3", "?", "exit(0)", "does", "not", "return"]]
+    assert rows == [["1", "user", "write(1,", '"hi\\n",', "3)", "3", "6", "at", "user+0xe"],
+                    ["3", "user", "exit(0)", "does", "not", "return", "at", "user+0x16"]]
 
 
 def test_the_default_abi_does_not_know_xv6s_numbers(
