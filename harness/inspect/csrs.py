@@ -53,8 +53,11 @@ class CsrPanel:
     def __init__(self, snapshot: CsrSnapshot, previous: CsrSnapshot | None = None,
                  symbolize: Symbolize | None = None, title: str | None = None,
                  machine: bool = True, supervisor: bool = True,
-                 only: tuple[Csr, ...] | None = None) -> None:
+                 only: tuple[Csr, ...] | None = None, head: bool = True) -> None:
+        """`head=False` leaves out the first line (level, pc, what changed): for a
+        view that shows those beside it."""
         self.now = snapshot
+        self.head = head
         self.before = previous
         self.symbolize = symbolize
         self.title = title
@@ -170,6 +173,12 @@ class CsrPanel:
         return table
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        if self.head:
+            yield self._head()
+        for csrs, heading in self.levels():
+            yield self._table(csrs, heading)
+
+    def _head(self) -> Text:
         head = Text()
         if self.title:
             head.append(self.title + "  ", "heading")
@@ -182,6 +191,4 @@ class CsrPanel:
             shown = {c for csrs, _ in self.levels() for c in csrs}
             n = len(self.now.changed(self.before) & shown)
             head.append(f"   {n} changed (*)", "muted")
-        yield head
-        for csrs, heading in self.levels():
-            yield self._table(csrs, heading)
+        return head

@@ -68,8 +68,11 @@ def disassemble_around(read: ReadCode, pc: int, xlen: int,
 
 class Disassembly:
     def __init__(self, insns: list[Instruction], pc: int, title: str | None = None,
-                 source: str | None = None) -> None:
+                 source: str | None = None, compact: bool = False) -> None:
+        """`compact`: for a narrow pane, without the instruction bytes, each line
+        cut (…) rather than wrapped."""
         self.insns = insns
+        self.compact = compact
         self.pc = pc
         self.title = title
         self.source = source
@@ -91,6 +94,9 @@ class Disassembly:
             t = Text()
             t.append("▶ " if cur else "  ", "changed" if cur else "")
             t.append(f"{i.addr:#x}  ", "addr")
-            t.append(f"{i.raw[::-1].hex():<8}  ", "muted")
+            if not self.compact:
+                t.append(f"{i.raw[::-1].hex():<8}  ", "muted")
             t.append(i.text, "heading" if cur else "")
+            if self.compact:
+                t.no_wrap, t.overflow = True, "ellipsis"
             yield t

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from rich.console import Group, RenderableType
 from rich.text import Text
 
-from ..abi.csr import EXCEPTION_NAMES, INTERRUPT_NAMES, Csr, Exc
+from ..abi.csr import EXCEPTION_NAMES, INTERRUPT_NAMES, Csr, Exc, Priv
 from ..api import Session
 from ..errors import BadInput, GuestError
 from ..inspect import CsrPanel, Disassembly, RegisterView, WalkView, disassemble_around
@@ -25,6 +25,7 @@ from ..inspect.state import CsrSnapshot, RegisterSnapshot
 from ..inspect.timeline import TrapTimeline
 from ..kernelinfo.symbols import Location
 from ..machine import RunResult, Stop
+from ..machine.events import TrapEvent
 from ..machine.until import AfterSyscall, AfterTrap, AfterXret, AtAddress, Until
 from ..theme import priv_style
 from ..trace.flow import FlowRow
@@ -33,6 +34,10 @@ __all__ = ["BREAK_HELP", "Breakpoint", "Stepper", "parse_breakpoint"]
 
 BREAK_HELP = "a symbol, an address (0x...), syscall:NAME or trap:CAUSE"
 TIMELINE_ROWS = 400          # the last rows the timeline pane holds
+LAST_TRAP_LOOKBACK = 4096    # events searched back for the last trap of the shown hart
+# The CSRs a trap sets, by the level that took it: what the trap pane always shows.
+TRAP_CSRS = {Priv.S: (Csr.SSTATUS, Csr.SCAUSE, Csr.SEPC, Csr.STVAL, Csr.SATP),
+             Priv.M: (Csr.MSTATUS, Csr.MCAUSE, Csr.MEPC, Csr.MTVAL)}
 MAX_INSNS = 200_000_000      # a forward move stops after this many instructions
 STEP_EVERY = 500_000         # snapshots: a step back re-executes at most this many
 
@@ -241,7 +246,7 @@ class Stepper:
         return (TrapTimeline(rows, self.s.machine.xlen, locate=locator(self.s),
                              harts=self.s.machine.smp), rows, current)
 
-    def code(self) -> RenderableType:
+    def code(self, compact: bool = False) -> RenderableType:
         s = self.s
 
         def read(addr: int, n: int) -> bytes | None:
@@ -252,13 +257,44 @@ class Stepper:
 
         here = self._sym(s.pc)
         return Disassembly(disassemble_around(read, s.pc, s.machine.xlen, self._sym), s.pc,
-                           f"pc {here.name}", here.source)
+                           f"pc {here.name}", here.source, compact=compact)
 
-    def registers(self) -> RenderableType:
-        return RegisterView(self.s.regs(), self.prev_regs)
+    def registers(self, columns: int = 4) -> RenderableType:
+        return RegisterView(self.s.regs(), self.prev_regs, columns=columns)
 
     def csrs(self) -> RenderableType:
         return CsrPanel(self.s.csrs(), self.prev_csrs, self._sym, title="CSRs", machine=True)
+
+    def last_trap(self) -> TrapEvent | None:
+        """The latest trap the shown hart took so far (None: none yet)."""
+        log = self.s.events
+        hart = self.s.machine.hart.state.hart_id
+        for seq in range(len(log) - 1, max(-1, len(log) - 1 - LAST_TRAP_LOOKBACK), -1):
+            e = log[seq]
+            if isinstance(e, TrapEvent) and e.hart == hart:
+                return e
+        return None
+
+    def trap_level(self) -> Priv:
+        """The level whose trap CSRs matter now: the one that took the last trap, or
+        before any trap the one the hart is in (S for U-mode: its traps go there)."""
+        e = self.last_trap()
+        if e is not None:
+            return Priv.M if e.priv_to is Priv.M else Priv.S
+        return Priv.M if self.s.priv is Priv.M else Priv.S
+
+    def trap_title(self) -> str:
+        e = self.last_trap()
+        level = self.trap_level()
+        if e is None:
+            return f"trap CSRs ({level.letter}): no trap yet"
+        return f"trap CSRs: {level.letter} took the last trap (#{e.seq} {e.name})"
+
+    def trap_csrs(self) -> RenderableType:
+        """The trap CSRs of the level that took the last trap, changes marked."""
+        level = self.trap_level()
+        return CsrPanel(self.s.csrs(), self.prev_csrs, self._sym, only=TRAP_CSRS[level],
+                        machine=level is Priv.M, supervisor=level is Priv.S, head=False)
 
     def walk(self) -> RenderableType:
         va = self.walk_va if self.walk_va is not None else self.s.pc

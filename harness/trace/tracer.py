@@ -66,6 +66,7 @@ class Tracer:
         self._kernel = kernel or (lambda: None)
         self._flow_args = (specs, sbi, machine.hart.priv)
         self.flow = Flow(machine.events, specs, machine.xlen, sbi, initial=machine.hart.priv)
+        self._start = self.flow.start       # the first event analysed, kept across rewinds
         self._live = LiveCapture(machine, self._kernel)
         self._hooks: list[SyscallHook] = []
         self._unsubscribe: Callable[[], None] | None = None
@@ -152,9 +153,12 @@ class Tracer:
 
     def rewind(self) -> None:
         """The machine went back in time (harness/api/timetravel.py): the flow is
-        rebuilt from the log as it now is, when next asked for."""
+        rebuilt from the log as it now is, from the event it first started at (the rows
+        before the moment gone back to stay), when next asked for."""
         specs, sbi, initial = self._flow_args
-        self.flow = Flow(self.machine.events, specs, self.machine.xlen, sbi, initial=initial)
+        start = min(self._start, len(self.machine.events))
+        self.flow = Flow(self.machine.events, specs, self.machine.xlen, sbi, initial=initial,
+                         start=start)
         self._synced = -1
         if self._unsubscribe is not None:
             self.flow.catch_up()

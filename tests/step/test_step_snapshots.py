@@ -23,6 +23,7 @@ import re
 from html import unescape
 from pathlib import Path
 
+import pytest
 from gdb.helpers import ECALL, find_insn
 
 from privlab.api import Session
@@ -39,12 +40,13 @@ _TEXT = re.compile(r"<text [^>]*>([^<]*)</text>")
 SETTLE = 50    # at most this many refresh cycles for the panes to fill and stay put
 
 
-def screenshot(app: StepApp, keys: tuple[str, ...] = ()) -> str:
+def screenshot(app: StepApp, keys: tuple[str, ...] = (),
+               size: tuple[int, int] = SIZE) -> str:
     """The app's screen as an SVG, after pressing `keys`, once it has settled: the
     panes drawn (the app fills them after its first refresh) and two screenshots in a
     row alike. Waiting counts refresh cycles, not seconds."""
     async def go() -> str:
-        async with app.run_test(size=SIZE) as pilot:
+        async with app.run_test(size=size) as pilot:
             await pilot.pause()
             if keys:
                 await pilot.press(*keys)
@@ -110,6 +112,27 @@ def test_the_start(images: Images, tmp_path: Path) -> None:
 def test_after_stepping_into_the_ecall(images: Images, tmp_path: Path) -> None:
     svg = screenshot(app_at_the_ecall(images, step=True))
     problem = mismatch(svg, "after_stepping_into_the_ecall", tmp_path)
+    assert problem is None, problem
+
+
+def app_after_y_b_back_trap(images: Images) -> StepApp:
+    """y, b, B (the moves the keys make), without the time the backward move took
+    (the status line's "(27 ms)", which a screenshot must not depend on)."""
+    st = Stepper(Session.boot("hello", images=images), every=100_000)
+    st.next_syscall()
+    st.back_step()
+    st.back_trap()
+    st.seconds = None
+    return StepApp(st)
+
+
+@pytest.mark.parametrize("size", [(120, 40), (160, 50)])
+def test_after_y_b_back_trap_at_student_sizes(images: Images, tmp_path: Path,
+                                              size: tuple[int, int]) -> None:
+    """The layouts at 120x40 (the timeline across the top) and 160x50 (in the left
+    column): every register and the S trap CSRs on screen."""
+    name = f"after_y_b_back_trap_{size[0]}x{size[1]}"
+    problem = mismatch(screenshot(app_after_y_b_back_trap(images), size=size), name, tmp_path)
     assert problem is None, problem
 
 
