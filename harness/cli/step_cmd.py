@@ -84,12 +84,15 @@ def run(args: argparse.Namespace) -> int:
     if args.web:
         if not 0 < args.port < 65536:
             raise BadInput(f"--port must be 1 to 65535, not {args.port}")
-        from textual_serve.server import Server
+        from ..stepper.web import StepServer
 
-        server = Server(_web_command(args), host=args.host, port=args.port,
-                        title="privlab step")
+        server = StepServer(_web_command(args), host=args.host, port=args.port,
+                            title="privlab step")
         server.serve()
         return 0
+
+    from ..stepper.web import watch_parent
+    watch_parent()           # an app process of --web ends with its server
 
     from ..stepper.app import StepApp
     from ..stepper.controller import Stepper
