@@ -11,6 +11,7 @@ killed outright, leaving it an orphan) the app ends too.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import threading
@@ -59,10 +60,8 @@ class StepServer(Server):
     def request_exit(self) -> None:
         """SIGTERM, SIGINT: end every app process now, then the server."""
         for pid in children(os.getpid()):
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGTERM)
-            except ProcessLookupError:
-                pass
         super().request_exit()
 
     async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
