@@ -3,7 +3,8 @@
 `build_images(arch)` compiles `kernel/` and `userland/` with the ziglang clang (every
 object cached by content, see toolchain.py), links them, packs the user programs into
 an initrd and writes a disassembly (`X.dis`) and symbol map (`X.map`) beside each ELF.
-Outputs go to `<repo>/build/<arch>/`:
+Outputs go to `<repo>/build/<arch>/` (an installed wheel's are prebuilt in its
+`_data/build/<arch>/`, and a build there goes to the cache, see prebuilt.py):
 
     firmware.elf   M-mode firmware (kernel/firmware/), at PLATFORM_RAM_BASE
     kernel.elf     S-mode kernel (kernel/), at PLATFORM_KERNEL_BASE
@@ -27,6 +28,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import BadInput, BuildError
 from ..paths import KERNEL_DIR, REPO_ROOT, USERLAND_DIR
+from . import prebuilt
 from .cache import write_if_changed
 from .generated import generate
 from .ldscript import kernel_layout_value, with_platform
@@ -157,16 +159,31 @@ def build_images(arch: Arch | str = RV64, *, kernel_dir: Path = KERNEL_DIR,
             raise BadInput(f"unknown architecture {arch!r} (choose from {', '.join(ARCHES)})")
         arch = ARCHES[arch]
     out = out_dir or build_dir(arch)
-    params = {"arch": arch.name, "kernel": str(kernel_dir.resolve()),
-              "userland": str(userland_dir.resolve()), "out": str(out.resolve())}
     inputs = input_files(kernel_dir, userland_dir)
+    params = _params(arch, kernel_dir, userland_dir, out)
     stamped = check_stamp(out, params, inputs)
     if stamped is not None and (stamped["listings"] or not listings):
         return _images(arch, out, stamped["users"])
+    if not listings and (users := prebuilt.images_in(out, kernel_dir, userland_dir)):
+        images = _images(arch, out, users)   # a wheel's, built from these very sources
+        write_stamp(out, params, inputs, _outputs(images, False),
+                    {"users": users, "listings": False})
+        return images
+    if prebuilt.is_packaged(out):   # an installed package is never written to
+        out = prebuilt.build_home(out)
+        params = _params(arch, kernel_dir, userland_dir, out)
+        stamped = check_stamp(out, params, inputs)
+        if stamped is not None and (stamped["listings"] or not listings):
+            return _images(arch, out, stamped["users"])
     images = _build(arch, kernel_dir, userland_dir, out, listings, progress)
     write_stamp(out, params, inputs, _outputs(images, listings),
                 {"users": sorted(images.users), "listings": listings})
     return images
+
+
+def _params(arch: Arch, kernel_dir: Path, userland_dir: Path, out: Path) -> dict[str, str]:
+    return {"arch": arch.name, "kernel": str(kernel_dir.resolve()),
+            "userland": str(userland_dir.resolve()), "out": str(out.resolve())}
 
 
 def build_user_programs(sources: Sequence[Path], out_dir: Path, arch: Arch | str = RV64, *,

@@ -24,7 +24,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["RACY_NS", "check_stamp", "input_files", "stamp_path", "write_stamp", "zig_binary"]
+__all__ = ["RACY_NS", "check_stamp", "harness_inputs", "input_files", "stamp_path", "tree",
+           "write_stamp", "zig_binary"]
 
 FORMAT = 1
 RACY_NS = 2_000_000_000
@@ -38,7 +39,7 @@ def zig_binary() -> list[Path]:
     return [Path(next(iter(spec.submodule_search_locations))) / "zig"]
 
 
-def _tree(root: Path) -> Iterable[Path]:
+def tree(root: Path) -> Iterable[Path]:
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
         for name in sorted(filenames):
@@ -47,8 +48,15 @@ def _tree(root: Path) -> Iterable[Path]:
 
 def input_files(kernel_dir: Path, userland_dir: Path) -> list[Path]:
     """Everything a build reads: its sources, the harness that generates and packs, zig."""
-    harness = [p for p in _tree(HARNESS_DIR) if p.suffix in (".py", ".tbl", ".ld", ".c", ".h")]
-    return [*_tree(kernel_dir), *_tree(userland_dir), *harness, *zig_binary()]
+    return [*tree(kernel_dir), *tree(userland_dir), *harness_inputs(), *zig_binary()]
+
+
+def harness_inputs() -> list[Path]:
+    """The harness's own files a build reads (the Python that generates and packs, the
+    tables, linker scripts and C): not an installed wheel's `_data/` (its sources and
+    outputs, harness/paths.py), which are the build's inputs and outputs already."""
+    return [p for p in tree(HARNESS_DIR) if p.suffix in (".py", ".tbl", ".ld", ".c", ".h")
+            and p.relative_to(HARNESS_DIR).parts[0] != "_data"]
 
 
 def _stats(paths: Iterable[Path]) -> dict[str, list[int]] | None:

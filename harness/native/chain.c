@@ -30,6 +30,7 @@
  * and engines without a core, keep Unicorn's code.
  */
 #include "hart.h"
+#include "portable.h"
 
 void tcg_gen_exit_tb_riscv32(void *tcg_ctx, void *tb, unsigned idx);
 void tcg_gen_exit_tb_riscv64(void *tcg_ctx, void *tb, unsigned idx);
@@ -68,6 +69,8 @@ void chain_install(void)
     if (tried)
         return;
     tried = true;
+    if (portable_mode())
+        return;   /* portable.h: CSR blocks exit to Unicorn's loop */
     plt_patch("tcg_gen_exit_tb_riscv32", (void *)exit_tb32);
     plt_patch("tcg_gen_exit_tb_riscv64", (void *)exit_tb64);
 }

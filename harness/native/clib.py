@@ -13,20 +13,25 @@ from __future__ import annotations
 
 import subprocess
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import unicorn
 
 from ..build.cache import cache_root, content_key
+from ..build.prebuilt import library_in
 from ..build.toolchain import compiler_identity, zig_cc, zig_home
 from ..errors import NativeBuildError
 
-__all__ = ["CFLAGS", "CLibrary", "built_library"]
+__all__ = ["CFLAGS", "PACKAGED_CFLAGS", "CLibrary", "built_library", "compile_library",
+           "packaged_key"]
 
 CFLAGS = ("-O2", "-g", "-shared", "-fPIC", "-std=c11", "-Wall", "-Wextra", "-Werror",
           "-Wno-unused-parameter", "-fvisibility=default")
+# A wheel's copy (packaging/stage.py): no debug information, which would record the
+# build's temporary directory and the builder's paths, and stripped.
+PACKAGED_CFLAGS = (*(f for f in CFLAGS if f != "-g"), "-g0", "-s")
 
 
 def unicorn_dirs() -> tuple[Path, Path]:
@@ -69,7 +74,8 @@ def _stamp_inputs(lib: CLibrary) -> list[Path]:
 
 
 def built_library(lib: CLibrary) -> Path:
-    """Build `lib` if needed and return its path."""
+    """Build `lib` if needed and return its path: a wheel's own copy when it was built
+    from these very sources (harness/build/prebuilt.py), else the cached build."""
     from ..build.stamp import check_stamp, write_stamp
 
     params = {"cflags": list(CFLAGS), "library": lib.name}
@@ -77,9 +83,30 @@ def built_library(lib: CLibrary) -> Path:
     stamped = check_stamp(stamp_dir, params, inputs)
     if isinstance(stamped, str) and Path(stamped).is_file():
         return Path(stamped)
-    out = _build(lib)
+    out = library_in(lib.name, lambda: packaged_key(lib)) or _build(lib)
     write_stamp(stamp_dir, params, inputs, [out], str(out))
     return out
+
+
+def packaged_key(lib: CLibrary, unicorn_root: Path | None = None) -> list[tuple[str, Path | str]]:
+    """What a packaged copy of `lib` is built from, by portable name (prebuilt.py):
+    the packaged flags, the generated header, its C files, and Unicorn's version and
+    headers when it links them (`unicorn_root`: another platform's unicorn package)."""
+    parts: list[tuple[str, Path | str]] = [
+        ("cflags", " ".join(PACKAGED_CFLAGS)), ("library", lib.name),
+        (lib.gen_name, lib.gen_text()), *((f"src/{p.name}", p) for p in lib.files())]
+    if lib.unicorn:
+        include = (unicorn_root or Path(unicorn.__file__).resolve().parent) / "include"
+        parts += [("unicorn", _unicorn_version()),
+                  ("unicorn.h", include / "unicorn" / "unicorn.h"),
+                  ("riscv.h", include / "unicorn" / "riscv.h")]
+    return parts
+
+
+def _unicorn_version() -> str:
+    import importlib.metadata
+
+    return importlib.metadata.version("unicorn")
 
 
 def _build(lib: CLibrary) -> Path:
@@ -91,20 +118,30 @@ def _build(lib: CLibrary) -> Path:
     if out.exists():
         return out
     out.parent.mkdir(parents=True, exist_ok=True)
+    link: list[str] = []
+    if lib.unicorn:
+        libdir = unicorn_dirs()[1]
+        link = [str(libdir / "libunicorn.so.2"), f"-Wl,-rpath,{libdir}"]
+    compile_library(lib, out, header, CFLAGS, unicorn_dirs()[0], link)
+    return out
+
+
+def compile_library(lib: CLibrary, out: Path, header: str, cflags: Sequence[str],
+                    unicorn_include: Path, link: Sequence[str],
+                    target: Sequence[str] = ()) -> None:
+    """Compile `lib` to `out` (written whole or not at all) with `cflags`, linking
+    `link` when it uses Unicorn; `target` is zig's `-target T` for another host."""
     with tempfile.TemporaryDirectory(dir=out.parent) as tmp:
         gen_dir = Path(tmp)
         (gen_dir / lib.gen_name).write_text(header)
         built = gen_dir / out.name
-        link: list[str] = []
         include_flags = [f"-I{gen_dir}", f"-I{lib.source_dir}"]
         if lib.unicorn:
-            include, libdir = unicorn_dirs()
-            include_flags.append(f"-I{include}")
-            link = [str(libdir / "libunicorn.so.2"), f"-Wl,-rpath,{libdir}"]
-        cmd = [*zig_cc(), *CFLAGS, *include_flags,
-               *(str(lib.source_dir / n) for n in lib.sources), *link, "-o", str(built)]
+            include_flags.append(f"-I{unicorn_include}")
+        cmd = [*zig_cc(), *target, *cflags, *include_flags,
+               *(str(lib.source_dir / n) for n in lib.sources),
+               *(link if lib.unicorn else ()), "-o", str(built)]
         proc = subprocess.run(cmd, capture_output=True, text=True, check=False, cwd=zig_home())
         if proc.returncode != 0:
             raise NativeBuildError(f"cannot build {lib.what}:\n" + proc.stdout + proc.stderr)
         built.replace(out)
-    return out

@@ -23,6 +23,7 @@
  * before.
  */
 #include "hart.h"
+#include "portable.h"
 
 /* QEMU 5.0's riscv_csrrw and the helpers that call it, in both builds. */
 extern int riscv_csrrw_riscv64(void *env, int csrno, uint64_t *ret, uint64_t new_value,
@@ -202,6 +203,8 @@ static int csrrw32(void *env, int csrno, uint32_t *ret, uint32_t new_value, uint
 /* Once per process; false leaves every CSR to the code-hook path. */
 bool csrfast_install(void)
 {
+    if (portable_mode())
+        return false;   /* portable.h: sstatus and mstatus through code hooks */
     void *const fns[2][HELPERS] = {
         {(void *)helper_csrrw_riscv32, (void *)helper_csrrs_riscv32,
          (void *)helper_csrrc_riscv32},

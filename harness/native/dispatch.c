@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "hart.h"
+#include "portable.h"
 
 /* libunicorn's helper (uc.c), exported; the core links against the same library. */
 void helper_uc_tracecode(int32_t size, uint32_t index, void *uc, int64_t address);
@@ -99,6 +100,8 @@ void dispatch_install(void)
     if (dispatch_state)
         return;
     dispatch_state = -1;
+    if (portable_mode())
+        return;   /* portable.h: Unicorn's helper walks its hooks itself */
 #if defined(__x86_64__)
     uint8_t *fn = (uint8_t *)(void *)helper_uc_tracecode;
     if (fnv1a(fn, FINGERPRINT_BYTES) != FINGERPRINT)

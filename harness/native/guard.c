@@ -61,6 +61,7 @@
  * code is not translated again after every fill.
  */
 #include "hart.h"
+#include "portable.h"
 
 /* libunicorn's own (through this library's linkage, not the patched PLT slots). */
 void tlb_protect_code_riscv32(void *uc, uint64_t ram_addr);
@@ -433,6 +434,8 @@ void guard_install(void)
     if (tried)
         return;
     tried = true;
+    if (portable_mode())
+        return;   /* portable.h: a code page keeps its guard until the guards reset */
     /* A guard may go only if its page's new blocks are seen too: the second slot is
      * patched only once the first is. */
     if (plt_patch("tlb_protect_code_riscv32", (void *)arrived32) &&

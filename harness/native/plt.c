@@ -12,11 +12,28 @@
 #include <dlfcn.h>
 #include <elf.h>
 #include <link.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "hart.h"
+#include "portable.h"
+
+/* portable.h: PRIVLAB_PORTABLE, else on everywhere but x86-64 Linux. */
+bool portable_mode(void)
+{
+    static int mode = -1;
+    if (mode < 0) {
+        const char *env = getenv("PRIVLAB_PORTABLE");
+#if defined(__x86_64__) && defined(__linux__)
+        mode = env && *env && strcmp(env, "0") != 0;
+#else
+        mode = !(env && strcmp(env, "0") == 0);
+#endif
+    }
+    return mode;
+}
 
 /* libunicorn's PLT slot for `name`, made writable; NULL when it has none. */
 static void **find_slot(const ElfW(Addr) base, const ElfW(Dyn) *dyn, const char *name)

@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "hart.h"
+#include "portable.h"
 
 #define PMP_RWX (PMP_R | PMP_W | PMP_X)
 #define PAGE 4096ull
@@ -534,7 +535,7 @@ bool pmp_install(void)
         plt_patch("tlb_set_page_riscv32", (void *)fill32) &&
         plt_patch("tlb_set_page_riscv64", (void *)fill64);
     /* Full flushes through tlbflush.c, which needs the fills above to be ours. */
-    if (ok) {
+    if (ok && !portable_mode()) {
         plt_patch("tlb_flush_riscv32", (void *)tlbflush_full32);
         plt_patch("tlb_flush_riscv64", (void *)tlbflush_full64);
     }

@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "hart.h"
+#include "portable.h"
 
 /* The start of QEMU 5.0's TranslationBlock (include/exec/exec-all.h), RV64 guest. */
 struct tb_head {
@@ -133,6 +134,8 @@ void tbcache_install(void)
     if (state)
         return;
     state = -1;
+    if (portable_mode())
+        return;   /* portable.h: Unicorn's hash table alone */
     flushes_counted = plt_patch("tb_flush_riscv64", (void *)tb_flush_counted);
     if (flushes_counted && plt_patch("tb_htable_lookup_riscv64", (void *)lookup))
         state = 1;
