@@ -7,6 +7,16 @@ again to exactly that moment: a run is a pure function of its state, so the mach
 then exactly as it was the first time (registers, CSRs, RAM, devices, time, the
 console, the event log).
 
+The history has a budget (bytes: the page store plus each snapshot's own part;
+DEFAULT_BUDGET, or PRIVLAB_HISTORY_BUDGET, or the `budget` given). When a snapshot
+takes it past the budget, the history first thins its older half (every other
+snapshot, while the re-execution between the ones kept stays under MAX_GAP_SECONDS),
+then drops its oldest snapshots, and gives the pages no snapshot names any more back
+to the host, until it holds at most TRIM_TO of the budget. So memory stays bounded
+whatever the guest writes; what is lost is the far past: going back before the
+oldest snapshot kept is refused with BadInput naming the window (`window()`), and
+gdb's reverse commands stop at its start ("no more reverse-execution history").
+
 A moment is a `Position`: (instructions retired, events logged). Both only grow along
 a run, and no two moments a run stops at share both (an instruction retires, or a trap
 or xRET is logged), so positions order the moments of a run.
@@ -21,10 +31,13 @@ any hart ran, on that hart. Snapshots are taken between two turns.
 from __future__ import annotations
 
 import bisect
+import functools
+import os
+import re
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar, cast
 
 from ..errors import BadInput
 from ..machine import Stop
@@ -35,12 +48,64 @@ if TYPE_CHECKING:
     from ..machine import Machine
     from ..machine.events import Event
 
-__all__ = ["DEFAULT_EVERY", "History", "Position", "ReverseResult"]
+__all__ = ["BUDGET_ENV", "DEFAULT_BUDGET", "DEFAULT_EVERY", "History", "Position",
+           "ReverseResult", "history_budget", "parse_size"]
 
 DEFAULT_EVERY = 2_000_000     # instructions between snapshots, at most
 MIN_EVERY = 20_000            # and at least
 TARGET_SECONDS = 0.1          # re-executing from one snapshot to the next: about this long
 MAX_STEPS_TO_TARGET = 4096    # single steps after a run to an exact instret
+
+DEFAULT_BUDGET = 1 << 30      # bytes of history: fits beside a browser on an 8 GB laptop
+BUDGET_ENV = "PRIVLAB_HISTORY_BUDGET"
+MIN_BUDGET = 16 << 20         # less would keep no useful window
+TRIM_TO = 0.75                # a trim leaves at most this share of the budget
+MAX_GAP_SECONDS = 2.0         # thinning keeps re-executing between snapshots under this
+
+
+def parse_size(text: str) -> int:
+    """`512M`, `2G`, `1.5G`, `800000000`: bytes (K, M, G, T are powers of 1024)."""
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KMGT]?)(?:i?B)?\s*", text, re.IGNORECASE)
+    if m is None:
+        raise BadInput(f"not a size: {text!r} (try 512M or 2G)")
+    scale = 1 << (10 * " KMGT".index(m.group(2).upper() or " "))
+    return int(float(m.group(1)) * scale)
+
+
+def history_budget(text: str | None = None) -> int:
+    """The history budget: `text` if given, else $PRIVLAB_HISTORY_BUDGET, else
+    DEFAULT_BUDGET; at least MIN_BUDGET."""
+    if text is None:
+        text = os.environ.get(BUDGET_ENV)
+        if text is None or not text.strip():
+            return DEFAULT_BUDGET
+        where = f"{BUDGET_ENV}={text}"
+    else:
+        where = text
+    try:
+        n = parse_size(text)
+    except BadInput:
+        raise BadInput(f"history budget {where!r}: not a size (try 512M or 2G)") from None
+    if n < MIN_BUDGET:
+        raise BadInput(f"history budget {where!r} is below the least useful, "
+                       f"{MIN_BUDGET >> 20} MiB")
+    return n
+
+
+def _bytes(n: float) -> str:
+    for unit in ("bytes", "KiB", "MiB", "GiB"):
+        if n < 1024 or unit == "GiB":
+            return f"{n:.0f} {unit}" if unit == "bytes" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n:.1f} GiB"
+
+
+def instructions(n: int) -> str:
+    """2,100,000,000 -> `2.1 G`; 35,000 -> `35 k`; 812 -> `812`."""
+    for scale, unit in ((10**9, "G"), (10**6, "M"), (10**3, "k")):
+        if n >= scale:
+            return f"{n / scale:.3g} {unit}"
+    return str(n)
 
 
 class Position(NamedTuple):
@@ -58,6 +123,23 @@ class ReverseResult:
     begin: bool = False
     event: Event | None = None
     seconds: float = 0.0
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _backward(move: _F) -> _F:
+    """A backward move holds snapshots of its own while it runs: no trim meanwhile
+    (the next forward checkpoint trims)."""
+    @functools.wraps(move)
+    def wrapper(self: History, *args: Any, **kwargs: Any) -> Any:
+        outer = self._moving
+        self._moving = True
+        try:
+            return move(self, *args, **kwargs)
+        finally:
+            self._moving = outer
+    return cast(_F, wrapper)
 
 
 @dataclass
@@ -81,6 +163,7 @@ class History:
     machine: Machine
     every: int = DEFAULT_EVERY
     on_restore: Callable[[], None] | None = None
+    budget: int = field(default_factory=history_budget)
     store: PageStore = field(init=False)
     snaps: list[MachineSnapshot] = field(init=False, default_factory=list)
 
@@ -90,6 +173,9 @@ class History:
         self._replaying = False
         if self.every < 1:
             raise BadInput(f"snapshot interval must be at least 1 instruction, not {self.every}")
+        self.trims = 0                  # how often the budget made the history let go
+        self.dropped = 0                # snapshots given up to it
+        self._moving = False            # inside a backward move: its snapshots are in use
         self.store = PageStore(self.machine)
         self.checkpoint()
         self.machine.checkpoint = self.checkpoint
@@ -138,6 +224,51 @@ class History:
             self.snaps[i - 1] = snap
         else:
             self.snaps.insert(i, snap)
+        if not self._moving and self.nbytes > self.budget:
+            self.trim()
+
+    # -- the budget ----------------------------------------------------------------------
+    def trim(self, target: int | None = None) -> None:
+        """Bring the history under `target` bytes (TRIM_TO of the budget): thin the
+        older half, then drop the oldest snapshots, giving their pages back. The
+        newest snapshot always stays."""
+        goal = int(self.budget * TRIM_TO) if target is None else target
+        self.trims += 1
+        before = len(self.snaps)
+        while self._thin() and self._collect() > goal:
+            pass
+        while self.nbytes > goal and len(self.snaps) > 1:
+            # the oldest quarter (at least one), never the newest
+            n = min(max(1, len(self.snaps) // 4), len(self.snaps) - 1)
+            del self.snaps[:n]
+            self._collect()
+        self.dropped += before - len(self.snaps)
+
+    def _collect(self) -> int:
+        self.store.collect()
+        return self.nbytes
+
+    def _thin(self) -> bool:
+        """Drop every other snapshot of the older half (the first kept) where the
+        re-execution from the one before it to the one after stays under
+        MAX_GAP_SECONDS. False: none could go."""
+        half = len(self.snaps) // 2
+        drop = {i for i in range(1, half, 2)
+                if "branch" not in self.snaps[i].extra
+                and self.snaps[i + 1].taken_at - self.snaps[i - 1].taken_at <= MAX_GAP_SECONDS}
+        if not drop:
+            return False
+        self.snaps = [s for i, s in enumerate(self.snaps) if i not in drop]
+        return True
+
+    def window(self) -> str:
+        """What the history holds, for the UIs: `history kept: the last 2.1 G
+        instructions (from instruction 812 M; 1.0 GiB budget, 0.6 GiB used)`."""
+        now = self.position().instret
+        start = self.start.instret
+        lost = f", from instruction {instructions(start)}" if self.dropped else ""
+        return (f"history kept: the last {instructions(max(0, now - start))} instructions"
+                f"{lost} ({_bytes(self.nbytes)} of a {_bytes(self.budget)} budget)")
 
     def forget_future(self) -> None:
         """The machine was changed from outside (a register, memory): snapshots after
@@ -203,9 +334,15 @@ class History:
         keys = [self._pos(s) for s in self.snaps]
         i = (bisect.bisect_left if strict else bisect.bisect_right)(keys, target)
         if i == 0:
-            raise BadInput(f"instruction {target.instret} is before the recorded history "
-                           f"(which starts at instruction {self.start.instret})")
+            raise BadInput(self._before_start(f"instruction {target.instret}"))
         return self.snaps[i - 1]
+
+    def _before_start(self, what: str) -> str:
+        """The one line for a move to before the oldest snapshot kept."""
+        why = (f"; the history budget ({_bytes(self.budget)}, {BUDGET_ENV}) let go of "
+               "what came before" if self.dropped else "")
+        return (f"{what} is before the recorded history, which starts at instruction "
+                f"{self.start.instret}{why}")
 
     def _run(self, until: list[object]) -> Stop:
         m = self.machine
@@ -222,6 +359,7 @@ class History:
             for a in saved:
                 m.set_breakpoint(a)
 
+    @_backward
     def goto(self, target: Position) -> None:
         """Bring the machine to the moment `target` of the recorded run: the first
         moment with that instret, or one right after an event at it."""
@@ -274,6 +412,7 @@ class History:
             last_snap = take_snapshot(self.machine, self.store) if cheap else None
         return last, last_snap
 
+    @_backward
     def step_back(self, n: int = 1) -> ReverseResult:
         """Back `n` single steps: to the moment a forward step left `n` steps ago."""
         t0 = time.perf_counter()
@@ -294,6 +433,7 @@ class History:
         return ReverseResult(now, self.machine.hart.pc, begin,
                              seconds=time.perf_counter() - t0)
 
+    @_backward
     def back_to_event(self, seq: int) -> ReverseResult:
         """To the moment right after event #seq (as run_until_event leaves it)."""
         t0 = time.perf_counter()
@@ -301,24 +441,25 @@ class History:
             raise BadInput(f"no event #{seq} so far ({len(self.machine.events)} events)")
         e = self.machine.events[seq]
         if seq + 1 <= self.start.events:
-            raise BadInput(f"event #{seq} is before the recorded history")
+            raise BadInput(self._before_start(f"event #{seq}"))
         snap = max((s for s in self.snaps if s.events <= seq), key=self._pos)
         self._restore(snap)
         self._forward_to(e.instret, seq + 1)
         return ReverseResult(self.position(), self.machine.hart.pc, event=e,
                              seconds=time.perf_counter() - t0)
 
+    @_backward
     def back_to_instret(self, instret: int) -> ReverseResult:
         """To the first moment with `instret` (as run_until_instret leaves it)."""
         t0 = time.perf_counter()
         if instret < self.start.instret:
-            raise BadInput(f"instruction {instret} is before the recorded history "
-                           f"(which starts at instruction {self.start.instret})")
+            raise BadInput(self._before_start(f"instruction {instret}"))
         self._restore(self._snapshot_before(Position(instret, 0)))
         self._forward_to(instret, 0)
         return ReverseResult(self.position(), self.machine.hart.pc,
                              seconds=time.perf_counter() - t0)
 
+    @_backward
     def back_to_trap(self, match: Callable[[Event], bool] | None = None) -> ReverseResult:
         """To the moment right after the latest trap (or xRET/event `match` accepts)
         before now; to the start of the history (begin=True) if there is none."""
@@ -338,6 +479,7 @@ class History:
         return ReverseResult(self.start, self.machine.hart.pc, begin=True,
                              seconds=time.perf_counter() - t0)
 
+    @_backward
     def back_to_breakpoint(self, addrs: Iterable[int]) -> ReverseResult:
         """To the latest moment before now at which pc was one of `addrs`, about to
         execute it (gdb's reverse-continue); the start of the history if none."""

@@ -39,7 +39,7 @@ monitor commands (privlab):
   phys ADDR [LEN]         hex dump of physical memory
   phys-write ADDR HEX     write bytes (hex) to physical memory
   memory [virtual|physical]  how gdb's own memory accesses are addressed
-  status                  pc, privilege, instructions retired, breakpoints
+  status                  pc, privilege, instructions retired, breakpoints, history kept
   help                    this list
 """
 

@@ -447,6 +447,8 @@ class Stub:
             self.m.select_hart(self.history.hart_ahead())
         thread = b"thread:%x;" % self._tid()
         if begin:
+            if self.history is not None and self.history.dropped:
+                self.notes.append(f"privlab: {self.history.window()}\n")
             reply = b"T%02xreplaylog:begin;" % SIGTRAP + thread
         elif self.m.hart.pc in self.breakpoints:
             kinds = self.breakpoints[self.m.hart.pc]
@@ -613,8 +615,10 @@ class Stub:
         self.watchpoints.clear()
 
     def status_lines(self) -> list[str]:
+        history = ([self.history.window()] if self.history is not None else
+                   ["history: none (no reverse execution)"])
         return [self._breakpoint_line(), f"watchpoints: {len(self.watchpoints)}",
-                f"memory: {self.memory.mode.value} addresses"]
+                f"memory: {self.memory.mode.value} addresses", *history]
 
     def _breakpoint_line(self) -> str:
         if self.breakpoints:

@@ -11,7 +11,9 @@ time:
   and trap-storm bookkeeping), not its caches, which restoring invalidates;
 - RAM, as one 64-bit hash per 4 KiB page: page contents live once, by hash, in the
   machine's `PageStore`, so a snapshot costs 8 bytes a page plus the pages that changed
-  since any earlier snapshot, never a copy of all of RAM;
+  since any earlier snapshot, never a copy of all of RAM; a page is kept while a
+  snapshot naming it is alive, and `PageStore.collect` gives back the others (the
+  history budget, harness/api/timetravel.py, drops snapshots and then collects);
 - the devices' registers and queues (PLIC, UART and its scripted input, virtio), the
   disk's overlay of written sectors, the console so far, the event log's position, and
   the run loop's pending halt;
@@ -29,6 +31,8 @@ from __future__ import annotations
 import copy
 import ctypes
 import mmap
+import time
+import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -78,6 +82,9 @@ class PageStore:
         self.machine = machine
         self.npages = machine.memory.ram_size // PAGE
         self.pages: dict[int, int] = {}       # page hash -> its slot in the arenas
+        self._free: list[int] = []            # slots collect() gave back, reused first
+        self._slots = 0                       # slots ever handed out
+        self._taken: list[weakref.ref[MachineSnapshot]] = []   # every capture's snapshot
         self._arenas: list[mmap.mmap] = []    # ARENA_PAGES pages each
         self._bases: list[int] = []           # their host addresses
         self._lib = machine.hart._lib
@@ -120,7 +127,11 @@ class PageStore:
         for i in pages:
             h = hashes[i]
             if h not in self.pages:
-                slot = len(self.pages)
+                if self._free:
+                    slot = self._free.pop()
+                else:
+                    slot = self._slots
+                    self._slots += 1
                 arena, k = divmod(slot, ARENA_PAGES)
                 if arena == len(self._arenas):
                     m = mmap.mmap(-1, ARENA_PAGES * PAGE)
@@ -176,8 +187,36 @@ class PageStore:
         self._known = target
         return len(changed)
 
+    def held(self, snap: MachineSnapshot) -> None:
+        """`snap` names pages of this store: keep them while it is alive."""
+        self._taken.append(weakref.ref(snap))
+
+    def collect(self) -> int:
+        """Give back every page no living snapshot names (nor RAM as last captured or
+        restored, which captures compare against): the slot is reused and its memory
+        returned to the host. Returns how many pages were freed. Costs one pass over
+        each living snapshot's hashes (8 bytes a page of RAM)."""
+        live: set[int] = set(memoryview(self._known).cast("B").cast("Q"))
+        alive: list[weakref.ref[MachineSnapshot]] = []
+        for ref in self._taken:
+            snap = ref()
+            if snap is not None:
+                alive.append(ref)
+                live.update(memoryview(snap.ram).cast("Q"))
+        self._taken = alive
+        dead = [h for h in self.pages if h not in live]
+        for h in dead:
+            slot = self.pages.pop(h)
+            self._free.append(slot)
+            arena, k = divmod(slot, ARENA_PAGES)
+            self._arenas[arena].madvise(mmap.MADV_DONTNEED, k * PAGE, PAGE)
+        self._free.sort(reverse=True)      # lowest slots first: arenas fill from the start
+        return len(dead)
+
     @property
     def nbytes(self) -> int:
+        """The page contents held (pages collect() freed are not counted: their memory
+        went back to the host)."""
         return len(self.pages) * PAGE
 
 
@@ -202,6 +241,8 @@ class MachineSnapshot:
     waiting_for_input: bool
     schedule: dict[str, Any] = field(default_factory=dict)   # several harts only
     extra: dict[str, Any] = field(default_factory=dict)
+    taken_at: float = 0.0         # time.perf_counter() when taken: how long re-executing
+                                  # from one snapshot to the next takes, about
 
     @property
     def nbytes(self) -> int:
@@ -217,6 +258,7 @@ def _schedule_state(machine: Machine) -> dict[str, Any]:
         "rng": machine.turns.schedule._state, "round": list(machine.turns.schedule._round),
         "turn": machine.turns.turn, "waiting": list(machine.turns.waiting),
         "clock_ns": machine.turns.clock_ns, "current": int(machine.hart.state.hart_id),
+        "idle": machine.turns.idle_state(),
         "pending": None if sync is None else
         [None if p is None else set(p) for p in sync._pending],
     }
@@ -228,6 +270,7 @@ def _restore_schedule(machine: Machine, st: dict[str, Any]) -> None:
     machine.turns.turn = st["turn"]
     machine.turns.waiting = list(st["waiting"])
     machine.turns.clock_ns = st["clock_ns"]
+    machine.turns.restore_idle_state(st.get("idle"))
     if machine._codesync is not None and st["pending"] is not None:
         machine._codesync._pending = [None if p is None else set(p) for p in st["pending"]]
     machine._select(st["current"])
@@ -258,14 +301,17 @@ def take_snapshot(machine: Machine, store: PageStore) -> MachineSnapshot:
         lib.hart_snap_save(hart._h, buf)
         harts.append(HartSnapshot(uc.context_save(), buf.raw))
     log = machine.events
-    return MachineSnapshot(
+    snap = MachineSnapshot(
         instret=machine.total_instret(), pc=machine.hart.pc, harts=harts,
         schedule=_schedule_state(machine) if machine.smp > 1 else {},
         ram=store.capture(),
         devices=[_plain_state(o) for o in _stateful(machine)],
         console=bytes(machine.console.data), console_truncated=machine.console.truncated,
         events=len(log), event_chunks=(list(log._chunks), list(log._starts)),
-        halted=machine._halted, waiting_for_input=machine._waiting_for_input)
+        halted=machine._halted, waiting_for_input=machine._waiting_for_input,
+        taken_at=time.perf_counter())
+    store.held(snap)
+    return snap
 
 
 def restore_machine(machine: Machine, store: PageStore, snap: MachineSnapshot) -> None:

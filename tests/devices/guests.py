@@ -163,11 +163,39 @@ WRITABLE_PAST_4G = VIRTIO_UP + f"""\
 2:  PASS
 """
 
+# 4. Not a device: the history gdb and `privlab step` keep for going back. S-mode under
+# Sv39 (RAM's second alias, at VA 4 GiB, is not executable, so stores run at full speed)
+# gives every page of RAM above the first MiB new contents, pass after pass, for ever:
+# each snapshot of it finds (nearly) all of RAM changed. It never ends by itself.
+FRESH_PAGES = f"""\
+    OPEN_PMP
+    ENTER_S_SV39 fresh_root, 3f
+3:  li t2, 0                        // the pass
+1:  addi t2, t2, 1
+    li t0, {(1 << 32) + (1 << 20):#x}
+    li t1, {(1 << 32) + RAM_SIZE:#x}
+    li t3, 4096
+2:  sd t2, 0(t0)                    // this page's first words: the pass number and the
+    sd t0, 8(t0)                    // page's address, so no two pages are alike
+    add t0, t0, t3
+    bltu t0, t1, 2b
+    j 1b
+    .data
+    .balign 4096
+fresh_root:                         // VA 2 GiB: RAM, V R W X A D; VA 4 GiB: RAM, V R W A D
+    .dword 0, 0
+    .dword ((0x80000000 >> 12) << 10) | 0xCF
+    .dword 0
+    .dword ((0x80000000 >> 12) << 10) | 0xC7
+    .fill 507, 8, 0
+"""
+
 GUESTS: dict[str, str] = {
     "avail_on_used": AVAIL_ON_USED,
     "all_ram_chain": ALL_RAM_CHAIN,
     "looping_chain": LOOPING_CHAIN,
     "writable_past_4g": WRITABLE_PAST_4G,
+    "fresh_pages": FRESH_PAGES,
 }
 
 
