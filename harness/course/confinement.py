@@ -24,8 +24,16 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["BUILD_LIMITS", "TEST_LIMITS", "Limits", "child_environment", "describe_signal",
-           "python_command"]
+from ..grade.memlimit import grade_memory
+
+__all__ = [
+    "BUILD_LIMITS",
+    "Limits",
+    "child_environment",
+    "describe_signal",
+    "limits_for_tests",
+    "python_command",
+]
 
 KEPT_VARIABLES = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "PRIVLAB_CACHE",
                   "PRIVLAB_UNSEALED_BUILD", "XDG_CACHE_HOME", "ZIG_GLOBAL_CACHE_DIR",
@@ -76,9 +84,13 @@ class Limits:
 # A clean build of the kernel takes about 6 s of CPU and 300 MB; the compiler's
 # virtual reservations are larger than what it touches.
 BUILD_LIMITS = Limits(cpu_seconds=120, address_space=2 << 30, file_size=64 << 20)
-# A test process (Unicorn reserves its translation cache up front): CPU far beyond any
-# instruction budget, and no runaway results or logs.
-TEST_LIMITS = Limits(cpu_seconds=3600, address_space=16 << 30, file_size=256 << 20)
+
+
+def limits_for_tests() -> Limits:
+    """A test process's: CPU far beyond any instruction budget, no runaway results or
+    logs, and the memory a grading may take (harness/grade/memlimit.py: 16 GiB or
+    PRIVLAB_GRADE_MEMORY; Unicorn reserves its translation cache up front)."""
+    return Limits(cpu_seconds=3600, address_space=grade_memory(), file_size=256 << 20)
 
 
 def describe_signal(number: int) -> str:

@@ -39,8 +39,8 @@ from ..grade.model import (
     shown,
 )
 from ..grade.seeds import DEFAULT_SEEDS, seeds_option
-from .confinement import TEST_LIMITS, python_command
 from .confinement import child_environment as confined_environment
+from .confinement import limits_for_tests, python_command
 from .lifeline import GRADER_PID
 from .parallel import merge_results
 from .submission_build import BuildResult, build_submission, staging_slot
@@ -144,12 +144,13 @@ def _run_tests(options: GradeOptions, slot: Path, built: BuildResult,
         stale.unlink()
     seed = options.seed if options.seed is not None else secrets.randbits(31)
     cmd = _test_command(options, slot, build_arg, seed)
+    limits = limits_for_tests()     # before any process starts: a bad setting is one line
     with (slot / "tests.log").open("w+") as log:
         def start() -> subprocess.Popen[bytes]:
             return subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
                                     stdin=subprocess.DEVNULL, env=child_environment(),
                                     start_new_session=True, cwd=slot,
-                                    preexec_fn=TEST_LIMITS.preexec())
+                                    preexec_fn=limits.preexec())
 
         # Interrupted (Ctrl-C, or the grader's own error), or done: no test process,
         # nor a worker left behind by a controller that died, outlives this.

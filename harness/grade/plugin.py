@@ -53,6 +53,7 @@ from ..errors import BadInput
 from ..paths import KERNEL_DIR, REPO_ROOT, USERLAND_DIR
 from .errors import BuildFailed, GradeFailure
 from .labs import Lab, load_lab
+from .memlimit import memory_line
 from .model import FAILED, PASSED, TestResult, apply_groups, format_points
 from .ordering import prerequisites_first
 from .seed_runs import run_under_seeds
@@ -344,6 +345,8 @@ def _failure_text(call: pytest.CallInfo[None], report: pytest.TestReport) -> str
         return excinfo.exconly()
     if isinstance(exc, pytest.skip.Exception):
         return str(exc.msg)
+    if isinstance(exc, MemoryError):        # the guest's run reached the grading's limit
+        return memory_line()
     return f"grader error in this test:\n{report.longreprtext[-4000:]}"
 
 

@@ -1,0 +1,49 @@
+"""How much memory one grading's test processes may take (issue 45): the address-space
+limit `harness/course/confinement.py` sets on each of them, so one submission cannot starve
+a batch worker. 16 GiB unless PRIVLAB_GRADE_MEMORY says otherwise (`8G`, `6144M`):
+the grader reads it when it starts a test process, which inherits the limit.
+
+A guest run that reaches it fails its test with one line (`MEMORY_LINE`), not a
+traceback: the grade plugin reports a MemoryError so.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import resource
+
+from ..errors import BadInput
+
+__all__ = ["DEFAULT_GRADE_MEMORY", "GRADE_MEMORY_ENV", "MIN_GRADE_MEMORY", "grade_memory",
+           "memory_line"]
+
+GRADE_MEMORY_ENV = "PRIVLAB_GRADE_MEMORY"
+# Unicorn reserves 1 GiB of translation cache per hart up front (8 harts: 8 GiB of
+# address space before the guest runs); the guest's RAM and the history come on top.
+DEFAULT_GRADE_MEMORY = 16 << 30
+MIN_GRADE_MEMORY = 2 << 30     # below this not even one hart's engine and RAM fit
+
+
+def grade_memory() -> int:
+    """Bytes of address space per test process: $PRIVLAB_GRADE_MEMORY or 16 GiB."""
+    text = os.environ.get(GRADE_MEMORY_ENV, "").strip()
+    if not text:
+        return DEFAULT_GRADE_MEMORY
+    m = re.fullmatch(r"(\d+)\s*([MGT]?)(?:i?B)?", text, re.IGNORECASE)
+    if m is None:
+        raise BadInput(f"{GRADE_MEMORY_ENV}={text!r}: not a size (try 8G or 6144M)")
+    n = int(m.group(1)) << (10 * "  MGT".index(m.group(2).upper() or " "))
+    if n < MIN_GRADE_MEMORY:
+        raise BadInput(f"{GRADE_MEMORY_ENV}={text!r}: below the least a test process "
+                       f"needs, {MIN_GRADE_MEMORY >> 30} GiB")
+    return n
+
+
+def memory_line() -> str:
+    """The one line for a test whose run ran out of memory, naming the limit in force."""
+    soft, _hard = resource.getrlimit(resource.RLIMIT_AS)
+    limit = ("no address-space limit" if soft == resource.RLIM_INFINITY else
+             f"the grader's limit of {soft / (1 << 30):g} GiB per test process "
+             f"({GRADE_MEMORY_ENV})")
+    return f"the run ran out of memory: {limit}"
