@@ -114,4 +114,4 @@ def run(args: argparse.Namespace) -> int:
         else:
             stack.enter_context(interrupt_stops(machine))
             result = machine.run(max_insns=args.max_insns)
-    return report_run(result, args.max_insns, sys.stderr)
+    return report_run(result, args.max_insns, sys.stderr, machine=machine)

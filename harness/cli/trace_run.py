@@ -130,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
             _no_such_pid(args.pid, flow)
         rows.close(stream, filt)
     say_wrote(args, stream.shown)
-    return _status(result, budget, args)
+    return _status(result, budget, args, s)
 
 
 class RowOutput:
@@ -183,7 +183,7 @@ def _export(args: argparse.Namespace, s: Session) -> int:
                          f"privlab trace: {args.user or args.kernel or 'system'}",
                          locator(s, flow))
     say_wrote(args, shown)
-    return _status(result, budget, args)
+    return _status(result, budget, args, s)
 
 
 def write_export(args: argparse.Namespace, flow: Flow, filt: FlowFilter, title: str,
@@ -202,7 +202,9 @@ def write_export(args: argparse.Namespace, flow: Flow, filt: FlowFilter, title: 
     return len(rows)
 
 
-def _status(result: RunResult, budget: int | None, args: argparse.Namespace) -> int:
+def _status(result: RunResult, budget: int | None, args: argparse.Namespace,
+            s: Session) -> int:
     if result.stop is Stop.HALT:
         return result.status
-    return report_run(result, budget, sys.stderr, default=args.max_insns is None)
+    return report_run(result, budget, sys.stderr, default=args.max_insns is None,
+                      machine=s.machine, info=s.info)
