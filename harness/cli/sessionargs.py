@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from ..abi.csr import Exc
 from ..abi.syscall_table import ABIS
 from ..api.points import POINT_HELP
-from ..budget import DEFAULT_MAX_INSNS
+from ..budget import INSPECT_MAX_INSNS
 from ..errors import BadInput, ExitStatus, PrivlabError
 
 if TYPE_CHECKING:
@@ -195,7 +195,7 @@ def add_machine_arguments(p: argparse.ArgumentParser, *, default_user: str | Non
     which.add_argument("--input-file", metavar="FILE", help="console input from a file")
     g.add_argument("--max-insns", type=positive_int, metavar="N",
                    help="stop after N instructions (exit 124)" + (
-                       "" if interactive else f"; default {DEFAULT_MAX_INSNS:_}"))
+                       "" if interactive else f"; default {INSPECT_MAX_INSNS:_}"))
     disk = g.add_mutually_exclusive_group()
     disk.add_argument("--drive", metavar="IMAGE[,snapshot=on]",
                       help="a raw disk image for virtio-blk in virtio-mmio slot 0 (QEMU: "
@@ -242,7 +242,7 @@ def budget_of(args: Any) -> int | None:
     """--max-insns, else the default budget (none for the interactive `run`)."""
     if args.max_insns is not None:
         return int(args.max_insns)
-    return None if args.interactive else DEFAULT_MAX_INSNS
+    return None if args.interactive else INSPECT_MAX_INSNS
 
 
 # -- the boot ---------------------------------------------------------------------------
