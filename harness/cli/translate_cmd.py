@@ -70,7 +70,18 @@ def run(args: argparse.Namespace) -> int:
         priv = result.event.priv_from.letter     # as the code that trapped would see it
     w = s.translate(va, args.access, args.satp, priv)
     console = make_console()
-    console.print(WalkView(w, symbolize_now(s)))
+    name = symbolize_now(s)
+    event = result.event
+    at = f"event #{event.seq} ({event.name})" if isinstance(event, TrapEvent) else \
+        (f"event #{event.seq}" if event is not None else "the start")
+    console.print(f"[muted]looked at {escape(str(args.at))}: {at}, instret {s.instret:,}, "
+                  f"pc {s.pc:#x} {escape(name(s.pc).name)}[/]", markup=True, highlight=False)
+    console.print(WalkView(w, name))
+    if w.pa is None:
+        console.print(f"[muted]not mapped at {escape(str(args.at))}: a page the program "
+                      f"maps later is not there yet; look later with --at (syscall:NAME, "
+                      f"the Kth such call: syscall:NAME:K, instret:N)[/]",
+                      markup=True, highlight=False)
     same_context = args.satp is None and priv in (None, s.priv.letter)
     if same_context:
         hart = s.machine.memory.translate(va, args.access)

@@ -76,7 +76,9 @@ def test_translate_takes_a_programs_arguments_end_to_end(
     """`translate 0x10000 --user hello x`: x is hello's argument, not an error."""
     assert main(["translate", "0x10000", "--no-drive", "--at", "syscall:write:2",
                  "--user", "hello", "x"]) == 0
-    assert capsys.readouterr().out.startswith("translate 0x10000  load from U-mode")
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("looked at syscall:write:2: event #")
+    assert out[1].startswith("translate 0x10000  load from U-mode")
 
 
 @pytest.fixture(scope="module")
