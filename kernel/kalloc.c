@@ -44,7 +44,7 @@ struct kmem {
   uintptr_t low, untouched;
 };
 
-// BEGIN SOLUTION
+// BEGIN SOLUTION locks
 static struct kmem kmem[NCPU];          // one per hart, indexed by hart id
 static struct kmem *mine(void) { return &kmem[r_tp()]; }
 // HANDOUT: static struct kmem kmem;
@@ -54,7 +54,7 @@ static struct kmem *mine(void) { return &kmem[r_tp()]; }
 static size_t nfree;            // frames on the lists plus frames never handed out
 static uintptr_t lowest;        // the first frame kalloc may hand out (after the counts)
 
-// BEGIN SOLUTION
+// BEGIN SOLUTION cow
 // One count per frame of RAM, indexed by frame number from boot.ram_base; kept in the
 // first pages after the kernel image (RAM's size is known only at boot). A count fits
 // 16 bits: a frame is mapped at most once per page table, and there are NPROC of them.
@@ -82,7 +82,7 @@ static int in_use_at_boot(uintptr_t page) {
 void kinit(void) {
   uintptr_t top = boot.ram_base + boot.ram_size;
   uintptr_t pa = PGROUNDUP((uintptr_t)end);
-  // BEGIN SOLUTION
+  // BEGIN SOLUTION cow
   size_t bytes = PGROUNDUP(boot.ram_size / PGSIZE * sizeof(uint16_t));
   for (uintptr_t page = pa; page < pa + bytes; page += PGSIZE)
     if (page + PGSIZE > top || in_use_at_boot(page))
@@ -96,7 +96,7 @@ void kinit(void) {
   for (; pa + PGSIZE <= top; pa += PGSIZE)
     if (!in_use_at_boot(pa))
       nfree++;
-  // BEGIN SOLUTION
+  // BEGIN SOLUTION locks
   // Each hart its slice of the untouched frames, hart 0 the highest; a hart the
   // device tree does not list gets none.
   uintptr_t share = frames / boot.ncpu, from = lowest + frames * PGSIZE;
@@ -135,7 +135,7 @@ void kfree(void *pa) {
   uintptr_t a = (uintptr_t)pa;
   if (a % PGSIZE != 0 || a < (uintptr_t)end || a >= boot.ram_base + boot.ram_size)
     panic("kfree %p", pa);
-  // BEGIN SOLUTION
+  // BEGIN SOLUTION cow
   uint16_t *ref = frame_ref(pa);
   uint16_t left = __atomic_sub_fetch(ref, 1, __ATOMIC_ACQ_REL);
   if (left == UINT16_MAX)
@@ -159,7 +159,7 @@ void *kalloc(void) {
   acquire(&k->lock);
   void *r = take(k);
   release(&k->lock);
-  // BEGIN SOLUTION
+  // BEGIN SOLUTION locks
   // This hart has none left: take one from the next hart that has.
   for (int i = 1; r == 0 && i < NCPU; i++) {
     struct kmem *other = &kmem[(k - kmem + i) % NCPU];
@@ -171,14 +171,14 @@ void *kalloc(void) {
   if (r == 0)
     return 0;
   __atomic_fetch_sub(&nfree, 1, __ATOMIC_RELAXED);
-  // BEGIN SOLUTION
+  // BEGIN SOLUTION cow
   __atomic_store_n(frame_ref(r), 1, __ATOMIC_RELEASE);
   // END SOLUTION
   memset(r, 0, PGSIZE);
   return r;
 }
 
-// BEGIN SOLUTION
+// BEGIN SOLUTION cow
 // One more owner of an allocated frame: a page table that now maps it too (fork).
 void kref(void *pa) {
   uint16_t *ref = frame_ref(pa);

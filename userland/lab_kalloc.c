@@ -9,6 +9,14 @@
 //            memory must be what it was before: no frame lost, none handed out twice.
 //   contend  the same, then print the kmem locks' statistics (lockstat):
 //            "kmem: N locks, A acquires, S spins".
+//   exhaust  PROCS children at once grow their heaps PAGES pages at a time, touching
+//            every page, until memory runs out: each hart's own list and share run dry
+//            and every hart takes frames from the others', several at once, until no
+//            hart has any. A child ends when sbrk fails or the kernel kills it for want
+//            of a frame; then the free memory must be what it was before. (An
+//            allocator that holds its own lock while it takes another's deadlocks
+//            here: two harts stealing at once each wait for the other's lock.)
+//            ROUNDS: how many times the whole run is repeated.
 #include "user.h"
 
 #define PAGE 4096
@@ -43,23 +51,46 @@ static int child(int rounds, int pages) {
   return 0;
 }
 
+// Exhaust mode's child: grow and touch until sbrk fails (then exit 0) or the kernel
+// kills it at a page fault it has no frame for.
+static int glutton(int pages) {
+  for (;;) {
+    long old = sbrk((long)pages * PAGE);
+    if (old == -1)
+      return 0;
+    for (int p = 0; p < pages; p++)
+      ((volatile char *)old)[(long)p * PAGE] = 1;
+  }
+}
+
 int main(int argc, char **argv) {
   if (argc != 6)
-    return fail("usage: lab_kalloc stress|contend TOKEN PROCS ROUNDS PAGES");
+    return fail("usage: lab_kalloc stress|contend|exhaust TOKEN PROCS ROUNDS PAGES");
   const char *mode = argv[1], *token = argv[2];
   int procs = atoi(argv[3]), rounds = atoi(argv[4]), pages = atoi(argv[5]);
-  if (strcmp(mode, "stress") != 0 && strcmp(mode, "contend") != 0)
+  int exhaust = strcmp(mode, "exhaust") == 0;
+  if (strcmp(mode, "stress") != 0 && strcmp(mode, "contend") != 0 && !exhaust)
     return fail("unknown mode");
   long before = freemem();
-  for (int i = 0; i < procs; i++) {
-    int pid = fork();
-    if (pid < 0)
-      return fail("fork");
-    if (pid == 0)
-      exit(child(rounds, pages));
+  for (int n = 0; n < (exhaust ? rounds : 1); n++) {
+    for (int i = 0; i < procs; i++) {
+      int pid = fork();
+      if (pid < 0)
+        return fail("fork");
+      if (pid == 0)
+        exit(exhaust ? glutton(pages) : child(rounds, pages));
+    }
+    if (!exhaust)
+      break;
+    for (int i = 0; i < procs; i++) {
+      int status = 0;
+      if (wait(&status) < 0)
+        return fail("wait");
+    }
+    printf("exhaust: round %d: %d children ran out of memory\n", n + 1, procs);
   }
   int bad = 0;
-  for (int i = 0; i < procs; i++) {
+  for (int i = 0; i < (exhaust ? 0 : procs); i++) {
     int status = -1;
     if (wait(&status) < 0)
       return fail("wait");

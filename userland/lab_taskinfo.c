@@ -7,6 +7,9 @@
 //   clock TOKEN ROUNDS in each of ROUNDS fresh processes, get_time at once (t1), spin
 //                      past 1..3 millisecond boundaries (t2), then task_info: time is
 //                      at least t2 - t1 (one clock, kernel/clock.c)
+//   late TOKEN MS      the parent spins MS ms, then forks: the child, first scheduled
+//                      only then, calls task_info at once: its time is 0 or 1 (counted
+//                      from its first run, not from boot or from its parent's)
 //   badptr TOKEN       bad pointers give -1, a good one 0
 #include "user.h"
 
@@ -119,6 +122,23 @@ static int clock(int rounds) {
   return 0;
 }
 
+static int late(int ms) {
+  uint64_t end = time_ms() + ms;
+  while (time_ms() < end)
+    asm volatile(".rept 500\n nop\n .endr");
+  int pid = fork(), status = -1;
+  if (pid == 0) {
+    if (task_info(&ti) != 0)
+      exit(fail("task_info returned non-zero in the child"));
+    printf("child: time = %lu ms, first scheduled after its parent spun %d ms\n",
+           (unsigned long)ti.time, ms);
+    exit(ti.time <= 1 ? 0 : fail("the child's time counts from before its first run"));
+  }
+  if (pid < 0 || waitpid(pid, &status) != pid)
+    return fail("fork or waitpid failed");
+  return status;
+}
+
 static int badptr(void) {
   int bad = 0;
   bad += task_info(0) != -1;
@@ -146,6 +166,8 @@ int main(int argc, char **argv) {
     r = timed((int)a);
   else if (strcmp(mode, "clock") == 0)
     r = clock((int)a);
+  else if (strcmp(mode, "late") == 0)
+    r = late((int)a);
   else if (strcmp(mode, "badptr") == 0)
     r = badptr();
   else

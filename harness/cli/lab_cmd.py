@@ -6,9 +6,14 @@
   privlab lab handout all --public -o DIR
                                     the checkout students may see: the same, plus labs/
                                     without any hidden/ and the rest of privlab, no tests/
-  privlab lab check LAB             both directions: the reference scores 100%, the
-                                    handout builds, boots, scores 0 on the lab's tests
-                                    and full marks on the base-system tests
+  privlab lab handout LAB --keep L -o DIR
+                                    the same, keeping lab L's solution (repeatable; e.g.
+                                    earlier labs students have done, or --keep-required:
+                                    the labs LAB's lab.toml requires)
+  privlab lab check LAB             every direction: the reference scores 100%; the
+                                    handout with LAB's solution (and its prerequisites')
+                                    scores 100%; the handout alone builds, boots and
+                                    scores exactly the base-system points
                                     (--hidden DIR: with these hidden tests)
   privlab lab build-user SRC.c... -o DIR
                                     build a hidden test's own user programs against
@@ -34,6 +39,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     h.add_argument("--public", action="store_true",
                    help="the whole checkout students may see (for a Classroom runner to "
                         "clone): no hidden/ directory, no tests/, every solution removed")
+    h.add_argument("--keep", metavar="LAB", action="append", default=[],
+                   help="keep this lab's solution in the handout (repeatable)")
+    h.add_argument("--keep-required", action="store_true",
+                   help="keep the solutions of the labs each handed-out lab requires")
     h.set_defaults(func=_handout)
     c = actions.add_parser("check", help="check a lab's reference and handout")
     c.add_argument("lab", nargs="+", help="lab name(s) or number(s); 'all' for every lab")
@@ -54,19 +63,25 @@ def _list(args: argparse.Namespace) -> int:
     from ..grade.labs import all_labs
 
     for lab in all_labs():
-        print(f"{lab.number:>2}  {lab.name:<10} {lab.title}  ({', '.join(lab.solution_files)})")
+        needs = f"; requires {', '.join(lab.requires)}" if lab.requires else ""
+        print(f"{lab.number:>2}  {lab.name:<10} {lab.title}  "
+              f"({', '.join(lab.solution_files)}{needs})")
     return 0
 
 
 def _handout(args: argparse.Namespace) -> int:
     from ..course.handout import make_handout
-    from ..grade.labs import all_labs, find_lab
+    from ..grade.labs import all_labs, find_lab, prerequisites
 
     labs = all_labs() if args.lab == ["all"] else [find_lab(name) for name in args.lab]
+    keep = [find_lab(name).name for name in args.keep]
+    if args.keep_required:
+        keep += [p.name for lab in labs for p in prerequisites(lab)]
     out = Path(args.output)
-    changed = make_handout(labs, out, public=args.public)
+    changed = make_handout(labs, out, public=args.public, keep=keep)
+    kept = f", solutions of {', '.join(dict.fromkeys(keep))} kept" if keep else ""
     print(f"handout for {', '.join(lab.name for lab in labs)} in {out}: "
-          f"solutions removed from {', '.join(changed) or 'nothing'}")
+          f"solutions removed from {', '.join(changed) or 'nothing'}{kept}")
     return 0
 
 
@@ -79,7 +94,9 @@ def _check(args: argparse.Namespace) -> int:
     for lab in labs:
         check = check_lab(lab, hidden=args.hidden)
         print(f"{lab.name}: reference {check.reference.points_line()}, "
-              f"handout {check.handout.points_line()}: {'ok' if check.ok else 'PROBLEMS'}")
+              f"handout+{'+'.join(check.kept)} {check.solved.points_line()}, "
+              f"handout {check.handout.points_line()}: {'ok' if check.ok else 'PROBLEMS'}",
+              flush=True)
         for problem in check.problems:
             print(f"  {problem}")
         bad += not check.ok

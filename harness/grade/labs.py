@@ -13,6 +13,9 @@ lab.toml:
     number = 1
     solution_files = ["kernel/taskinfo.c"]
     base = true
+    requires = ["pipe"]     # optional: labs whose solutions this lab's tests need too
+                            # (shown at the top of its README; `privlab lab check` grades
+                            # the lab with them)
     icount_shift = 0        # optional: guest ns per instruction is 2^N (--icount-shift)
     smp = 1                 # optional: harts in every boot, 1 to 8 (--smp)
     seeds = 4               # optional: tests marked smp run under seeds 0..3 (--smp-seed);
@@ -30,7 +33,8 @@ from ..machine.machine import MAX_ICOUNT_SHIFT
 from ..paths import REPO_ROOT
 from .seeds import DEFAULT_SEEDS, parse_harts, parse_seeds
 
-__all__ = ["BASE_DIR", "LABS_DIR", "Lab", "all_labs", "find_lab", "is_base_test", "load_lab"]
+__all__ = ["BASE_DIR", "LABS_DIR", "Lab", "all_labs", "find_lab", "is_base_test", "load_lab",
+           "prerequisites"]
 
 LABS_DIR = REPO_ROOT / "labs"
 BASE_DIR = LABS_DIR / "base"
@@ -47,6 +51,7 @@ class Lab:
     icount_shift: int = 0
     smp: int = 1
     seeds: tuple[int, ...] = DEFAULT_SEEDS
+    requires: tuple[str, ...] = ()
 
     @property
     def hidden_dir(self) -> Path:
@@ -86,10 +91,16 @@ def load_lab(directory: Path) -> Lab:
                        f"{MAX_ICOUNT_SHIFT}, not {shift!r}")
     smp = parse_harts(data.get("smp", 1), f"{spec}: smp")
     seeds = parse_seeds(data.get("seeds", DEFAULT_SEEDS), f"{spec}: seeds")
+    requires = data.get("requires", [])
+    if not isinstance(requires, list) or not all(isinstance(r, str) and r for r in requires) \
+            or directory.name in requires:
+        raise BadInput(f"{spec}: requires must be a list of other labs' names, "
+                       f"not {requires!r}")
     return Lab(name=directory.name, title=str(data.get("title", directory.name)),
                number=int(data.get("number", 0)), directory=directory,
                solution_files=tuple(data.get("solution_files", ())),
-               base=bool(data.get("base", True)), icount_shift=shift, smp=smp, seeds=seeds)
+               base=bool(data.get("base", True)), icount_shift=shift, smp=smp, seeds=seeds,
+               requires=tuple(requires))
 
 
 def all_labs(root: Path = LABS_DIR) -> list[Lab]:
@@ -108,3 +119,27 @@ def find_lab(name: str, root: Path = LABS_DIR) -> Lab:
             return lab
     known = ", ".join(f"{lab.number} {lab.name}" for lab in labs)
     raise BadInput(f"no lab {name!r} (labs: {known})")
+
+
+def prerequisites(lab: Lab, labs: list[Lab] | None = None) -> list[Lab]:
+    """The labs `lab` requires, directly or through another, each once, deepest first;
+    BadInput for a name no lab has or a cycle."""
+    by_name = {other.name: other for other in (all_labs(lab.directory.parent)
+                                                if labs is None else labs)}
+    order: list[Lab] = []
+
+    def visit(name: str, path: tuple[str, ...]) -> None:
+        if name in path:
+            raise BadInput(f"labs/{lab.name}/lab.toml: requires goes round in a circle: "
+                           f"{' -> '.join((*path, name))}")
+        if name not in by_name:
+            raise BadInput(f"labs/{path[-1]}/lab.toml: requires {name!r}, but there is no "
+                           "such lab")
+        for needed in by_name[name].requires:
+            visit(needed, (*path, name))
+        if name != lab.name and by_name[name] not in order:
+            order.append(by_name[name])
+
+    by_name.setdefault(lab.name, lab)
+    visit(lab.name, ())
+    return order

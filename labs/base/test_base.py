@@ -29,3 +29,13 @@ def test_base_user_faults_kill_the_process_not_the_kernel(privlab_kernel: Kernel
     killed = [t for t in run.trace.traps(interrupt=False) if t.priv_from == Priv.U
               and t.code != Exc.USER_ECALL]
     assert len(killed) >= 3, "each hostile program should have trapped into the kernel"
+
+
+def test_base_shell_runs_ls_which_stats_every_file(privlab_kernel: KernelUnderTest) -> None:
+    """The shell reads a command line, forks and execs ls, which opens the directory
+    and fstats each entry (a kernel without fstat prints `ls: .: cannot stat`)."""
+    run = privlab_kernel.run("sh", input=b"ls\nexit\n")
+    run.expect_output(r"^usertests +file +\d+ +\d+$")
+    run.expect_output(r"^\. +dir +1 +\d+$")
+    assert "cannot" not in run.output, run.output
+    run.expect_exit(0)

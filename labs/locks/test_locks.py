@@ -56,3 +56,19 @@ def test_harts_rarely_wait_for_a_kmem_lock(privlab_kernel: KernelUnderTest) -> N
         f"only {acquires} kmem acquisitions for {PROCS * ROUNDS * PAGES} pages touched"
     assert spins * 20 < acquires, \
         f"harts found a kmem lock taken {spins} times in {acquires} acquisitions"
+
+
+@pytest.mark.points(3)
+@pytest.mark.smp
+@pytest.mark.requires("test_no_frame_is_lost_or_handed_out_twice")
+def test_every_hart_runs_out_of_frames_at_once_and_the_kernel_goes_on(
+        privlab_kernel: KernelUnderTest) -> None:
+    """Three processes grow their heaps until memory runs out, twice: every hart's own
+    list and share run dry and every hart takes frames from the others', several at
+    once, whatever the seed. Each process ends (sbrk fails, or the kernel kills it for
+    want of a frame) and all the memory comes back. A kalloc that holds its own kmem
+    lock while it takes another hart's deadlocks here under every seed."""
+    run = privlab_kernel.run("lab_kalloc", "exhaust", privlab_kernel.token, PROCS, 2, 64,
+                             max_insns=300_000_000)
+    run.expect_pass()
+    assert run.output.count("children ran out of memory") == 2

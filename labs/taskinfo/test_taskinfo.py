@@ -46,6 +46,18 @@ def test_time_is_milliseconds_since_first_scheduled(privlab_kernel: KernelUnderT
     run.expect_pass()
 
 
+@pytest.mark.points(1)
+def test_time_counts_from_the_first_run_not_from_boot(privlab_kernel: KernelUnderTest,
+                                                      privlab_rng: random.Random) -> None:
+    """A child forked after its parent spun 20..40 ms calls task_info as soon as it
+    runs: its time is 0 or 1, not the milliseconds since boot (or since its parent's
+    first run), which the other time tests, on processes that start right after boot,
+    cannot tell apart."""
+    run = privlab_kernel.run("lab_taskinfo", "late", privlab_kernel.token,
+                             privlab_rng.randint(20, 40))
+    run.expect_pass()
+
+
 @pytest.mark.points(2)
 def test_time_is_read_on_the_get_time_clock(privlab_kernel: KernelUnderTest,
                                             privlab_rng: random.Random) -> None:

@@ -17,9 +17,68 @@ def _failed(lab: str, edits: Edits, root: Path) -> set[str]:
 
 
 def test_trap_frame_missing_a_register_fails_the_register_tests(tmp_path: Path) -> None:
+    """The trap path is the base system's: a register it forgets fails the timer test
+    and, through the harness's register check at every return to U, the base tests."""
     failed = _failed("trap", {"trampoline.S": ("    REG_S s5, TF_S5(a0)\n", "")}, tmp_path)
-    assert "test_every_register_but_a0_survives_system_calls" in failed
     assert "test_every_register_survives_timer_interrupts" in failed
+    assert "test_base_fork_exec_and_exit_status" in failed
+
+
+def test_task_info_time_counted_from_boot_fails_only_the_late_child_test(tmp_path: Path) -> None:
+    """A time since boot, not since the process first ran: the processes of the other
+    time tests start right after boot, so only a child forked 20 ms later tells."""
+    since_first_run = "ti.time = clock_us(r_time()) / 1000 - clock_us(p->first_run_time) / 1000;"
+    edit = {"taskinfo.c": (since_first_run, "ti.time = clock_us(r_time()) / 1000;")}
+    report = grade_lab("taskinfo", variant(tmp_path, edit), keyword="time")
+    assert report.built, report.build_output
+    by_name = report.by_name()
+    late = by_name["test_time_counts_from_the_first_run_not_from_boot"]
+    assert not late.passed and "the child's time counts from before its first run" in late.output
+    assert by_name["test_time_is_milliseconds_since_first_scheduled"].passed
+    assert by_name["test_time_is_read_on_the_get_time_clock"].passed
+
+
+STEAL_HOLDING_OWN_LOCK = (
+    """  acquire(&k->lock);
+  void *r = take(k);
+  release(&k->lock);
+  // BEGIN SOLUTION locks
+  // This hart has none left: take one from the next hart that has.
+  for (int i = 1; r == 0 && i < NCPU; i++) {
+    struct kmem *other = &kmem[(k - kmem + i) % NCPU];
+    acquire(&other->lock);
+    r = take(other);
+    release(&other->lock);
+  }
+  // END SOLUTION
+""",
+    """  acquire(&k->lock);
+  void *r = take(k);
+  for (int i = 1; r == 0 && i < NCPU; i++) {
+    struct kmem *other = &kmem[(k - kmem + i) % NCPU];
+    acquire(&other->lock);
+    r = take(other);
+    release(&other->lock);
+  }
+  release(&k->lock);
+""")
+
+
+def test_kalloc_holding_its_own_lock_while_stealing_fails_the_exhaust_tests(
+        tmp_path: Path) -> None:
+    """Two harts stealing at once, each holding its own kmem lock, wait for each other
+    forever: the stress and contention tests never steal enough to see it (13/13), the
+    exhaust test and its hidden variant make every hart steal under every seed."""
+    report = grade_lab("locks", variant(tmp_path, {"kalloc.c": STEAL_HOLDING_OWN_LOCK}),
+                       hidden=True, keyword="not base")
+    assert report.built, report.build_output
+    by_name = report.by_name()
+    assert by_name["test_no_frame_is_lost_or_handed_out_twice"].passed
+    assert by_name["test_harts_rarely_wait_for_a_kmem_lock"].passed
+    exhaust = by_name["test_every_hart_runs_out_of_frames_at_once_and_the_kernel_goes_on"]
+    assert not exhaust.passed
+    assert "failed under scheduling seeds 0, 1, 2, 3 (4 of 4 on 3 harts)" in exhaust.output
+    assert not by_name["test_memory_runs_out_in_small_steps_three_times"].passed
 
 
 def test_page_table_missing_the_u_bit_fails_the_mmap_tests(tmp_path: Path) -> None:
@@ -94,7 +153,7 @@ def test_kernel_that_echoes_pass_and_the_token_scores_nothing(tmp_path: Path) ->
     report = grade_lab("taskinfo", variant(tmp_path, edit), keyword="not base")
     assert report.built, report.build_output
     graded = [t for t in report.tests if t.max_score]
-    assert len(graded) == 6 and report.score == 0
+    assert len(graded) == 7 and report.score == 0
     by_name = report.by_name()
     assert "never wrote it" in by_name["test_bad_pointers_return_minus_one"].output
 

@@ -18,7 +18,7 @@ from privlab.paths import KERNEL_DIR, USERLAND_DIR
 from .qemu_boot import boot_qemu, needs_qemu
 
 LAB_FILES = {"taskinfo.c", "mmap.c", "sched.c", "spawn.c", "vmprint.c", "backtrace.c", "trap.c",
-             "trampoline.S", "fs.c", "sysfile.c", "pipe.c", "kalloc.c", "cow.c", "lazy.c",
+             "fs.c", "sysfile.c", "pipe.c", "kalloc.c", "cow.c", "lazy.c",
              "alarm.c", "deadlock.c"}
 
 
