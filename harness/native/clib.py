@@ -27,6 +27,7 @@ from ..errors import NativeBuildError
 __all__ = ["CFLAGS", "PACKAGED_CFLAGS", "CLibrary", "built_library", "compile_library",
            "packaged_key"]
 
+_BUILD_TRIES = 3             # builds a changing source gets before giving up
 CFLAGS = ("-O2", "-g", "-shared", "-fPIC", "-std=c11", "-Wall", "-Wextra", "-Werror",
           "-Wno-unused-parameter", "-fvisibility=default")
 # A wheel's copy (packaging/stage.py): no debug information, which would record the
@@ -109,21 +110,36 @@ def _unicorn_version() -> str:
     return importlib.metadata.version("unicorn")
 
 
+def _key(lib: CLibrary, header: str) -> str:
+    return content_key([compiler_identity(), " ".join(CFLAGS), lib.name, header, *lib.files(),
+                        *lib.unicorn_files()[:2]])
+
+
 def _build(lib: CLibrary) -> Path:
-    """The content-keyed build: compile unless this content was compiled before."""
-    header = lib.gen_text()
-    key = content_key([compiler_identity(), " ".join(CFLAGS), lib.name, header, *lib.files(),
-                       *lib.unicorn_files()[:2]])
-    out = cache_root() / "native" / key / lib.name
-    if out.exists():
-        return out
-    out.parent.mkdir(parents=True, exist_ok=True)
+    """The content-keyed build: compile unless this content was compiled before. The
+    key is taken again after compiling: a source edited while the compiler ran (an
+    editor saving, a checkout) would otherwise be cached under the key of content it
+    was not built from, and every later run would load a library whose structs disagree
+    with its own header. Such a build is thrown away and done again."""
     link: list[str] = []
     if lib.unicorn:
         libdir = unicorn_dirs()[1]
         link = [str(libdir / "libunicorn.so.2"), f"-Wl,-rpath,{libdir}"]
-    compile_library(lib, out, header, CFLAGS, unicorn_dirs()[0], link)
-    return out
+    for _ in range(_BUILD_TRIES):
+        header = lib.gen_text()
+        key = _key(lib, header)
+        out = cache_root() / "native" / key / lib.name
+        if out.exists():
+            return out
+        out.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=out.parent) as tmp:
+            staged = Path(tmp) / lib.name
+            compile_library(lib, staged, header, CFLAGS, unicorn_dirs()[0], link)
+            if _key(lib, lib.gen_text()) == key:
+                staged.replace(out)
+                return out
+    raise NativeBuildError(f"cannot build {lib.what}: its sources changed during each of "
+                           f"{_BUILD_TRIES} builds; run again once they are saved")
 
 
 def compile_library(lib: CLibrary, out: Path, header: str, cflags: Sequence[str],

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from privlab.errors import NativeBuildError
 from privlab.native import clib
 from privlab.native.library import HART_LIBRARY
 from privlab.trace.library import TRACE_LIBRARY
@@ -46,3 +47,51 @@ def test_the_two_libraries_have_their_own_stamps_and_files() -> None:
     hart, trace = clib.built_library(HART_LIBRARY), clib.built_library(TRACE_LIBRARY)
     assert (hart.name, trace.name) == ("libprivlab_hart.so", "libprivlab_trace.so")
     assert hart.parent != trace.parent
+
+
+def _tiny_library(tmp_path: Path) -> tuple[clib.CLibrary, Path]:
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "tiny.c").write_text("int tiny(void) { return 1; }\n")
+    lib = clib.CLibrary("libtiny.so", src, ("tiny.c",), (), "tiny_gen.h", lambda: "",
+                        unicorn=False, what="a tiny library")
+    return lib, src / "tiny.c"
+
+
+def test_a_source_edited_while_compiling_is_built_again_under_its_new_key(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Cached under the key of what it was not built from, a library would disagree
+    with its own header on every later run: the build is thrown away and redone."""
+    monkeypatch.setenv("PRIVLAB_CACHE", str(tmp_path / "cache"))
+    lib, source = _tiny_library(tmp_path)
+    real, calls = clib.compile_library, []
+
+    def editing(*args: object, **kwargs: object) -> None:
+        real(*args, **kwargs)  # type: ignore[arg-type]
+        calls.append(1)
+        if len(calls) == 1:
+            source.write_text("int tiny(void) { return 2; }\n")
+
+    monkeypatch.setattr(clib, "compile_library", editing)
+    built = clib._build(lib)
+    assert len(calls) == 2
+    assert built.parent.name == clib._key(lib, "")
+    assert [p.name for p in (tmp_path / "cache" / "native").iterdir()
+            if (p / "libtiny.so").exists()] == [built.parent.name]
+
+
+def test_a_source_that_keeps_changing_is_one_line(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("PRIVLAB_CACHE", str(tmp_path / "cache"))
+    lib, source = _tiny_library(tmp_path)
+    real, n = clib.compile_library, iter(range(100))
+
+    def editing(*args: object, **kwargs: object) -> None:
+        real(*args, **kwargs)  # type: ignore[arg-type]
+        source.write_text(f"int tiny(void) {{ return {next(n) + 10}; }}\n")
+
+    monkeypatch.setattr(clib, "compile_library", editing)
+    with pytest.raises(NativeBuildError) as e:
+        clib._build(lib)
+    assert str(e.value) == ("cannot build a tiny library: its sources changed during each of "
+                            "3 builds; run again once they are saved")
