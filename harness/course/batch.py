@@ -31,6 +31,7 @@ from .packing import (
     report_to_json,
     unpack,
 )
+from .provenance import commit_of, commit_time
 from .reports import write_gradebook, write_reports
 from .summary import summarize
 
@@ -194,7 +195,11 @@ def grade_batch(options: GradeOptions, root: Path, out: Path, *, workers: int | 
             report = GradeReport(options.lab.name, shown(str(path)), built=False,
                                  notes=[f"grader error: {type(result).__name__}: {result}"])
         else:
-            report = replace(report_from_json(result[0]), submission=shown(str(path)))
+            # The worker had the submission's kernel/ alone: its commit is read here.
+            commit = commit_of(path)
+            report = replace(report_from_json(result[0]), submission=shown(str(path)),
+                             commit=commit,
+                             committed_at=commit_time(path, commit) if commit else "")
             cpu += result[1]
         reports[name] = _save(report, out / path.name, key, version)
         if on_done is not None:

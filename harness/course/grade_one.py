@@ -43,6 +43,7 @@ from .confinement import child_environment as confined_environment
 from .confinement import limits_for_tests, python_command
 from .lifeline import GRADER_PID
 from .parallel import merge_results
+from .provenance import commit_of, commit_time, now_utc
 from .submission_build import BuildResult, build_submission, staging_slot
 
 __all__ = ["GradeOptions", "default_jobs", "grade"]
@@ -204,7 +205,10 @@ def _build_entry(built: BuildResult) -> TestResult:
 def grade(options: GradeOptions) -> GradeReport:
     """Grade one submission; always returns a report."""
     start = time.perf_counter()
-    report = GradeReport(options.lab.name, shown(str(options.submission)))
+    report = GradeReport(options.lab.name, shown(str(options.submission)),
+                         graded_at=now_utc())
+    report.commit = commit_of(options.submission)
+    report.committed_at = commit_time(options.submission, report.commit) if report.commit else ""
     try:
         with staging_slot() as slot:
             built = build_submission(options.submission, slot, arch=options.arch)

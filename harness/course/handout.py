@@ -143,7 +143,7 @@ def _private(rel: str) -> bool:
 def _refuse_untracked(source: Path, labs: Iterable[Lab]) -> None:
     """A public copy is git's tracked files: a lab file git does not track (a new test,
     its page) would silently be missing from it, so refuse in one line instead."""
-    paths = []
+    paths: list[str] = []
     for lab in labs:
         paths += lab.solution_files
         if lab.directory.resolve().is_relative_to(source.resolve()):

@@ -148,7 +148,9 @@ def report_to_json(report: GradeReport) -> dict[str, Any]:
     return {"lab": report.lab, "submission": report.submission,
             "tests": [t.to_json() for t in report.tests],
             "execution_time": report.execution_time, "built": report.built,
-            "build_output": report.build_output, "notes": list(report.notes)}
+            "build_output": report.build_output, "notes": list(report.notes),
+            "commit": report.commit, "committed_at": report.committed_at,
+            "graded_at": report.graded_at}
 
 
 def report_from_json(data: dict[str, Any]) -> GradeReport:
@@ -156,4 +158,7 @@ def report_from_json(data: dict[str, Any]) -> GradeReport:
                        [TestResult.from_json(t) for t in data.get("tests", [])],
                        float(data.get("execution_time", 0.0)), bool(data.get("built", True)),
                        str(data.get("build_output", "")),
-                       [str(n) for n in data.get("notes", [])])
+                       [str(n) for n in data.get("notes", [])],
+                       commit=str(data.get("commit", "")),
+                       committed_at=str(data.get("committed_at", "")),
+                       graded_at=str(data.get("graded_at", "")))

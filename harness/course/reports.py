@@ -28,17 +28,33 @@ def _notes(report: GradeReport) -> str:
     return "\n\n".join(report.notes)
 
 
-def gradescope_json(report: GradeReport) -> dict[str, Any]:
-    """Gradescope's autograder results format."""
-    output = report.points_line()
+SHOWN_NOW = "visible"
+
+
+def gradescope_json(report: GradeReport, *, visible_totals: bool = False) -> dict[str, Any]:
+    """Gradescope's autograder results format. With `visible_totals`, nothing students
+    see before grades are released counts a test they may not see yet (visibility
+    other than `visible`): the `output` line totals the visible tests alone and says
+    how many points are still to come, and there is no top-level `score` (Gradescope
+    then adds up the tests itself, each shown as its visibility allows)."""
+    later = [t for t in report.tests if t.visibility != SHOWN_NOW]
+    if visible_totals and later:
+        now = [t for t in report.tests if t.visibility == SHOWN_NOW]
+        output = (f"Points {format_points(sum(t.score for t in now))}/"
+                  f"{format_points(sum(t.max_score for t in now))} on the tests shown now; "
+                  f"{format_points(sum(t.max_score for t in later))} more points come from "
+                  "tests shown when grades are released")
+    else:
+        output = report.points_line()
     if not report.built:
         output += "\nThe submission did not build: see the 'build' test for the compiler output."
     if report.notes:
         output += "\n" + _notes(report)
     # Only keys Gradescope's autograder specification lists: it has no top-level
     # max_score (the total is the tests'), and execution_time is whole seconds.
+    results: dict[str, Any] = {} if visible_totals and later else {"score": report.score}
     return {
-        "score": report.score,
+        **results,
         "execution_time": round(report.execution_time),
         "output": output,
         "visibility": "visible",
@@ -124,7 +140,7 @@ KERNEL_NAME = "kernel.elf"
 
 
 def write_reports(report: GradeReport, out: Path, *, kernel: Path | None = None,
-                  replace_kernel: bool = False) -> list[Path]:
+                  replace_kernel: bool = False, visible_totals: bool = False) -> list[Path]:
     """results.json (Gradescope), junit.xml and report.txt in `out`; with
     `replace_kernel`, `kernel` (a file, moved) becomes out/kernel.elf, or with None
     no kernel.elf stays. All or nothing: every file is written beside its place first,
@@ -134,7 +150,8 @@ def write_reports(report: GradeReport, out: Path, *, kernel: Path | None = None,
 
     report = _clean(report)
     out.mkdir(parents=True, exist_ok=True)
-    files = {out / "results.json": json.dumps(gradescope_json(report), indent=2) + "\n",
+    results = gradescope_json(report, visible_totals=visible_totals)
+    files = {out / "results.json": json.dumps(results, indent=2) + "\n",
              out / "junit.xml": junit_xml(report),
              out / "report.txt": text_report(report)}
     temps = {path: path.with_name(f".{path.name}.{os.getpid()}.tmp") for path in files}
@@ -156,7 +173,8 @@ def write_reports(report: GradeReport, out: Path, *, kernel: Path | None = None,
 
 
 def write_gradebook(reports: Sequence[tuple[str, GradeReport]], path: Path) -> None:
-    """One row per submission: score, max, built, then each test's score."""
+    """One row per submission: score, max, built, notes, the submission's git commit
+    (and its time) when it is a repository, when it was graded, then each test's score."""
     reports = [(shown(name), _clean(report)) for name, report in reports]
     names: list[str] = []
     for _, report in reports:
@@ -166,9 +184,11 @@ def write_gradebook(reports: Sequence[tuple[str, GradeReport]], path: Path) -> N
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", newline="", errors="backslashreplace") as f:
         writer = csv.writer(f)
-        writer.writerow(["submission", "score", "max_score", "built", "notes", *names])
+        writer.writerow(["submission", "score", "max_score", "built", "notes", "commit",
+                         "committed_at", "graded_at", *names])
         for name, report in reports:
             scores = {display_name(t): format_points(t.score) for t in report.tests}
             writer.writerow([name, format_points(report.score), format_points(report.max_score),
                              "yes" if report.built else "no", len(report.notes),
+                             report.commit, report.committed_at, report.graded_at,
                              *(scores.get(n, "") for n in names)])

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-__all__ = ["GradeReport", "TestResult", "apply_groups", "format_points", "shown"]
+__all__ = ["GradeReport", "TestResult", "apply_groups", "format_points", "keep_ends", "shown"]
 
 PASSED = "passed"
 FAILED = "failed"
@@ -28,6 +28,19 @@ def shown(text: str) -> str:
     except UnicodeEncodeError:
         raw = text.encode("utf-8", "backslashreplace")
     return raw.decode("utf-8", "backslashreplace")
+
+
+def keep_ends(text: str, limit: int) -> str:
+    """`text` if it fits in `limit` characters; else its head and its tail, with a line
+    between them saying how much was left out: a failure's headline comes first and
+    the console's last lines come last, and both matter."""
+    if len(text) <= limit:
+        return text
+    marker = "\n[... {} characters left out ...]\n"
+    room = limit - len(marker.format(len(text)))
+    head = max(room // 2, 0)
+    tail = max(room - head, 0)
+    return text[:head] + marker.format(len(text) - head - tail) + text[len(text) - tail:]
 
 
 def format_points(value: float) -> str:
@@ -93,6 +106,9 @@ class GradeReport:
     built: bool = True
     build_output: str = ""
     notes: list[str] = field(default_factory=list)  # grader-level problems, if any
+    commit: str = ""        # the submission's git commit (HEAD), when it is a repository
+    committed_at: str = ""  # that commit's committer time (UTC), when git has it loose
+    graded_at: str = ""     # when it was graded: UTC, ISO 8601, to the second
 
     @property
     def score(self) -> float:

@@ -54,7 +54,7 @@ from ..paths import KERNEL_DIR, REPO_ROOT, USERLAND_DIR
 from .errors import BuildFailed, GradeFailure
 from .labs import Lab, load_lab
 from .memlimit import memory_line
-from .model import FAILED, PASSED, TestResult, apply_groups, format_points
+from .model import FAILED, PASSED, TestResult, apply_groups, format_points, keep_ends
 from .ordering import prerequisites_first
 from .seed_runs import run_under_seeds
 from .seeds import (
@@ -347,7 +347,7 @@ def _failure_text(call: pytest.CallInfo[None], report: pytest.TestReport) -> str
         return str(exc.msg)
     if isinstance(exc, MemoryError):        # the guest's run reached the grading's limit
         return memory_line()
-    return f"grader error in this test:\n{report.longreprtext[-4000:]}"
+    return f"grader error in this test:\n{keep_ends(report.longreprtext, 4000)}"
 
 
 def with_prerequisites(collected: list[pytest.Item], selected: list[pytest.Item]
@@ -462,5 +462,5 @@ def _finish(current: TestResult, status: str, score: float, output: str,
     if current.ran and current.status == FAILED:
         # A teardown error after a failure: keep the first failure's explanation.
         return current
-    return replace(current, status=status, score=score, output=output[-OUTPUT_MAX:],
+    return replace(current, status=status, score=score, output=keep_ends(output, OUTPUT_MAX),
                    duration=round(current.duration + duration, 3), ran=True)

@@ -19,7 +19,7 @@ from privlab.course.reports import (
 )
 from privlab.course.scoreboard import Scoreboard
 from privlab.grade.graded_boot import LimitedConsole, diagnose
-from privlab.grade.model import GradeReport, TestResult, apply_groups
+from privlab.grade.model import GradeReport, TestResult, apply_groups, keep_ends
 
 
 def _report() -> GradeReport:
@@ -100,10 +100,11 @@ def test_gradebook_has_a_row_per_submission_and_a_column_per_graded_test(
                          built=False)
     write_gradebook([("alice", _report()), ("bob", broken)], tmp_path / "gradebook.csv")
     rows = list(csv.reader((tmp_path / "gradebook.csv").open()))
-    assert rows[0] == ["submission", "score", "max_score", "built", "notes", "test_a", "test_b",
+    assert rows[0] == ["submission", "score", "max_score", "built", "notes", "commit",
+                       "committed_at", "graded_at", "test_a", "test_b",
                        "vmprint output: test_c", "test_h"]
     assert rows[1][:5] == ["alice", "4.50", "8.50", "yes", "0"]
-    assert rows[2] == ["bob", "0", "3", "no", "0", "0", "", "", ""]
+    assert rows[2] == ["bob", "0", "3", "no", "0", "", "", "", "0", "", "", ""]
 
 
 def test_all_or_nothing_group_scores_zero_if_any_child_fails() -> None:
@@ -164,3 +165,57 @@ def test_scoreboard_shows_brackets_in_paths_and_output_verbatim() -> None:
     Console(width=120, file=out, color_system=None).print(Scoreboard(report, details=True))
     text = out.getvalue()
     assert "mmap: /subs/[bold]eve[/]" in text and "| [/] [red]oops[/red]" in text
+
+
+def test_visible_totals_keep_hidden_points_out_of_the_output_and_the_score() -> None:
+    """test_h (2 points, after_published) failed here, but had it passed, a total of
+    6.50/8.50 would tell students so before grades are released."""
+    data = gradescope_json(_report(), visible_totals=True)
+    assert "score" not in data        # Gradescope adds up the tests, each as it may show
+    assert data["output"] == ("Points 4.50/6.50 on the tests shown now; 2 more points come "
+                              "from tests shown when grades are released")
+    assert sum(t["score"] for t in data["tests"]) == 4.5
+    plain = GradeReport("x", "y", [TestResult("t", 2, 2, "passed")])
+    assert gradescope_json(plain, visible_totals=True)["score"] == 2   # nothing hidden
+
+
+def test_a_long_output_keeps_its_head_and_its_tail() -> None:
+    text = "HEADLINE: the first failure\n" + "x" * 50_000 + "\nlast console line\n"
+    kept = keep_ends(text, 20_000)
+    assert len(kept) <= 20_000
+    assert kept.startswith("HEADLINE: the first failure\n")
+    assert kept.endswith("x\nlast console line\n")
+    assert "\n[... 30" in kept and " characters left out ...]\n" in kept
+    assert keep_ends("short", 20_000) == "short"
+
+
+def test_the_gradebook_records_a_git_submissions_commit_and_when_it_was_graded(
+        tmp_path: Path) -> None:
+    import subprocess
+
+    from privlab.course.provenance import commit_of, commit_time
+
+    repo = tmp_path / "alice"
+    (repo / "kernel").mkdir(parents=True)
+    (repo / "kernel" / "x.c").write_text("int x;\n")
+    env = {"GIT_AUTHOR_DATE": "2026-03-01T12:00:00Z", "GIT_COMMITTER_DATE": "2026-03-01T12:00:00Z",
+           "GIT_AUTHOR_NAME": "a", "GIT_AUTHOR_EMAIL": "a@b", "GIT_COMMITTER_NAME": "a",
+           "GIT_COMMITTER_EMAIL": "a@b", "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    for cmd in (["init", "-q"], ["add", "."], ["commit", "-qm", "lab"]):
+        subprocess.run(["git", "-C", str(repo), *cmd], check=True, env=env)
+    head = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], check=True,
+                          capture_output=True, text=True).stdout.strip()
+    assert commit_of(repo) == head
+    assert commit_time(repo, head) == "2026-03-01T12:00:00+00:00"
+    subprocess.run(["git", "-C", str(repo), "pack-refs", "--all"], check=True, env=env)
+    assert commit_of(repo) == head                     # from packed-refs too
+    assert commit_of(tmp_path) == ""                   # not a repository
+    (tmp_path / "linked").mkdir()
+    (tmp_path / "linked" / ".git").symlink_to(repo / ".git")
+    assert commit_of(tmp_path / "linked") == ""        # a .git that is a link: not read
+    report = GradeReport("mmap", str(repo), [TestResult("t", 1, 1, "passed")], commit=head,
+                         committed_at="2026-03-01T12:00:00+00:00",
+                         graded_at="2026-03-02T08:00:00+00:00")
+    write_gradebook([("alice", report)], tmp_path / "gradebook.csv")
+    rows = list(csv.reader((tmp_path / "gradebook.csv").open()))
+    assert rows[1][5:8] == [head, "2026-03-01T12:00:00+00:00", "2026-03-02T08:00:00+00:00"]
