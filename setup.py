@@ -18,7 +18,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from setuptools import setup
+from setuptools import Distribution, setup
 from setuptools.command.build_py import build_py
 
 try:
@@ -79,12 +79,16 @@ class BuildPy(build_py):
                         str(package)], check=True)
 
 
-class BdistWheel(bdist_wheel):
-    """The wheel holds a native library for one platform and no Python extension."""
+class BinaryDistribution(Distribution):
+    """The wheel holds native libraries for one platform (installed with the rest of
+    the package, in platlib), though no Python extension."""
 
-    def finalize_options(self) -> None:
-        super().finalize_options()
-        self.root_is_pure = False
+    def has_ext_modules(self) -> bool:
+        return True
+
+
+class BdistWheel(bdist_wheel):
+    """Tagged for any Python 3 (the libraries are loaded with ctypes) on one platform."""
 
     def get_tag(self) -> tuple[str, str, str]:
         return "py3", "none", wheel_platform()
@@ -95,4 +99,5 @@ setup(
     install_requires=DEPENDENCIES if FROM_SDIST else [*DEPENDENCIES, ZIG],
     extras_require={"build": [ZIG], "test": ["pytest>=9", "ruff>=0.6", "mypy>=1.10", ZIG]},
     cmdclass={"build_py": BuildPy, "bdist_wheel": BdistWheel},
+    distclass=BinaryDistribution,
 )

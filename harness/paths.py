@@ -3,9 +3,9 @@
 From a clone (`pip install -e .`) the kernel, userland and lab sources stay in the
 repository next to the `harness/` folder, so students edit the same files the tools
 build. A wheel (`packaging/stage.py` fills it) carries the same trees inside the
-package, in `privlab/_data/`: `kernel/`, `userland/`, `labs/`, the images built from
+package, in `privlab/_data/`: `kernel/`, `userland/`, `labs/`, `docs/`, the images built from
 them (`build/<arch>/`) and the native libraries (`native/`). `REPO_ROOT` is the
-directory holding `kernel/`, `userland/` and `labs/` in either case.
+directory holding `kernel/`, `userland/`, `labs/` and `docs/` in either case.
 """
 
 from __future__ import annotations

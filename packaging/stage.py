@@ -25,7 +25,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-TREES = ("kernel", "userland", "labs")
+TREES = ("kernel", "userland", "labs", "docs")   # docs: the labs' READMEs link there
 JUNK = ("__pycache__", "*.pyc", "*.o", "*.elf", ".*")
 ARCHES = ("rv64", "rv32")
 OUTPUTS = ("firmware.elf", "kernel.elf", "initrd.cpio", "fs.img")

@@ -87,8 +87,8 @@ def zig_home() -> Path:
     `lib/` (clang's own headers). Found without importing it: importing runs zig."""
     spec = importlib.util.find_spec("ziglang")
     if spec is None or not spec.submodule_search_locations:
-        raise BuildError("the ziglang package is not installed "
-                         f"(pip install {_pinned_requirement()})")
+        raise BuildError("building a kernel needs zig, which is not installed "
+                         f"(pip install 'privlab[build]', or pip install {_pinned_requirement()})")
     return Path(next(iter(spec.submodule_search_locations))).resolve()
 
 
@@ -119,7 +119,7 @@ def _pinned_requirement() -> str:
     except importlib.metadata.PackageNotFoundError:
         requires = []
     for req in requires:
-        if m := re.fullmatch(r"ziglang\s*==\s*([^\s;]+)", req.strip()):
+        if m := re.match(r"ziglang\s*==\s*([^\s;]+)", req.strip()):   # or in an extra
             return f"ziglang=={m.group(1)}"
     return "ziglang"
 

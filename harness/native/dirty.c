@@ -13,6 +13,7 @@
  * The constants and structures are the kernel's UAPI (linux/userfaultfd.h,
  * linux/fs.h), spelled out here because the bundled C library headers predate them.
  */
+#if defined(__linux__)   /* elsewhere no tracker: every page counts as written */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdint.h>
@@ -148,3 +149,38 @@ int ram_tracker_resume(struct ram_tracker *t)
 {
     return protect_all(t);
 }
+
+#else
+#include <stddef.h>
+#include <stdint.h>
+
+struct ram_tracker;
+
+struct ram_tracker *ram_tracker_new(void *host, uint64_t size)
+{
+    return NULL;
+}
+
+void ram_tracker_free(struct ram_tracker *t) {}
+
+int64_t ram_tracker_scan(struct ram_tracker *t, uint32_t *idx, uint64_t cap)
+{
+    return -1;
+}
+
+int64_t ram_tracker_scan_range(struct ram_tracker *t, uint64_t lo, uint64_t hi, uint32_t *idx,
+                               uint64_t cap)
+{
+    return -1;
+}
+
+int ram_tracker_pause(struct ram_tracker *t)
+{
+    return -1;
+}
+
+int ram_tracker_resume(struct ram_tracker *t)
+{
+    return -1;
+}
+#endif

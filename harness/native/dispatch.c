@@ -71,6 +71,7 @@ struct list_item {
 static tracecode_fn unicorn_tracecode = helper_uc_tracecode;   /* the original */
 static int dispatch_state;   /* 0 not tried, 1 installed, -1 left as Unicorn's */
 
+#if defined(__x86_64__)   /* the patch below is x86-64 code */
 static uint64_t fnv1a(const uint8_t *p, size_t n)
 {
     uint64_t x = 0xcbf29ce484222325ull;
@@ -93,6 +94,7 @@ static bool make_writable(uint8_t *at, size_t n, int prot)
     uintptr_t hi = ((uintptr_t)at + n + pg - 1) & ~(pg - 1);
     return mprotect((void *)lo, hi - lo, prot) == 0;
 }
+#endif
 
 /* Once per process, from the first hart_new; before any core runs. */
 void dispatch_install(void)

@@ -294,7 +294,8 @@ struct replacement {
 #define BOTH(name) {helper_##name##_riscv32, (void *)r_##name##_riscv32},                 \
                    {helper_##name##_riscv64, (void *)r_##name##_riscv64},
 #define RV64(name) {helper_##name##_riscv64, (void *)r_##name##_riscv64},
-static const struct replacement replacements[] = {HELPERS(BOTH) HELPERS_RV64(RV64)};
+/* x86-64 only (fpu_install), as are the two functions below. */
+static const struct replacement replacements[] __attribute__((unused)) = {HELPERS(BOTH) HELPERS_RV64(RV64)};
 #define NREPL (sizeof replacements / sizeof replacements[0])
 
 /* FNV-1a over the code of every replaced helper in the pinned wheel (unicorn 2.1.4,
@@ -306,14 +307,14 @@ static const struct replacement replacements[] = {HELPERS(BOTH) HELPERS_RV64(RV6
 static int fpu_state;   /* 0 not tried, 1 helpers replaced, -1 left as Unicorn's */
 static uint64_t fingerprint_seen;
 
-static uint64_t fnv1a(uint64_t x, const uint8_t *p, size_t n)
+__attribute__((unused)) static uint64_t fnv1a(uint64_t x, const uint8_t *p, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         x = (x ^ p[i]) * 0x100000001b3ull;
     return x;
 }
 
-static bool set_prot(uint8_t *at, size_t n, int prot)
+__attribute__((unused)) static bool set_prot(uint8_t *at, size_t n, int prot)
 {
     uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
     uintptr_t lo = (uintptr_t)at & ~(pg - 1);

@@ -9,16 +9,19 @@
  * replacement hands on what it does not handle.
  */
 #define _GNU_SOURCE
-#include <dlfcn.h>
-#include <elf.h>
-#include <link.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "hart.h"
 #include "portable.h"
+
+#if defined(__ELF__)
+#include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
 
 /* portable.h: PRIVLAB_PORTABLE, else on everywhere but x86-64 Linux. */
 bool portable_mode(void)
@@ -35,6 +38,7 @@ bool portable_mode(void)
     return mode;
 }
 
+#if defined(__ELF__)
 /* libunicorn's PLT slot for `name`, made writable; NULL when it has none. */
 static void **find_slot(const ElfW(Addr) base, const ElfW(Dyn) *dyn, const char *name)
 {
@@ -124,3 +128,20 @@ bool code_range_of(void *fn, uintptr_t *lo, uintptr_t *hi)
     *hi = *lo + sym->st_size;
     return true;
 }
+
+#else   /* no PLT (a Mach-O libunicorn calls its own functions directly): nothing replaced */
+void **plt_slot(const char *name)
+{
+    return NULL;
+}
+
+bool plt_patch(const char *name, void *fn)
+{
+    return false;
+}
+
+bool code_range_of(void *fn, uintptr_t *lo, uintptr_t *hi)
+{
+    return false;
+}
+#endif
