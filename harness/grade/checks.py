@@ -205,7 +205,8 @@ def stop_at_syscall(run: KernelRun, name: str, within: int = DEFAULT_MAX_INSNS) 
     assert number is not None
     result = run.run(within, until=[AfterSyscall(number)])
     if not isinstance(result.event, TrapEvent):
-        run.fail(f"expected a {name} system call within {within:,} instructions")
+        run.fail(f"the run ended before any {name} system call" if run.finished else
+                 f"expected a {name} system call within {within:,} instructions", ending=True)
     assert isinstance(result.event, TrapEvent)
     return result.event
 

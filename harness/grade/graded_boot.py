@@ -102,6 +102,9 @@ def _describe_trap(t: TrapEvent, namer: Namer | None) -> str:
     return f"#{t.seq} {t.name} {t.priv_from.letter}->{t.priv_to.letter} epc={epc} tval={t.tval:#x}"
 
 
+# A test program's own verdict of failure: "FAIL" as a word, to the end of its line.
+PROGRAM_FAIL = re.compile(r"\bFAIL\b[^\n]*")
+
 def _headline(result: RunResult | None, console: LimitedConsole, budget: int | None,
               panic: str | None, flood: bool, ran: int | None = None) -> str:
     """How the run ended, in one line: the first of these that holds. The console
@@ -316,7 +319,7 @@ class KernelRun:
         result = self.run(max_insns) if not self.finished else self.result
         assert result is not None
         if result.stop is not Stop.HALT or self.console.truncated or self.event_flood:
-            self.fail("the kernel did not finish the program")
+            self.fail("the kernel did not finish the program", ending=True)
         return result
 
     def diagnosis(self) -> str:
@@ -368,8 +371,25 @@ class KernelRun:
         words += ["--user", self.spec.program, *self.spec.args]
         return shlex.join(words)
 
-    def fail(self, message: str) -> None:
-        raise GradeFailure(message, self.diagnosis())
+    def fail(self, message: str, *, ending: bool = False) -> None:
+        """A GradeFailure with the diagnosis. Its headline (the scoreboard's "why") is
+        the first thing that went wrong: a FAIL line the test program printed comes
+        before what the grader expected later (a call it never made, a budget a
+        powered-off run never used). `ending`: add how the run ended (a hang, a
+        panic...) to `message`."""
+        diagnosis = self.diagnosis()
+        if ending:
+            message = f"{message}: {diagnosis.split(chr(10), 1)[0]}"
+        own = self.program_failure()
+        if own is not None and own not in message:
+            message = f"{own}\n(the test program's own check failed first; then {message})"
+        raise GradeFailure(message, diagnosis)
+
+    def program_failure(self) -> str | None:
+        """The first FAIL line on the console, printable, also when it follows output
+        that did not end its line (None if there is none)."""
+        found = PROGRAM_FAIL.search(self.output)
+        return None if found is None else printable(found[0])
 
     def disk_contents(self) -> bytes:
         """The run's disk as it is now, writes included (they stay in memory): for a
@@ -445,10 +465,11 @@ class KernelRun:
         echoes the token it finds in its boot arguments scores nothing either."""
         self.run_to_exit(within)
         line = f"PASS {self.token}"
-        if re.search(rf"^{re.escape(line)}$", self.output, re.M) is None:
-            failures = [text for text in self.lines() if text.startswith("FAIL")]
-            self.fail(printable(failures[0]) if failures else
-                      "the test program did not report success")
+        # At the end of a line, not necessarily at its start: output before it that did
+        # not end its line (a check's message without "\n", the kernel's own) runs into
+        # it. That the line is the program's own write is checked below.
+        if re.search(rf"{re.escape(line)}$", self.output, re.M) is None:
+            self.fail(self.program_failure() or "the test program did not report success")
         size = len(line) + 1
         writes = [c for c in self.trace.syscalls("write")
                   if c.args[0] == 1 and c.args[2] == size and c.ret == size]

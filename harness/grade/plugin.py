@@ -347,7 +347,11 @@ def _failure_text(call: pytest.CallInfo[None], report: pytest.TestReport) -> str
         return str(exc.msg)
     if isinstance(exc, MemoryError):        # the guest's run reached the grading's limit
         return memory_line()
-    return f"grader error in this test:\n{keep_ends(report.longreprtext, 4000)}"
+    # The headline names the error itself (the scoreboard shows one line).
+    last = next((line for line in reversed(report.longreprtext.splitlines())
+                 if line.startswith("E ")), "").removeprefix("E").strip()
+    headline = f"grader error in this test: {last}" if last else "grader error in this test:"
+    return f"{headline}\n{keep_ends(report.longreprtext, 4000)}"
 
 
 def with_prerequisites(collected: list[pytest.Item], selected: list[pytest.Item]
