@@ -13,14 +13,18 @@
 #define TVEC_MODE_VECTORED 1
 
 /* Trap storm: the same trap `storm_limit` times in a row, each time with no progress:
- * either it fires again at the place its handler just returned to, not one
- * instruction having retired there, or no instruction retired at all since the last
- * one (a trap vector that itself faults). */
+ * it fires again at the place its handler just returned to, not one instruction having
+ * retired there; or no instruction retired at all since the last one (a trap vector
+ * that itself faults); or its handler never returned with an xRET (a vector on a plain
+ * `ret`, as in an unfinished lab, jumps back into the code that faults). An xRET sets
+ * ret_instret after it retires, so it came after the last trap exactly when
+ * ret_instret is past that trap's instret. */
 static void watch_for_storm(hart *h, uint64_t cause, uint64_t epc, uint64_t tval)
 {
     bool same = cause == h->last_cause && epc == h->last_epc && tval == h->last_tval;
+    bool returned = h->last_trap_instret != UNLIMITED && h->ret_instret > h->last_trap_instret;
     bool no_progress = (epc == h->ret_pc && h->s.instret == h->ret_instret) ||
-                       h->s.instret == h->last_trap_instret;
+                       h->s.instret == h->last_trap_instret || !returned;
     h->last_trap_instret = h->s.instret;
     h->storm_count = (same && no_progress) ? h->storm_count + 1 : 0;
     h->last_cause = cause;

@@ -245,6 +245,31 @@ def test_trap_storm_is_stopped_with_cause_epc_and_tval(bare, arch: str) -> None:
 
 
 @pytest.mark.parametrize("arch", ARCHES)
+def test_a_fault_whose_handler_never_xrets_is_a_trap_storm(bare, arch: str) -> None:
+    """The vector is a plain `ret` (an unfinished lab's stvec): each fault jumps back
+    into the code that faults, instructions retire in between, and no xRET ever comes:
+    the same store access fault, same epc and tval, 1,001 times, is a storm."""
+    m = bare(build_asm("""
+        la t0, trap
+        csrw mtvec, t0
+        li t1, 0x88000000
+    again:
+        la ra, again
+        sw zero, 0(t1)          // store access fault; the vector returns to `again`
+        FAIL 1
+        .align 2
+    trap:
+        ret
+    """, arch))
+    r = m.run(max_insns=10_000_000)
+    assert r.stop is Stop.ERROR
+    assert "trap storm: fault_store (cause 0x7)" in r.message
+    assert "tval 0x88000000" in r.message
+    assert len(m.events.traps()) == 1001
+    assert not [e for e in m.events if isinstance(e, XretEvent)]
+
+
+@pytest.mark.parametrize("arch", ARCHES)
 def test_budget_stops_at_exactly_that_many_instructions_at_a_block_boundary(
         bare, arch: str) -> None:
     m = bare(build_asm("""
