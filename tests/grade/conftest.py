@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -52,3 +53,17 @@ def grade_lab(lab: str, submission: Path, *, hidden: bool = False, keyword: str 
     spec = find_lab(lab)
     return grade(GradeOptions(spec, submission, spec.hidden_dir if hidden else None, jobs,
                               keyword=keyword))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "slow: minutes of grading; run with PRIVLAB_SLOW=1")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Tests marked slow run only with PRIVLAB_SLOW=1 (every lab's full check)."""
+    if os.environ.get("PRIVLAB_SLOW") == "1":
+        return
+    skip = pytest.mark.skip(reason="slow: set PRIVLAB_SLOW=1 to run it")
+    for item in items:
+        if item.get_closest_marker("slow") is not None:
+            item.add_marker(skip)
