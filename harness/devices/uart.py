@@ -167,24 +167,40 @@ class StdinInput:
 
 
 class Console:
-    """Everything the guest printed, optionally echoed to a host stream as it comes."""
+    """Everything the guest printed, optionally echoed to a host stream as it comes.
+
+    Going back in time (a debugger's reverse step, `privlab step`'s `b`) rewinds what
+    the guest has printed and replays from a snapshot: the replay prints the same bytes
+    again, which the person already saw. `written` counts the bytes of this timeline and
+    `shown` the most ever echoed, so a replay echoes only past what was shown."""
 
     def __init__(self, echo: bool = False, limit: int = 64 << 20) -> None:
         self.data = bytearray()
         self.echo = echo
         self.limit = limit
         self.truncated = False
+        self.written = 0
+        self.shown = 0
 
     def put(self, byte: int) -> None:
         if len(self.data) < self.limit:
             self.data.append(byte)
         else:
             self.truncated = True
-        if self.echo:
+        self.written += 1
+        if self.echo and self.written > self.shown:
+            self.shown = self.written
             out = sys.stdout.buffer
             out.write(bytes((byte,)))
             if byte == 0x0A:
                 out.flush()
+
+    def rewind(self, data: bytes, truncated: bool) -> None:
+        """Back to what the guest had printed at a snapshot (what was echoed stays
+        shown: its replay is not echoed again)."""
+        self.data[:] = data
+        self.truncated = truncated
+        self.written = len(data)
 
     def flush(self) -> None:
         if self.echo:

@@ -334,8 +334,7 @@ def restore_machine(machine: Machine, store: PageStore, snap: MachineSnapshot) -
     machine._ran_since_step = set(range(machine.smp))
     for obj, state in zip(_stateful(machine), snap.devices, strict=True):
         _set_state(obj, state)
-    machine.console.data[:] = snap.console
-    machine.console.truncated = snap.console_truncated
+    machine.console.rewind(snap.console, snap.console_truncated)
     machine.events.restore_position(snap.events, *snap.event_chunks)
     machine._halted = snap.halted
     machine._waiting_for_input = snap.waiting_for_input
