@@ -3,12 +3,14 @@ timed in the same run. Goal: privlab no slower than QEMU on the same clock.
 
     python benchmarks/xv6_usertests.py --xv6 DIR [--icount-shift N] [--no-host-clock]
                                        [--timeout SECONDS] [--only privlab|qemu]
+                                       [--smp N] [--tests NAME,NAME...]
 
 DIR is an xv6-riscv tree built for one hart (`make CPUS=1 kernel/kernel fs.img`, with
 Debian's gcc-riscv64-unknown-elf); xv6 cannot ship with privlab, so you build your own.
 Both machines boot `kernel/kernel` with `-bios none` and fs.img on virtio-blk (QEMU
 with `-snapshot`, privlab with `snapshot=on`, so the image is not changed), type
-`usertests -q` at the shell, and are stopped at `ALL TESTS PASSED` (or a failure, or
+`usertests -q` at the shell (or, with --tests, `usertests NAME` for each name in turn),
+and are stopped at `ALL TESTS PASSED` (or a failure, or
 the timeout). Each time is wall clock from start to that line.
 
 xv6 paces much of usertests by its timer (sleeps, kills, a parent waiting on children:
@@ -20,6 +22,11 @@ same guest work (benchmarks/clock_pace.py measures it). QEMU's default clock, th
 host's, is timed too and its ratio printed, but it is not the same work: its guest
 gets a tick per 100 ms of the host's time, in which QEMU makes 20 to 40 times fewer
 system calls than a guest clocked by its instructions (docs/other-kernels.md).
+
+`--smp N` boots both with N harts: build xv6 with `make CPUS=N` (xv6's own default is
+3). Its scheduler spins while it has nothing to run, so on privlab the idle harts are
+what `--smp` costs (docs/machine.md#several-harts: a hart proven to spin in an idle
+loop yields its turns); QEMU runs its harts on host threads.
 """
 
 from __future__ import annotations
@@ -48,29 +55,35 @@ class Timing:
     tail: str
 
 
-def _qemu_command(kernel: Path, image: Path, icount_shift: int | None = None) -> list[str]:
+def _qemu_command(kernel: Path, image: Path, icount_shift: int | None = None,
+                  smp: int = 1) -> list[str]:
     icount = [] if icount_shift is None else ["-icount", f"shift={icount_shift}"]
     return ["qemu-system-riscv64", *icount, "-machine", "virt", "-bios", "none",
-            "-kernel", str(kernel), "-m", "128M", "-smp", "1", "-nographic", "-snapshot",
+            "-kernel", str(kernel), "-m", "128M", "-smp", str(smp), "-nographic", "-snapshot",
             "-global", "virtio-mmio.force-legacy=false",
             "-drive", f"file={image},if=none,format=raw,id=x0",
             "-device", "virtio-blk-device,drive=x0,bus=virtio-mmio-bus.0"]
 
 
-def _privlab_command(kernel: Path, image: Path, icount_shift: int) -> list[str]:
+def _privlab_command(kernel: Path, image: Path, icount_shift: int,
+                     smp: int = 1) -> list[str]:
     return [sys.executable, "-m", "privlab", "run", "--bios", "none", "--kernel", str(kernel),
-            "--drive", f"{image},snapshot=on", "--icount-shift", str(icount_shift)]
+            "--drive", f"{image},snapshot=on", "--icount-shift", str(icount_shift),
+            "--smp", str(smp)]
 
 
-def _time(name: str, cmd: list[str], timeout: float) -> Timing:
-    """Start `cmd`, type the command at the first shell prompt, stop at the verdict."""
+def _time(name: str, cmd: list[str], timeout: float,
+          commands: list[bytes] | None = None) -> Timing:
+    """Start `cmd`, type the commands one at a time, each at the shell prompt after
+    the previous one passed; stop at the last verdict (or the first failure)."""
+    commands = commands or [COMMAND]
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT)
     assert proc.stdin is not None and proc.stdout is not None
     sel = selectors.DefaultSelector()
     sel.register(proc.stdout, selectors.EVENT_READ)
-    out, typed, verdict = b"", False, None
+    out, typed, verdict = b"", 0, None
     try:
         while verdict is None and time.perf_counter() - start < timeout:
             if not sel.select(timeout=1.0):
@@ -79,14 +92,15 @@ def _time(name: str, cmd: list[str], timeout: float) -> Timing:
             if not chunk:
                 break
             out += chunk
-            if not typed and SHELL_PROMPT in out:
-                proc.stdin.write(COMMAND)
-                proc.stdin.flush()
-                typed = True
-            if DONE in out:
-                verdict = True
-            elif FAILED in out:
+            passed = out.count(DONE)
+            if FAILED in out:
                 verdict = False
+            elif passed == len(commands):
+                verdict = True
+            elif typed == passed and SHELL_PROMPT in out[out.rfind(DONE) + 1 if passed else 0:]:
+                proc.stdin.write(commands[typed])
+                proc.stdin.flush()
+                typed += 1
     finally:
         proc.kill()
         proc.wait()
@@ -102,6 +116,10 @@ def main() -> int:
     p.add_argument("--icount-shift", type=int, default=0, metavar="N",
                    help="the clock: 2^N ns per instruction, privlab's --icount-shift "
                         "and QEMU's -icount shift=N (default 0)")
+    p.add_argument("--smp", type=int, default=1, metavar="N",
+                   help="harts on both machines (build xv6 with CPUS=N; default 1)")
+    p.add_argument("--tests", metavar="NAME,...",
+                   help="run `usertests NAME` for each instead of `usertests -q`")
     p.add_argument("--no-host-clock", action="store_true",
                    help="do not also time QEMU on the host's clock")
     args = p.parse_args()
@@ -114,19 +132,21 @@ def main() -> int:
     runs = []
     if args.only != "qemu":
         runs.append((f"privlab, icount shift={args.icount_shift}",
-                     _privlab_command(kernel, image, args.icount_shift)))
+                     _privlab_command(kernel, image, args.icount_shift, args.smp)))
     if args.only != "privlab":
         if shutil.which("qemu-system-riscv64") is None:
             print("xv6_usertests: qemu-system-riscv64 is not installed", file=sys.stderr)
             return 2
         runs.append((f"QEMU 7.2, icount shift={args.icount_shift}",
-                     _qemu_command(kernel, image, args.icount_shift)))
+                     _qemu_command(kernel, image, args.icount_shift, args.smp)))
         if not args.no_host_clock:
-            runs.append(("QEMU 7.2, host clock", _qemu_command(kernel, image)))
-    timings = [_time(name, cmd, args.timeout) for name, cmd in runs]
+            runs.append(("QEMU 7.2, host clock", _qemu_command(kernel, image, None, args.smp)))
+    commands = [f"usertests {t}\n".encode() for t in args.tests.split(",")] \
+        if args.tests else [COMMAND]
+    timings = [_time(name, cmd, args.timeout, commands) for name, cmd in runs]
     for t in timings:
         verdict = "ALL TESTS PASSED" if t.passed else "NOT PASSED"
-        print(f"{t.name:>28}: {t.seconds:8.1f} s  {verdict}")
+        print(f"{t.name:>28}: {t.seconds:8.1f} s  {verdict}  (smp {args.smp})")
         if not t.passed:
             print("  last output:\n    " + t.tail.replace("\n", "\n    "))
     if args.only is None and len(timings) >= 2 and all(t.passed for t in timings):
