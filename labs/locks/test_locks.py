@@ -60,7 +60,6 @@ def test_harts_rarely_wait_for_a_kmem_lock(privlab_kernel: KernelUnderTest) -> N
 
 @pytest.mark.points(3)
 @pytest.mark.smp
-@pytest.mark.requires("test_no_frame_is_lost_or_handed_out_twice")
 def test_every_hart_runs_out_of_frames_at_once_and_the_kernel_goes_on(
         privlab_kernel: KernelUnderTest) -> None:
     """Three processes grow their heaps until memory runs out, twice: every hart's own
