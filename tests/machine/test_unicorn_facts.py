@@ -237,7 +237,7 @@ def test_fp_csrs_cannot_be_read_through_the_register_api() -> None:
 
 
 def test_exception_hook_runs_before_any_trap_csr_is_written() -> None:
-    # docs/unicorn.md#no-trap-entry: trap.c take_trap writes all of these itself.
+    # docs/unicorn.md#no-trap-entry: trapentry.c take_trap writes all of these itself.
     uc, _ = bare_unicorn("""
     .globl at
     at:
