@@ -428,11 +428,6 @@ class Machine:
             s.stop_reason = StopReason.NONE
             if on_stop is not None:
                 on_stop()
-            if self.turns.parking:
-                # schedule.py parked this hart in an idle loop, before the instruction
-                # at pc (harness/machine/idle.py): only what ran before it counts.
-                self.hart.stopped_at(self.hart.pc)
-                return TURN_OVER
             if self._device_error is not None or self._halted is not None \
                     or self._waiting_for_input:
                 self.hart.stopped_at(self.hart.pc)    # a device access ended the run

@@ -9,10 +9,8 @@ Python version: the same image, input and `--smp-seed` give the same interleavin
 and so the same trace, every time.
 
 `HartTurns` runs a machine of several harts by those turns: a hart whose turn ends in
-wfi waits, yielding its turns until an interrupt would wake it; a hart proven to spin in
-a loop that changes nothing is parked, yielding its turns until an interrupt would be
-taken or a page its loop reads changes (idle.py); when every hart waits, guest time
-skips to the first timer due.
+wfi waits, yielding its turns until an interrupt would wake it, and when every hart
+waits guest time skips to the first timer due.
 """
 
 from __future__ import annotations
@@ -28,7 +26,6 @@ from ..abi.csr import Csr
 from ..devices.uart import INPUT_POLL_INSNS
 from ..errors import BadInput
 from .hart import Hart
-from .idle import MAX_BACKOFF, Idle, Probe, Watched
 from .results import MAX_BUDGET_STEPS, TURN_OVER, RunResult, Stop
 from .until import AtInstret, Until
 
@@ -101,44 +98,6 @@ class HartTurns:
         self.in_turn = False               # Machine.run is one hart's turn of a run
         self.turn: tuple[int, int] | None = None   # (hart, instret its turn ends at)
         self.wfi_yield = False             # that turn ended in a wfi
-        # Idle harts (idle.py): parked ones, what a quiet turn watched, quiet turns since
-        # the last attempt and how many to wait for before the next one.
-        n = schedule.harts
-        self.idle: list[Idle | None] = [None] * n
-        self.known: list[Watched | None] = [None] * n
-        self.quiet = [0] * n
-        self.backoff = [1] * n
-        self.parked_turns = [0] * n        # turns a parked hart has yielded
-        self.probe: Probe | None = None
-        self.parking = False               # the probe parked the hart: its turn ends
-        self.turn_events = 0
-
-    def idle_state(self) -> dict[str, object]:
-        """What decides parking from here on, for a snapshot (between two turns)."""
-        return {"idle": list(self.idle), "known": list(self.known),
-                "quiet": list(self.quiet), "backoff": list(self.backoff),
-                "parked_turns": list(self.parked_turns)}
-
-    def restore_idle_state(self, st: dict[str, object] | None) -> None:
-        n = self.schedule.harts
-        st = st or {"idle": [None] * n, "known": [None] * n, "quiet": [0] * n,
-                    "backoff": [1] * n, "parked_turns": [0] * n}
-        self.idle = list(st["idle"])          # type: ignore[call-overload]
-        self.known = list(st["known"])        # type: ignore[call-overload]
-        self.quiet = list(st["quiet"])        # type: ignore[call-overload]
-        self.backoff = list(st["backoff"])    # type: ignore[call-overload]
-        self.parked_turns = list(st["parked_turns"])   # type: ignore[call-overload]
-
-    def yielding(self, k: int) -> bool:
-        """Hart k gives up its turn now: it waits in wfi, or is parked in an idle loop,
-        and nothing wakes it."""
-        hart = self.m.harts[k]
-        if self.waiting[k]:
-            return not self.wakeable(hart)
-        idle = self.idle[k]
-        if idle is None:
-            return False
-        return not (self.wakeable(hart) or idle.disturbed(self.m.memory.host))
 
     def total_instret(self) -> int:
         """Instructions every hart has retired, together: the machine's own count, which
@@ -160,7 +119,7 @@ class HartTurns:
         sched = copy.deepcopy(self.schedule)
         for _ in range(64 * m.smp):
             k, _q = sched.next_turn()
-            if not self.yielding(k):
+            if not self.waiting[k] or self.wakeable(m.harts[k]):
                 return k
         return int(m.hart.state.hart_id)
 
@@ -244,11 +203,6 @@ class HartTurns:
                 if step:
                     return m._result(Stop.STEP)
                 continue
-            if self.parking:                 # proven idle: parked before pc
-                self.end(k)
-                if step:
-                    return m._result(Stop.STEP)
-                continue
             if result is TURN_OVER and not step:
                 continue
             return result
@@ -258,37 +212,18 @@ class HartTurns:
         that nothing wakes yet; a result if the run ends here (stuck, or the trap that
         woke a hart matched a condition)."""
         m = self.m
-        if all(self.waiting[i] or self.idle[i] is not None for i in range(m.smp)) \
-                and all(self.yielding(i) for i in range(m.smp)):
+        if all(self.waiting) and not any(self.wakeable(h) for h in m.harts):
             wake = [t for t in (self.wake_ns(h) for h in m.harts) if t is not None]
-            if not wake and any(self.idle):
-                # Parked in loops nothing will ever end: they spin on, as they would
-                # have (a budget still stops the run).
-                for i in range(m.smp):
-                    if self.idle[i] is not None:
-                        self.idle[i] = None
-                        self.backoff[i] = MAX_BACKOFF
-            elif not wake:
+            if not wake:
                 return m._result(Stop.ERROR, (
                     f"every hart waits in wfi and nothing can wake any of them (hart "
                     f"{m.hart.state.hart_id} at pc {m.hart.pc - 4:#x}): nothing "
                     "pending is enabled in mie and no timer is armed"))
-            else:
-                self.clock_ns = min(wake)   # time skips to the first timer due
+            self.clock_ns = min(wake)       # time skips to the first timer due
         k, quantum = self.schedule.next_turn()
         hart = m.harts[k]
         self.set_clock(hart)
         hit = None
-        if self.idle[k] is not None:
-            if self.yielding(k):
-                self.parked_turns[k] += 1
-                return False
-            self.idle[k] = None             # woken: it runs, and may be parked again
-            self.quiet[k] = 0
-            # Woken soon after it was parked: proving again costs two watched turns,
-            # so wait for more quiet turns first (a long park resets the wait).
-            self.backoff[k] = 1 if self.parked_turns[k] >= 8 \
-                else min(2 * self.backoff[k], MAX_BACKOFF)
         if self.waiting[k]:
             if not self.wakeable(hart):
                 return False
@@ -302,11 +237,6 @@ class HartTurns:
         if m._codesync is not None:
             m._codesync.turn_begins(k)
         self.turn = (k, int(hart.state.instret) + quantum)
-        self.turn_events = len(m.events)
-        if self.known[k] is not None:
-            self.probe = Probe(m, k, self.known[k])             # prove
-        elif self.quiet[k] >= self.backoff[k]:
-            self.probe = Probe(m, k, None)                      # watch
         if hit is not None:
             return m._result(Stop.EVENT, event=hit[0], condition=hit[1])
         return True
@@ -322,27 +252,6 @@ class HartTurns:
         if m._codesync is not None:
             m._codesync.turn_ended(k)
         self.turn = None
-        self._idle_turn_ended(k)
-
-    def _idle_turn_ended(self, k: int) -> None:
-        """Hart k's turn is over: its probe's outcome, and whether the turn was quiet
-        (no trap, not in wfi)."""
-        quiet = len(self.m.events) == self.turn_events and not self.waiting[k]
-        probe, self.probe = self.probe, None
-        parked, self.parking = self.parking, False
-        if probe is None:
-            self.quiet[k] = self.quiet[k] + 1 if quiet else 0
-            return
-        probe.close()
-        self.quiet[k] = 0
-        if parked and probe.proven is not None:
-            self.idle[k] = probe.proven
-            self.known[k] = None
-            self.parked_turns[k] = 0
-            return
-        self.known[k] = probe.watched() if probe.known is None and quiet else None
-        if self.known[k] is None:
-            self.backoff[k] = min(2 * self.backoff[k], MAX_BACKOFF)
 
     def turn_run(self, hart: Hart, end: int, left: int | None, targets: list[AtInstret],
                   rest: list[Until], total: int,

@@ -361,9 +361,7 @@ def test_timers_wake_waiting_harts_on_one_clock() -> None:
 def test_time_is_the_sum_of_the_harts_instructions() -> None:
     """Hart 1 waits for mtime to pass 1000 ticks (100,000 ns) while hart 0 spins: the
     clock advances with both harts' instructions, so together they have run about
-    100,000 when it does. Hart 0's loop reads one word and changes nothing: after a
-    quiet turn and a turn that proves it, it is parked (schedule.py, idle.py) until
-    hart 1 writes `seen`, so most of those instructions are hart 1's."""
+    100,000 when it does."""
     m = machine(build_asm("""
         csrr s0, mhartid
         bnez s0, 2f
@@ -387,7 +385,7 @@ def test_time_is_the_sum_of_the_harts_instructions() -> None:
         assert r.stop is Stop.HALT, r.message
         total = sum(h.state.instret for h in m.harts)
         assert 100_000 <= total < 100_000 + 4 * QUANTUM_MAX
-        assert 0 < m.harts[0].state.instret < 3 * QUANTUM_MAX       # then parked
+        assert min(h.state.instret for h in m.harts) > 100_000 // 4   # both ran
     finally:
         m.close()
 
