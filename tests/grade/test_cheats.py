@@ -150,7 +150,7 @@ def test_an_exit_that_replays_a_pass_scores_zero(tmp_path: Path) -> None:
     assert report.built, report.build_output
     graded = [t for t in report.tests if t.max_score]
     lab = [t for t in graded if not t.name.startswith("test_base_")]
-    assert len(lab) == 7 and sum(t.score for t in lab) == 0, [(t.name, t.score) for t in lab]
+    assert len(lab) == 8 and sum(t.score for t in lab) == 0, [(t.name, t.score) for t in lab]
     caught = [t for t in graded if "which never returns: the kernel made an exited process "
               "run again" in t.output]
     assert caught, [t.output for t in graded]
@@ -191,7 +191,7 @@ def test_running_another_trusted_program_in_the_tests_place_scores_zero(
     report = grade_lab("taskinfo", sub, hidden=True)
     assert report.built, report.build_output
     lab = [t for t in report.tests if t.max_score and not t.name.startswith("test_base_")]
-    assert len(lab) == 7 and sum(t.score for t in lab) == 0, [(t.name, t.score) for t in lab]
+    assert len(lab) == 8 and sum(t.score for t in lab) == 0, [(t.name, t.score) for t in lab]
     counts = report.by_name()["test_counts_exactly_the_calls_made"].output
     assert re.match(r"'PASS [0-9a-f]{16}' was written, but not by lab_taskinfo: the write's "
                     r"ecall at 0x[0-9a-f]+ is not in lab_taskinfo's write \(0x[0-9a-f]+\)",
@@ -290,7 +290,7 @@ def test_steering_the_program_through_its_own_stubs_scores_zero(tmp_path: Path) 
     report = grade_lab("taskinfo", _steering(tmp_path), hidden=True)
     assert report.built, report.build_output
     lab = [t for t in report.tests if t.max_score and not t.name.startswith("test_base_")]
-    assert len(lab) == 7 and sum(t.score for t in lab) == 0, [(t.name, t.score) for t in lab]
+    assert len(lab) == 8 and sum(t.score for t in lab) == 0, [(t.name, t.score) for t in lab]
     caught = [t for t in lab if "the kernel changed the program's registers" in t.output]
     assert caught, [t.output for t in lab]
     assert re.search(r"U-mode resumed at (0x[0-9a-f]+) \(event #\d+\) after its system call "

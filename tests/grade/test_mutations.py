@@ -195,7 +195,7 @@ def test_kernel_string_c_never_runs_inside_the_test_programs(tmp_path: Path) -> 
     report = grade_lab("taskinfo", sub, keyword="time or bad_pointers")
     assert report.built, report.build_output
     graded = [t for t in report.tests if t.max_score]
-    assert len(graded) == 3 and report.score == 0, [(t.name, t.score) for t in graded]
+    assert len(graded) == 4 and report.score == 0, [(t.name, t.score) for t in graded]
 
 
 def test_cow_fault_that_copies_any_read_only_page_fails_the_kill_test(tmp_path: Path) -> None:

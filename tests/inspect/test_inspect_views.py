@@ -285,8 +285,8 @@ def test_registers_by_abi_name_with_changes_starred(render: Render) -> None:
     out = lines(render(RegisterView(RegisterSnapshot(64, Priv.S, 0x3FFFFFF000, tuple(x)),
                                     RegisterSnapshot(64, Priv.U, 0x10E5A, tuple(before)))))
     assert out[0] == "Registers  S-mode  pc 0x0000003ffffff000"
-    assert out[5] == ("   a6  0000000000000000  a7*  0000000000000040   s2  0000000000000000"
-                      "   s3  0000000000000000")
+    assert out[5] == ("    a6  0000000000000000    a7*  0000000000000040     s2  "
+                      "0000000000000000     s3  0000000000000000")
     assert len(out) == 9 and sum("*" in line for line in out) == 1
 
 

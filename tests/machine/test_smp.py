@@ -513,7 +513,7 @@ def test_inspect_names_the_hart_the_stop_is_on() -> None:
     assert lines[0].startswith("At trap:0: hart 1 of 2  M-mode"), lines[0]
     assert "mcause     0x8000000000000003  m_software" in p.stdout
     # hart 1's registers: s0 = mhartid = 1, a0 = 1 from the reset vector
-    assert re.search(r"s0  0000000000000001  s1  0000000000000000   a0  0000000000000001",
+    assert re.search(r"s0  0000000000000001\s+s1  0000000000000000\s+a0  0000000000000001",
                      p.stdout), p.stdout
 
 
