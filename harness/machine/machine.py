@@ -233,8 +233,8 @@ class Machine:
         serve (the syscall proxy), which ends the run with an error.
 
         No memory hook watches the store: any UC_HOOK_MEM_WRITE sends every load and
-        store of the engine through Unicorn's slow path (docs/unicorn.md#a-memory-
-        hook-over-ram-slows-every-store; dhrystone ran 3.4x slower). Instead each
+        store of the engine through Unicorn's slow path (dhrystone ran 3.4x slower;
+        docs/unicorn.md#a-memory-hook-over-ram-slows-every-store). Instead each
         hart's core looks at the tohost word at every block entry and stops while it
         is nonzero, and `_poll_htif` reads the command after every stop: the run ends
         at the same instruction boundary as a hook's stop took effect, deterministically.

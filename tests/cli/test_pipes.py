@@ -34,17 +34,18 @@ def pipeline(command: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
                          "and follow its write() through the "]),
     (f"{PRIVLAB} trace --no-capture --user sleep 2",              # 270 KB of rows
      ["   seq    instret  U     S     M     path    event",
-      "     0         62  ·     ◀━━━━━●     S       mret  to _entry"]),
+      "     0         62  ·     ◀━━━━━●     S       mret  kernel  to _entry"]),
     # a trace that would run for hours: rows stream, so head's exit ends it (it
     # printed nothing until the end of the run before)
     (f"{PRIVLAB} trace --max-insns 100000000000 --user compute 100000000000",
      ["   seq    instret  U     S     M     path    event",
-      "     0         62  ·     ◀━━━━━●     S       mret  to _entry"]),
+      "     0         62  ·     ◀━━━━━●     S       mret  kernel  to _entry"]),
     # (exit: a row with no kernel instruction count, which moves with every kernel change)
     (f"{PRIVLAB} trace --format calls --syscall exit --user usertests",
      ["    seq   pid  call                                          result            "
-      "kernel insns",
-      "     96     3  exit(0)                                       does not return"]),
+      "kernel insns  where",
+      "     98     3  exit(0)                                       does not return          "
+      "       at exit+0x4"]),
 ], ids=["run", "tour", "trace", "trace-forever", "trace-calls"])
 def test_a_closed_pipe_is_cats_status(command: str, head: list[str], tmp_path: Path) -> None:
     p = pipeline(command, tmp_path)
