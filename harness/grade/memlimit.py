@@ -1,6 +1,6 @@
 """How much memory one grading's test processes may take (issue 45): the address-space
 limit `harness/course/confinement.py` sets on each of them, so one submission cannot starve
-a batch worker. 16 GiB unless PRIVLAB_GRADE_MEMORY says otherwise (`8G`, `6144M`):
+a batch worker. 256 GiB unless PRIVLAB_GRADE_MEMORY says otherwise (`64G`, `6144M`):
 the grader reads it when it starts a test process, which inherits the limit.
 
 A guest run that reaches it fails its test with one line (`MEMORY_LINE`), not a
@@ -19,14 +19,18 @@ __all__ = ["DEFAULT_GRADE_MEMORY", "GRADE_MEMORY_ENV", "MIN_GRADE_MEMORY", "grad
            "memory_line"]
 
 GRADE_MEMORY_ENV = "PRIVLAB_GRADE_MEMORY"
-# Unicorn reserves 1 GiB of translation cache per hart up front (8 harts: 8 GiB of
-# address space before the guest runs); the guest's RAM and the history come on top.
-DEFAULT_GRADE_MEMORY = 16 << 30
+# Address space, not resident memory: Unicorn reserves 1 GiB of translation cache per
+# hart up front, touched only as code is translated, and a test process boots many
+# machines (every test, every scheduling seed, each of its harts), whose reservations
+# add up: a 16 GiB limit ended a five-seed, two-hart grading after its first test. What
+# a guest can make resident is bounded elsewhere (the devices' per-request bounds, the
+# history budget); this limit is the backstop for what nothing else bounds.
+DEFAULT_GRADE_MEMORY = 256 << 30
 MIN_GRADE_MEMORY = 2 << 30     # below this not even one hart's engine and RAM fit
 
 
 def grade_memory() -> int:
-    """Bytes of address space per test process: $PRIVLAB_GRADE_MEMORY or 16 GiB."""
+    """Bytes of address space per test process: $PRIVLAB_GRADE_MEMORY or 256 GiB."""
     text = os.environ.get(GRADE_MEMORY_ENV, "").strip()
     if not text:
         return DEFAULT_GRADE_MEMORY

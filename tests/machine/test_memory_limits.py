@@ -1,5 +1,5 @@
 """The memory one grading may take (issue 45): PRIVLAB_GRADE_MEMORY sets the address
-space of each test process (16 GiB without it), and a guest run that reaches it fails
+space of each test process (256 GiB without it), and a guest run that reaches it fails
 its test in one line naming the limit."""
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ TESTS = Path(__file__).resolve().parents[1]
 def test_a_test_process_gets_16_gib_without_the_variable(monkeypatch: pytest.MonkeyPatch
                                                           ) -> None:
     monkeypatch.delenv(GRADE_MEMORY_ENV, raising=False)
-    assert limits_for_tests().address_space == grade_memory() == 16 << 30
+    assert limits_for_tests().address_space == grade_memory() == 256 << 30
 
 
 @pytest.mark.parametrize(("text", "size"), [("8G", 8 << 30), ("6144M", 6 << 30),
