@@ -86,7 +86,8 @@ class Case:
 
 
 def _r(funct5: int, fmt: int, rs2: int, rm: int, rd: int, rs1: int = RS1) -> int:
-    return (((funct5 << 2) | fmt) << 25) | (rs2 << 20) | (rs1 << 15) | (rm << 12) | (rd << 7) | OP_FP
+    return ((((funct5 << 2) | fmt) << 25) | (rs2 << 20) | (rs1 << 15) | (rm << 12)
+            | (rd << 7) | OP_FP)
 
 
 def _r4(opcode: int, fmt: int, rm: int) -> int:
@@ -138,27 +139,33 @@ def generate(xlen: int, seed: int) -> tuple[str, list[Case]]:
         ops2 = [("fadd", 0x00), ("fsub", 0x01), ("fmul", 0x02), ("fdiv", 0x03)]
         for name, f5 in ops2:
             for a, b in pairs[: 160]:
-                add(f"{name}.{sfx}", lambda rm, f5=f5: _r(f5, fmt, RS2, rm, RD_F), (a, b), False, True)
+                add(f"{name}.{sfx}",
+                    lambda rm, f5=f5, fmt=fmt: _r(f5, fmt, RS2, rm, RD_F), (a, b), False, True)
             rnd.shuffle(pairs)
         snan, one = (F64["snan"], F64["+1"]) if fmt == D else (BOX | F32["snan"], BOX | F32["+1"])
-        for a, b in pairs[:300] + [(snan, one), (one, snan)]:   # issue 43's case, always
+        for a, b in [*pairs[:300], (snan, one), (one, snan)]:   # the sNaN case, always
             for name, f3 in (("fmin", 0), ("fmax", 1)):
-                add(f"{name}.{sfx}", lambda rm, f3=f3: _r(0x05, fmt, RS2, f3, RD_F), (a, b), False, False)
+                add(f"{name}.{sfx}",
+                    lambda rm, f3=f3, fmt=fmt: _r(0x05, fmt, RS2, f3, RD_F), (a, b), False, False)
         for a, b in pairs[:120]:
             for name, f3 in (("fsgnj", 0), ("fsgnjn", 1), ("fsgnjx", 2)):
-                add(f"{name}.{sfx}", lambda rm, f3=f3: _r(0x04, fmt, RS2, f3, RD_F), (a, b), False, False)
+                add(f"{name}.{sfx}",
+                    lambda rm, f3=f3, fmt=fmt: _r(0x04, fmt, RS2, f3, RD_F), (a, b), False, False)
             for name, f3 in (("feq", 2), ("flt", 1), ("fle", 0)):
-                add(f"{name}.{sfx}", lambda rm, f3=f3: _r(0x14, fmt, RS2, f3, RD_X), (a, b), True, False)
+                add(f"{name}.{sfx}",
+                    lambda rm, f3=f3, fmt=fmt: _r(0x14, fmt, RS2, f3, RD_X), (a, b), True, False)
         for a in vals + [rand_f(fmt) for _ in range(16)]:
             # fsgnj rs1 == rs2: fmv / fneg / fabs
             for name, f3 in (("fmv", 0), ("fneg", 1), ("fabs", 2)):
-                add(f"{name}.{sfx}", lambda rm, f3=f3: _r(0x04, fmt, RS1, f3, RD_F), (a, a), False, False)
-            add(f"fclass.{sfx}", lambda rm: _r(0x1C, fmt, 0, 1, RD_X), (a,), True, False)
-            add(f"fsqrt.{sfx}", lambda rm: _r(0x0B, fmt, 0, rm, RD_F), (a,), False, True)
+                add(f"{name}.{sfx}",
+                    lambda rm, f3=f3, fmt=fmt: _r(0x04, fmt, RS1, f3, RD_F), (a, a), False, False)
+            add(f"fclass.{sfx}", lambda rm, fmt=fmt: _r(0x1C, fmt, 0, 1, RD_X), (a,), True, False)
+            add(f"fsqrt.{sfx}", lambda rm, fmt=fmt: _r(0x0B, fmt, 0, rm, RD_F), (a,), False, True)
             for name, k in (("w", 0), ("wu", 1), ("l", 2), ("lu", 3)):
                 if k >= 2 and xlen == 32:
                     continue
-                add(f"fcvt.{name}.{sfx}", lambda rm, k=k: _r(0x18, fmt, k, rm, RD_X), (a,), True, True)
+                add(f"fcvt.{name}.{sfx}",
+                    lambda rm, k=k, fmt=fmt: _r(0x18, fmt, k, rm, RD_X), (a,), True, True)
             if fmt == S:
                 add("fcvt.d.s", lambda rm: _r(0x08, D, 0, rm, RD_F), (a,), False, True)
                 add("fmv.x.w", lambda rm: _r(0x1C, S, 0, 0, RD_X), (a,), True, False)
@@ -171,19 +178,23 @@ def generate(xlen: int, seed: int) -> tuple[str, list[Case]]:
             for name, k in (("w", 0), ("wu", 1), ("l", 2), ("lu", 3)):
                 if k >= 2 and xlen == 32:
                     continue
-                add(f"fcvt.{sfx}.{name}", lambda rm, k=k: _r(0x1A, fmt, k, rm, RD_F, RS_X), (x,), False, True)
+                add(f"fcvt.{sfx}.{name}",
+                    lambda rm, k=k, fmt=fmt: _r(0x1A, fmt, k, rm, RD_F, RS_X), (x,), False, True)
             if fmt == S:
                 add("fmv.w.x", lambda rm: _r(0x1E, S, 0, 0, RD_F, RS_X), (x,), False, False)
             elif xlen == 64:
                 add("fmv.d.x", lambda rm: _r(0x1E, D, 0, 0, RD_F, RS_X), (x,), False, False)
         triples = [(rnd.choice(vals), rnd.choice(vals), rnd.choice(vals)) for _ in range(150)]
         inf, zero = (F64["+inf"], F64["+0"]) if fmt == D else (BOX | F32["+inf"], BOX | F32["+0"])
-        qnan, snan = (F64["qnan"], F64["snan"]) if fmt == D else (BOX | F32["qnan"], BOX | F32["snan"])
-        triples += [(inf, zero, qnan), (zero, inf, qnan), (inf, zero, snan), (inf, zero, 0 if fmt == D else BOX),
+        qnan, snan = (F64["qnan"], F64["snan"]) if fmt == D \
+            else (BOX | F32["qnan"], BOX | F32["snan"])
+        triples += [(inf, zero, qnan), (zero, inf, qnan), (inf, zero, snan),
+                    (inf, zero, 0 if fmt == D else BOX),
                     (qnan, zero, inf), (inf, inf, inf | (1 << (63 if fmt == D else 31)))]
-        for name, opc in (("fmadd", FMADD), ("fmsub", FMSUB), ("fnmsub", FNMSUB), ("fnmadd", FNMADD)):
+        for name, opc in (("fmadd", FMADD), ("fmsub", FMSUB), ("fnmsub", FNMSUB),
+                          ("fnmadd", FNMADD)):
             for t in triples:
-                add(f"{name}.{sfx}", lambda rm, opc=opc: _r4(opc, fmt, rm), t, False, True)
+                add(f"{name}.{sfx}", lambda rm, opc=opc, fmt=fmt: _r4(opc, fmt, rm), t, False, True)
     return _assemble(xlen, cases), cases
 
 

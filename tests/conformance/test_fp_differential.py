@@ -59,7 +59,7 @@ def test_every_fp_case_matches_qemu(arch: str, tmp_path: Path) -> None:
     assert len(got) == len(cases)
 
     differ = [f"{c.describe()}: QEMU {w} privlab {g}"
-              for c, w, g in zip(cases, want, got) if w != g]
+              for c, w, g in zip(cases, want, got, strict=False) if w != g]
     assert not differ, f"{len(differ)} of {len(cases)} cases differ:\n" + "\n".join(differ[:40])
 
 
@@ -70,13 +70,13 @@ def test_qemu_gives_the_spec_values_the_suite_is_read_against(arch: str, tmp_pat
     # trap 0x102 = illegal instruction).
     elf, cases = _build(arch, SEED, tmp_path)
     lines = run_qemu(elf, ARCHES[arch], timeout_s=60).console.decode().splitlines()
-    by_case = dict(zip(((c.name, c.rm, c.operands) for c in cases), lines))
+    by_case = dict(zip(((c.name, c.rm, c.operands) for c in cases), lines, strict=False))
     snan, one = BOX | F32["snan"], BOX | F32["+1"]
     for ops in ((snan, one), (one, snan)):
         assert by_case[("fmax.s", "-", ops)] == "ffffffff3f800000 1003 00000000"  # 1.0, NV, Dirty
     fmv = by_case[("fmv.s", "-", (UNBOXED["unboxed1"], UNBOXED["unboxed1"]))]
     assert fmv == "ffffffff7fc00000 0003 00000000"    # the canonical NaN, boxed
-    reserved = [line for c, line in zip(cases, lines) if c.rm in ("rm5", "rm6")]
+    reserved = [line for c, line in zip(cases, lines, strict=False) if c.rm in ("rm5", "rm6")]
     assert reserved and all(line.endswith(" 0001 00000102") for line in reserved)
 
 
