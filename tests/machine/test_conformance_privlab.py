@@ -51,15 +51,24 @@ def test_program_passes_on_privlab(name: str, arch: str, tmp_path: Path) -> None
     assert traps or name in DRIVES, "every trap conformance program takes traps"
 
 
+QEMU_TRIES = 3
+
+
 @pytest.mark.skipif(qemu.qemu_binary(ARCHES["rv64"]) is None, reason="QEMU 7.2 not installed")
 @pytest.mark.parametrize(("name", "arch"), params())
 def test_trap_sequence_equals_qemu(name: str, arch: str, tmp_path: Path) -> None:
-    (tmp_path / "qemu").mkdir()
     (tmp_path / "privlab").mkdir()
-    qemu_drive = scratch_drive(name, tmp_path / "qemu")
-    reference = qemu.run_qemu(build_program(name, arch), ARCHES[arch], timeout_s=30,
-                              extra_args=("-cpu", QEMU_CPU[arch]), drive=qemu_drive,
-                              virtio_legacy=name in LEGACY)
+    # QEMU completes virtio requests on its I/O threads, so the moment its guest sees a
+    # completion varies from run to run (once in a loaded CI run, virtio_blk_irq's own
+    # check failed on QEMU): the reference gets up to three tries, each on a fresh disk.
+    for attempt in range(QEMU_TRIES):
+        (tmp_path / f"qemu{attempt}").mkdir()
+        qemu_drive = scratch_drive(name, tmp_path / f"qemu{attempt}")
+        reference = qemu.run_qemu(build_program(name, arch), ARCHES[arch], timeout_s=30,
+                                  extra_args=("-cpu", QEMU_CPU[arch]), drive=qemu_drive,
+                                  virtio_legacy=name in LEGACY)
+        if reference.exit_status == 0 or name not in DRIVES:
+            break
     assert reference.exit_status == 0, f"QEMU itself fails {name}"
     expected = [(t.interrupt, t.code, t.epc, t.tval) for t in reference.traps]
     m, traps = run_privlab(name, arch, tmp_path / "privlab")
