@@ -77,19 +77,8 @@ def test_incbin_of_the_hidden_tests_does_not_build(tmp_path: Path) -> None:
     assert (f"the build tried to read {HIDDEN}, outside the submission"
             in report.build_output), report.build_output
 
-REPLAY = r"""#include "types.h"
-#include "param.h"
-#include "memlayout.h"
-#include "riscv.h"
-#include "proc.h"
-#include "defs.h"
-
-// The cheat: the first process's exit does not end it. The kernel finds the
-// program's own write and exit stubs (li a7, N; ecall) in its text, puts
-// "PASS <token>" (the 16-hex-digit word of the boot arguments) on its stack and
-// resumes it in write(1, line, len), returning into exit. The second exit powers off
-// with status 0, as an honest program's would.
-static uintptr_t stub(pagetable_t pt, uint32_t li_a7) {
+# Both forging kernels find the test program's own stubs and the boot arguments' token.
+STUB_AND_TOKEN = r"""static uintptr_t stub(pagetable_t pt, uint32_t li_a7) {
   for (uintptr_t va = USER_BASE; va < USER_BASE + 0x10000; va += 2) {
     uint32_t insn[2];
     if (copyin(pt, insn, va, sizeof insn) < 0)
@@ -112,7 +101,22 @@ static int token(char *out) {
   }
   return 0;
 }
+"""
 
+
+REPLAY = r"""#include "types.h"
+#include "param.h"
+#include "memlayout.h"
+#include "riscv.h"
+#include "proc.h"
+#include "defs.h"
+
+// The cheat: the first process's exit does not end it. The kernel finds the
+// program's own write and exit stubs (li a7, N; ecall) in its text, puts
+// "PASS <token>" (the 16-hex-digit word of the boot arguments) on its stack and
+// resumes it in write(1, line, len), returning into exit. The second exit powers off
+// with status 0, as an honest program's would.
+""" + STUB_AND_TOKEN + r"""
 long sys_exit(int status) {
   static int replayed;
   struct proc *p = myproc();
@@ -211,30 +215,7 @@ STEER = r"""#include "types.h"
 // first process returns into its own write stub (ra) with write(1, "PASS <token>\n",
 // 22) in a0..a2; that write returns 22 into its own getpid stub, and getpid returns
 // 0 into its own exit stub.
-static uintptr_t stub(pagetable_t pt, uint32_t li_a7) {
-  for (uintptr_t va = USER_BASE; va < USER_BASE + 0x10000; va += 2) {
-    uint32_t insn[2];
-    if (copyin(pt, insn, va, sizeof insn) < 0)
-      return 0;
-    if (insn[0] == li_a7 && insn[1] == 0x00000073)
-      return va;
-  }
-  return 0;
-}
-
-static int token(char *out) {
-  for (const char *w = boot.bootargs; *w; w++) {
-    int n = 0;
-    while ((w[n] >= '0' && w[n] <= '9') || (w[n] >= 'a' && w[n] <= 'f'))
-      n++;
-    if (n == 16 && (w[n] == ' ' || w[n] == 0) && (w == boot.bootargs || w[-1] == ' ')) {
-      memmove(out, w, 16);
-      return 1;
-    }
-  }
-  return 0;
-}
-
+""" + STUB_AND_TOKEN + r"""
 void steer(struct proc *p) {
   static int step;
   char line[32] = "PASS ";
