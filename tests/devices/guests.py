@@ -53,6 +53,13 @@ VIRTIO_UP = """\
 .macro NOTIFY
     MMIO_W VIRTIO_MMIO_QUEUE_NOTIFY, 0
 .endm
+// Make the chain at descriptor 0 the avail ring's one entry: ring[0] = 0, idx = 1.
+.macro OFFER_HEAD0 avail
+    li t0, \\avail
+    sh zero, 4(t0)
+    li t1, 1
+    sh t1, 2(t0)
+.endm
 """
 
 DESC = 0x80100000
@@ -95,10 +102,7 @@ ALL_RAM_CHAIN = VIRTIO_UP + f"""\
     .set i, i + 1
     .endr
     DESC {DESC:#x}, 31, VIRTQ_DESC_F_WRITE, 0
-    li t0, {RING:#x}
-    sh zero, 4(t0)
-    li t1, 1
-    sh t1, 2(t0)
+    OFFER_HEAD0 {RING:#x}
     NOTIFY
     PASS
 """
@@ -122,10 +126,7 @@ LOOPING_CHAIN = VIRTIO_UP + f"""\
     addi t3, t3, 1
     li t4, 1024
     bne t3, t4, 1b
-    li t0, {RING:#x}
-    sh zero, 4(t0)
-    li t1, 1
-    sh t1, 2(t0)
+    OFFER_HEAD0 {RING:#x}
     NOTIFY
     PASS
 """
@@ -146,10 +147,7 @@ WRITABLE_PAST_4G = VIRTIO_UP + f"""\
     .set i, i + 1
     .endr
     DESC {DESC:#x}, 40, VIRTQ_DESC_F_WRITE, 0
-    li t0, {RING:#x}
-    sh zero, 4(t0)
-    li t1, 1
-    sh t1, 2(t0)
+    OFFER_HEAD0 {RING:#x}
     fence
     NOTIFY
     li t0, {USED:#x}
