@@ -27,6 +27,7 @@ __all__ = [
     "StopReason",
     "c_struct",
     "gen_header",
+    "scalars",
 ]
 
 U64, U32, U8 = "uint64_t", "uint32_t", "uint8_t"
@@ -178,7 +179,8 @@ def c_struct(tag: str, fields: tuple[tuple[str, str, int, str], ...]) -> list[st
     return lines
 
 
-def _scalars(fields: tuple[tuple[str, str, str], ...]) -> tuple[tuple[str, str, int, str], ...]:
+def scalars(fields: tuple[tuple[str, str, str], ...]) -> tuple[tuple[str, str, int, str], ...]:
+    """(name, C type, meaning) fields as c_struct takes them: each a single value."""
     return tuple((name, ctype, 1, doc) for name, ctype, doc in fields)
 
 
@@ -200,8 +202,8 @@ def gen_header() -> str:
     lines += [f"#define STOP_{r.name} {int(r)}" for r in StopReason]
     lines += [f"#define EV_{k.name} {int(k)}" for k in EventKind]
     lines.append("")
-    lines += c_struct("hart_shared", _scalars(SHARED_FIELDS))
+    lines += c_struct("hart_shared", scalars(SHARED_FIELDS))
     lines.append("")
-    lines += c_struct("hart_event", _scalars(EVENT_FIELDS))
+    lines += c_struct("hart_event", scalars(EVENT_FIELDS))
     lines += ["", "#endif", ""]
     return "\n".join(lines)

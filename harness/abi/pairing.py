@@ -14,7 +14,7 @@ import struct
 from enum import IntEnum, IntFlag
 
 from . import spec_header
-from .native_layout import EVENT_FIELDS, EventKind, c_struct
+from .native_layout import EVENT_FIELDS, EventKind, c_struct, scalars
 
 __all__ = [
     "ACTION",
@@ -115,7 +115,7 @@ def gen_header() -> str:
              "#ifndef TRACE_GEN_H", "#define TRACE_GEN_H", "#include <stdint.h>", "",
              spec_header.render(None, host=True)]
     lines += [f"#define EV_{k.name} {int(k)}" for k in EventKind]
-    lines += ["", *c_struct("hart_event", tuple((n, t, 1, d) for n, t, d in EVENT_FIELDS)),
+    lines += ["", *c_struct("hart_event", scalars(EVENT_FIELDS)),
               "", *_defines(), "",
               *c_struct("pair_call", CALL_FIELDS), "",
               *c_struct("pair_action", ACTION_FIELDS), "",
