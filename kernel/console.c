@@ -30,9 +30,15 @@ void console_write(const char *buf, size_t n) {
     sbi_putchar(buf[i]);
 }
 
+#define CTRL(x) ((x) - '@')
+
 // The next input byte, or -1 if none has arrived. Carriage returns from a terminal
-// become newlines.
+// become newlines. Ctrl-P prints the process table (procdump.c) and is not passed on:
+// the reader gets the byte after it. Input is polled (the firmware's console raises no
+// interrupt), so the key is seen when a process next reads the console.
 int console_getc(void) {
-  int c = sbi_getchar();
+  int c;
+  while ((c = sbi_getchar()) == CTRL('P'))
+    procdump();
   return c == '\r' ? '\n' : c;
 }

@@ -128,6 +128,7 @@ int pipealloc(struct file **r, struct file **w);
 void pipeclose(struct pipe *pi, int writable);
 long pipewrite(struct pipe *pi, uintptr_t src, size_t n);
 long piperead(struct pipe *pi, uintptr_t dst, size_t n);
+const char *pipe_chan(struct pipe *pi, void *chan);
 
 // printf.c
 void printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -232,6 +233,9 @@ long growproc(long n);
 void sched(void);
 void yield(void);
 void scheduler(void) __attribute__((noreturn));
+
+// procdump.c
+void procdump(void);
 
 // thread.c
 int thread_create(uintptr_t entry, uintptr_t arg);
