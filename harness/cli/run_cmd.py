@@ -66,12 +66,14 @@ def _trace_out(path: str, machine: Machine, stack: ExitStack) -> None:
     if not p.parent.is_dir():
         raise BadInput(f"{p}: directory {p.parent} does not exist")
     try:
-        if p.suffix == ".jsonl":
-            machine.events.stream_jsonl(stack.enter_context(p.open("w")))
-            return
         out = stack.enter_context(p.open("wb"))
     except OSError as e:
         raise BadInput(f"{p}: cannot write: {e.strerror}") from e
+    if p.suffix == ".jsonl":
+        from ..trace.jsonl import JsonlWriter
+
+        machine.events.subscribe_raw(JsonlWriter(out, machine.events.harts).write)
+        return
     from ..machine.tracefile import TraceWriter
 
     machine.events.subscribe_raw(TraceWriter(out, machine.xlen, machine.hart.priv,

@@ -140,7 +140,6 @@ class EventLog:
         self._count = 0
         self._subscribers: list[Subscriber] = []
         self._raw_subscribers: list[RawSubscriber] = []
-        self._sink: IO[str] | None = None
         # Harts of the machine: with more than one, JSON lines name each event's
         # `hart` (with one they stay as they always were).
         self.harts = 1
@@ -160,10 +159,6 @@ class EventLog:
         self._raw_subscribers.append(fn)
         return lambda: self._raw_subscribers.remove(fn)
 
-    def stream_jsonl(self, sink: IO[str] | None) -> None:
-        """Also write every new event as a JSON line to `sink` (None stops)."""
-        self._sink = sink
-
     def append_raw(self, raw: bytes) -> None:
         n = len(raw) // RECORD.size
         if not n:
@@ -176,13 +171,11 @@ class EventLog:
         size = RECORD.size
         for i in range(max(0, n - RECENT), n):
             self._recent.append((first + i, raw[i * size:(i + 1) * size]))
-        if self._subscribers or self._sink is not None:
+        if self._subscribers:
             for i in range(n):
                 ev = decode(raw, i * RECORD.size, first + i)
                 for fn in list(self._subscribers):
                     fn(ev)
-                if self._sink is not None:
-                    self._sink.write(json.dumps(event_json(ev, self.harts)) + "\n")
         for raw_fn in list(self._raw_subscribers):
             raw_fn(first, raw)
 

@@ -11,15 +11,21 @@ Each system call adds one line of kind "syscall" after the event that completes 
     {"kind": "syscall", "seq": 6, "exit_seq": 9, "instret": 2833470, "number": 64,
      "name": "write", "args": [1, 274877898072, 14], "call": "write(1, \\"Hello...\\", 14)",
      "ret": 14, "outcome": "returned", "pid": 1}
+
+`privlab run --trace-out FILE.jsonl` writes the events alone, each the line of
+`event_json` (harness/machine/events.py): JsonlWriter formats them from the core's
+records in C (jsonl.c), a batch at a time, byte for byte as json.dumps would.
 """
 
 from __future__ import annotations
 
+import ctypes
 import json
 from collections.abc import Iterable
 from typing import IO, TYPE_CHECKING, Any
 
-from ..machine.events import event_json
+from ..abi.csr import EXCEPTION_NAMES, INTERRUPT_NAMES, Priv, cause_name
+from ..machine.events import RECORD, decode, event_json
 from .flow import FlowRow
 from .syscalls import SyscallRecord
 from .who import location
@@ -29,7 +35,72 @@ if TYPE_CHECKING:
 
     from ..kernelinfo.symbols import Location
 
-__all__ = ["row_json", "syscall_json", "write_jsonl"]
+__all__ = ["LINE_MAX", "JsonlWriter", "row_json", "syscall_json", "write_jsonl"]
+
+LINE_MAX = 1024
+"""Bytes a line of jsonl.c's can take at most: its keys, a dozen 20-digit numbers and
+the longest of the strings below (checked when they are made)."""
+_WORDS_MAX = 200
+
+
+class _Words(ctypes.Structure):
+    """jsonl.c's struct jsonl_words."""
+
+    _fields_ = [("cause", ctypes.POINTER(ctypes.c_char_p)), ("ncodes", ctypes.c_uint32),
+                ("letter", ctypes.POINTER(ctypes.c_char_p)), ("xret", ctypes.c_char_p * 2)]
+
+
+def _quoted(text: str) -> bytes:
+    out = json.dumps(text).encode()
+    assert len(out) <= _WORDS_MAX, text
+    return out
+
+
+class JsonlWriter:
+    """The events of a run as JSON Lines on `out` (a binary file), as the core hands
+    them over: EventLog.subscribe_raw(JsonlWriter(out, harts).write). On a machine of
+    several `harts`, each line names its `hart`."""
+
+    def __init__(self, out: IO[bytes], harts: int = 1) -> None:
+        from .library import load_trace_library
+
+        self._out = out
+        self._harts = harts
+        self._format = load_trace_library().jsonl_format
+        codes = max(*EXCEPTION_NAMES, *INTERRUPT_NAMES) + 1
+        # The strings a line needs, JSON-quoted once here (the table only names the
+        # causes harness/abi names; a line with another is formatted in Python).
+        cause = [_quoted(cause_name(False, c)) if c in EXCEPTION_NAMES else None
+                 for c in range(codes)]
+        cause += [_quoted(cause_name(True, c)) if c in INTERRUPT_NAMES else None
+                  for c in range(codes)]
+        privs = {int(p): p for p in Priv}
+        letter = [_quoted(privs[v].letter) if v in privs else None for v in range(4)]
+        self._cause = (ctypes.c_char_p * len(cause))(*cause)
+        self._letter = (ctypes.c_char_p * 4)(*letter)
+        xret = (ctypes.c_char_p * 2)(_quoted("mret"), _quoted("sret"))
+        self._words = _Words(self._cause, codes, self._letter, xret)
+        self._buf = ctypes.create_string_buffer(0)
+        self.lines = 0
+
+    def write(self, first: int, raw: bytes) -> None:
+        """EventLog.subscribe_raw's callback: events #first... as raw records."""
+        size = RECORD.size
+        n = len(raw) // size
+        while n:
+            if len(self._buf) < n * LINE_MAX:
+                self._buf = ctypes.create_string_buffer(n * LINE_MAX)
+            done = ctypes.c_size_t()
+            written = self._format(raw, n, first, self._harts, ctypes.byref(self._words),
+                                   self._buf, ctypes.byref(done))
+            self._out.write(memoryview(self._buf)[:written])
+            k = done.value
+            if k < n:       # a record the table does not name: as events.py does
+                ev = decode(raw, k * size, first + k)
+                self._out.write((json.dumps(event_json(ev, self._harts)) + "\n").encode())
+                k += 1
+            self.lines += k
+            first, raw, n = first + k, raw[k * size:], n - k
 
 
 def syscall_json(call: SyscallRecord) -> dict[str, Any]:

@@ -1,7 +1,8 @@
-"""The trace analysis in C (pairer.c, shape.c, grow.c beside this module): built by
-harness/native/clib.py as its own library, without Unicorn, and loaded with its
-functions' signatures. It reads the event records the native core writes (their
-layout and the pairing records are harness/abi's, generated into trace_gen.h)."""
+"""The trace analysis in C (pairer.c, shape.c, grow.c, and jsonl.c, which formats
+JSON Lines, beside this module): built by harness/native/clib.py as its own library,
+without Unicorn, and loaded with its functions' signatures. It reads the event
+records the native core writes (their layout and the pairing records are
+harness/abi's, generated into trace_gen.h)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from ..native.clib import CLibrary, built_library
 __all__ = ["TRACE_LIBRARY", "load_trace_library"]
 
 TRACE_LIBRARY = CLibrary("libprivlab_trace.so", Path(__file__).resolve().parent,
-                         ("grow.c", "shape.c", "pairer.c"), ("grow.h",), "trace_gen.h",
+                         ("grow.c", "shape.c", "pairer.c", "jsonl.c"), ("grow.h",), "trace_gen.h",
                          gen_header, unicorn=False, what="the trace analysis (harness/trace)")
 
 
@@ -39,6 +40,8 @@ def load_trace_library() -> ctypes.CDLL:
                              ctypes.POINTER(vp), ctypes.POINTER(ctypes.c_size_t),
                              ctypes.POINTER(vp), ctypes.POINTER(ctypes.c_size_t),
                              ctypes.POINTER(ctypes.c_int64)]),
+        "jsonl_format": (ctypes.c_size_t, [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_int64,
+                                           u32, vp, vp, ctypes.POINTER(ctypes.c_size_t)]),
     }
     for name, (restype, argtypes) in signatures.items():
         fn = getattr(lib, name)
