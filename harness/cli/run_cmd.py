@@ -47,6 +47,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                         "given; port 0 picks a free one); see docs/gdb.md")
     p.add_argument("--wait", action="store_true",
                    help="with --gdb: hold the hart at reset until gdb attaches")
+    p.add_argument("--history-budget", metavar="SIZE",
+                   help="with --gdb: host memory the reverse-execution history may hold "
+                        "(512M, 2G; default $PRIVLAB_HISTORY_BUDGET or 1G); past it the "
+                        "oldest history goes (monitor status says what is kept)")
     p.set_defaults(func=run)
 
 
@@ -72,7 +76,9 @@ def _trace_out(path: str, machine: Machine, stack: ExitStack) -> None:
     if p.suffix == ".jsonl":
         from ..trace.jsonl import JsonlWriter
 
-        machine.events.subscribe_raw(JsonlWriter(out, machine.events.harts).write)
+        writer = JsonlWriter(out, machine.events.harts, background=True)
+        stack.callback(writer.close)          # before the file closes: the lines queued
+        machine.events.subscribe_raw(writer.write)
         return
     from ..machine.tracefile import TraceWriter
 
@@ -80,12 +86,20 @@ def _trace_out(path: str, machine: Machine, stack: ExitStack) -> None:
                                              machine.smp).write)
 
 
+def _history_budget(args: argparse.Namespace) -> int | None:
+    """--history-budget in bytes (None: the environment's or the default)."""
+    if args.history_budget is None:
+        return None
+    from ..api.timetravel import history_budget
+    return history_budget(args.history_budget)
+
+
 def _serve_gdb(machine: Machine, args: argparse.Namespace) -> RunResult:
     """Run under the GDB stub (harness/gdb) until the guest ends or gdb kills it."""
     from ..gdb import GdbServer, parse_address
 
     server = GdbServer(machine, parse_address(args.gdb), wait=args.wait,
-                       max_insns=args.max_insns)
+                       max_insns=args.max_insns, history_budget=_history_budget(args))
     return server.serve()
 
 
@@ -98,6 +112,10 @@ def run(args: argparse.Namespace) -> int:
 
     if args.wait and args.gdb is None:
         raise BadInput("--wait needs --gdb [HOST:]PORT")
+    if args.history_budget is not None and args.gdb is None:
+        raise BadInput("--history-budget needs --gdb [HOST:]PORT (it bounds reverse "
+                       "execution's history)")
+    _history_budget(args)   # a bad size is refused before anything is built
     if args.gdb is not None:
         from ..gdb import parse_address
         parse_address(args.gdb)   # reject a bad address before building anything

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import ctypes
 import json
+import queue
+import threading
 from collections.abc import Iterable
 from typing import IO, TYPE_CHECKING, Any
 
@@ -41,6 +43,9 @@ LINE_MAX = 1024
 """Bytes a line of jsonl.c's can take at most: its keys, a dozen 20-digit numbers and
 the longest of the strings below (checked when they are made)."""
 _WORDS_MAX = 200
+QUEUED = 16
+"""Batches of records a background JsonlWriter holds at most before the run waits
+for the disk (a batch is a few thousand events)."""
 
 
 class _Words(ctypes.Structure):
@@ -59,9 +64,14 @@ def _quoted(text: str) -> bytes:
 class JsonlWriter:
     """The events of a run as JSON Lines on `out` (a binary file), as the core hands
     them over: EventLog.subscribe_raw(JsonlWriter(out, harts).write). On a machine of
-    several `harts`, each line names its `hart`."""
+    several `harts`, each line names its `hart`.
 
-    def __init__(self, out: IO[bytes], harts: int = 1) -> None:
+    With `background`, the lines are formatted and written on a thread of their own
+    while the guest runs on (a million traps make half a gigabyte of lines, and the
+    C formatter and the write both let go of the GIL); close() waits for them. The
+    file is the same either way: one thread writes it, batch after batch, in order."""
+
+    def __init__(self, out: IO[bytes], harts: int = 1, *, background: bool = False) -> None:
         from .library import load_trace_library
 
         self._out = out
@@ -82,9 +92,46 @@ class JsonlWriter:
         self._words = _Words(self._cause, codes, self._letter, xret)
         self._buf = ctypes.create_string_buffer(0)
         self.lines = 0
+        self._error: BaseException | None = None
+        self._queue: queue.Queue[tuple[int, bytes] | None] | None = None
+        self._thread: threading.Thread | None = None
+        if background:
+            self._queue = queue.Queue(maxsize=QUEUED)
+            self._thread = threading.Thread(target=self._drain, name="privlab-jsonl",
+                                            daemon=True)
+            self._thread.start()
 
     def write(self, first: int, raw: bytes) -> None:
         """EventLog.subscribe_raw's callback: events #first... as raw records."""
+        if self._queue is None:
+            self._lines(first, raw)
+            return
+        self._raise()
+        self._queue.put((first, raw))
+
+    def close(self) -> None:
+        """Wait until every line queued is written; raise what writing them raised."""
+        if self._queue is not None and self._thread is not None:
+            self._queue.put(None)
+            self._thread.join()
+            self._thread = None
+        self._raise()
+
+    def _raise(self) -> None:
+        if self._error is not None:
+            error, self._error = self._error, None
+            raise error
+
+    def _drain(self) -> None:
+        assert self._queue is not None
+        while (batch := self._queue.get()) is not None:
+            if self._error is None:
+                try:
+                    self._lines(*batch)
+                except BaseException as e:   # the run's thread raises it (a full disk)
+                    self._error = e
+
+    def _lines(self, first: int, raw: bytes) -> None:
         size = RECORD.size
         n = len(raw) // size
         while n:

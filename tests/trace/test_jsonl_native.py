@@ -11,6 +11,8 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 from privlab.abi.csr import Exc, Priv, encode_cause
 from privlab.machine.events import RECORD, EventLog, event_json
 from privlab.machine.rawevents import FIELD_NAMES, TRAP, XRET
@@ -75,3 +77,34 @@ def test_a_cause_harness_abi_does_not_name_is_formatted_in_python_between_batche
         want = want.replace(b'"seq": 2', b'"seq": 9').replace(b'"seq": 3', b'"seq": 10')
         assert out.getvalue() == want
         assert b'"name": "reserved_60"' in want and writer.lines == 4
+
+
+def test_a_background_writer_writes_the_same_bytes_and_close_waits_for_them() -> None:
+    ecall = record(kind=TRAP, code=int(Exc.USER_ECALL), cause=int(Exc.USER_ECALL),
+                   priv_from=int(Priv.U), priv_to=int(Priv.S))
+    sret = record(kind=XRET, code=1, priv_from=int(Priv.S), priv_to=int(Priv.U))
+    raw = (ecall + sret) * 2500
+    size = RECORD.size
+    outs = []
+    for background in (False, True):
+        out = io.BytesIO()
+        writer = JsonlWriter(out, background=background)
+        for first in range(0, 5000, 700):        # batches as the core hands them over
+            writer.write(first, raw[first * size:(first + 700) * size])
+        writer.close()
+        outs.append(out.getvalue())
+    log = EventLog()
+    log.append_raw(raw)
+    assert outs[0] == outs[1] == reference(log)
+    assert outs[1].count(b"\n") == 5000
+
+
+def test_a_background_writer_raises_a_write_error_in_the_runs_thread() -> None:
+    class Full(io.BytesIO):
+        def write(self, data: object) -> int:
+            raise OSError(28, "No space left on device")
+
+    writer = JsonlWriter(Full(), background=True)
+    writer.write(0, record(kind=XRET, code=1, priv_from=int(Priv.S), priv_to=int(Priv.U)))
+    with pytest.raises(OSError, match="No space left"):
+        writer.close()
