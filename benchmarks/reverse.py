@@ -3,7 +3,8 @@
 A U-mode loop of 10^8 ALU instructions (the compute benchmark's alu_loop) is run with
 snapshots every DEFAULT_EVERY instructions (harness/api/timetravel.py). QEMU has no
 reverse execution to compare with, so the ratio printed is the recorded forward run's
-speed against QEMU 7.2's (-icount shift=0), as the other benchmarks do; then the time
+speed against QEMU 7.2's, with its defaults and with -icount shift=0 (the goal's),
+as the other benchmarks do; then the time
 of one step back at a few depths into the run, and what the snapshots cost in memory.
 Goal: one step back well under a second (<= 0.5 s) anywhere in the run.
 
@@ -19,7 +20,7 @@ from __future__ import annotations
 import sys
 import time
 
-from common import best_of, build, report, time_privlab, time_qemu
+from common import QEMU_ICOUNT, best_of, build, qemu_reference, report, time_privlab
 
 from privlab.api.timetravel import DEFAULT_EVERY, History
 from privlab.machine import Machine, Stop, load_elf
@@ -48,13 +49,11 @@ def main() -> int:
     recorded, h, m = recorded_run(str(work))
     recorded -= time_privlab(empty)[0]
     insns = int(m.hart.state.instret)
-    q_work = time_qemu(work, icount=True)
-    q_empty = time_qemu(empty, icount=True)
-    theirs = (q_work - q_empty) if q_work and q_empty is not None else None
+    theirs = qemu_reference(work, empty, repeat=1)
     print(f"{insns} instructions retired; {len(h.snaps)} snapshots, every {DEFAULT_EVERY}")
     print(f"  privlab without recording: {plain:.3f} s  ({plain / insns * 1e9:.3f} ns/insn)")
     status = report(f"reverse: the recorded forward run, {insns} instructions", recorded,
-                    theirs, GOAL_RATIO, "ns/insn", insns, scale=1e9)
+                    theirs, GOAL_RATIO, "ns/insn", insns, scale=1e9, against=QEMU_ICOUNT)
     print(f"  snapshot memory: {h.nbytes / (1 << 20):.1f} MiB "
           f"(page store {h.store.nbytes / (1 << 20):.1f} MiB, {len(h.store.pages)} pages)")
     worst = 0.0
