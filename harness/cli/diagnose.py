@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from ..kernelinfo.system import SystemInfo
     from ..machine.machine import Machine
 
-__all__ = ["Namer", "describe_machine", "info_for"]
+__all__ = ["Namer", "channel_namer", "describe_machine", "hart_lines", "info_for"]
 
 SPINLOCK_REGS = (10, 11, 12, 13, 8, 9)   # a0..a3, s0, s1: where acquire() keeps `lk`
 NO_TIMER = (1 << 63)                    # an mtimecmp at or past this is "never"
@@ -85,7 +85,7 @@ def _member(t: StructType, offset: int) -> str | None:
     return None
 
 
-def _channel_namer(kernel: KernelInfo, machine: Machine, procs: tuple[Process, ...],
+def channel_namer(kernel: KernelInfo, machine: Machine, procs: tuple[Process, ...],
                    namer: Namer) -> Callable[[int], str]:
     """chan -> `pipe+0x204 (nwrite)`, `proc[2] (pid 3)`, `ticks`, `cons+0x98 (r)`."""
     objects: list[tuple[int, int, str, StructType | None]] = []   # start, size, label, type
@@ -125,7 +125,7 @@ def _channel_namer(kernel: KernelInfo, machine: Machine, procs: tuple[Process, .
     return name
 
 
-def _hart_lines(machine: Machine, namer: Namer) -> list[str]:
+def hart_lines(machine: Machine, namer: Namer) -> list[str]:
     lines = []
     for k, h in enumerate(machine.harts):
         satp = h.csr(Csr.SATP) if h.priv is not Priv.M else None
@@ -163,7 +163,7 @@ def describe_machine(machine: Machine, info: SystemInfo | None) -> list[str]:
     """Every hart named, the process table with wait channels named, and what it
     looks like; the lines a stopped run's report adds."""
     namer = Namer(info, machine)
-    lines = ["harts:", *_hart_lines(machine, namer)] if machine.smp > 1 else []
+    lines = ["harts:", *hart_lines(machine, namer)] if machine.smp > 1 else []
     kernel = info.kernel_info if info is not None else None
     if kernel is None:
         return lines
@@ -171,7 +171,7 @@ def describe_machine(machine: Machine, info: SystemInfo | None) -> list[str]:
         table = kernel.process_table(machine.memory)
     except Exception:          # a kernel mid-boot, or one without proc[]
         return lines
-    chan_name = _channel_namer(kernel, machine, table.processes, namer)
+    chan_name = channel_namer(kernel, machine, table.processes, namer)
     lines.append("processes:")
     asleep, live = [], 0
     for p in table.processes:

@@ -229,8 +229,10 @@ def add_machine_arguments(p: argparse.ArgumentParser, *, default_user: str | Non
 
 def add_abi_argument(p: argparse.ArgumentParser) -> None:
     p.add_argument("--abi", choices=tuple(ABIS), default="rcore",
-                   help="the system-call table calls are decoded with: rcore (the booted "
-                        "kernel's, rCore/uCore numbering; default) or xv6")
+                   help="the kernel the calls are decoded for and its process table read "
+                        "from: rcore (the booted kernel's, rCore numbering; default), xv6 "
+                        "(proc[], cpus[]) or ucore (uCore-Tutorial's C kernels: pool[], "
+                        "current_proc)")
 
 
 def add_at_argument(p: argparse.ArgumentParser, default: str) -> None:
@@ -400,7 +402,7 @@ def session_at(args: Any, capture: bool = False) -> tuple[Session, RunResult]:
             return s, run_to(s, args.at, budget)
     except NotReached as e:
         raise_for_stop(e.result, budget, f"never reached {args.at}",
-                       default=args.max_insns is None)
+                       default=args.max_insns is None, machine=s.machine, info=s.info)
         hint = _trap_hint(s, args.at)
         if hint:
             raise BadInput(f"{e}; {hint}") from None
@@ -437,8 +439,12 @@ class RunStopped(PrivlabError):
 
 
 def raise_for_stop(result: RunResult, budget: int | None, what: str,
-                   default: bool = False) -> None:
-    """RunStopped for a run the budget or Ctrl-C ended, with `privlab run`'s diagnosis."""
+                   default: bool = False, machine: Machine | None = None,
+                   info: SystemInfo | None = None) -> None:
+    """RunStopped for a run the budget or Ctrl-C ended, with `privlab run`'s diagnosis:
+    with the `machine` (and `info`, what it runs: a session's names user programs too),
+    every code address named and every hart and the process table shown
+    (harness/cli/diagnose.py)."""
     import io
 
     from ..machine import Stop
@@ -447,7 +453,7 @@ def raise_for_stop(result: RunResult, budget: int | None, what: str,
     if result.stop not in (Stop.BUDGET, Stop.USER):
         return
     text = io.StringIO()
-    status = report_run(result, budget, text, default)
+    status = report_run(result, budget, text, default, machine=machine, info=info)
     body = text.getvalue().strip("\n").removeprefix("privlab: ")
     raise RunStopped(f"{what}: {body}", status if result.stop is Stop.BUDGET
                      else ExitStatus.INTERRUPTED)

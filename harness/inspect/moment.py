@@ -2,7 +2,7 @@
 
 The event that brought the hart here, the registers, the CSRs (with what the event
 changed), the code where it trapped and where it is now, and the kernel's process
-table and trap frame. The caller gathers the parts (harness/cli/inspect_run.py);
+table and trap frame. The caller gathers the parts (harness/cli/inspect_cmd.py);
 any of them may be missing (a bare-metal program has no process table).
 """
 

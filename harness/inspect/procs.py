@@ -9,7 +9,7 @@ field it has.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.table import Table
@@ -45,7 +45,18 @@ def _sync_objects(p: Process) -> list[tuple[str, int, StructValue]]:
     return found
 
 
-def _waits_and_holds(procs: Sequence[Process]) -> tuple[dict[int, str], dict[int, str]]:
+def _waits(procs: Sequence[Process], name: Callable[[int], str]) -> dict[int, str]:
+    """What each sleeping process waits on, by slot, its chan named by `name`."""
+    waits = {}
+    for p in procs:
+        chan = p.value.get_int("chan") if p.value.type.has("chan") else 0
+        if p.state == "SLEEPING" and chan:
+            waits[p.slot] = name(chan)
+    return waits
+
+
+def _waits_and_holds(procs: Sequence[Process], name: Callable[[int], str] | None
+                     ) -> tuple[dict[int, str], dict[int, str]]:
     """For the threads of a kernel with threads (struct proc has `group`): what each
     sleeping one waits on, by slot, and the mutexes each holds, by slot."""
     labels: dict[int, str] = {}          # address -> what it is, for chan
@@ -66,32 +77,44 @@ def _waits_and_holds(procs: Sequence[Process]) -> tuple[dict[int, str], dict[int
     for p in procs:
         chan = p.value.get_int("chan")
         if p.state == "SLEEPING" and chan:
-            waits[p.slot] = labels.get(chan, f"{chan:#x}")
+            waits[p.slot] = labels.get(chan) or (name(chan) if name else f"{chan:#x}")
     return waits, {slot: ", ".join(names) for slot, names in holds.items()}
 
 
 class ProcessTableView:
     """The slots of `proc[]` in use; ▶ marks cpu.proc, the running thread. With a
     kernel that has threads, a tid column, what each sleeping thread waits on (a
-    mutex, semaphore, condition variable, thread, child) and the mutexes it holds."""
+    mutex, semaphore, condition variable, thread, child) and the mutexes it holds.
+    With `channels` (chan -> its name: harness/cli/diagnose.py), what each sleeping
+    process waits on, for any kernel whose struct proc has `chan`."""
 
-    def __init__(self, table: ProcessTable, title: str | None = "Processes") -> None:
+    def __init__(self, table: ProcessTable, title: str | None = "Processes",
+                 channels: Callable[[int], str] | None = None) -> None:
         self.table = table
         self.title = title
+        self.channels = channels
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         procs = self.table.processes
         extra = [n for n in _SHOWN if procs and procs[0].value.type.has(n)]
         threads = bool(procs) and all(procs[0].value.type.has(n)
                                       for n in ("tid", "group", "chan"))
-        waits, holds = _waits_and_holds(procs) if threads else ({}, {})
+        if threads:
+            waits, holds = _waits_and_holds(procs, self.channels)
+        else:
+            waits = _waits(procs, self.channels) if self.channels else {}
+            holds = {}
         table = Table(box=None, padding=(0, 1), header_style="muted",
                       title=Text(self.title, "heading") if self.title else None,
                       title_justify="left")
         ids = ("slot", "pid", "tid") if threads else ("slot", "pid")
-        sync_cols = ("waits on", "holds") if waits or holds else ()
-        if sync_cols:   # room for them: the columns a process's threads share go
+        sync_cols: tuple[str, ...] = ()
+        if threads and (waits or holds):
+            sync_cols = ("waits on", "holds")
+            # room for them: the columns a process's threads share go
             extra = [n for n in extra if n in _PER_THREAD]
+        elif waits:
+            sync_cols = ("waits on",)
         for col in ("", *ids, "state", "name", "parent", *extra, *sync_cols):
             table.add_column(col, no_wrap=True, justify="right"
                              if col in ("slot", "pid", "tid", "parent") else "left")
@@ -106,7 +129,7 @@ class ProcessTableView:
                 cells.append(f"{v:#x}" if isinstance(v, int) and n != "xstatus"
                              else format_value(v))
             if sync_cols:
-                cells += [waits.get(p.slot, ""), holds.get(p.slot, "")]
+                cells += [waits.get(p.slot, ""), holds.get(p.slot, "")][:len(sync_cols)]
             table.add_row(*cells, style="heading" if cur else None)
         if not procs:
             yield Text("(no processes yet)", "muted")

@@ -1,0 +1,119 @@
+"""`privlab inspect` on several harts (--smp, --hart N), its process table's wait
+channels, and its stop messages with every code address named."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+import pytest
+from rich.console import RenderableType
+
+from privlab.api import Session
+from privlab.build.images import Images
+from privlab.cli.diagnose import Namer, channel_namer
+from privlab.cli.main import main
+from privlab.inspect import ProcessTableView
+
+NAMED = r"0x[0-9a-f]+ \w+(\+0x[0-9a-f]+)? \S+\.[chS]:\d+"
+FORKTREE = ["--smp", "2", "--at", "syscall:waitpid", "--user", "forktree", "2"]
+
+
+def _head(out: str) -> str:
+    """The lines before the first section (the registers), as one line of single
+    spaces (the terminal's width wraps them)."""
+    return re.sub(r"\s+", " ", out.split("Registers ─", 1)[0])
+
+
+def test_under_smp_it_names_the_hart_it_stopped_on_and_every_harts_pc(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["inspect", *FORKTREE]) == 0
+    out = capsys.readouterr().out
+    head = _head(out)
+    assert re.search(r"^At syscall:waitpid: hart 0 of 2 S-mode pc 0x3ffffff000 uservec "
+                     r"kernel/trampoline\.S:\d+ instret \d+ \(hart 0's own; all harts \d+, "
+                     r"as --at instret:N counts\)", head), head
+    lines = out.splitlines()
+    assert "stopped on hart 0, which reached the point; --hart N shows another" in lines
+    harts = [line for line in lines if re.match(r"  hart \d  ", line)]
+    assert [h[:8] for h in harts] == ["  hart 0", "  hart 1"]
+    assert all(re.fullmatch(rf"  hart \d  [MSU]-mode  pc {NAMED}", h) for h in harts), harts
+    assert re.search(r"^event #\d+: U → S  user_ecall  waitpid\(2, ", out, re.M)
+    assert "CSRs (* = changed by this event)" in out
+
+
+def test_hart_n_shows_that_hart_and_says_which_one_reached_the_point(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["inspect", "--hart", "1", *FORKTREE]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("At syscall:waitpid: hart 1 of 2  ")
+    assert "stopped on hart 0, which reached the point; --hart 1 shows hart 1" in out
+    hart1 = re.search(r"^  hart 1  [MSU]-mode  pc 0x([0-9a-f]+) (\S+)", out, re.M)
+    assert hart1, out
+    # the registers and code are hart 1's: its pc, not hart 0's uservec
+    assert re.search(rf"^[MSU]-mode  pc 0x0*{hart1[1]}$", out, re.M), out
+    assert f"where the hart is: pc {hart1[2]}" in out
+    assert re.search(r"^event #\d+: U → S  \(on hart 0\)  user_ecall  waitpid", out, re.M)
+    assert "changed by this event" not in out      # the event is hart 0's
+
+
+def test_hart_out_of_range_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["inspect", "--hart", "1", "--user", "hello"]) == 2
+    assert capsys.readouterr().err == \
+        "privlab: --hart 1: the machine has one hart, 0 (--smp N for more)\n"
+    assert main(["inspect", "--hart", "2", "--smp", "2", "--user", "hello"]) == 2
+    assert capsys.readouterr().err == "privlab: --hart 2: the machine has harts 0 to 1\n"
+
+
+def test_the_instret_of_the_header_is_what_at_instret_counts(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The header's `all harts N` is the machine's count: --at instret:N stops there,
+    and the hart it stopped on has its own (smaller) count."""
+    assert main(["inspect", *FORKTREE]) == 0
+    head = _head(capsys.readouterr().out)
+    own, total = map(int, re.search(r"instret (\d+) \(hart 0's own; all harts (\d+)",
+                                    head).groups())  # type: ignore[union-attr]
+    assert own < total
+    assert main(["inspect", "--smp", "2", "--at", f"instret:{total}", "--user",
+                 "forktree", "2"]) == 0
+    head = _head(capsys.readouterr().out)
+    assert re.search(rf"all harts {total}, as --at instret:N counts", head), head
+
+
+def test_a_budget_stop_names_every_code_address_user_ones_too(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["inspect", "--at", "syscall:exit", "--max-insns", "3000000",
+                 "--user", "forktree", "2"]) == 124
+    err = capsys.readouterr().err
+    first = err.splitlines()[0]
+    assert re.fullmatch(rf"privlab: never reached syscall:exit: instruction budget of "
+                        rf"3000000 exhausted at pc {NAMED} in [MSU]-mode", first), first
+    assert "processes:" in err
+    epcs = re.findall(r" epc (.*) tval", err)
+    assert epcs and all(re.fullmatch(NAMED, e) for e in epcs), err
+    assert any("userland/forktree.c:" in e for e in epcs), err
+
+
+def test_the_process_table_names_a_wait_channel_by_its_symbol(
+        images: Images, render: Callable[[RenderableType], str]) -> None:
+    """`sleep -b 5000` sleeps in sys_sleep on clock.c's `sleepers`: named, not an address
+    (the view `privlab inspect` shows, with diagnose.py's names)."""
+    s = Session.boot("sleep", args=["-b", "5000"], images=images)
+    try:
+        s.run_until_syscall("sleep")
+        for _ in range(100):                # until its first wait (deterministic)
+            s.run(10_000)
+            table = s.processes()
+            if table.processes[0].state == "SLEEPING":
+                break
+        assert [p.state for p in table.processes] == ["SLEEPING"]
+        kernel = s.info.kernel_info
+        assert kernel is not None
+        view = ProcessTableView(table, None, channel_namer(
+            kernel, s.machine, table.processes, Namer(s.info, s.machine)))
+        lines = render(view).splitlines()
+        assert lines[0].split()[-3:] == ["waits", "on", "holds"]
+        assert re.fullmatch(r"\s+0\s+1\s+0\s+SLEEPING\s+sleep\s+-\s+0x[0-9a-f]+\s+0\s+"
+                            r"sleepers\s*", lines[1]), lines
+    finally:
+        s.close()
