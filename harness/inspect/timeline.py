@@ -154,6 +154,14 @@ class TrapTimeline:
         self.title = title
         self.fold = fold
 
+    def legend(self) -> Text | None:
+        """Under --smp, what the instret column counts (a line above the header)."""
+        if self.harts <= 1:
+            return None
+        return Text("instret: instructions the row's own hart has retired; --at "
+                    "instret:N counts all harts together (privlab inspect shows both)",
+                    "muted")
+
     def header(self) -> Text:
         t = Text()
         t.append(f"{'seq':>6} {'instret':>10}  ", "muted")
@@ -230,6 +238,9 @@ class TrapTimeline:
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         if self.title:
             yield Text(self.title, "heading")
+        legend = self.legend()
+        if legend is not None:
+            yield legend
         yield self.header()
         shown = 0
         for item in self.items():
@@ -277,7 +288,8 @@ class TimelineWriter:
         """Print the header (once)."""
         if not self._started:
             self._started = True
-            self._emit([self.timeline.header()])
+            legend = self.timeline.legend()
+            self._emit([*([legend] if legend is not None else []), self.timeline.header()])
 
     def write(self, rows: Sequence[FlowRow]) -> None:
         if self._stopped:

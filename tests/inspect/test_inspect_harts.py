@@ -117,3 +117,14 @@ def test_the_process_table_names_a_wait_channel_by_its_symbol(
                             r"sleepers\s*", lines[1]), lines
     finally:
         s.close()
+
+
+def test_trace_under_smp_says_what_its_instret_column_counts(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["trace", "--smp", "2", "--user", "hello"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == ("instret: instructions the row's own hart has retired; --at "
+                        "instret:N counts all harts together (privlab inspect shows both)")
+    assert lines[1].split()[:3] == ["seq", "instret", "hart"]
+    assert main(["trace", "--user", "hello"]) == 0       # one hart: one count, no legend
+    assert capsys.readouterr().out.splitlines()[0].split()[:3] == ["seq", "instret", "U"]
