@@ -91,8 +91,10 @@ def parse_syscall_table(text: str, source: str = "syscall.tbl") -> list[Syscall]
 ABIS: dict[str, Path] = {
     "rcore": SYSCALL_TABLE,                            # the bundled kernel's (rCore/uCore)
     "xv6": Path(__file__).with_name("xv6.tbl"),        # MIT's xv6-riscv
+    "ucore": Path(__file__).with_name("ucore.tbl"),    # THU's uCore-Tutorial C kernels
 }
-"""The system-call tables the inspectors decode with, by `--abi` name."""
+"""The system-call tables the inspectors decode with, by `--abi` name (each with its
+kernel profile: harness/abi/kernel_profiles.py)."""
 
 
 def abi_table(name: str) -> list[Syscall]:

@@ -106,6 +106,7 @@ class Session(MemoryAccess):
         `table`, a syscall.tbl, takes its place (a student's kernel's own)."""
         self.machine = machine
         self.info = info
+        info.abi = abi          # the kernel profile its process views read with
         self.notes: tuple[str, ...] = ()   # what the boot wants said (an --add replacing)
         self.specs = call_specs(load_syscall_table(table) if table is not None
                                 else abi_table(abi))
@@ -262,11 +263,15 @@ class Session(MemoryAccess):
         return result
 
     # -- going back in time (harness/api/timetravel.py) --------------------------------
-    def record(self, every: int = DEFAULT_EVERY) -> History:
+    def record(self, every: int = DEFAULT_EVERY, budget: int | None = None) -> History:
         """From now on, snapshot the machine every `every` instructions it runs, so
-        that run_back can return to any moment after this one."""
+        that run_back can return to any moment after this one, keeping at most
+        `budget` bytes of history (None: PRIVLAB_HISTORY_BUDGET or the default)."""
         if self.history is None:
-            self.history = History(self.machine, every, on_restore=self.tracer.rewind)
+            self.history = (History(self.machine, every, on_restore=self.tracer.rewind)
+                            if budget is None else
+                            History(self.machine, every, on_restore=self.tracer.rewind,
+                                    budget=budget))
             self._pages = self.history.store
         return self.history
 
@@ -406,7 +411,7 @@ class Session(MemoryAccess):
             (p for p in table.processes if p.slot == table.current), None)
         if proc is None or k is None:
             return None
-        return k.trapframe(self.machine.memory, proc)
+        return k.trapframe(self.machine.memory, proc, self.machine.hart.state.hart_id)
 
     def symbolize(self, addr: int, satp: int | None = None) -> Location:
         return self.info.symbolize(addr, self.machine.hart.csr(Csr.SATP) if satp is None

@@ -11,6 +11,7 @@ Valid entries only; consecutive pages with the same flags are merged into ranges
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from ..errors import BadInput, GuestError
 from .sessionargs import (
@@ -20,6 +21,9 @@ from .sessionargs import (
     session_at,
     symbolize_now,
 )
+
+if TYPE_CHECKING:
+    from ..api import Session
 
 __all__ = ["register"]
 
@@ -31,7 +35,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     which = p.add_mutually_exclusive_group()
     which.add_argument("--satp", type=lambda t: int(t, 0), help="this satp instead of the current")
     which.add_argument("--kernel-table", action="store_true",
-                       help="the kernel's page table (trapframe.kernel_satp)")
+                       help="the kernel's page table: the global the --abi profile names "
+                            "(xv6's and uCore's kernel_pagetable), else the running "
+                            "process's trapframe.kernel_satp")
     p.add_argument("--full", action="store_true", help="every line, however many")
     add_abi_argument(p)
     add_machine_arguments(p, default_user="hello")
@@ -47,15 +53,7 @@ def run(args: argparse.Namespace) -> int:
     s, _ = session_at(args)
     satp = args.satp if args.satp is not None else s.machine.hart.csr(Csr.SATP)
     if args.kernel_table:
-        try:
-            frame = s.trapframe()
-        except KeyError as e:       # not privlab's kernel: no `proc` table, no trap frame
-            raise BadInput(f"--kernel-table reads the kernel's satp from the running "
-                           f"process's trap frame, and this kernel has none privlab "
-                           f"knows ({e}); give --satp instead") from None
-        if frame is None or not frame.type.has("kernel_satp"):
-            raise BadInput("no running process with a trap frame to find the kernel's satp in")
-        satp = frame.get_int("kernel_satp")
+        satp = _kernel_satp(s)
     try:
         table = read_page_table(s.machine.memory, satp, s.machine.xlen)
     except GuestError as e:
@@ -64,3 +62,30 @@ def run(args: argparse.Namespace) -> int:
     console.print(PageTableTree(table, symbolize_now(s), f"Page table at {args.at}",
                                 None if args.full else 16))
     return 0
+
+
+def _kernel_satp(s: Session) -> int:
+    """The kernel's satp: from the kernel's own global where its profile names one
+    (`kernel_pagetable`), else from the running process's trap frame."""
+    kernel = s.info.kernel_info
+    if kernel is not None and kernel.profile.kernel_root is not None:
+        try:
+            satp = kernel.kernel_satp(s.machine.memory, s.machine.xlen)
+        except KeyError as e:       # MissingStructure: not the kernel the profile is for
+            raise BadInput(f"--kernel-table reads the kernel's page table from "
+                           f"{kernel.profile.kernel_root} ({e}); give --satp instead") \
+                from None
+        if satp is None:
+            raise BadInput(f"the kernel has no page table yet ({kernel.profile.kernel_root} "
+                           "is 0 here: stop later with --at)")
+        return satp
+    try:
+        frame = s.trapframe()
+    except KeyError as e:       # not privlab's kernel: no `proc` table, no trap frame
+        raise BadInput(f"--kernel-table reads the kernel's satp from the running "
+                       f"process's trap frame, and this kernel has none privlab "
+                       f"knows ({e}); give --satp instead (or --abi for xv6 or uCore)") \
+            from None
+    if frame is None or not frame.type.has("kernel_satp"):
+        raise BadInput("no running process with a trap frame to find the kernel's satp in")
+    return frame.get_int("kernel_satp")

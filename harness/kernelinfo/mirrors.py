@@ -2,8 +2,10 @@
 
 Layouts come from the kernel ELF's DWARF (`struct proc`, `struct trapframe`, the
 globals `proc[]` and `cpu`), so these mirrors follow the C code as students change
-it. The kernel maps RAM at its physical addresses (kernel/memlayout.h), so a kernel
-pointer into RAM is read as a physical address.
+it. Which globals and members to read is the kernel profile's (harness/abi/
+kernel_profiles.py, `--abi`): privlab's kernel by default, xv6's or uCore's
+(`pool[]`, `current_proc`) on request. The kernel maps RAM at its physical addresses
+(kernel/memlayout.h), so a kernel pointer into RAM is read as a physical address.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..abi.kernel_profiles import PROFILES, KernelProfile, satp_of_root
 from ..errors import GuestError
 from ..mmu.walk import PhysicalMemory
 from .dwarf import DwarfTypes
@@ -26,16 +29,17 @@ from .dwarf_types import (
 
 __all__ = ["KernelInfo", "OpenFile", "Process", "ProcessTable"]
 
-UNUSED = "UNUSED"
 
 
 @dataclass(frozen=True)
 class Process:
-    """One slot of `proc[]`."""
+    """One slot of the process table (`proc[]`, uCore's `pool[]`). `files` names the
+    member holding its descriptors (the profile's)."""
 
     slot: int
     value: StructValue
     parent_pid: int | None = None
+    files: str = "ofile"
 
     @property
     def address(self) -> int:
@@ -97,15 +101,29 @@ class ProcessTable:
         return next((p for p in self.processes if p.pagetable == root), None)
 
 
-class KernelInfo:
-    """DWARF-derived knowledge of a kernel ELF, and readers for its data."""
+@dataclass(frozen=True)
+class _Running:
+    """What a hart runs: its process's slot, and the thread struct it runs in when
+    the kernel keeps threads apart from processes (uCore's chapter 8)."""
 
-    def __init__(self, types: DwarfTypes) -> None:
+    slot: int
+    thread: StructValue | None = None
+
+
+class KernelInfo:
+    """DWARF-derived knowledge of a kernel ELF, and readers for its data, where the
+    kernel profile says to look."""
+
+    def __init__(self, types: DwarfTypes, profile: KernelProfile = PROFILES["rcore"]) -> None:
         self.types = types
+        self.profile = profile
 
     @classmethod
-    def load(cls, kernel_elf: Path) -> KernelInfo:
-        return cls(DwarfTypes.load(kernel_elf))
+    def load(cls, kernel_elf: Path, profile: KernelProfile = PROFILES["rcore"]) -> KernelInfo:
+        return cls(DwarfTypes.load(kernel_elf), profile)
+
+    def _unused(self, state: Value | None) -> bool:
+        return isinstance(state, EnumValue) and state.name in self.profile.unused
 
     @property
     def trapframe_type(self) -> StructType:
@@ -123,43 +141,63 @@ class KernelInfo:
                             addr + m.offset)
 
     def _proc_array(self) -> tuple[int, StructType, int]:
-        g = self.types.global_("proc")
+        g = self.types.global_(self.profile.processes)
         if not isinstance(g.type, ArrayType) or not isinstance(g.type.elem, StructType):
-            raise GuestError("the kernel's `proc` is not an array of structs")
+            raise GuestError(f"the kernel's `{self.profile.processes}` is not an array of "
+                             "structs")
         return g.address, g.type.elem, g.type.count
 
-    def current_slot(self, memory: PhysicalMemory, hart: int = 0) -> int | None:
-        """The slot hart `hart`'s struct cpu points to (None while its scheduler runs):
-        `cpus[hart].proc` in a kernel with one struct cpu per hart (kernel/smp.c), or
-        `cpu.proc` in a one-hart kernel."""
-        g = self.types.global_("cpus") if "cpus" in self.types.globals else None
-        if g is not None and isinstance(g.type, ArrayType) \
-                and isinstance(g.type.elem, StructType):
+    def _running(self, memory: PhysicalMemory, hart: int) -> _Running | None:
+        """What hart `hart` runs, by the first of the profile's `running` globals the
+        kernel has: `cpus[hart].proc` (one struct cpu per hart), `cpu.proc` (one hart),
+        a pointer to the process (uCore's `current_proc`), or a pointer to a thread
+        whose `process` is it (uCore's `current_thread`). None while the scheduler
+        runs (a null pointer, or one outside the table: uCore's idle process)."""
+        names = [n for n in self.profile.running if n in self.types.globals]
+        g = self.types.global_(names[0] if names else self.profile.running[-1])
+        base, t, count = self._proc_array()
+        thread: StructValue | None = None
+        if isinstance(g.type, ArrayType) and isinstance(g.type.elem, StructType):
             if not 0 <= hart < g.type.count:
                 return None
-            ctype, caddr = g.type.elem, g.address + hart * g.type.elem.size
-        else:
-            cpu = self.types.global_("cpu")
-            if not isinstance(cpu.type, StructType) or hart != 0:
+            ptr = self.read_member(memory, g.type.elem, g.address + hart * g.type.elem.size,
+                                   "proc")
+        elif isinstance(g.type, StructType):
+            if hart != 0:
                 return None
-            ctype, caddr = cpu.type, cpu.address
-        ptr = self.read_member(memory, ctype, caddr, "proc")
-        base, t, count = self._proc_array()
-        if not isinstance(ptr, int) or ptr == 0:
+            ptr = self.read_member(memory, g.type, g.address, "proc")
+        elif isinstance(g.type, PointerType) and hart == 0:
+            ptr = int.from_bytes(memory.read(g.address, g.type.size), "little")
+            target = g.type.target.removeprefix("struct ")
+            if ptr and target != t.name:           # a thread: its process is the answer
+                thread = self.read_struct(memory, self.types.struct(target), ptr)
+                ptr = thread["process"]
+        else:
+            return None
+        if not isinstance(ptr, int) or ptr == 0 or (ptr - base) % t.size:
             return None
         slot = (ptr - base) // t.size
-        return slot if 0 <= slot < count else None
+        return _Running(slot, thread) if 0 <= slot < count else None
+
+    def current_slot(self, memory: PhysicalMemory, hart: int = 0) -> int | None:
+        """The slot of the process hart `hart` runs (None while its scheduler runs)."""
+        running = self._running(memory, hart)
+        return running.slot if running is not None else None
 
     def current_tid(self, memory: PhysicalMemory, hart: int = 0) -> int | None:
         """The running thread's id within its process (struct proc's `tid`: kernel/
-        thread.c), or None for a kernel without threads or while the scheduler runs."""
+        thread.c; uCore's running `struct thread`), or None for a kernel without
+        threads or while the scheduler runs."""
+        running = self._running(memory, hart)
+        if running is None:
+            return None
+        if running.thread is not None:
+            tid = running.thread["tid"] if running.thread.type.has("tid") else None
+            return tid if isinstance(tid, int) else None
         base, t, _ = self._proc_array()
         if not t.has("tid"):
             return None
-        slot = self.current_slot(memory, hart)
-        if slot is None:
-            return None
-        tid = self.read_member(memory, t, base + slot * t.size, "tid")
+        tid = self.read_member(memory, t, base + running.slot * t.size, "tid")
         return tid if isinstance(tid, int) else None
 
     def current_pid(self, memory: PhysicalMemory, hart: int = 0) -> tuple[int, str] | None:
@@ -184,7 +222,7 @@ class KernelInfo:
         for i in range(count):
             if state_m is not None:   # skip unused slots before decoding them in full
                 st = decode_value(state_m.type, data, i * t.size + state_m.offset)
-                if isinstance(st, EnumValue) and st.name == UNUSED:
+                if self._unused(st):
                     continue
             pid = decode_value(pid_m.type, data, i * t.size + pid_m.offset)
             pid_at[base + i * t.size] = pid if isinstance(pid, int) else -1
@@ -195,7 +233,8 @@ class KernelInfo:
         for i, v in slots:
             parent = v["parent"] if t.has("parent") and isinstance(
                 t.member("parent").type, PointerType) else 0
-            procs.append(Process(i, v, pid_at.get(parent) if isinstance(parent, int) else None))
+            procs.append(Process(i, v, pid_at.get(parent) if isinstance(parent, int) else None,
+                                 self.profile.files))
         return ProcessTable(tuple(procs), self.current_slot(memory, hart))
 
     def process_roots(self, memory: PhysicalMemory) -> dict[int, tuple[int, str]]:
@@ -214,8 +253,7 @@ class KernelInfo:
         roots: dict[int, tuple[int, str]] = {}
         for i in range(count):
             off = i * t.size
-            st = field("state", off)
-            if isinstance(st, EnumValue) and st.name == UNUSED:
+            if self._unused(field("state", off)):
                 continue
             pid, name, root = field("pid", off), field("name", off), field("pagetable", off)
             if isinstance(pid, EnumValue):
@@ -229,11 +267,12 @@ class KernelInfo:
 
     def open_files(self, memory: PhysicalMemory, process: Process) -> list[OpenFile] | None:
         """The process's open descriptors, lowest first; None when the kernel's
-        struct proc has no `ofile` (a kernel without files)."""
+        struct proc has no descriptor table (`ofile`, uCore's `files`: a kernel
+        without files)."""
         t = process.value.type
-        if not t.has("ofile"):
+        if not t.has(process.files):
             return None
-        slots = process.value["ofile"]
+        slots = process.value[process.files]
         if not isinstance(slots, list):
             return None
         file_t = self.types.struct("file")
@@ -243,6 +282,8 @@ class KernelInfo:
                 continue
             f = self.read_struct(memory, file_t, ptr)
             kind = str(f["type"]).removeprefix("FD_")
+            if kind == "NONE":                     # uCore: a closed descriptor's struct
+                continue
             extra: dict[str, int] = {}
             if kind == "INODE" and f.get_int("ip"):
                 ip = self.read_struct(memory, self.types.struct("inode"), f.get_int("ip"))
@@ -257,11 +298,41 @@ class KernelInfo:
                                 address=ptr, **extra))
         return out
 
-    def trapframe(self, memory: PhysicalMemory, process: Process) -> StructValue | None:
-        """The process's saved user registers, or None if it has no trap frame yet."""
-        if not process.trapframe_addr:
+    def trapframe(self, memory: PhysicalMemory, process: Process,
+                  hart: int = 0) -> StructValue | None:
+        """The process's saved user registers, or None if it has no trap frame yet. In
+        a kernel whose threads hold the trap frames (the profile's `threads`), the
+        frame of the thread hart `hart` runs if it runs this process, else of the
+        process's first thread in use."""
+        addr = process.trapframe_addr or self._thread_frame(memory, process, hart)
+        if not addr:
             return None
         try:
-            return self.read_struct(memory, self.trapframe_type, process.trapframe_addr)
+            return self.read_struct(memory, self.trapframe_type, addr)
         except GuestError:
             return None
+
+    def _thread_frame(self, memory: PhysicalMemory, process: Process, hart: int) -> int:
+        member = self.profile.threads
+        if member is None or not process.value.type.has(member):
+            return 0
+        running = self._running(memory, hart)
+        if running is not None and running.slot == process.slot and running.thread:
+            return running.thread.get_int("trapframe")
+        threads = process.value[member]
+        for th in threads if isinstance(threads, list) else ():
+            if isinstance(th, StructValue) and not self._unused(th["state"]) \
+                    and th.get_int("trapframe"):
+                return th.get_int("trapframe")
+        return 0
+
+    def kernel_satp(self, memory: PhysicalMemory, xlen: int) -> int | None:
+        """The satp of the kernel's own page table from the global the profile names
+        (`kernel_pagetable`), or None when the profile names none or it is not set
+        yet. MissingStructure when the kernel lacks the global."""
+        name = self.profile.kernel_root
+        if name is None:
+            return None
+        g = self.types.global_(name)
+        root = int.from_bytes(memory.read(g.address, g.type.size), "little")
+        return satp_of_root(root, xlen) if root else None

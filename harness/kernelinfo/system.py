@@ -27,7 +27,9 @@ __all__ = ["SystemInfo"]
 @dataclass
 class SystemInfo:
     """The images a machine runs. `program` names the user program whose symbols
-    win for user addresses (they are all linked at the same place)."""
+    win for user addresses (they are all linked at the same place). `abi` names the
+    kernel profile its process table is read with (harness/abi/kernel_profiles.py:
+    `--abi`), until `kernel_info` is first asked for."""
 
     xlen: int
     firmware: Path | None = None
@@ -35,6 +37,7 @@ class SystemInfo:
     users: dict[str, Path] = field(default_factory=dict)
     program: str | None = None
     bare: Path | None = None
+    abi: str = "rcore"
     _aliases: set[int] = field(default_factory=set)
 
     @cached_property
@@ -52,13 +55,17 @@ class SystemInfo:
 
     @cached_property
     def kernel_info(self) -> KernelInfo | None:
-        """The kernel's DWARF mirrors, or None for a bare-metal program."""
-        if self.kernel is None:
+        """The kernel's DWARF mirrors, or None for a bare-metal program. A kernel
+        booted bare (`--bios none`, as xv6's Makefile boots it) is read as one when
+        `abi` names another kernel's profile than privlab's own."""
+        kernel = self.kernel or (self.bare if self.abi != "rcore" else None)
+        if kernel is None:
             return None
+        from ..abi.kernel_profiles import kernel_profile
         from .mirrors import KernelInfo
 
         try:
-            return KernelInfo.load(self.kernel)
+            return KernelInfo.load(kernel, kernel_profile(self.abi))
         except BadInput:
             return None
 

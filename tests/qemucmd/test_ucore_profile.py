@@ -1,0 +1,116 @@
+"""`--abi ucore`: the process views read a uCore-Tutorial kernel's own structures
+(`pool[]`, `current_proc` or chapter 8's `current_thread`, `files[]`,
+`kernel_pagetable`), with tests/qemucmd/ucore_shaped.c standing in for the course's
+kernels: pool[1] runs pid 7 (parent pid 1), its trap frame holds a0 = 0x1234, its
+descriptor 0 is the console, and kernel_pagetable is `kroot`, one gigapage."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from privlab.abi.kernel_profiles import PROFILES, satp_of_root
+from privlab.api import Session
+from privlab.api.points import run_to
+from privlab.build.baremetal import build_baremetal
+from privlab.build.toolchain import ARCHES
+from privlab.kernelinfo.dwarf import MissingStructure
+from privlab.kernelinfo.mirrors import KernelInfo
+from privlab.kernelinfo.symbols import ElfSymbols
+
+HERE = Path(__file__).resolve().parent
+PRIVLAB = [sys.executable, "-m", "privlab"]
+RUNNING_PID = 7
+BUDGET = 100_000
+
+
+@pytest.fixture(scope="module", params=["ch5", "ch8"])
+def kernel(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("ucore") / f"ucore_{request.param}.elf"
+    return build_baremetal([HERE / "ucore_shaped.c"], ARCHES["rv64"], out,
+                           defines={"THREADS": 1} if request.param == "ch8" else {},
+                           listings=False)
+
+
+def kroot(kernel: Path) -> int:
+    syms = ElfSymbols(kernel)
+    try:
+        return syms.by_name["kroot"][0]
+    finally:
+        syms.close()
+
+
+def at_getpid(kernel: Path, abi: str = "ucore") -> Session:
+    s = Session.bare(kernel, abi=abi)
+    run_to(s, "syscall:getpid", BUDGET)
+    return s
+
+
+def test_the_process_table_is_pool_and_the_running_one_is_current(kernel: Path) -> None:
+    s = at_getpid(kernel)
+    table = s.processes()
+    assert [(p.slot, p.pid, p.parent_pid) for p in table.processes] == [
+        (0, 1, None), (1, RUNNING_PID, 1)]
+    assert table.current == 1
+    info = s.info.kernel_info
+    assert info is not None
+    assert info.current_pid(s.machine.memory) == (RUNNING_PID, "")   # uCore names none
+    threads = "ch8" in kernel.name
+    assert info.current_tid(s.machine.memory) == (1 if threads else None)
+
+
+def test_the_trap_frame_and_files_are_the_running_process_s(kernel: Path) -> None:
+    s = at_getpid(kernel)
+    frame = s.trapframe()
+    assert frame is not None and frame.get_int("a0") == 0x1234
+    info = s.info.kernel_info
+    assert info is not None
+    running = s.processes().by_pid(RUNNING_PID)
+    assert running is not None
+    files = info.open_files(s.machine.memory, running)
+    assert files is not None
+    assert [(f.fd, f.kind, f.ref, f.readable, f.writable) for f in files] == [
+        (0, "STDIO", 1, True, False)]
+
+
+def test_the_kernel_page_table_is_kernel_pagetable(kernel: Path) -> None:
+    s = at_getpid(kernel)
+    info = s.info.kernel_info
+    assert info is not None
+    root = kroot(kernel)
+    assert info.kernel_satp(s.machine.memory, 64) == (8 << 60) | (root >> 12) \
+        == satp_of_root(root, 64)
+
+
+def test_privlab_s_own_profile_finds_no_proc_in_it(kernel: Path) -> None:
+    s = at_getpid(kernel)
+    info = KernelInfo.load(kernel, PROFILES["rcore"])
+    with pytest.raises(MissingStructure, match="no global variable 'proc'"):
+        info.process_table(s.machine.memory)
+
+
+def test_trace_rows_name_the_pid_with_the_profile_and_not_without(kernel: Path) -> None:
+    def calls(*abi: str) -> list[str]:
+        out = subprocess.run([*PRIVLAB, "trace", "--format", "calls", *abi, "--bios", "none",
+                              "--kernel", str(kernel)], capture_output=True, text=True,
+                             timeout=120)
+        assert out.returncode == 0, out.stderr
+        return [" ".join(line.split()[1:3]) for line in out.stdout.splitlines()[1:]]
+
+    assert calls("--abi", "ucore") == [f"{RUNNING_PID} getpid()", f"{RUNNING_PID} exit(7)"]
+    assert calls() == ["user getpid()", "user exit(7)"]
+
+
+def test_pagetable_kernel_table_reads_kernel_pagetable(kernel: Path) -> None:
+    out = subprocess.run([*PRIVLAB, "pagetable", "--kernel-table", "--abi", "ucore",
+                          "--bios", "none", "--kernel", str(kernel), "--at", "syscall:getpid"],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    root = kroot(kernel)
+    lines = out.stdout.splitlines()
+    assert lines[1].split()[:2] == ["satp", f"{(8 << 60) | (root >> 12):#x}"]
+    assert f"root table {root:#x}" in lines[1]
+    assert "0x0080000000-0x00bfffffff  rwx" in lines[2]
