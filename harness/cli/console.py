@@ -83,7 +83,8 @@ def report_run(result: RunResult, budget: int | None, err: IO[str],
     satp = _satp(machine, result.priv)
     pc = namer(result.pc, satp)
     more: list[str] = []
-    if machine is not None and result.stop in (Stop.USER, Stop.BUDGET, Stop.INPUT_ENDED):
+    if machine is not None and result.stop in (Stop.USER, Stop.BUDGET, Stop.INPUT_ENDED,
+                                               Stop.ERROR):   # a wfi nothing can end
         try:
             more = describe_machine(machine, info)
         except Exception as e:   # a kernel's tables half written: say so, go on

@@ -118,6 +118,9 @@ def channel_namer(kernel: KernelInfo, machine: Machine, procs: tuple[Process, ..
                 t = kernel.types.struct(s)     # a global named for its struct (kmem, cons)
             except Exception:
                 t = None
+            if t is not None and t.size and off >= t.size:   # an array of them: kmem[1]
+                index, off = divmod(off, t.size)
+                s = f"{s}[{index}]"
             member = _member(t, off) if t is not None else None
             at = f"{s}+{off:#x}" if off else s
             return f"{at} ({member})" if member and off else at
