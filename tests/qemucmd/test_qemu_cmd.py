@@ -5,6 +5,7 @@ line on QEMU for the status to compare."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -194,6 +195,47 @@ def test_minus_s_capital_s_waits_for_gdb_which_runs_it_to_the_end(tmp_path: Path
                 break
             time.sleep(0.5)
         assert "0x80000000" in gdb.stdout.decode()
+        assert proc.wait(timeout=60) == 0
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+@pytest.mark.skipif(shutil.which("gdb-multiarch") is None, reason="gdb-multiarch missing")
+def test_xv6_s_qemu_gdb_line_breaks_continues_and_backtraces(tmp_path: Path) -> None:
+    """The command line xv6's `make qemu-gdb` writes (-bios none -kernel K -m 128M -smp
+    N -nographic -global virtio-mmio.force-legacy=false -drive ... -device
+    virtio-blk-device,... -S -gdb tcp::PORT), then gdb as its .gdbinit connects: a
+    breakpoint at a function is hit with its argument, continue hits it again, the
+    backtrace names the callers, and the run then ends with the program's status."""
+    elf = build_baremetal([HERE / "gdb_target.c"], ARCHES["rv64"], tmp_path / "kernel",
+                          listings=False)
+    image = tmp_path / "fs.img"
+    image.write_bytes(bytes(1 << 20))
+    port = "26733"
+    proc = subprocess.Popen(
+        [*PRIVLAB, "qemu", "-machine", "virt", "-bios", "none", "-kernel", str(elf),
+         "-m", "128M", "-smp", "1", "-nographic", "-global", "virtio-mmio.force-legacy=false",
+         "-drive", f"file={image},if=none,format=raw,id=x0",
+         "-device", "virtio-blk-device,drive=x0,bus=virtio-mmio-bus.0", "-S",
+         "-gdb", f"tcp::{port}"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        for _ in range(60):            # until the stub listens (the build comes first)
+            gdb = subprocess.run(
+                ["gdb-multiarch", "-batch", "-nx", "-ex", "set confirm off",
+                 "-ex", "set architecture riscv:rv64", "-ex", f"target remote 127.0.0.1:{port}",
+                 "-ex", f"symbol-file {elf}", "-ex", "set riscv use-compressed-breakpoints yes",
+                 "-ex", "break leaf", "-ex", "continue", "-ex", "continue", "-ex", "bt",
+                 "-ex", "delete", "-ex", "continue"],
+                capture_output=True, timeout=120, text=True)
+            if "Connection refused" not in gdb.stderr:
+                break
+            time.sleep(0.5)
+        out = gdb.stdout
+        hits = re.findall(r"Breakpoint 1, leaf \(n=(?:n@entry=)?(\d+)\)", out)
+        assert hits == ["1", "2"], out
+        frames = re.findall(r"(?m)^#\d+\s+(?:0x[0-9a-f]+ in )?(\S+)", out)
+        assert frames[:3] == ["leaf", "middle", "kmain"], out
         assert proc.wait(timeout=60) == 0
     finally:
         proc.kill()
