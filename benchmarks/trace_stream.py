@@ -2,7 +2,8 @@
 row arrives, how long the whole run takes and how much memory it holds, against
 `privlab run --user usertests --trace-out FILE` (every event written as the core
 recorded it, not analysed; FILE.jsonl, every event as JSON, for reference) and
-QEMU 7.2 running the same firmware, kernel and usertests untraced, in the same run.
+QEMU 7.2 running the same firmware, kernel and usertests untraced, with its defaults
+and with -icount shift=0, in the same run.
 Goals: first row within 1 s, peak RSS at most 200 MB, at most 2x `run --trace-out`.
 
     python benchmarks/trace_stream.py [--program PROG] [--format text|calls|jsonl]
@@ -85,6 +86,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         events = sum(1 for _ in out_jsonl.open())
         qemu_cmd = qemu_command(args.program, Path(tmp) / "initrd.cpio")
         qemu = measure(qemu_cmd, rows=False) if qemu_cmd is not None else None
+        icount_cmd = qemu_command(args.program, Path(tmp) / "initrd-icount.cpio", icount=True)
+        icount = measure(icount_cmd, rows=False) if icount_cmd is not None else None
     ratio = trace.seconds / run.seconds
     first = trace.first_row if trace.first_row is not None else float("inf")
     print(f"privlab trace --format {args.format} --user {args.program}: "
@@ -96,12 +99,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"privlab run --trace-out FILE.jsonl: {jsonl.seconds:7.2f} s "
           f"(trace / that = {trace.seconds / jsonl.seconds:.2f}x)")
     print(f"  ratio trace / run --trace-out = {ratio:.2f}x  (goal <= {RATIO}x)")
-    if qemu is None:
+    if qemu is None or icount is None:
         print("QEMU 7.2 not installed: no reference, no ratio")
     else:
-        print(f"QEMU 7.2, untraced: {qemu.seconds:7.2f} s, peak RSS {qemu.peak_mb:.0f} MB")
-        print(f"  ratio trace / QEMU = {trace.seconds / qemu.seconds:.2f}x, "
-              f"run --trace-out / QEMU = {run.seconds / qemu.seconds:.2f}x")
+        for name, q in (("defaults", qemu), ("-icount shift=0", icount)):
+            print(f"QEMU 7.2 {name}, untraced: {q.seconds:7.2f} s, peak RSS {q.peak_mb:.0f} MB")
+            print(f"  ratio trace / QEMU = {trace.seconds / q.seconds:.2f}x, "
+                  f"run --trace-out / QEMU = {run.seconds / q.seconds:.2f}x, "
+                  f"run --trace-out FILE.jsonl / QEMU = {jsonl.seconds / q.seconds:.2f}x")
     met = first <= FIRST_ROW and trace.peak_mb <= MEMORY and ratio <= RATIO
     print("goals: " + ("met" if met else "MISSED"))
     return 0 if met else 1
