@@ -106,7 +106,8 @@ def _describe_trap(t: TrapEvent, namer: Namer | None) -> str:
 PROGRAM_FAIL = re.compile(r"\bFAIL\b[^\n]*")
 
 def _headline(result: RunResult | None, console: LimitedConsole, budget: int | None,
-              panic: str | None, flood: bool, ran: int | None = None) -> str:
+              panic: str | None, flood: bool, ran: int | None = None,
+              where: str | None = None) -> str:
     """How the run ended, in one line: the first of these that holds. The console
     limit and the event limit are the grader's own stops; a panic is the kernel's
     own account and comes before whatever it did next. A run stopped for its events
@@ -114,7 +115,8 @@ def _headline(result: RunResult | None, console: LimitedConsole, budget: int | N
     instructions than its budget): "hang: still running after N instructions" would
     say the budget ran out, and it did not; the guest was trapping without end, so
     the event limit wins over the budget. `ran`: the instructions of every hart, which
-    the budget counts (default: the run's hart's own)."""
+    the budget counts (default: the run's hart's own). `where`: the pc it hung at,
+    named, for a hang's line (the scoreboard's "why" says where)."""
     if result is None:
         return "the kernel was not run"
     if console.truncated:
@@ -127,8 +129,9 @@ def _headline(result: RunResult | None, console: LimitedConsole, budget: int | N
                 "makes progress)")
     if result.stop is Stop.BUDGET:
         ran = result.instret if ran is None else ran
-        return (f"hang: still running after {ran:,} instructions "
-                f"(limit {budget:,})" if budget else "hang: instruction budget exhausted")
+        at = f" at {where}" if where else ""
+        return (f"hang: still running after {ran:,} instructions (limit {budget:,}){at}"
+                if budget else f"hang: instruction budget exhausted{at}")
     if result.stop is Stop.ERROR:
         return f"the machine stopped: {result.message}"
     if result.stop is Stop.HALT:
@@ -168,10 +171,12 @@ def diagnose(result: RunResult | None, console: LimitedConsole, budget: int | No
     lines = text.splitlines()
     panic_at = next((i for i, line in enumerate(lines) if line.startswith("panic:")), None)
     panic = printable(lines[panic_at]) if panic_at is not None else None
-    parts = [_headline(result, console, budget, panic, flood,
-                       None if harts is None else harts[2])]
+    pc = None
     if result is not None:
         pc = namer.where(result.pc, satp) if namer is not None else f"{result.pc:#x}"
+    parts = [_headline(result, console, budget, panic, flood,
+                       None if harts is None else harts[2], pc)]
+    if result is not None:
         who = "" if harts is None else f"hart {harts[0]} of {harts[1]}: "
         its = "" if harts is None else "its "
         parts.append(f"{who}pc {pc} in {result.priv.letter}-mode after "

@@ -153,12 +153,14 @@ class SeedsFailed(GradeFailure):
 
 
 def _summary(plan: SeedPlan, failures: list[SeedFailure]) -> str:
-    """Every failing seed with its reason and rerun command, the seeds that passed,
-    then the first failing seed's whole account (the others are usually the same
-    bug; each can be seen in full by running its command)."""
+    """The first failing seed's reason (the headline: the scoreboard's "why"), every
+    failing seed with its reason and rerun command, the seeds that passed, then the
+    first failing seed's whole account (the others are usually the same bug; each can
+    be seen in full by running its command)."""
     failed = [f.seed for f in failures]
     passed = [s for s in plan.seeds if s not in failed]
-    lines = [f"failed under scheduling seed{'s' * (len(failed) > 1)} "
+    lines = [failures[0].reason,
+             f"failed under scheduling seed{'s' * (len(failed) > 1)} "
              f"{', '.join(map(str, failed))} ({len(failed)} of {len(plan.seeds)} on "
              f"{plan.harts} harts)"]
     for f in failures:

@@ -77,7 +77,8 @@ def test_kalloc_holding_its_own_lock_while_stealing_fails_the_exhaust_tests(
     assert not exhaust.passed
     # Under most seeds (all four when this was written; the interleavings follow the
     # machine's scheduler): one is enough to score 0.
-    assert re.match(r"failed under scheduling seeds? [\d, ]+ \([234] of 4 on 3 harts\)",
+    assert re.match(r"the kernel did not finish the program: hang: .* at 0x8[0-9a-f]+ \w+.*\n"
+                    r"failed under scheduling seeds? [\d, ]+ \([234] of 4 on 3 harts\)",
                     exhaust.output), exhaust.output
     assert "the kernel did not finish the program: hang: still running after" in exhaust.output
     assert not by_name["test_memory_runs_out_in_small_steps_three_times"].passed

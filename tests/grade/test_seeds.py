@@ -166,9 +166,10 @@ def test_a_test_failing_under_one_seed_scores_nothing_and_names_that_seed_and_it
     command = (f"privlab run --ram 32 --smp 2 --smp-seed 2 --boot-flag timer_hz=1000 "
                f"--user hello {token}")
     lines = racy.output.splitlines()
-    assert lines[:4] == ["failed under scheduling seed 2 (1 of 5 on 2 harts)",
+    # The headline (the scoreboard's "why") is the reason, then the seeds
+    assert lines[:5] == ["lost an update", "failed under scheduling seed 2 (1 of 5 on 2 harts)",
                          "  seed 2: lost an update", f"    {command}", "passed under 0, 1, 3, 4"]
-    assert lines[5:7] == ["seed 2 in full:", "lost an update"]
+    assert lines[6:8] == ["seed 2 in full:", "lost an update"]
     assert "on 2 harts under scheduling seed 2 and bootargs" in racy.output
     args = parse(shlex.split(command)[1:])                 # privlab's own parser takes it
     assert (args.command, args.smp, args.smp_seed, args.ram) == ("run", 2, 2, 32)
@@ -179,7 +180,7 @@ def test_a_test_failing_under_one_seed_scores_nothing_and_names_that_seed_and_it
     assert tests["test_own_harts_and_seeds"].score == 1
     hidden = tests["test_hidden_racy"]
     assert hidden.failed_seeds == (0,) and hidden.output.startswith(
-        "failed under scheduling seed 0 (1 of 5 on 2 harts)\n  seed 0: hidden race\n"
+        "hidden race\nfailed under scheduling seed 0 (1 of 5 on 2 harts)\n  seed 0: hidden race\n"
         "    privlab run --ram 32 --smp 2 --smp-seed 0 ")
     assert report.points_line() == "Points 3/7"
 
@@ -189,18 +190,45 @@ def test_a_hang_under_one_seed_is_that_seeds_failure_and_the_others_still_run(
     lab, report, _ = graded
     hang = report.by_name()["test_hangs_under_seed_1"]
     assert hang.failed_seeds == (1,) and hang.score == 0
-    first, second = hang.output.splitlines()[:2]
-    assert first == "failed under scheduling seed 1 (1 of 5 on 2 harts)"
-    assert re.fullmatch(r"  seed 1: the kernel did not finish the program: hang: still running "
-                        r"after 200,0\d\d instructions \(limit 200,000\)", second), second
+    first, second, third = hang.output.splitlines()[:3]
+    # the why: where it hung, named
+    hung = (r"the kernel did not finish the program: hang: still running after 200,0\d\d "
+            r"instructions \(limit 200,000\) at 0x8[0-9a-f]+ \w+\+0x[0-9a-f]+ \S+\.[chS]:\d+")
+    assert re.fullmatch(hung, first), first
+    assert second == "failed under scheduling seed 1 (1 of 5 on 2 harts)"
+    assert re.fullmatch(f"  seed 1: {hung}", third), third
     # The budget counts both harts' instructions, and so does the headline; the line
     # after it is the hart's own.
-    assert re.search(r"^hang: still running after 200,0\d\d instructions \(limit 200,000\)\n"
+    assert re.search(r"^hang: still running after 200,0\d\d instructions \(limit 200,000\) "
+                     r"at .*\n"
                      r"hart 0 of 2: pc 0x8[0-9a-f]+ .* in S-mode after its 199,\d{3} "
                      r"instructions$", hang.output, re.M), hang.output
     seen = [c["seed"] for c in _calls(lab / "calls.jsonl")
             if c["test"] == "test_hangs_under_seed_1"]
     assert seen == [0, 2, 3, 4]             # seed 1 failed inside run(); the later ones still ran
+
+
+def test_the_scoreboards_why_is_the_failing_seeds_reason(
+        graded: tuple[Path, GradeReport, Path]) -> None:
+    """Not `failed under scheduling seed 2`: what went wrong under it."""
+    from rich.console import Console
+
+    from privlab.course.scoreboard import Scoreboard
+
+    _, report, _ = graded
+    out = StringIO()
+    Console(width=200, file=out, color_system=None).print(Scoreboard(report))
+    rows: dict[str, str] = {}
+    name = ""
+    for line in out.getvalue().splitlines():     # the why column folds: join its lines
+        cells = [c.strip() for c in line.strip("│").split("│")]
+        if len(cells) == 4:
+            name = cells[0] or name
+            rows[name] = f"{rows[name]} {cells[3]}" if name in rows else cells[3]
+    assert rows["test_racy"] == "lost an update"
+    assert re.fullmatch(r"the kernel did not finish the program: hang: still running after "
+                        r"200,0\d\d instructions \(limit 200,000\) at 0x8[0-9a-f]+ ?\w+\+.*",
+                        rows["test_hangs_under_seed_1"]), rows
 
 
 def test_every_report_names_the_failing_seed_and_its_command(
@@ -216,7 +244,8 @@ def test_every_report_names_the_failing_seed_and_its_command(
     assert f"        {command}\n" in text
     results = json.loads((root / "out" / "results.json").read_text())
     shown = next(t for t in results["tests"] if t["name"] == "test_racy")
-    assert shown["output"].startswith("failed under scheduling seed 2 (1 of 5 on 2 harts)")
+    assert shown["output"].startswith("lost an update\n"
+                                      "failed under scheduling seed 2 (1 of 5 on 2 harts)")
     assert command in shown["output"]
     junit = (root / "out" / "junit.xml").read_text()
     assert ('<property name="seeds" value="0,1,2,3,4" />\n        '
