@@ -26,6 +26,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,6 +45,7 @@ class Timed:
     cpu: float         # user + system seconds of that run
     status: int
     output: bytes
+    errors: bytes
 
 
 def timed(cmd: list[str], repeat: int) -> Timed:
@@ -51,15 +53,19 @@ def timed(cmd: list[str], repeat: int) -> Timed:
     best: Timed | None = None
     for _ in range(repeat):
         start = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.DEVNULL)
-        assert proc.stdout is not None
-        output = proc.stdout.read()
-        _, status, usage = os.wait4(proc.pid, 0)
+        with tempfile.TemporaryFile() as errors:
+            proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                    stderr=errors)
+            assert proc.stdout is not None
+            output = proc.stdout.read()
+            _, status, usage = os.wait4(proc.pid, 0)
+            errors.seek(0)
+            error_text = errors.read()
         wall = time.perf_counter() - start
         proc.returncode = os.waitstatus_to_exitcode(status)
         if best is None or wall < best.wall:
-            best = Timed(wall, usage.ru_utime + usage.ru_stime, proc.returncode, output)
+            best = Timed(wall, usage.ru_utime + usage.ru_stime, proc.returncode, output,
+                         error_text)
     assert best is not None
     return best
 
@@ -121,6 +127,8 @@ def main() -> int:
               f"{ours.cpu:11.3f}s {default.cpu:6.3f}s {icount.cpu:6.3f}s   {verdict}")
         if not same:
             print(f"    privlab: {ours.output[-200:]!r}\n    QEMU:    {icount.output[-200:]!r}")
+        if ours.status:
+            print(f"    privlab's stderr: {ours.errors[-300:].decode(errors='replace')}")
     if found:
         print(f"{'total':<10} {totals[0]:8.3f}s {totals[1]:8.3f}s {totals[2]:8.3f}s "
               f"{totals[0] / totals[1]:6.2f}x {totals[0] / totals[2]:7.2f}x")
