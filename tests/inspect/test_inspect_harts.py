@@ -128,3 +128,27 @@ def test_trace_under_smp_says_what_its_instret_column_counts(
     assert lines[1].split()[:3] == ["seq", "instret", "hart"]
     assert main(["trace", "--user", "hello"]) == 0       # one hart: one count, no legend
     assert capsys.readouterr().out.splitlines()[0].split()[:3] == ["seq", "instret", "U"]
+
+
+def test_the_tours_boot_section_folds_repeated_rows() -> None:
+    """The boot's ~15 disk interrupts (s_external at sleep, then sret) are a row or two
+    with a count, not a screenful; --unfold shows each."""
+    from io import StringIO
+
+    from privlab.cli.tour_run import tour
+    from privlab.inspect import make_console
+
+    def boot_rows(unfold: bool) -> list[str]:
+        out = StringIO()
+        assert tour(console=make_console(width=100, file=out, color=False),
+                    unfold=unfold) == 0
+        section = out.getvalue().split("1  Boot: M-mode to S-mode to U-mode", 1)[1]
+        section = section.split("2  hello's write()", 1)[0]
+        return [line for line in section.splitlines() if re.match(r"\s+\d+\s+\d+\s", line)]
+
+    folded = boot_rows(False)
+    counts = [int(m[1]) for line in folded if (m := re.search(r"s_external .* \u00d7(\d+)$", line))]
+    assert counts and all(n > 1 for n in counts), folded
+    assert len(folded) <= 10, folded
+    unfolded = boot_rows(True)
+    assert sum(1 for line in unfolded if "s_external" in line) == sum(counts), unfolded
