@@ -30,6 +30,7 @@ QEMU 7.2's command line for -machine virt, run on privlab (see docs/moving-from-
 -drive file=f,if=none,format=raw,id=x[,snapshot=on]
 -device virtio-blk-device,drive=x,bus=virtio-mmio-bus.0
                 a raw disk on virtio-mmio slot 0
+-snapshot       every drive as snapshot=on: writes kept in memory, the file unchanged
 -device loader,file=f,addr=a
                 f's bytes into RAM at a
 -global virtio-mmio.force-legacy=true|false

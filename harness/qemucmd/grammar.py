@@ -114,6 +114,7 @@ class _Reader:
         self.line = QemuLine()
         self.drives: dict[str, tuple[Path, bool]] = {}
         self.uses: list[str] = []          # drive ids the virtio-blk devices name
+        self.snapshot_all = False          # -snapshot: every drive as snapshot=on
 
     def machine(self, v: str) -> None:
         name, props = _props("-machine", v)
@@ -163,6 +164,10 @@ class _Reader:
 
     def S(self) -> None:
         self.line.freeze = True
+
+    def snapshot(self) -> None:
+        """-snapshot: every drive's writes kept in memory, the file left as it was."""
+        self.snapshot_all = True
 
     def nographic(self) -> None:
         """The console on stdin/stdout: privlab's only console."""
@@ -224,6 +229,7 @@ class _Reader:
                 raise Refused(f"-device virtio-blk-device,drive={use}: no -drive with "
                               f"id={use}")
             self.line.drive, self.line.snapshot = self.drives[use]
+            self.line.snapshot |= self.snapshot_all
         return self.line
 
 
@@ -233,7 +239,7 @@ _OPTIONS: dict[str, tuple[bool, str]] = {
     "kernel": (True, "kernel"), "initrd": (True, "initrd"), "append": (True, "append"),
     "m": (True, "m"), "smp": (True, "smp"), "icount": (True, "icount"),
     "gdb": (True, "gdb"), "s": (False, "s"), "S": (False, "S"),
-    "nographic": (False, "nographic"), "serial": (True, "serial"),
+    "nographic": (False, "nographic"), "snapshot": (False, "snapshot"), "serial": (True, "serial"),
     "monitor": (True, "monitor"), "global": (True, "global_"), "drive": (True, "drive"),
     "device": (True, "device"),
 }

@@ -102,6 +102,22 @@ def test_a_drive_on_virtio_mmio_bus_0_modern_or_legacy_by_default(
     assert done.returncode == 0, done.stderr
 
 
+@pytest.mark.parametrize("run", ["privlab", "qemu"])
+def test_minus_snapshot_keeps_every_drive_s_file_as_it_was(run: str, tmp_path: Path) -> None:
+    """-snapshot (xv6_usertests.py's QEMU line): the guest's writes reach the disk it
+    reads back, not the file; without it they reach the file."""
+    elf = build_program("virtio_blk", "rv64")
+    runner = privlab_qemu if run == "privlab" else qemu
+    for snapshot in (["-snapshot"], []):
+        image = scratch_drive("virtio_blk", tmp_path)
+        assert image is not None
+        done = runner(*BARE, elf, "-global", "virtio-mmio.force-legacy=false", *snapshot,
+                      "-drive", f"file={image},if=none,format=raw,id=x0",
+                      "-device", "virtio-blk-device,drive=x0,bus=virtio-mmio-bus.0")
+        assert done.returncode == 0, done.stderr
+        assert (image.read_bytes().count(0) == image.stat().st_size) == bool(snapshot)
+
+
 def test_help_lists_gdb_at_a_line_start_as_makefiles_grep_for() -> None:
     done = privlab_qemu("-help")
     lines = done.stdout.decode().splitlines()
