@@ -56,6 +56,27 @@ class Global:
     type: CType
 
 
+_DW_OP_PLUS_UCONST = 0x23
+
+
+def _member_offset(loc: Any) -> int:
+    """A member's byte offset: a constant (DWARF 3 on), or in DWARF 2 (xv6 builds with
+    -gdwarf-2) the location expression `DW_OP_plus_uconst N`, N in ULEB128."""
+    if loc is None:
+        return 0
+    if isinstance(loc.value, int):
+        return loc.value
+    ops = list(loc.value)
+    if not ops or ops[0] != _DW_OP_PLUS_UCONST:
+        raise BadInput(f"a struct member's location {ops!r} is not a constant offset")
+    offset = 0
+    for shift, byte in enumerate(ops[1:]):
+        offset |= (byte & 0x7f) << (7 * shift)
+        if not byte & 0x80:
+            break
+    return offset
+
+
 def _name(die: Any) -> str | None:
     a = die.attributes.get("DW_AT_name")
     return a.value.decode() if a is not None else None
@@ -72,7 +93,7 @@ class DwarfTypes:
     def load(cls, path: Path) -> DwarfTypes:
         """Read `path`'s DWARF, or the result cached for a file with the same bytes."""
         try:
-            cached = cache_root() / "dwarf" / f"{content_key(['dwarf-v2', path])}.pickle"
+            cached = cache_root() / "dwarf" / f"{content_key(['dwarf-v3', path])}.pickle"
         except OSError as e:
             raise BadInput(f"{path}: cannot read: {e.strerror}") from e
         if cached.exists():
@@ -228,7 +249,7 @@ class _Reader:
                 if m.tag != "DW_TAG_member":
                     continue
                 loc = m.attributes.get("DW_AT_data_member_location")
-                members.append(Member(_name(m) or "?", loc.value if loc is not None else 0,
+                members.append(Member(_name(m) or "?", _member_offset(loc),
                                       self.type(self._target(m))))
             return StructType(_name(die) or "?", size, tuple(members))
         return BaseType(_name(die) or tag, size, False)

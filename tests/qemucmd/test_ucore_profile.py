@@ -114,3 +114,16 @@ def test_pagetable_kernel_table_reads_kernel_pagetable(kernel: Path) -> None:
     assert lines[1].split()[:2] == ["satp", f"{(8 << 60) | (root >> 12):#x}"]
     assert f"root table {root:#x}" in lines[1]
     assert "0x0080000000-0x00bfffffff  rwx" in lines[2]
+
+
+@pytest.mark.parametrize("value, offset", [(144, 144), ([0x23, 0x90, 0x01], 144),
+                                           ([0x23, 0x08], 8), (None, 0)])
+def test_member_offsets_read_as_constants_and_as_dwarf_2_expressions(
+        value: object, offset: int) -> None:
+    """xv6 builds with -gdwarf-2, where a member's offset is `DW_OP_plus_uconst N`
+    (0x23, N in ULEB128: 0x90 0x01 is 144); later DWARF gives the constant."""
+    from types import SimpleNamespace
+
+    from privlab.kernelinfo.dwarf import _member_offset
+
+    assert _member_offset(None if value is None else SimpleNamespace(value=value)) == offset
