@@ -351,7 +351,8 @@ def run(args: argparse.Namespace) -> int:
          CsrPanel(now, before[0] if before else None,
                   lambda a: s.info.symbolize(a, satp, s.machine.memory))),
         ("Code", _code(s, e if own else None)),
-        ("Processes (proc[])", procs),
+        (f"Processes ({k.profile.processes if (k := s.info.kernel_info) else 'proc'}[])",
+         procs),                     # the --abi profile's table: uCore's pool[]
         ("Trap frame (not yet written by uservec at a trap from U)"
          if isinstance(e, TrapEvent) and e.priv_from is Priv.U and own else "Trap frame",
          frame),

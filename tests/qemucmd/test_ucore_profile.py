@@ -127,3 +127,15 @@ def test_member_offsets_read_as_constants_and_as_dwarf_2_expressions(
     from privlab.kernelinfo.dwarf import _member_offset
 
     assert _member_offset(None if value is None else SimpleNamespace(value=value)) == offset
+
+
+def test_inspect_shows_pool_with_the_running_slot_marked(kernel: Path) -> None:
+    out = subprocess.run([*PRIVLAB, "inspect", "--abi", "ucore", "--bios", "none",
+                          "--kernel", str(kernel), "--at", "syscall:getpid"],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert any(line.startswith("Processes (pool[])") for line in lines)
+    running = [line.split() for line in lines if line.lstrip().startswith("▶")]
+    state = "P_USED" if "ch8" in kernel.name else "RUNNING"
+    assert ["▶", "1", str(RUNNING_PID), state] in [r[:4] for r in running]
