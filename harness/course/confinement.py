@@ -88,7 +88,7 @@ BUILD_LIMITS = Limits(cpu_seconds=120, address_space=2 << 30, file_size=64 << 20
 
 def limits_for_tests() -> Limits:
     """A test process's: CPU far beyond any instruction budget, no runaway results or
-    logs, and the memory a grading may take (harness/grade/memlimit.py: 256 GiB or
+    logs, and the memory a grading may take (harness/grade/memlimit.py: 16 GiB or
     PRIVLAB_GRADE_MEMORY; Unicorn reserves its translation cache up front)."""
     return Limits(cpu_seconds=3600, address_space=grade_memory(), file_size=256 << 20)
 

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Protocol
 
 from ..abi.native_layout import SharedState
 from ..errors import GuestError
 
-__all__ = ["Device", "DeviceError", "Halt", "HartLines"]
+__all__ = ["AccessRule", "Device", "DeviceError", "Halt", "HartLines"]
 
 
 class DeviceError(GuestError):
@@ -31,6 +32,20 @@ class HartLines(Protocol):
     def mtime(self) -> int: ...
 
     def update(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class AccessRule:
+    """Loads and stores of `min_size` to `max_size` bytes wholly inside offsets
+    [lo, hi) of a device reach it. A device that lists rules (`access_rules`) takes
+    nothing else on its pages, as QEMU 7.2's memory region for it: any other access is
+    a load or store access fault at the instruction, tval the address, before the
+    device sees it (harness/native/devaccess.c)."""
+
+    lo: int
+    hi: int
+    min_size: int
+    max_size: int
 
 
 class Device(Protocol):

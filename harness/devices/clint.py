@@ -15,13 +15,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..abi.platform import PLATFORM
-from .base import DeviceError, HartLines, unknown_register
+from .base import AccessRule, DeviceError, HartLines, unknown_register
 
 __all__ = ["Clint"]
 
 
 class Clint:
     name = "clint"
+    # QEMU 7.2's ACLINT on virt: msip words take 4-byte accesses only, the timer
+    # (mtimecmp, mtime) 4 or 8; past mtime nothing is mapped.
+    access_rules = (AccessRule(PLATFORM.clint_msip, PLATFORM.clint_mtimecmp, 4, 4),
+                    AccessRule(PLATFORM.clint_mtimecmp, PLATFORM.clint_mtime + 8, 4, 8))
 
     def __init__(self, hart: HartLines, harts: Sequence[HartLines] = ()) -> None:
         """`hart`: the hart running now, whose clock mtime reads (the machine sets
@@ -36,20 +40,30 @@ class Clint:
     def _slice(value: int, offset: int, size: int) -> int:
         return (value >> (8 * offset)) & ((1 << (8 * size)) - 1)
 
-    def _reg(self, offset: int, size: int) -> tuple[int, int, int]:
-        """(register base, hart, byte offset inside it) for an aligned access."""
-        n = len(self.harts)
-        for base, width in ((PLATFORM.clint_msip, 4), (PLATFORM.clint_mtimecmp, 8)):
-            k, sub = divmod(offset - base, width)
-            if base <= offset and k < n and sub + size <= width:
-                return base, k, sub
+    def _reg(self, offset: int, size: int) -> tuple[int, int, int] | None:
+        """(register base, hart, byte offset inside it) for an aligned access; None
+        for a hart the machine does not have, which QEMU 7.2 reads as 0 and ignores
+        writes to, and for offsets past mtime, which only a page-table walk's read
+        reaches (a load or store there is an access fault before it gets here)."""
         mtime = PLATFORM.clint_mtime
-        if mtime <= offset and offset + size <= mtime + 8:
+        if mtime <= offset < mtime + 8:
+            if offset + size > mtime + 8:
+                raise unknown_register(self, offset, "access")
             return mtime, 0, offset - mtime
-        raise unknown_register(self, offset, "access")
+        for base, width, end in ((PLATFORM.clint_msip, 4, PLATFORM.clint_mtimecmp),
+                                 (PLATFORM.clint_mtimecmp, 8, mtime)):
+            if base <= offset < end:
+                k, sub = divmod(offset - base, width)
+                if sub + size > width:
+                    raise unknown_register(self, offset, "access")
+                return (base, k, sub) if k < len(self.harts) else None
+        return None
 
     def read(self, offset: int, size: int) -> int:
-        base, k, sub = self._reg(offset, size)
+        reg = self._reg(offset, size)
+        if reg is None:
+            return 0
+        base, k, sub = reg
         s = self.harts[k].state
         if base == PLATFORM.clint_msip:
             value = s.msip & 1
@@ -60,7 +74,10 @@ class Clint:
         return self._slice(value, sub, size)
 
     def write(self, offset: int, size: int, value: int) -> None:
-        base, k, sub = self._reg(offset, size)
+        reg = self._reg(offset, size)
+        if reg is None:
+            return
+        base, k, sub = reg
         hart = self.harts[k]
         s = hart.state
         if base == PLATFORM.clint_msip:

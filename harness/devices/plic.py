@@ -35,7 +35,7 @@ from collections.abc import Sequence
 
 from ..abi.csr import Irq
 from ..abi.platform import PLATFORM
-from .base import DeviceError, HartLines
+from .base import AccessRule, DeviceError, HartLines
 
 __all__ = ["IrqLine", "Plic"]
 
@@ -61,6 +61,7 @@ class IrqLine:
 
 class Plic:
     name = "plic"
+    access_rules = (AccessRule(0, P.plic_size, 4, 4),)   # QEMU 7.2's sifive_plic: 4 only
 
     def __init__(self, hart: HartLines | None = None, harts: Sequence[HartLines] = ()) -> None:
         """`harts` (in mhartid order; default: `hart` alone) get two contexts each."""

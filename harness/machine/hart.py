@@ -146,6 +146,10 @@ class Hart:
     def access_fault(self, pc: int) -> None:
         self._lib.hart_access_fault(self._h, pc)
 
+    def device_fetch_trap(self, pc: int, code: int, tval: int) -> None:
+        """A fetch from a device: the trap (cause `code`, `tval`) the machine decided."""
+        self._lib.hart_device_fetch_trap(self._h, pc, code, tval)
+
     def stopped_at(self, pc: int) -> None:
         """A device ended the run inside a block, at `pc`: count only what ran."""
         self._lib.hart_stopped_at(self._h, pc)

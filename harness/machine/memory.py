@@ -59,6 +59,19 @@ class Memory:
         self.host_address = ctypes.addressof(self._host_view)
         uc.mem_map_ptr(ram_base, ram_size, UC_PROT_ALL, self.host_address)
 
+    def close(self) -> None:
+        """Give RAM back to the host (the machine's engines are gone): unmapped, or,
+        while a view of it is still held somewhere (a snapshot, a device's DMA view),
+        its pages dropped, so that only the address range stays until that view goes."""
+        if self._host.closed:
+            return
+        self._host_view = None   # type: ignore[assignment]
+        try:
+            self._host.close()
+        except BufferError:
+            if hasattr(mmap, "MADV_DONTNEED"):
+                self._host.madvise(mmap.MADV_DONTNEED)
+
     def attach(self, uc: Uc) -> None:
         """Translate through this engine's hart from now on (the current hart of a
         machine with several: they all map the same RAM)."""

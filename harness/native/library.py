@@ -18,7 +18,7 @@ SOURCES = ("regs.c", "decode.c", "fetch.c", "icount.c", "interrupt.c", "trapentr
            "csrops.c", "events.c", "guard.c", "hooks.c", "hartapi.c", "snapshot.c",
            "dirty.c", "codesync.c", "pmp.c", "tlbflush.c", "tlbbank.c", "dispatch.c", "trigger.c",
            "hpm.c", "plt.c", "csrfast.c",
-           "exitcheck.c", "chain.c", "tbcache.c", "fpu.c")
+           "exitcheck.c", "chain.c", "tbcache.c", "fpu.c", "devaccess.c")
 HART_LIBRARY = CLibrary("libprivlab_hart.so", SOURCE_DIR, SOURCES, ("hart.h",), "privlab_gen.h",
                         gen_header, unicorn=True, what="the native core (harness/native)")
 
@@ -76,6 +76,11 @@ def load_library() -> ctypes.CDLL:
         "ram_tracker_pause": (i32, [vp]),
         "ram_tracker_resume": (i32, [vp]),
         "privlab_probe": (None, [i32]),
+        "devaccess_clear": (None, []),
+        "devaccess_region": (i32, [u64, u64]),
+        "devaccess_rule": (i32, [u64, u64, u32, u32]),
+        "devaccess_last": (None, [vp, vp]),
+        "hart_device_fetch_trap": (None, [vp, u64, u32, u64]),
         "dispatch_installed": (ctypes.c_bool, []),
         "tlbflush_count": (u64, [ctypes.c_bool]),
         "csrfast_count": (u64, [ctypes.c_bool]),

@@ -416,6 +416,10 @@ static bool check(void *env, unsigned xlen, uint64_t addr, uint64_t size, unsign
         if (ok && access && trigger_data_hit(h, addr, privs))
             ok = false;
     }
+    /* A device register window refuses what QEMU's region does (devaccess.c): an
+     * access fault. A walk's page-table read is only noted (devaccess_last). */
+    if (ok && size && !devaccess_check(addr, size) && access)
+        ok = false;
     last_check.caller = caller;
     last_check.h = ok ? h : NULL;
     last_check.page = addr & ~(PAGE - 1);
@@ -469,6 +473,8 @@ static void fill_args(uint64_t paddr, int *prot, uint64_t *size)
         probe_filled = h;   /* a host probe: flushed when it ends (privlab_probe) */
         return;
     }
+    if (devaccess_page(last_check.page))
+        *size = 1;   /* a device page: every access comes to the check (devaccess.c) */
     if (trigger_watches_page(h, last_check.page)) {
         /* A load/store trigger or watchpoint watches the page: check every access. A
          * fetch's entry serves fetches only, or the page's loads and stores would hit

@@ -1,13 +1,15 @@
 // exc_device_fetch.S: instruction fetches from device registers (issue 45).
 //
-// The CLINT and the PLIC are I/O regions QEMU 7.2 cannot execute from: a jump there
-// is an instruction access fault (cause 1) with epc = tval = the target. No
-// translation is on and PMP grants everything, so the fault is the bus's own.
-// (privlab: Unicorn stops with UC_ERR_FETCH_PROT, which the machine turns into this
-// fault.) Not checked, because QEMU 7.2 *executes* from them, reading the registers as
-// instruction bytes (an illegal instruction at the UART and the finisher, whatever
-// the bytes decode to in a virtio slot, the reset vector in the ROM), where privlab
-// takes this same access fault: the UART, the finisher, virtio-mmio and the ROM.
+// QEMU 7.2 fetches from a device as a 2-byte read of its registers. The CLINT and
+// the PLIC take only 4-byte accesses (4 or 8 for the timer), so a jump there is an
+// instruction access fault (cause 1) with epc = tval = the target. No translation is
+// on and PMP grants everything, so the fault is the bus's own. The finisher takes the
+// read, and what it returns is executed: it reads 0 anywhere in its page, the all-zero
+// parcel, an illegal instruction (cause 2, tval = the parcel, 0). (privlab: Unicorn
+// stops with UC_ERR_FETCH_PROT, and the machine reads the parcel as QEMU does:
+// Machine._device_fetch.) The UART's registers: exc_uart_fetch.S. Not checked:
+// virtio-mmio and the reset ROM, which QEMU executes (privlab: an instruction access
+// fault).
 //
 // Expected traps (taken in M):
 //   1: fetch_access from M   epc = tval = 0x02000000   (CLINT msip)
@@ -18,6 +20,8 @@
 //   6: supervisor_ecall back to M
 //   7: fetch_access from U   epc = tval = 0x02004000   (CLINT mtimecmp)
 //   8: user_ecall back to M
+//   9: illegal_instruction from M   epc = 0x00100000, tval 0      (finisher)
+//  10: illegal_instruction from M   epc = 0x00100ff0, tval 0      (finisher)
 #include "conformance.h"
 
 // A jump to device address `addr` from `from`: epc = tval = addr; resumes after it.
@@ -29,11 +33,22 @@
 .Lnext\@:
 .endm
 
+// A jump to `addr` whose register reads as an illegal instruction `parcel`.
+.macro FETCH_ILLEGAL check, from, addr, parcel
+    li t0, \addr
+    EXPECT \check, PRV_M, \from, CAUSE_ILLEGAL_INSTRUCTION, \addr, \parcel, RESUME_AT, .Lnext\@
+    jalr t0
+    FAIL_NO_TRAP \check
+.Lnext\@:
+.endm
+
 TEST_MAIN exc_device_fetch
     FETCH 1, PRV_M, PLATFORM_CLINT_BASE
     FETCH 2, PRV_M, PLATFORM_CLINT_BASE + 0xbff8
     FETCH 3, PRV_M, PLATFORM_PLIC_BASE + 4
     FETCH 4, PRV_M, PLATFORM_PLIC_BASE + 0x201004
+    FETCH_ILLEGAL 9, PRV_M, FINISHER_ADDR, 0
+    FETCH_ILLEGAL 10, PRV_M, FINISHER_ADDR + 0xff0, 0
 
     MRET_TO PRV_S, in_s
 in_s:
@@ -44,5 +59,6 @@ in_s:
 in_u:
     FETCH 7, PRV_U, PLATFORM_CLINT_BASE + 0x4000
     ECALL_TO_M 8, PRV_U
+
 
     TEST_PASS

@@ -1,5 +1,5 @@
 """The memory one grading may take (issue 45): PRIVLAB_GRADE_MEMORY sets the address
-space of each test process (256 GiB without it), and a guest run that reaches it fails
+space of each test process (16 GiB without it), and a guest run that reaches it fails
 its test in one line naming the limit."""
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ TESTS = Path(__file__).resolve().parents[1]
 def test_a_test_process_gets_16_gib_without_the_variable(monkeypatch: pytest.MonkeyPatch
                                                           ) -> None:
     monkeypatch.delenv(GRADE_MEMORY_ENV, raising=False)
-    assert limits_for_tests().address_space == grade_memory() == 256 << 30
+    assert limits_for_tests().address_space == grade_memory() == 16 << 30
 
 
 @pytest.mark.parametrize(("text", "size"), [("8G", 8 << 30), ("6144M", 6 << 30),
@@ -63,4 +63,31 @@ def test_a_guest_that_reaches_the_limit_ends_in_the_one_line() -> None:
                        env=env, capture_output=True, text=True, timeout=300, check=False)
     assert (p.returncode, p.stdout, p.stderr) == (
         1, "the run ran out of memory: the grader's limit of 3 GiB per test process "
-           "(PRIVLAB_GRADE_MEMORY)\n", "")
+           "(raise it with PRIVLAB_GRADE_MEMORY, e.g. PRIVLAB_GRADE_MEMORY=6G)\n", "")
+
+
+ENGINES = """
+import sys
+from privlab.course.confinement import limits_for_tests
+from privlab.grade.memlimit import memory_line
+from privlab.machine import Machine
+limits_for_tests().apply()
+try:
+    Machine(64, smp=2)
+except MemoryError:
+    print(memory_line())
+    sys.exit(1)
+"""
+
+
+def test_a_machine_whose_engines_do_not_fit_ends_in_the_one_line() -> None:
+    """Two harts need two 1 GiB translation caches, past a 2 GiB limit. Unicorn itself
+    would print "Could not allocate dynamic translator buffer" and exit the process
+    with status 1 (a test process gone with no result); the machine finds there is no
+    room first and raises MemoryError, which the grade plugin reports in one line."""
+    env = dict(os.environ, **{GRADE_MEMORY_ENV: "2G"})
+    p = subprocess.run([sys.executable, "-c", ENGINES], env=env, capture_output=True,
+                       text=True, timeout=120, check=False)
+    assert (p.returncode, p.stdout, p.stderr) == (
+        1, "the run ran out of memory: the grader's limit of 2 GiB per test process "
+           "(raise it with PRIVLAB_GRADE_MEMORY, e.g. PRIVLAB_GRADE_MEMORY=4G)\n", "")
