@@ -261,13 +261,17 @@ class History:
         self.snaps = [s for i, s in enumerate(self.snaps) if i not in drop]
         return True
 
+    def reach(self) -> int:
+        """How many instructions back the history reaches from now: to its oldest
+        snapshot kept (all harts' instructions together)."""
+        return max(0, self.position().instret - self.start.instret)
+
     def window(self) -> str:
         """What the history holds, for the UIs: `history kept: the last 2.1 G
         instructions (from instruction 812 M; 1.0 GiB budget, 0.6 GiB used)`."""
-        now = self.position().instret
         start = self.start.instret
         lost = f", from instruction {instructions(start)}" if self.dropped else ""
-        return (f"history kept: the last {instructions(max(0, now - start))} instructions"
+        return (f"history kept: the last {instructions(self.reach())} instructions"
                 f"{lost} ({_bytes(self.nbytes)} of a {_bytes(self.budget)} budget)")
 
     def forget_future(self) -> None:

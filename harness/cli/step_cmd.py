@@ -36,6 +36,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--every", type=positive_int, metavar="N",
                    help="at most N instructions between snapshots (default 500000): fewer make "
                         "going back faster and recording slower")
+    p.add_argument("--history-budget", metavar="SIZE",
+                   help="host memory the history for stepping back may hold (512M, 2G; "
+                        "default $PRIVLAB_HISTORY_BUDGET or 1G); past it the oldest history "
+                        "goes, and the status line says what is kept")
     p.add_argument("--web", action="store_true",
                    help="serve the app as a web page (textual-serve) instead of the terminal")
     p.add_argument("--host", default="127.0.0.1", help="--web: the address to listen on")
@@ -78,8 +82,11 @@ def _web_command(args: argparse.Namespace) -> str:
 def run(args: argparse.Namespace) -> int:
     # Imported here: every command's parser is built on each run (harness/cli/main.py).
     from ..api import run_to
+    from ..api.timetravel import history_budget
     from ..errors import BadInput
     from .sessionargs import budget_of, open_session
+
+    keep = None if args.history_budget is None else history_budget(args.history_budget)
 
     if args.web:
         if not 0 < args.port < 65536:
@@ -100,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
     s = open_session(args)
     budget = budget_of(args)
     try:
-        stepper = Stepper(s, args.every)
+        stepper = Stepper(s, args.every, history_budget=keep)
         if args.at is not None:
             run_to(s, args.at, budget)
             stepper.message = f"at {args.at}"

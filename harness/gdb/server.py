@@ -144,9 +144,9 @@ class _Connection:
 class GdbServer:
     def __init__(self, machine: Machine, address: Address = Address(DEFAULT_HOST, 1234), *,
                  wait: bool = False, max_insns: int | None = None,
-                 log: IO[str] | None = None) -> None:
+                 log: IO[str] | None = None, history_budget: int | None = None) -> None:
         self.machine = machine
-        self.stub = Stub(machine, max_insns=max_insns)
+        self.stub = Stub(machine, max_insns=max_insns, history_budget=history_budget)
         self.wait = wait
         self.log = log if log is not None else sys.stderr
         self._quit = threading.Event()

@@ -65,9 +65,11 @@ Handler = Callable[[bytes], bytes | None]
 
 class Stub:
     def __init__(self, machine: Machine, *, max_insns: int | None = None,
-                 reverse: bool = True) -> None:
+                 reverse: bool = True, history_budget: int | None = None) -> None:
         """With `reverse`, the run is recorded (harness/api/timetravel.py) so that
-        gdb's reverse-stepi and reverse-continue (bs, bc) can go back in it."""
+        gdb's reverse-stepi and reverse-continue (bs, bc) can go back in it, in at most
+        `history_budget` bytes of host memory (None: PRIVLAB_HISTORY_BUDGET or the
+        default, timetravel.DEFAULT_BUDGET)."""
         self.m = machine
         self.memory = DebugMemory(machine)
         self.halter = Halter(machine)
@@ -112,7 +114,8 @@ class Stub:
         self.history: History | None = None
         if reverse:
             try:
-                self.history = History(machine)
+                self.history = (History(machine) if history_budget is None else
+                                History(machine, budget=history_budget))
             except PrivlabError as e:     # a read-write disk: no going back
                 self.notes.append(f"privlab: no reverse execution: {e}\n")
 

@@ -19,6 +19,7 @@ from rich.text import Text
 
 from ..abi.csr import EXCEPTION_NAMES, INTERRUPT_NAMES, Csr, Exc, Priv
 from ..api import Session
+from ..api.timetravel import instructions
 from ..errors import BadInput, GuestError
 from ..inspect import CsrPanel, Disassembly, RegisterView, WalkView, disassemble_around
 from ..inspect.state import CsrSnapshot, RegisterSnapshot
@@ -81,9 +82,11 @@ def _cause(name: str) -> tuple[int, bool]:
 
 
 class Stepper:
-    def __init__(self, session: Session, every: int | None = None) -> None:
+    def __init__(self, session: Session, every: int | None = None,
+                 history_budget: int | None = None) -> None:
         self.s = session
-        self.history = session.record(STEP_EVERY if every is None else every)
+        self.history = session.record(STEP_EVERY if every is None else every,
+                                      budget=history_budget)
         self.prev_regs: RegisterSnapshot | None = None
         self.prev_csrs: CsrSnapshot | None = None
         self.message = "at the first instruction: s steps, ? lists the keys"
@@ -229,6 +232,8 @@ class Stepper:
         if self.smp > 1:
             t.append(f"all harts {s.machine.total_instret():,}  ")
         t.append(f"events {len(s.events)}  ")
+        # How far back `b` and `B` can go: the history's budget drops the far past.
+        t.append(f"history: last {instructions(self.history.reach())} insns  ", "muted")
         t.append(self.message, "note")
         return t
 
