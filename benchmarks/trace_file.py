@@ -4,7 +4,8 @@ trace file, as the core's records (FILE) and as JSON Lines (FILE.jsonl, formatte
 by harness/trace/jsonl.c), against QEMU 7.2 running the same ELF untraced, with its
 defaults and with -icount shift=0. Goal: each format at most 5x QEMU's defaults. Both
 sides are whole commands as a user types them, each with the same program at zero
-iterations subtracted (start-up).
+iterations subtracted (start-up). The CPU time of each (user + system, threads
+included) is printed too: on a machine other jobs share, wall times stretch.
 
     python benchmarks/trace_file.py [ITERATIONS]
 """
@@ -12,23 +13,57 @@ iterations subtracted (start-up).
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
-from common import best_of, build, qemu_reference, report, time_command
+from common import (
+    QEMU_DEFAULT,
+    QEMU_ICOUNT,
+    best_of,
+    build,
+    cpu_command,
+    qemu_bare_command,
+    qemu_reference,
+    report,
+    time_command,
+)
 
 from privlab.machine.tracefile import read_trace
 
 GOAL = 5.0
 
 
+def privlab_command(elf: Path, out: Path) -> list[str]:
+    return [sys.executable, "-m", "privlab", "run", "--quiet", "--bios", "none", "--kernel",
+            str(elf), "--trace-out", str(out)]
+
+
 def privlab_run(elf: Path, out: Path) -> float:
-    took, proc = time_command([sys.executable, "-m", "privlab", "run", "--quiet", "--bios",
-                               "none", "--kernel", str(elf), "--trace-out", str(out)])
+    took, proc = time_command(privlab_command(elf, out))
     if proc.returncode != 0:
         sys.exit(f"privlab run failed ({proc.returncode}): {proc.stderr.decode()}")
     return took
+
+
+def cpu_per_trap(work: Path, empty: Path, n: int, tmp: Path) -> None:
+    """CPU time a round trip, start-up subtracted (best of 3 each): the figure to
+    compare when other jobs share the machine and stretch the wall times."""
+    def best(cmd: Callable[[Path], list[str]]) -> float:
+        return (min(cpu_command(cmd(work)) for _ in range(3)) -
+                min(cpu_command(cmd(empty)) for _ in range(3))) / n * 1e6
+    rows = [("privlab --trace-out t.trace", best(lambda e: privlab_command(e, tmp / "c.trace"))),
+            ("privlab --trace-out t.jsonl", best(lambda e: privlab_command(e, tmp / "c.jsonl")))]
+    if shutil.which("qemu-system-riscv64") is not None:
+        rows += [(QEMU_DEFAULT, best(lambda e: qemu_bare_command(e, False))),
+                 (QEMU_ICOUNT, best(lambda e: qemu_bare_command(e, True)))]
+    print("CPU time per round trip (user + system, start-up subtracted)")
+    for name, us in rows:
+        ratios = "" if len(rows) < 4 or name.startswith("QEMU") else \
+            f"  privlab/QEMU = {us / rows[2][1]:.2f}x defaults, {us / rows[3][1]:.2f}x -icount"
+        print(f"  {name:<28} {us:6.3f} us{ratios}")
 
 
 def main() -> int:
@@ -53,6 +88,7 @@ def main() -> int:
         lines = sum(1 for _ in jsonl.open("rb"))
         assert lines == events, f"{lines} lines in the JSON Lines file, {events} events"
         print(f"{lines} JSON lines in {jsonl.stat().st_size / 1e6:.0f} MB")
+        cpu_per_trap(work, empty, n, Path(tmp))
     theirs = qemu_reference(work, empty)
     missed = report(f"trap round trip to a trace file, {n} U->S ecalls with sret", ours,
                     theirs, GOAL, "us/trap", n)
