@@ -75,8 +75,10 @@ def test_an_unknown_abi_is_one_line_and_status_2(capsys: pytest.CaptureFixture[s
     with pytest.raises(SystemExit) as info:
         main(["trace", "--abi", "linux", "--user", "hello"])
     assert info.value.code == 2
-    assert "invalid choice: 'linux' (choose from 'rcore', 'xv6')" in capsys.readouterr().err
-    with pytest.raises(BadInput, match="unknown ABI 'linux' \\(choose from rcore, xv6\\)"):
+    assert "invalid choice: 'linux' (choose from 'rcore', 'xv6', 'ucore')" \
+        in capsys.readouterr().err
+    with pytest.raises(BadInput,
+                       match="unknown ABI 'linux' \\(choose from rcore, xv6, ucore\\)"):
         abi_table("linux")
 
 
@@ -104,3 +106,12 @@ def test_pid_on_another_kernel_says_it_reads_the_bundled_kernels_table(
     assert capsys.readouterr().err == (
         "privlab: --pid reads the bundled kernel's process table (struct proc); this "
         "machine runs another kernel or a bare-metal program\n")
+
+
+def test_ucores_table_takes_its_user_librarys_arguments() -> None:
+    """uCore-Tutorial-Test's library: spawn(file) sets a0 alone, mmap passes five
+    arguments, the lab calls sit at 400 up."""
+    table = {c.name: c for c in load_syscall_table(ABIS["ucore"])}
+    assert [(table[n].number, len(table[n].args)) for n in ("spawn", "mmap", "task_info",
+                                                            "wait4", "clone")] == [
+        (400, 1), (222, 5), (410, 1), (260, 2), (220, 0)]
