@@ -6,12 +6,14 @@ descriptor 0 is the console, and kernel_pagetable is `kroot`, one gigapage."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from privlab.abi.csr import Priv
 from privlab.abi.kernel_profiles import PROFILES, satp_of_root
 from privlab.api import Session
 from privlab.api.points import run_to
@@ -35,12 +37,20 @@ def kernel(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
                            listings=False)
 
 
-def kroot(kernel: Path) -> int:
+def symbol(kernel: Path, name: str) -> int:
     syms = ElfSymbols(kernel)
     try:
-        return syms.by_name["kroot"][0]
+        return syms.by_name[name][0]
     finally:
         syms.close()
+
+
+def kroot(kernel: Path) -> int:
+    return symbol(kernel, "kroot")
+
+
+def user_satp(kernel: Path) -> int:
+    return satp_of_root(symbol(kernel, "uroot"), 64)
 
 
 def at_getpid(kernel: Path, abi: str = "ucore") -> Session:
@@ -93,15 +103,17 @@ def test_privlab_s_own_profile_finds_no_proc_in_it(kernel: Path) -> None:
 
 
 def test_trace_rows_name_the_pid_with_the_profile_and_not_without(kernel: Path) -> None:
-    def calls(*abi: str) -> list[str]:
+    def calls(*abi: str) -> list[list[str]]:
         out = subprocess.run([*PRIVLAB, "trace", "--format", "calls", *abi, "--bios", "none",
                               "--kernel", str(kernel)], capture_output=True, text=True,
                              timeout=120)
         assert out.returncode == 0, out.stderr
-        return [" ".join(line.split()[1:3]) for line in out.stdout.splitlines()[1:]]
+        return [re.split(r"\s{2,}", line.strip())[1:3] for line in out.stdout.splitlines()[1:]]
 
-    assert calls("--abi", "ucore") == [f"{RUNNING_PID} getpid()", f"{RUNNING_PID} exit(7)"]
-    assert calls() == ["user getpid()", "user exit(7)"]
+    who = f"{RUNNING_PID} tid 1" if "ch8" in kernel.name else str(RUNNING_PID)
+    assert calls("--abi", "ucore") == [[who, "getpid()"], [who, "exit(7)"]]
+    space = f"satp {user_satp(kernel):#x}"      # an address space privlab cannot name
+    assert calls() == [[space, "getpid()"], [space, "exit(7)"]]
 
 
 def test_pagetable_kernel_table_reads_kernel_pagetable(kernel: Path) -> None:
@@ -139,3 +151,21 @@ def test_inspect_shows_pool_with_the_running_slot_marked(kernel: Path) -> None:
     running = [line.split() for line in lines if line.lstrip().startswith("▶")]
     state = "P_USED" if "ch8" in kernel.name else "RUNNING"
     assert ["▶", "1", str(RUNNING_PID), state] in [r[:4] for r in running]
+
+
+@pytest.mark.parametrize("abi", ["ucore", "rcore"])
+def test_the_stepper_timeline_names_the_process_from_pool(kernel: Path, abi: str) -> None:
+    """The stepper reads no memory at each call: it names a call's address space from
+    the process table, by each process's `pagetable`."""
+    from privlab.stepper.controller import Stepper
+
+    tid = " tid 1" if "ch8" in kernel.name else ""
+    who = f"pid {RUNNING_PID}{tid}" if abi == "ucore" else f"satp {user_satp(kernel):#x}"
+    s = Session.bare(kernel, abi=abi)
+    try:
+        stepper = Stepper(s, every=2_000)
+        stepper.next_syscall()
+        calls = [r for r in stepper.timeline_rows() if r.priv_from is Priv.U]
+        assert calls and calls[-1].who == who
+    finally:
+        s.close()

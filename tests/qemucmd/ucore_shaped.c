@@ -4,7 +4,8 @@
 // each process, `current_thread`), so `--abi ucore` is tested without the course's
 // repository. M-mode fills the table, then runs U code that makes two uCore system
 // calls: getpid (172), answered with the running process's pid, and exit (93), which
-// powers off. The process hart 0 runs is pool[RUNNING_SLOT], pid RUNNING_PID.
+// powers off. The process hart 0 runs is pool[RUNNING_SLOT], pid RUNNING_PID, its
+// page table `uroot`.
 #include "platform.h"
 #include "riscv.h"
 #include "riscv_gen.h"
@@ -123,9 +124,13 @@ void kmain(void) {
   pool[RUNNING_SLOT].trapframe = &frames[RUNNING_SLOT];
   current_proc = &pool[RUNNING_SLOT];
 #endif
-  // One gigapage at RAM base, identity-mapped: the kernel's own table.
+  // One gigapage at RAM base, identity-mapped: the kernel's own table, and the
+  // process's (user pages), which U runs under, as a uCore process does.
   kroot[GIGAPAGE_INDEX] = ((PLATFORM_RAM_BASE >> PAGE_SHIFT) << 10) | PTE_V | PTE_R | PTE_W | PTE_X;
   kernel_pagetable = kroot;
+  uroot[GIGAPAGE_INDEX] = kroot[GIGAPAGE_INDEX] | PTE_U | PTE_A | PTE_D;
+  w_satp(SATP_MODE | ((uintptr_t)uroot >> PAGE_SHIFT));
+  asm volatile("sfence.vma");
 
   // Every address to U (one NAPOT region covering all), then mret to user_code.
   w_pmpaddr0(-1UL);
