@@ -149,7 +149,8 @@ def test_an_inspector_stops_a_guest_spinning_without_traps(command: list[str],
     assert (status, out) == (130, "") and took < PROMPT
     at = "pc:0x1234" if command[0] == "inspect" else "syscall:*"
     assert re.fullmatch(rf"privlab: never reached {re.escape(at)}: interrupted at pc "
-                        r"0x8000000c in M-mode after \d+ instructions\n", err), err
+                        r"0x8000000c _start\+0xc \S+\.S:\d+ in M-mode after \d+ instructions\n",
+                        err), err
 
 
 def test_run_stops_a_spinning_guest(spin: Path) -> None:

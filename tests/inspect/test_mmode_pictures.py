@@ -106,7 +106,8 @@ def test_inspect_at_an_sbi_call_shows_the_machine_csrs_first(
     assert main(["inspect", "--arch", arch, "--at", "sbi:DBCN.WRITE", "--user", "hello"]) == 0
     out, n = capsys.readouterr().out, HEX[arch]
     seq = 37 if arch == "rv64" else 39                 # as the tour and the docs number it
-    assert re.match(r"At sbi:DBCN\.WRITE: M-mode  pc 0x800002[0-9a-f]{2}  instret \d+\n"
+    assert re.match(r"At sbi:DBCN\.WRITE: M-mode  pc 0x800002[0-9a-f]{2} mtrap_vector "
+                    r"kernel/firmware/mtrap\.S:\d+  instret \d+\n"
                     rf"event #{seq}: S → M  supervisor_ecall  sbi DBCN\.WRITE  pid 1\n", out)
     rows = _rows(out)
     csrs = rows.index("CSRs (* = changed by this event) " + "─" * 67)
