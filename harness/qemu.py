@@ -31,6 +31,7 @@ from pathlib import Path
 from .abi.platform import PLATFORM
 from .build.toolchain import Arch
 from .errors import ExitStatus, PrivlabError
+from .pace import DEFAULT_ICOUNT_SHIFT
 
 __all__ = [
     "QemuNotFound",
@@ -148,7 +149,8 @@ def drive_args(image: Path, legacy: bool = False, snapshot: bool = False) -> lis
 
 def qemu_command(elf: Path, arch: Arch, log: Path, extra_args: Sequence[str] = (),
                  icount: bool = False, drive: Path | None = None,
-                 icount_shift: int = 0, virtio_legacy: bool = False) -> list[str]:
+                 icount_shift: int = DEFAULT_ICOUNT_SHIFT,
+                 virtio_legacy: bool = False) -> list[str]:
     """The QEMU command line that runs `elf` bare-metal and logs traps to `log`; with
     `icount`, time follows the instruction count (2^icount_shift ns each)."""
     binary = qemu_binary(arch)
@@ -168,7 +170,7 @@ def qemu_command(elf: Path, arch: Arch, log: Path, extra_args: Sequence[str] = (
 
 def run_qemu(elf: Path, arch: Arch, timeout_s: float, extra_args: Sequence[str] = (),
              icount: bool = False, drive: Path | None = None,
-             icount_shift: int = 0, virtio_legacy: bool = False) -> QemuResult:
+             icount_shift: int = DEFAULT_ICOUNT_SHIFT, virtio_legacy: bool = False) -> QemuResult:
     """Run `elf` on QEMU's virt board with no firmware (and `drive` as virtio-blk);
     kill it after `timeout_s`."""
     with tempfile.TemporaryDirectory(prefix="privlab-qemu-") as tmp:

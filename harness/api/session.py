@@ -47,6 +47,7 @@ from ..machine.until import (
     PrivilegeChange,
     Until,
 )
+from ..pace import DEFAULT_ICOUNT_SHIFT
 from ..trace.flow import Flow
 from ..trace.sbi import SBI_EXTENSION_REG, SBI_FUNCTION_REG, load_sbi_names
 from ..trace.syscalls import SyscallRecord, call_specs
@@ -124,7 +125,7 @@ class Session(MemoryAccess):
              images: Images | None = None, kernel: str | Path | None = None,
              echo: bool = False, console_input: bytes = b"", input_ends: bool = False,
              capture_limit: int | None = None, drive: Drive | str | Path | None = None,
-             virtio_legacy: bool = False, icount_shift: int = 0,
+             virtio_legacy: bool = False, icount_shift: int = DEFAULT_ICOUNT_SHIFT,
              abi: str = "rcore", add: Sequence[str | Path] = (),
              bundled_disk: bool = True, smp: int = 1,
              smp_seed: int = DEFAULT_SMP_SEED) -> Session:
@@ -159,7 +160,7 @@ class Session(MemoryAccess):
     def bare(cls, elf: str | Path, *, capture: bool = False, ram_mib: int = 128,
              echo: bool = False, console_input: bytes = b"", input_ends: bool = False,
              capture_limit: int | None = None, drive: Drive | str | Path | None = None,
-             virtio_legacy: bool = False, icount_shift: int = 0,
+             virtio_legacy: bool = False, icount_shift: int = DEFAULT_ICOUNT_SHIFT,
              abi: str = "rcore", smp: int = 1, smp_seed: int = DEFAULT_SMP_SEED) -> Session:
         """Any bare-metal ELF, from M-mode at the RAM base (`privlab run --bios none`),
         on `smp` harts that all start there."""

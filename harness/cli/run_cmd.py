@@ -83,7 +83,7 @@ def _trace_out(path: str, machine: Machine, stack: ExitStack) -> None:
     from ..machine.tracefile import TraceWriter
 
     machine.events.subscribe_raw(TraceWriter(out, machine.xlen, machine.hart.priv,
-                                             machine.smp).write)
+                                             machine.smp, machine.icount_shift).write)
 
 
 def _history_budget(args: argparse.Namespace) -> int | None:

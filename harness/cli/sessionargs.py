@@ -31,6 +31,7 @@ from ..abi.syscall_table import ABIS
 from ..api.points import POINT_HELP
 from ..budget import INSPECT_MAX_INSNS
 from ..errors import BadInput, ExitStatus, PrivlabError
+from ..pace import DEFAULT_ICOUNT_SHIFT
 
 if TYPE_CHECKING:
     from ..api import Session
@@ -142,7 +143,7 @@ def smp_seed(text: str) -> int:
 
 
 def icount_shift(text: str) -> int:
-    from ..machine.machine import MAX_ICOUNT_SHIFT
+    from ..pace import MAX_ICOUNT_SHIFT
 
     try:
         value = int(text, 0)
@@ -214,8 +215,10 @@ def add_machine_arguments(p: argparse.ArgumentParser, *, default_user: str | Non
                         "memory and mret may return to them (QEMU 7.2, the default, makes "
                         "that mret illegal); for firmware of that time, such as the uCore "
                         "course's RustSBI 0.1.1")
-    g.add_argument("--icount-shift", type=icount_shift, metavar="N", default=0,
-                   help="guest time per instruction: 2^N ns, 0 to 10 (default 0: 1 ns), "
+    g.add_argument("--icount-shift", type=icount_shift, metavar="N",
+                   default=DEFAULT_ICOUNT_SHIFT,
+                   help="guest time per instruction: 2^N ns, 0 to 10 (default "
+                        f"{DEFAULT_ICOUNT_SHIFT}: {1 << DEFAULT_ICOUNT_SHIFT} ns), "
                         "as QEMU's -icount shift=N; a larger N makes timer-paced guests "
                         "(sleeps, time slices) reach their deadlines in fewer instructions")
     g.add_argument("--smp", type=smp_harts, metavar="N", default=1,

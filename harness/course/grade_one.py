@@ -39,6 +39,7 @@ from ..grade.model import (
     shown,
 )
 from ..grade.seeds import DEFAULT_SEEDS, seeds_option
+from ..pace import DEFAULT_ICOUNT_SHIFT
 from .confinement import child_environment as confined_environment
 from .confinement import limits_for_tests, python_command
 from .lifeline import GRADER_PID
@@ -100,7 +101,7 @@ def _test_command(options: GradeOptions, slot: Path, build_arg: list[str],
         # Only the assertion messages get longer (the reports' text); the test
         # processes' own output stays quiet.
         cmd += ["-o", f"verbosity_assertions={min(options.verbosity, 2)}"]
-    if options.lab.icount_shift:
+    if options.lab.icount_shift != DEFAULT_ICOUNT_SHIFT:
         cmd += ["--privlab-icount-shift", str(options.lab.icount_shift)]
     # The lab's harts and seeds reach every test, hidden ones kept outside the lab too.
     if options.lab.smp != 1:

@@ -28,6 +28,7 @@ from ..machine.assemble import new_system
 from ..machine.loader import load_elf
 from ..machine.schedule import DEFAULT_SMP_SEED
 from ..machine.until import AfterSyscall, AfterTrap, AfterXret, PrivilegeChange, Until
+from ..pace import DEFAULT_ICOUNT_SHIFT
 from ..paths import REPO_ROOT
 from ..trace import Event, TrapEvent
 from ..trace.flow import Flow
@@ -223,7 +224,7 @@ class BootSpec:
     flags: tuple[str, ...] = ("quiet",)
     ram_mib: int = 32
     input: bytes = b""
-    icount_shift: int = 0
+    icount_shift: int = DEFAULT_ICOUNT_SHIFT
     smp: int = 1
     smp_seed: int = DEFAULT_SMP_SEED
 
@@ -361,8 +362,9 @@ class KernelRun:
         if self.source is not None and self.source.resolve() != REPO_ROOT.resolve():
             words += ["--src", _shown_dir(self.source)]
         words += ["--ram", str(self.spec.ram_mib)]
-        if self.spec.icount_shift:
-            words += ["--icount-shift", str(self.spec.icount_shift)]
+        # The clock always: the same command boots the same run even where the
+        # default pace is another.
+        words += ["--icount-shift", str(self.spec.icount_shift)]
         if self.spec.smp > 1:
             words += ["--smp", str(self.spec.smp), "--smp-seed", str(self.spec.smp_seed)]
         if self.machine.xlen == 32:

@@ -16,7 +16,7 @@ lab.toml:
     requires = ["pipe"]     # optional: labs whose solutions this lab's tests need too
                             # (shown at the top of its README; `privlab lab check` grades
                             # the lab with them)
-    icount_shift = 0        # optional: guest ns per instruction is 2^N (--icount-shift)
+    icount_shift = 5        # optional: guest ns per instruction is 2^N (default: privlab's pace)
     smp = 1                 # optional: harts in every boot, 1 to 8 (--smp)
     seeds = 4               # optional: tests marked smp run under seeds 0..3 (--smp-seed);
                             # or a list, seeds = [0, 7, 42] (harness/grade/seeds.py)
@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import BadInput
-from ..machine.machine import MAX_ICOUNT_SHIFT
+from ..pace import DEFAULT_ICOUNT_SHIFT, MAX_ICOUNT_SHIFT
 from ..paths import REPO_ROOT
 from .seeds import DEFAULT_SEEDS, parse_harts, parse_seeds
 
@@ -48,7 +48,7 @@ class Lab:
     directory: Path
     solution_files: tuple[str, ...]
     base: bool
-    icount_shift: int = 0
+    icount_shift: int = DEFAULT_ICOUNT_SHIFT
     smp: int = 1
     seeds: tuple[int, ...] = DEFAULT_SEEDS
     requires: tuple[str, ...] = ()
@@ -85,7 +85,7 @@ def load_lab(directory: Path) -> Lab:
         data = tomllib.loads(spec.read_text())
     except (OSError, tomllib.TOMLDecodeError) as e:
         raise BadInput(f"{spec}: {e}") from e
-    shift = data.get("icount_shift", 0)
+    shift = data.get("icount_shift", DEFAULT_ICOUNT_SHIFT)
     if not isinstance(shift, int) or not 0 <= shift <= MAX_ICOUNT_SHIFT:
         raise BadInput(f"{spec}: icount_shift must be an integer from 0 to "
                        f"{MAX_ICOUNT_SHIFT}, not {shift!r}")

@@ -50,6 +50,7 @@ from typing import Any
 import pytest
 
 from ..errors import BadInput
+from ..pace import DEFAULT_ICOUNT_SHIFT
 from ..paths import KERNEL_DIR, REPO_ROOT, USERLAND_DIR
 from .errors import BuildFailed, GradeFailure
 from .labs import Lab, load_lab
@@ -90,7 +91,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="tests under DIR are hidden tests")
     group.addoption("--privlab-icount-shift", type=int, metavar="N",
                     help="guest time per instruction in every boot: 2^N ns (default: "
-                         "the icount_shift of the lab.toml above the test file, or 0)")
+                         "the icount_shift of the lab.toml above the test file, or the "
+                         "default pace)")
     group.addoption("--privlab-smp", type=_harts_option, metavar="N",
                     help="harts in every boot (default: the smp of the lab.toml above "
                          "the test file, or 1)")
@@ -194,9 +196,10 @@ def _nearest_lab(test_file: Path) -> Lab | None:
 
 
 def lab_icount_shift(test_file: Path) -> int:
-    """The icount_shift of the nearest lab.toml above a test file (0 without one)."""
+    """The icount_shift of the nearest lab.toml above a test file (privlab's default
+    pace without one)."""
     lab = _nearest_lab(test_file)
-    return 0 if lab is None else lab.icount_shift
+    return DEFAULT_ICOUNT_SHIFT if lab is None else lab.icount_shift
 
 
 def _lab_harts(item: pytest.Item) -> int:

@@ -23,6 +23,7 @@ from ..fs.mkfs import make_image
 from ..machine import load_elf
 from ..machine.loader import ElfImage
 from ..machine.schedule import DEFAULT_SMP_SEED, check_smp
+from ..pace import DEFAULT_ICOUNT_SHIFT
 from ..trace.syscalls import CallSpec, call_specs
 from .errors import GradeFailure
 from .graded_boot import DEFAULT_MAX_INSNS, BootSpec, KernelRun
@@ -102,7 +103,7 @@ class KernelUnderTest:
     images: KernelImages
     token: str = field(default_factory=new_token)
     runs: list[KernelRun] = field(default_factory=list)
-    icount_shift: int = 0     # the lab's clock (lab.toml icount_shift) for every boot
+    icount_shift: int = DEFAULT_ICOUNT_SHIFT  # lab.toml icount_shift, for every boot
     smp: int = 1              # the harts of every boot (lab.toml smp, a test's smp mark)
     smp_seed: int = DEFAULT_SMP_SEED  # their interleaving (the seed a test runs under)
 

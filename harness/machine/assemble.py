@@ -25,6 +25,7 @@ from ..devices.disk import Drive
 from ..devices.mrom import FW_DYNAMIC_INFO_OFFSET, reset_rom
 from ..devices.uart import InputSource
 from ..errors import BadInput
+from ..pace import DEFAULT_ICOUNT_SHIFT
 from .loader import ElfImage
 from .machine import Machine
 from .schedule import DEFAULT_SMP_SEED
@@ -60,7 +61,7 @@ def boot_bare(machine: Machine, image: ElfImage) -> None:
 def new_bare(image: ElfImage, *, ram: int = PLATFORM.ram_size_default,
              console: Console | None = None, uart_input: InputSource | None = None,
              keep_events: bool = True, drive: Drive | None = None,
-             virtio_legacy: bool = False, icount_shift: int = 0, smp: int = 1,
+             virtio_legacy: bool = False, icount_shift: int = DEFAULT_ICOUNT_SHIFT, smp: int = 1,
              smp_seed: int = DEFAULT_SMP_SEED) -> Machine:
     """A machine of the image's XLEN running `image` from M-mode at the RAM base (with
     `smp` harts: all of them, as on QEMU)."""
@@ -75,7 +76,7 @@ def new_system(firmware: ElfImage, kernel: ElfImage, initrd: bytes, bootargs: st
                ram: int = PLATFORM.ram_size_default, console: Console | None = None,
                uart_input: InputSource | None = None, keep_events: bool = True,
                drive: Drive | None = None, virtio_legacy: bool = False,
-               icount_shift: int = 0, smp: int = 1,
+               icount_shift: int = DEFAULT_ICOUNT_SHIFT, smp: int = 1,
                smp_seed: int = DEFAULT_SMP_SEED) -> Machine:
     """A machine of the kernel's XLEN with firmware, kernel, initrd and device tree in
     place (boot_system), at reset."""

@@ -41,6 +41,7 @@ from ..devices.virtio_mmio import VirtioMmio
 from ..errors import BadInput, GuestError
 from ..native import EventRecord, StopReason
 from ..native.library import load_library
+from ..pace import DEFAULT_ICOUNT_SHIFT, MAX_ICOUNT_SHIFT, check_icount_shift
 from .codesync import CodeSync
 from .events import Event, EventLog, TrapEvent
 from .hart import Hart
@@ -65,14 +66,6 @@ __all__ = ["MAX_ICOUNT_SHIFT", "Machine", "RunResult", "Stop", "check_icount_shi
 
 _UNMAPPED = (UC_ERR_READ_UNMAPPED, UC_ERR_WRITE_UNMAPPED, UC_ERR_FETCH_UNMAPPED)
 EXACT_APPROACH = 2048        # run_until_instret runs at full speed to this short of it
-MAX_ICOUNT_SHIFT = 10        # as QEMU's -icount shift=N
-
-
-def check_icount_shift(shift: int) -> None:
-    """QEMU's range for -icount shift=N: 0 (1 ns per instruction) to 10 (1.024 us)."""
-    if not 0 <= shift <= MAX_ICOUNT_SHIFT:
-        raise BadInput(f"icount shift must be 0 to {MAX_ICOUNT_SHIFT} (2^N ns of guest time "
-                       f"per instruction), not {shift}")
 
 
 class Machine:
@@ -90,7 +83,8 @@ class Machine:
     def __init__(self, xlen: int = 64, ram_size: int = PLATFORM.ram_size_default, *,
                  console: Console | None = None, uart_input: InputSource | None = None,
                  keep_events: bool = True, drive: Drive | None = None,
-                 virtio_legacy: bool = False, icount_shift: int = 0, smp: int = 1,
+                 virtio_legacy: bool = False,
+                 icount_shift: int = DEFAULT_ICOUNT_SHIFT, smp: int = 1,
                  smp_seed: int = DEFAULT_SMP_SEED) -> None:
         """`drive`: a raw image for virtio-blk in virtio-mmio slot 0 (the other slots,
         and slot 0 without a drive, are empty transports); `virtio_legacy`: version 1

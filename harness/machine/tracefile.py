@@ -12,7 +12,9 @@ Layout (every integer little-endian; docs/inspect/exports.md, "Trace files"):
     u32       format version (1)
     u32       length of the JSON header that follows
     JSON      {"xlen", "initial" (privilege letter), "record_size",
-               "fields": [[name, C type], ...]}   (harness/abi/native_layout.py)
+               "fields": [[name, C type], ...]   (harness/abi/native_layout.py),
+               "icount_shift" (the run's clock: 2^N ns per instruction),
+               "harts" (only when more than one)}
     records   record_size bytes each, in event order from event #0
 
 A run cut short (Ctrl-C, a crash, a full disk) leaves whole records up to its last
@@ -31,6 +33,7 @@ from typing import IO
 from ..abi.csr import Priv
 from ..abi.native_layout import EVENT_FIELDS, EventKind
 from ..errors import BadInput
+from ..pace import DEFAULT_ICOUNT_SHIFT, MAX_ICOUNT_SHIFT
 from .events import RECORD, EventLog
 
 __all__ = ["MAGIC", "VERSION", "TraceFile", "TraceReader", "TraceWriter", "open_trace",
@@ -68,9 +71,11 @@ class TraceWriter:
     """Appends every event of a run to a trace file, batch by batch as the core hands
     them over: subscribe `write` with `EventLog.subscribe_raw`."""
 
-    def __init__(self, out: IO[bytes], xlen: int, initial: Priv, harts: int = 1) -> None:
+    def __init__(self, out: IO[bytes], xlen: int, initial: Priv, harts: int = 1,
+                 icount_shift: int = DEFAULT_ICOUNT_SHIFT) -> None:
         fields: dict[str, object] = {"xlen": xlen, "initial": initial.letter,
-                                     "record_size": RECORD.size, "fields": _layout()}
+                                     "record_size": RECORD.size, "fields": _layout(),
+                                     "icount_shift": icount_shift}
         if harts > 1:
             fields["harts"] = harts        # one hart's header is as it always was
         header = json.dumps(fields, separators=(",", ":")).encode()
@@ -102,6 +107,7 @@ class TraceFile:
     initial: Priv
     events: EventLog
     trailing_bytes: int     # part of a record after the last whole one (a cut-short run)
+    icount_shift: int | None = None   # the run's clock (None: a file that did not say)
 
 
 def _integer(path: Path, header: dict[str, object], key: str) -> int:
@@ -111,7 +117,7 @@ def _integer(path: Path, header: dict[str, object], key: str) -> int:
     return value
 
 
-def _header(path: Path, f: IO[bytes]) -> tuple[int, Priv, int]:
+def _header(path: Path, f: IO[bytes]) -> tuple[int, Priv, int, int | None]:
     prefix = f.read(_PREFIX.size)
     if len(prefix) < _PREFIX.size or prefix[:len(MAGIC)] != MAGIC:
         raise BadInput(f"{path}: not a privlab trace file (written by `privlab run "
@@ -134,6 +140,10 @@ def _header(path: Path, f: IO[bytes]) -> tuple[int, Priv, int]:
             raise BadInput(f"{path}: damaged trace header (no {key!r})")
     xlen, size = _integer(path, header, "xlen"), _integer(path, header, "record_size")
     harts = _integer(path, header, "harts") if "harts" in header else 1
+    # Files written before the clock was recorded say nothing of it: None.
+    shift = _integer(path, header, "icount_shift") if "icount_shift" in header else None
+    if shift is not None and not 0 <= shift <= MAX_ICOUNT_SHIFT:
+        raise BadInput(f"{path}: damaged trace header (icount_shift {shift})")
     initial = Priv.__members__.get(header["initial"]) \
         if isinstance(header["initial"], str) else None
     if initial is None:
@@ -146,7 +156,7 @@ def _header(path: Path, f: IO[bytes]) -> tuple[int, Priv, int]:
     if size != RECORD.size or header["fields"] != _layout():
         raise BadInput(f"{path}: its event records ({size} bytes) are not this privlab's "
                        f"({RECORD.size} bytes): record it again with this version")
-    return xlen, initial, harts
+    return xlen, initial, harts, shift
 
 
 @dataclass
@@ -160,6 +170,7 @@ class TraceReader:
     _file: IO[bytes]
     trailing_bytes: int = 0
     harts: int = 1               # the machine's (--smp)
+    icount_shift: int | None = None   # the run's clock (None: a file that did not say)
 
     def chunks(self) -> Iterator[bytes]:
         """Whole records, about a MiB at a time, in event order; a record the core
@@ -198,11 +209,11 @@ def open_trace(path: str | Path) -> TraceReader:
     except OSError as e:
         raise BadInput(f"{p}: cannot read: {e.strerror}") from None
     try:
-        xlen, initial, harts = _header(p, f)
+        xlen, initial, harts, shift = _header(p, f)
     except BaseException:
         f.close()
         raise
-    return TraceReader(p, xlen, initial, f, harts=harts)
+    return TraceReader(p, xlen, initial, f, harts=harts, icount_shift=shift)
 
 
 def read_trace(path: str | Path) -> TraceFile:
@@ -212,4 +223,5 @@ def read_trace(path: str | Path) -> TraceFile:
     log.harts = reader.harts
     for chunk in reader.chunks():
         log.append_raw(chunk)
-    return TraceFile(reader.path, reader.xlen, reader.initial, log, reader.trailing_bytes)
+    return TraceFile(reader.path, reader.xlen, reader.initial, log, reader.trailing_bytes,
+                     reader.icount_shift)
