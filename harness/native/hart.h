@@ -99,7 +99,8 @@ struct block_info {
 #define ICOUNT_SLOTS 16384   /* power of two */
 #define MAX_BLOCK_BYTES 4100 /* a TB never spans more than a page plus a parcel */
 #define STLB_SLOTS 256       /* power of two */
-#define HOOK_SLOTS 4096      /* power of two; open addressing by address */
+#define HOOK_SLOTS 4096      /* the hook map's first size; it doubles at 3/4 full */
+#define HOOK_LIVE_MAX 3072   /* code hooks kept before hooks_evict drops them (hooks.c) */
 #define L0_SLOTS 4096        /* power of two */
 #define GUARD_MAX 32         /* code-page guard ranges (guard.c) before they are reset */
 #define GUARD_PENDING 32     /* pages whose guards go at the next block entry (guard.c) */
@@ -160,7 +161,8 @@ struct hart {
 
     struct hooked_insn **hooks;   /* one per hooked address, in order of creation */
     size_t nhooks, hooks_cap;
-    struct hooked_insn *hook_map[HOOK_SLOTS];   /* the same, by address */
+    struct hooked_insn **hook_map;   /* the same, by address (open addressing) */
+    size_t hook_slots;               /* its size, a power of two (0: none yet) */
     struct dispatch_cache dispatch[2];   /* dispatch.c: code hooks, block hooks */
 
     /* Guest RAM as the host sees it (Python maps it with uc_mem_map_ptr), for reading
@@ -466,5 +468,6 @@ bool on_unmapped(uc_engine *uc, uc_mem_type type, uint64_t addr, int size, int64
                  void *user);
 struct hooked_insn *find_hook(hart *h, uint64_t addr);
 struct hooked_insn *add_hook(hart *h, uint64_t addr);
+void hooks_evict(hart *h);
 
 #endif /* HART_H */

@@ -61,6 +61,7 @@ void hart_free(hart *h)
     for (size_t i = 0; i < h->nhooks; i++)
         free(h->hooks[i]);
     free(h->hooks);
+    free(h->hook_map);
     free(h);
 }
 

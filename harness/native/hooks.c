@@ -126,6 +126,8 @@ void on_block(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
         count = l0->count;
     } else {
         bool retranslate;
+        if (__builtin_expect(h->nhooks >= HOOK_LIVE_MAX, 0))
+            hooks_evict(h);   /* before this block's decode plants its own */
         b = block_lookup(h, addr, size, &retranslate, &count);
         if (retranslate) {
             /* New code hooks: drop this translation so the next one carries them. */
@@ -238,14 +240,15 @@ void on_code(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
     }
 }
 
-static size_t hook_slot(uint64_t addr)
+static size_t hook_slot(const hart *h, uint64_t addr)
 {
-    return (size_t)((addr >> 1) ^ (addr >> 13)) & (HOOK_SLOTS - 1);
+    return (size_t)((addr >> 1) ^ (addr >> 13)) & (h->hook_slots - 1);
 }
 
 struct hooked_insn *find_hook(hart *h, uint64_t addr)
 {
-    for (size_t i = hook_slot(addr), n = 0; n < HOOK_SLOTS; i = (i + 1) & (HOOK_SLOTS - 1), n++) {
+    for (size_t i = h->hook_slots ? hook_slot(h, addr) : 0, n = 0; n < h->hook_slots;
+         i = (i + 1) & (h->hook_slots - 1), n++) {
         struct hooked_insn *hi = h->hook_map[i];
         if (!hi || hi->addr == addr)
             return hi;
@@ -253,10 +256,38 @@ struct hooked_insn *find_hook(hart *h, uint64_t addr)
     return NULL;
 }
 
+static void map_hook(hart *h, struct hooked_insn *hi)
+{
+    size_t i = hook_slot(h, hi->addr);
+    while (h->hook_map[i])
+        i = (i + 1) & (h->hook_slots - 1);
+    h->hook_map[i] = hi;
+}
+
+/* Room in the map for one more hook: it doubles at three quarters full. A full map
+ * must never leave an instruction to Unicorn: a program with many CSR or FP
+ * instructions (the F/D differential: some 24,000 in portable mode, where sstatus
+ * and mstatus are hooked too) would see Unicorn's results for the ones past it. */
+static bool hook_room(hart *h)
+{
+    if (h->nhooks < h->hook_slots * 3 / 4)
+        return true;
+    size_t slots = h->hook_slots ? 2 * h->hook_slots : HOOK_SLOTS;
+    struct hooked_insn **map = calloc(slots, sizeof *map);
+    if (!map)
+        return false;
+    free(h->hook_map);
+    h->hook_map = map;
+    h->hook_slots = slots;
+    for (size_t k = 0; k < h->nhooks; k++)
+        map_hook(h, h->hooks[k]);
+    return true;
+}
+
 struct hooked_insn *add_hook(hart *h, uint64_t addr)
 {
-    if (h->nhooks >= HOOK_SLOTS * 3 / 4)
-        return NULL;   /* the map is full: leave the instruction to Unicorn */
+    if (!hook_room(h))
+        return NULL;   /* out of memory: leave the instruction to Unicorn */
     if (h->nhooks == h->hooks_cap) {
         size_t cap = h->hooks_cap ? 2 * h->hooks_cap : 64;
         struct hooked_insn **grown = realloc(h->hooks, cap * sizeof *grown);
@@ -276,11 +307,42 @@ struct hooked_insn *add_hook(hart *h, uint64_t addr)
         return NULL;
     }
     h->hooks[h->nhooks++] = hi;
-    size_t i = hook_slot(addr);
-    while (h->hook_map[i])
-        i = (i + 1) & (HOOK_SLOTS - 1);
-    h->hook_map[i] = hi;
+    map_hook(h, hi);
     return hi;
+}
+
+/* Unicorn looks for code hooks by walking all of them, for every instruction it
+ * translates and every hooked one it runs, so their number multiplies the cost of
+ * both. A program with tens of thousands of hooked instructions that each run a few
+ * times (the F/D differential, in portable mode, where every sstatus and mstatus
+ * access is hooked: portable.h) took time quadratic in their number. So at
+ * HOOK_LIVE_MAX the core drops every hook but the debugger's breakpoints, with every
+ * translation and decoded block that planted one: the code that runs again is decoded
+ * again and gets its hooks back (on_block's retranslation). */
+void hooks_evict(hart *h)
+{
+    size_t kept = 0;
+    for (size_t k = 0; k < h->nhooks; k++) {
+        struct hooked_insn *hi = h->hooks[k];
+        if (hi->breakpoint) {
+            h->hooks[kept++] = hi;
+            continue;
+        }
+        uc_hook_del(h->uc, hi->handle);   /* Unicorn skips it from now on */
+        free(hi);
+    }
+    h->nhooks = kept;
+    memset(h->hook_map, 0, h->hook_slots * sizeof *h->hook_map);
+    for (size_t k = 0; k < kept; k++)
+        map_hook(h, h->hooks[k]);
+    icount_flush(h);
+    h->blk = NULL;
+    uc_ctl_flush_tb(h->uc);
+    /* Unicorn unlinks deleted hooks only when uc_emu_start returns: until then it
+     * still walks them. So the run stops at the next block and starts again (the
+     * resume guard.c asks for too). */
+    h->resume_wanted = true;
+    h->deadline = 0;
 }
 
 /* Make sure the instruction at addr is intercepted; *added is set if a new Unicorn
