@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "hart.h"
+#include "portable.h"
 
 /* QEMU 5.0's float_status (include/fpu/softfloat-types.h), as the helpers pass it. */
 struct float_status {
@@ -304,7 +305,13 @@ static const struct replacement replacements[] __attribute__((unused)) = {HELPER
 #define FINGERPRINT 0x5964923b3e982481ull
 #define JUMP_BYTES 14   /* jmp *0(%rip); .quad target */
 
-static int fpu_state;   /* 0 not tried, 1 helpers replaced, -1 left as Unicorn's */
+/* 0 not tried; FPU_REPLACED: Unicorn's helpers jump to the core's (x86-64, the
+ * pinned wheel); FPU_EMULATED: every F/D instruction QEMU 5.0 gets wrong is done in a
+ * code hook (fpu_emulate_all), which needs nothing of libunicorn but its exported
+ * softfloat: anywhere else, and in portable mode (portable.h). */
+#define FPU_REPLACED 1
+#define FPU_EMULATED 2
+static int fpu_state;
 static uint64_t fingerprint_seen;
 
 __attribute__((unused)) static uint64_t fnv1a(uint64_t x, const uint8_t *p, size_t n)
@@ -327,9 +334,12 @@ void fpu_install(void)
 {
     if (fpu_state)
         return;
-    fpu_state = -1;
-    /* Portable: minNum/maxNum become minimumNumber/maximumNumber for Unicorn's own
-     * helpers, which are what run when the helpers below stay Unicorn's. */
+    fpu_state = FPU_EMULATED;
+    if (portable_mode())
+        return;   /* portable.h: nothing of libunicorn's is replaced */
+    /* minNum/maxNum become minimumNumber/maximumNumber for Unicorn's own helpers, which
+     * run until the helpers below are replaced (and the code hooks that would do fmin
+     * and fmax otherwise come first anyway). */
     plt_patch("float32_minnum_riscv32", (void *)minnum32_riscv32);
     plt_patch("float32_maxnum_riscv32", (void *)maxnum32_riscv32);
     plt_patch("float64_minnum_riscv32", (void *)minnum64_riscv32);
@@ -348,25 +358,32 @@ void fpu_install(void)
     }
     fingerprint_seen = x;
     if (x != FINGERPRINT)
-        return;   /* another build of Unicorn: keep its helpers */
+        return;   /* another build of Unicorn: keep its helpers, emulate in hooks */
     for (size_t i = 0; i < NREPL; i++) {
         uint8_t *fn = (uint8_t *)replacements[i].helper;
         uint8_t jump[JUMP_BYTES] = {0xff, 0x25, 0, 0, 0, 0};
         memcpy(jump + 6, &replacements[i].fn, sizeof(void *));
         if (!set_prot(fn, JUMP_BYTES, PROT_READ | PROT_WRITE | PROT_EXEC))
-            return;   /* (helpers already replaced stay so: each is whole either way) */
+            return;   /* (helpers already replaced stay so: each is whole either way,
+                       * and the hooks compute what they do) */
         memcpy(fn, jump, JUMP_BYTES);
         set_prot(fn, JUMP_BYTES, PROT_READ | PROT_EXEC);
         __builtin___clear_cache((char *)fn, (char *)fn + JUMP_BYTES);
     }
-    fpu_state = 1;
+    fpu_state = FPU_REPLACED;
 #endif
 }
 
-/* Whether the helpers are the core's (fpu_classify hooks nothing otherwise). */
+/* Whether the helpers are the core's (the fast path). */
 bool fpu_exact(void)
 {
-    return fpu_state > 0;
+    return fpu_state == FPU_REPLACED;
+}
+
+/* Whether F/D instructions are done in code hooks (the portable path). */
+bool fpu_emulating(void)
+{
+    return fpu_state == FPU_EMULATED;
 }
 
 uint64_t fpu_fingerprint(void)
@@ -374,21 +391,51 @@ uint64_t fpu_fingerprint(void)
     return fingerprint_seen;
 }
 
-/* ---- fsgnj*.s and fmv.w.x: Unicorn translates them inline, without boxing ---- */
+/* ---- The instructions the core must do itself ---- */
 
 #define OP_FP 0x53
+#define OP_MADD 0x43    /* fmadd; fmsub 0x47, fnmsub 0x4b, fnmadd 0x4f */
 #define FUNCT7_FSGNJ_S 0x10
 #define FUNCT7_FMV_W_X 0x78
+#define FUNCT7_FMV_X_W 0x70   /* fmv.x.w (funct3 0), fclass.s (funct3 1) */
+#define FUNCT7_FMINMAX_D 0x15
+#define FUNCT7_FCVT_S_D 0x20
+#define FUNCT7_FCVT_D_S 0x21
+#define FMT_S 0
+#define FMT_D 1
 
-/* Is `insn` one the core must do itself (a code hook, hooks.c on_code)? */
+static bool is_fma(unsigned opcode)
+{
+    return (opcode & 0x73) == OP_MADD;   /* 0x43, 0x47, 0x4b, 0x4f */
+}
+
+/* Is `insn` one the core must do itself (a code hook, hooks.c on_code)? With the
+ * helpers replaced, only the two Unicorn translates inline; emulating, every one that
+ * reads a single-precision operand or writes a single-precision result (NaN-boxing),
+ * fmin/fmax (minimumNumber) and the fused multiply-adds (NV for inf x 0 + qNaN).
+ * fmv.x.w moves the low word's bits as they are, which Unicorn does right. An
+ * encoding that is illegal is hooked only if it looks like one of these, and then
+ * left to Unicorn (fpu_emulate_all returns false), which raises the exception. */
 bool fpu_classify(uint32_t insn)
 {
-    if (fpu_state <= 0 || (insn & 0x7f) != OP_FP)
+    unsigned opcode = insn & 0x7f, funct7 = insn >> 25, funct3 = (insn >> 12) & 7;
+    unsigned rs2 = (insn >> 20) & 31;
+    if (fpu_state == FPU_REPLACED) {
+        if (opcode != OP_FP)
+            return false;
+        if (funct7 == FUNCT7_FSGNJ_S)
+            return funct3 <= 2;   /* fsgnj.s, fsgnjn.s, fsgnjx.s; others are illegal */
+        return funct7 == FUNCT7_FMV_W_X && funct3 == 0 && rs2 == 0;
+    }
+    if (fpu_state != FPU_EMULATED)
         return false;
-    unsigned funct7 = insn >> 25, funct3 = (insn >> 12) & 7, rs2 = (insn >> 20) & 31;
-    if (funct7 == FUNCT7_FSGNJ_S)
-        return funct3 <= 2;   /* fsgnj.s, fsgnjn.s, fsgnjx.s; others are illegal */
-    return funct7 == FUNCT7_FMV_W_X && funct3 == 0 && rs2 == 0;
+    if (is_fma(opcode))
+        return ((insn >> 25) & 3) == FMT_S || ((insn >> 25) & 3) == FMT_D;
+    if (opcode != OP_FP)
+        return false;
+    if (funct7 == FUNCT7_FMV_X_W && funct3 == 0)
+        return false;
+    return (funct7 & 3) == FMT_S || funct7 == FUNCT7_FMINMAX_D || funct7 == FUNCT7_FCVT_D_S;
 }
 
 /* Do the hooked instruction at `pc` as QEMU 7.2 does (trans_rvf.c.inc: operands
@@ -399,11 +446,15 @@ bool fpu_classify(uint32_t insn)
  * an LR reservation (docs/unicorn.md#writing-priv-drops-the-reservation): an FP
  * instruction between LR and SC makes the loop unconstrained (spec 8.3), so the SC
  * may fail there anyway. */
+static bool fpu_emulate_all(hart *h, uint32_t insn, uint64_t pc, uint64_t mstatus);
+
 bool fpu_emulate(hart *h, uint32_t insn, uint64_t pc)
 {
     uint64_t mstatus = csr_raw(h, UC_RISCV_REG_MSTATUS);
     if (!(mstatus & MSTATUS_FS))
         return false;
+    if (fpu_state == FPU_EMULATED)
+        return fpu_emulate_all(h, insn, pc, mstatus);
     unsigned rd = (insn >> 7) & 31, rs1 = (insn >> 15) & 31, rs2 = (insn >> 20) & 31;
     unsigned funct3 = (insn >> 12) & 7;
     uint64_t a = 0, b = 0, result;
@@ -424,6 +475,161 @@ bool fpu_emulate(hart *h, uint32_t insn, uint64_t pc)
     uc_reg_write(h->uc, UC_RISCV_REG_F0 + (int)rd, &result);
     if ((mstatus & MSTATUS_FS) != MSTATUS_FS)
         set_csr_raw(h, UC_RISCV_REG_MSTATUS, mstatus | MSTATUS_FS);   /* SD follows */
+    redirect(h, (pc + 4) & h->xmask);
+    return true;
+}
+
+/* ---- The portable path: F/D in code hooks, on Unicorn's exported softfloat ---- */
+
+/* softfloat's rounding modes (QEMU 5.0 float_round_*) for the spec's rm 0-4 (RNE,
+ * RTZ, RDN, RUP, RMM). */
+static const int8_t ROUNDING[5] = {0, 3, 1, 2, 4};
+
+/* softfloat's exception flags (QEMU 5.0 float_flag_*) as fflags bits (spec 11.2). */
+static unsigned fflags_of(uint8_t flags)
+{
+    return ((flags & 1) ? 0x10u : 0) |    /* invalid: NV */
+           ((flags & 4) ? 0x08u : 0) |    /* divbyzero: DZ */
+           ((flags & 8) ? 0x04u : 0) |    /* overflow: OF */
+           ((flags & 16) ? 0x02u : 0) |   /* underflow: UF */
+           ((flags & 32) ? 0x01u : 0);    /* inexact: NX */
+}
+
+static uint64_t freg(hart *h, unsigned n)
+{
+    uint64_t v = 0;
+    uc_reg_read(h->uc, UC_RISCV_REG_F0 + (int)n, &v);
+    return v;
+}
+
+static bool fpu_emulate_all(hart *h, uint32_t insn, uint64_t pc, uint64_t mstatus)
+{
+    unsigned opcode = insn & 0x7f, rd = (insn >> 7) & 31, rm = (insn >> 12) & 7;
+    unsigned rs1 = (insn >> 15) & 31, rs2 = (insn >> 20) & 31, funct7 = insn >> 25;
+    bool rv64 = h->s.xlen == 64;
+    /* The rounding mode, where the instruction has one: reserved ones (5, 6, or dyn
+     * with frm above 4) are Unicorn's to refuse, as QEMU 7.2 does, with an illegal
+     * instruction. QEMU 5.0's float_status as RISC-V sets it: tininess after
+     * rounding, default NaN mode (the canonical NaN), no flush to zero. */
+    bool rounds = is_fma(opcode) || !(funct7 == FUNCT7_FSGNJ_S || funct7 == 0x14 ||
+                                      funct7 == FUNCT7_FMINMAX_D || funct7 == 0x50 ||
+                                      funct7 == FUNCT7_FMV_X_W || funct7 == FUNCT7_FMV_W_X);
+    unsigned mode = rm == 7 ? (unsigned)csr_raw(h, UC_RISCV_REG_FRM) : rm;
+    if (rounds && mode > 4)
+        return false;
+    struct float_status st = {.rounding_mode = rounds ? ROUNDING[mode] : 0,
+                              .default_nan_mode = 1};
+    uint64_t a = freg(h, rs1), b = freg(h, rs2), f = 0, x = 0;
+    bool to_f = true;   /* the result goes to f[rd], else to x[rd] */
+    if (is_fma(opcode)) {
+        static const int NEG[4] = {0, NEGATE_C, NEGATE_PRODUCT, NEGATE_C | NEGATE_PRODUCT};
+        int neg = NEG[(opcode >> 2) & 3];
+        uint64_t c = freg(h, insn >> 27);
+        if (((insn >> 25) & 3) == FMT_S) {
+            uint32_t p = unbox(a), q = unbox(b), r = unbox(c);
+            infzero32(p, q, r, &st);
+            f = box(float32_muladd_riscv64(p, q, r, neg, &st));
+        } else {
+            infzero64(a, b, c, &st);
+            f = float64_muladd_riscv64(a, b, c, neg, &st);
+        }
+    } else {
+        uint32_t p = unbox(a), q = unbox(b);
+        switch (funct7) {
+        case 0x00: f = box(float32_add_riscv64(p, q, &st)); break;
+        case 0x04: f = box(float32_sub_riscv64(p, q, &st)); break;
+        case 0x08: f = box(float32_mul_riscv64(p, q, &st)); break;
+        case 0x0c: f = box(float32_div_riscv64(p, q, &st)); break;
+        case 0x2c:
+            if (rs2 != 0)
+                return false;
+            f = box(float32_sqrt_riscv64(p, &st));
+            break;
+        case FUNCT7_FSGNJ_S: {
+            uint32_t sign = rm == 0 ? q : rm == 1 ? ~q : p ^ q;
+            if (rm > 2)
+                return false;
+            f = box((p & 0x7fffffffu) | (sign & 0x80000000u));
+            break;
+        }
+        case 0x14:
+            if (rm > 1)
+                return false;
+            f = box(minmax32(p, q, rm == 1, &st));
+            break;
+        case FUNCT7_FMINMAX_D:
+            if (rm > 1)
+                return false;
+            f = minmax64(a, b, rm == 1, &st);
+            break;
+        case 0x50:   /* fle.s, flt.s, feq.s */
+            if (rm > 2)
+                return false;
+            to_f = false;
+            x = rm == 0 ? (uint64_t)float32_le_riscv64(p, q, &st)
+              : rm == 1 ? (uint64_t)float32_lt_riscv64(p, q, &st)
+                        : (uint64_t)float32_eq_quiet_riscv64(p, q, &st);
+            break;
+        case FUNCT7_FMV_X_W:   /* fclass.s (fmv.x.w is not hooked) */
+            if (rm != 1 || rs2 != 0)
+                return false;
+            to_f = false;
+            x = fclass32(p);
+            break;
+        case 0x60:   /* fcvt.w.s, fcvt.wu.s, fcvt.l.s, fcvt.lu.s */
+            if (rs2 > 3 || (rs2 > 1 && !rv64))
+                return false;
+            to_f = false;
+            x = rs2 == 0 ? (uint64_t)(int64_t)float32_to_int32_riscv64(p, &st)
+              : rs2 == 1 ? (uint64_t)(int64_t)(int32_t)float32_to_uint32_riscv64(p, &st)
+              : rs2 == 2 ? (uint64_t)float32_to_int64_riscv64(p, &st)
+                         : float32_to_uint64_riscv64(p, &st);
+            break;
+        case 0x68: {   /* fcvt.s.w, fcvt.s.wu, fcvt.s.l, fcvt.s.lu */
+            uint64_t v = gpr(h, rs1);
+            if (rs2 > 3 || (rs2 > 1 && !rv64))
+                return false;
+            f = box(rs2 == 0 ? int32_to_float32_riscv64((int32_t)v, &st)
+                  : rs2 == 1 ? uint32_to_float32_riscv64((uint32_t)v, &st)
+                  : rs2 == 2 ? int64_to_float32_riscv64((int64_t)v, &st)
+                             : uint64_to_float32_riscv64(v, &st));
+            break;
+        }
+        case FUNCT7_FMV_W_X:
+            if (rm != 0 || rs2 != 0)
+                return false;
+            f = box((uint32_t)gpr(h, rs1));
+            break;
+        case FUNCT7_FCVT_S_D:
+            if (rs2 != 1)
+                return false;
+            f = box(float64_to_float32_riscv64(a, &st));
+            break;
+        case FUNCT7_FCVT_D_S:
+            if (rs2 != 0)
+                return false;
+            f = float32_to_float64_riscv64(p, &st);
+            break;
+        default:
+            return false;   /* reserved: Unicorn raises the illegal instruction */
+        }
+    }
+    retire_through(h, pc);
+    if (to_f)
+        uc_reg_write(h->uc, UC_RISCV_REG_F0 + (int)rd, &f);
+    else if (rd != 0)
+        set_gpr(h, rd, x & h->xmask);
+    unsigned raised = fflags_of(st.exception_flags);
+    if (raised) {
+        /* Unicorn's fflags write also sets FS (QEMU 5.0 write_fflags): mstatus is put
+         * back below, so only an f register written makes FS Dirty, as on QEMU 7.2. */
+        uint64_t fflags = csr_raw(h, UC_RISCV_REG_FFLAGS);
+        if ((fflags | raised) != fflags)
+            set_csr_raw(h, UC_RISCV_REG_FFLAGS, fflags | raised);
+    }
+    uint64_t after = to_f ? mstatus | MSTATUS_FS : mstatus;
+    if (raised || after != mstatus)
+        set_csr_raw(h, UC_RISCV_REG_MSTATUS, after);   /* SD follows */
     redirect(h, (pc + 4) & h->xmask);
     return true;
 }

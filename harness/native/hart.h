@@ -399,6 +399,7 @@ uint64_t tlbbank_count(unsigned what);
 /* fpu.c */
 void fpu_install(void);
 bool fpu_exact(void);
+bool fpu_emulating(void);
 uint64_t fpu_fingerprint(void);
 bool fpu_classify(uint32_t insn);
 bool fpu_emulate(hart *h, uint32_t insn, uint64_t pc);

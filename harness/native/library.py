@@ -89,6 +89,7 @@ def load_library() -> ctypes.CDLL:
         "chain_count": (u64, [ctypes.c_bool]),
         "tbcache_count": (u64, [ctypes.c_bool]),
         "fpu_exact": (ctypes.c_bool, []),
+        "fpu_emulating": (ctypes.c_bool, []),
         "fpu_fingerprint": (u64, []),
         "guard_count": (u64, [ctypes.c_uint]),
         "tlbbank_count": (u64, [ctypes.c_uint]),

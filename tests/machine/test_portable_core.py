@@ -1,0 +1,64 @@
+"""The portable core (harness/native/portable.h): PRIVLAB_PORTABLE=1 replaces nothing
+inside libunicorn for F and D. Unicorn's helpers keep their own first bytes (no jump
+to the core's), and the instructions QEMU 5.0 gets wrong are done in code hooks
+(fpu.c fpu_emulate_all), so the F/D conformance programs pass as QEMU 7.2 runs them.
+The mode is read once per process: each case runs in a child process."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+TESTS = Path(__file__).resolve().parents[1]
+
+CHILD = """
+import ctypes, sys
+from conformance.programs import build_program
+from privlab.machine import Machine, Stop, load_elf
+from privlab.machine.assemble import boot_bare
+from privlab.native.library import load_library
+
+results = []
+for name in sys.argv[2:]:
+    image = load_elf(build_program(name, sys.argv[1]))
+    m = Machine(image.xlen)
+    boot_bare(m, image)
+    r = m.run(max_insns=50_000_000)
+    results.append(f"{name}={r.stop.name}:{r.exit_status}")
+lib = load_library()
+from privlab.native.clib import unicorn_dirs
+unicorn = ctypes.CDLL(str(unicorn_dirs()[1] / "libunicorn.so.2"))   # the loaded one
+first = bytes((ctypes.c_uint8 * 2).from_address(
+    ctypes.cast(unicorn.helper_fadd_s_riscv64, ctypes.c_void_p).value))
+print(" ".join(results), "emulating" if lib.fpu_emulating() else "replaced",
+      "jump" if first == bytes([0xff, 0x25]) else "own")
+"""
+
+FP_PROGRAMS = ["fp_nanbox", "fp_minmax", "fp_fma_invalid", "fp_status"]
+
+
+def run_child(arch: str, portable: str) -> str:
+    env = {**os.environ, "PRIVLAB_PORTABLE": portable,
+           "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])}
+    proc = subprocess.run([sys.executable, "-c", CHILD, arch, *FP_PROGRAMS], env=env,
+                          capture_output=True, text=True, timeout=600, check=False)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout.split("\n")[-2]
+
+
+@pytest.mark.parametrize("arch", ["rv64", "rv32"])
+def test_portable_mode_does_fp_in_code_hooks_and_leaves_unicorns_helpers_alone(arch: str) -> None:
+    line = run_child(arch, "1")
+    assert line == " ".join(f"{n}=HALT:0" for n in FP_PROGRAMS) + " emulating own"
+
+
+def test_normal_mode_on_x86_64_jumps_from_unicorns_helpers_to_the_cores() -> None:
+    import platform
+    if platform.machine() not in ("x86_64", "AMD64"):
+        pytest.skip("the helpers are replaced on x86-64 hosts only")
+    line = run_child("rv64", "0")
+    assert line == " ".join(f"{n}=HALT:0" for n in FP_PROGRAMS) + " replaced jump"
