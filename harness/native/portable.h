@@ -22,5 +22,6 @@
 #include <stdbool.h>
 
 bool portable_mode(void);
+bool no_plt(void);   /* plt.c: PRIVLAB_NO_PLT, a host without libunicorn's PLT */
 
 #endif

@@ -62,3 +62,15 @@ def test_normal_mode_on_x86_64_jumps_from_unicorns_helpers_to_the_cores() -> Non
         pytest.skip("the helpers are replaced on x86-64 hosts only")
     line = run_child("rv64", "0")
     assert line == " ".join(f"{n}=HALT:0" for n in FP_PROGRAMS) + " replaced jump"
+
+
+def test_a_host_without_libunicorns_plt_says_so_in_one_line(tmp_path: Path) -> None:
+    # PRIVLAB_NO_PLT=1 makes plt.c find no slot, as on macOS (a Mach-O libunicorn):
+    # PMP cannot be replaced there, so no hart starts, and the command says why.
+    env = {**os.environ, "PRIVLAB_NO_PLT": "1"}
+    proc = subprocess.run([sys.executable, "-m", "privlab", "run", "--user", "hello"],
+                          env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                          check=False)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (
+        1, "", "privlab: cannot run on this host: its libunicorn has no PLT slots "
+        "for the core's PMP check (pmp.c; macOS has none), see docs/install.md\n")
