@@ -12,6 +12,7 @@ changed" from file sizes and times, without hashing anything.
 from __future__ import annotations
 
 import subprocess
+import sys
 import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -40,6 +41,11 @@ def unicorn_dirs() -> tuple[Path, Path]:
     return root / "include", root / "lib"
 
 
+def libunicorn_name() -> str:
+    """The Unicorn wheel's shared library: a Mach-O dylib on macOS, else an ELF."""
+    return "libunicorn.2.dylib" if sys.platform == "darwin" else "libunicorn.so.2"
+
+
 @dataclass(frozen=True)
 class CLibrary:
     """A shared library: `sources` and `headers` in `source_dir`, a generated header
@@ -62,7 +68,7 @@ class CLibrary:
             return []
         include, libdir = unicorn_dirs()
         return [include / "unicorn" / "unicorn.h", include / "unicorn" / "riscv.h",
-                libdir / "libunicorn.so.2"]
+                libdir / libunicorn_name()]
 
 
 def _stamp_inputs(lib: CLibrary) -> list[Path]:
@@ -124,7 +130,7 @@ def _build(lib: CLibrary) -> Path:
     link: list[str] = []
     if lib.unicorn:
         libdir = unicorn_dirs()[1]
-        link = [str(libdir / "libunicorn.so.2"), f"-Wl,-rpath,{libdir}"]
+        link = [str(libdir / libunicorn_name()), f"-Wl,-rpath,{libdir}"]
     for _ in range(_BUILD_TRIES):
         header = lib.gen_text()
         key = _key(lib, header)

@@ -30,9 +30,13 @@
  *     hooks.c on_code) and are done by fpu_emulate: only when the helpers are
  *     replaced, since Unicorn's own helpers write unboxed results that a boxing
  *     fsgnj.s would then read as NaN.
- *   - the portable part: fmin/fmax's softfloat calls (float32/64_minnum/maxnum,
- *     reached through libunicorn's PLT, plt.c) are replaced on any host, so fmin/fmax
- *     are right on boxed operands even where the helpers stay Unicorn's.
+ *   - the portable path (any other host or Unicorn build, and PRIVLAB_PORTABLE=1,
+ *     portable.h): nothing is replaced; every instruction QEMU 5.0 gets wrong (one
+ *     that reads a single-precision operand or writes a single-precision result,
+ *     fmin/fmax, the fused multiply-adds) gets a code hook and is done by
+ *     fpu_emulate_all on libunicorn's exported softfloat with a float_status of the
+ *     core's own, its flags ORed into fflags. Outside portable mode fmin/fmax's
+ *     softfloat calls are also pointed at the core's through libunicorn's PLT.
  */
 #define _GNU_SOURCE
 #include <string.h>

@@ -5,12 +5,13 @@
  * libunicorn is built: PLT slots pointed at core functions (plt.c; any ELF
  * libunicorn with those slots) and code patched at the start of Unicorn's helpers
  * (dispatch.c, fpu.c; x86-64 with the pinned wheel's bytes, checked by a
- * fingerprint). In portable mode the core makes only the replacements that decide
- * what the guest sees: pmp.c's check and fill (PMP as the spec has it) and fpu.c's
- * (QEMU 7.2's F and D: minNum/maxNum through the PLT, the helpers' jumps where their
- * fingerprint matches), and none of those that only save time (dispatch.c,
- * exitcheck.c, chain.c, tbcache.c, guard.c, tlbflush.c, csrfast.c and with it
- * tlbbank.c): Unicorn's own code runs there, slower, with the same results.
+ * fingerprint). In portable mode the core makes none of those that only save time
+ * (dispatch.c, exitcheck.c, chain.c, tbcache.c, guard.c, tlbflush.c, csrfast.c and
+ * with it tlbbank.c: Unicorn's own code runs there, slower, with the same results),
+ * and none for F and D: fpu.c does the instructions QEMU 5.0 gets wrong in code hooks
+ * on Unicorn's exported softfloat. One replacement stays, because nothing else can
+ * see every access: pmp.c's PMP check and TLB fill, through libunicorn's PLT. A host
+ * whose libunicorn has no PLT (macOS) cannot run privlab, and says so (hart.py).
  *
  * On by default on any host but x86-64 Linux (the host the replacements were written
  * and measured on); PRIVLAB_PORTABLE=1 forces it, PRIVLAB_PORTABLE=0 turns it off.
