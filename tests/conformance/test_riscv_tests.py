@@ -1,0 +1,36 @@
+"""The public riscv-tests ISA binaries (docs/conformance.md, "The public riscv-tests"),
+when a directory of them is given: PRIVLAB_RISCV_TESTS=DIR runs every `*-p-*` and
+`*-v-*` binary there (not the `.dump` listings) as `privlab run --bios none --kernel
+TEST` does, each to pass through HTIF with exit status 0. They are not vendored, so
+without the variable this is skipped. Run it once with PRIVLAB_PORTABLE=1 and once
+without for the two modes (docs/install.md).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from privlab.machine import Machine, Stop, load_elf
+from privlab.machine.assemble import boot_bare
+
+DIR = os.environ.get("PRIVLAB_RISCV_TESTS")
+
+
+def binaries() -> list[Path]:
+    if not DIR:
+        return []
+    return sorted(p for pat in ("*-p-*", "*-v-*") for p in Path(DIR).glob(pat)
+                  if not p.suffix)
+
+
+@pytest.mark.skipif(not DIR, reason="PRIVLAB_RISCV_TESTS names no directory of riscv-tests")
+@pytest.mark.parametrize("elf", binaries(), ids=lambda p: p.name)
+def test_riscv_test_passes(elf: Path) -> None:
+    image = load_elf(elf)
+    m = Machine(image.xlen)
+    boot_bare(m, image)
+    r = m.run(max_insns=100_000_000)
+    assert (r.stop, r.exit_status) == (Stop.HALT, 0), r.message
