@@ -15,7 +15,7 @@ from privlab.abi.syscall_table import load_syscall_table
 from privlab.api import Session
 from privlab.build.images import Images, build_images
 from privlab.cli.main import main
-from privlab.cli.tour_run import tour
+from privlab.cli.tour_cmd import tour
 from privlab.inspect import make_console
 from privlab.paths import KERNEL_DIR
 from privlab.trace.syscalls import ArgKind, call_specs, escape_bytes
@@ -88,8 +88,8 @@ def test_inspect_round_trip_shows_the_register_a_broken_trap_path_lost(
     trampoline.write_text(trampoline.read_text().replace("    REG_S s5, TF_S5(a0)\n", "", 1))
     broken = build_images("rv64", kernel_dir=tmp_path / "kernel", out_dir=tmp_path / "out",
                           listings=False)
-    assert main(["inspect", "--no-drive", "--kernel", str(broken.kernel),
-                 "--at", "syscall:write", "--user", "compute"]) == 0
+    assert main(["inspect", "--no-drive", "--kernel", str(broken.kernel), "--icount-shift",
+                 "0", "--at", "syscall:write", "--user", "compute"]) == 0
     out = capsys.readouterr().out
     trip = out[out.index("User registers: at the trap and at its return"):].splitlines()
     assert re.search(r"  s5\*  0000000000030d40  0{16} *$", trip[12]), trip[12]

@@ -135,7 +135,7 @@ def test_the_tours_boot_section_folds_repeated_rows() -> None:
     with a count, not a screenful; --unfold shows each."""
     from io import StringIO
 
-    from privlab.cli.tour_run import tour
+    from privlab.cli.tour_cmd import tour
     from privlab.inspect import make_console
 
     def boot_rows(unfold: bool) -> list[str]:

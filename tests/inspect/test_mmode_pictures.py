@@ -12,7 +12,7 @@ from privlab.api import Session
 from privlab.api.points import parse_point, run_to
 from privlab.build.images import Images
 from privlab.cli.main import main
-from privlab.cli.tour_run import tour
+from privlab.cli.tour_cmd import tour
 from privlab.errors import BadInput
 from privlab.inspect import make_console
 from privlab.paths import KERNEL_DIR
