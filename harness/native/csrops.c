@@ -471,8 +471,15 @@ bool emulate_csr(hart *h, uint32_t insn, uint64_t pc, unsigned priv)
         return true;
     }
 
-    /* Mid-block, instret counts the whole block; make it exact before time is read. */
-    retire_before(h, pc);
+    /* Mid-block, instret counts the whole block; make it exact before time is read.
+     * The clock is read with this instruction counted, as QEMU 7.2 under -icount
+     * does (an instruction that reads the clock ends its block, whose instructions are
+     * charged on entry) and as an MMIO read of mtime is here: time never reads behind
+     * an mtime load just before it, whatever the pace. */
+    if (csr == CSR_TIME || csr == CSR_TIMEH)
+        retire_through(h, pc);
+    else
+        retire_before(h, pc);
     uint64_t old;
     csr_read_virtual(h, csr, &old);
     if (writes) {
