@@ -67,9 +67,14 @@ static int mutex_acquire(struct mutex *m, int id) {
       // Take any pending interrupt (the tick that ends a holder's sleep()): a thread
       // spinning here never returns to user space, where it would be taken, and the
       // scheduler takes them only when nothing is runnable (kerneltrap() only rearms
-      // the timer and wakes sleepers).
+      // the timer and wakes sleepers). And let the other harts into the kernel
+      // meanwhile: the holder may run on another hart and need kernel_lock to unlock.
+      // Threads spinning here hand kernel_lock to each other through the scheduler,
+      // so without this window a hart with two of them would never give it up.
+      release(&kernel_lock);
       intr_on();
       intr_off();
+      acquire(&kernel_lock);
       r = myprocess()->exiting ? -1 : 0;
     }
   }
