@@ -26,7 +26,7 @@ def locator(s: Session, flow: Flow | None = None) -> Callable[[FlowRow], Locatio
         else lookup
 
     def locate(row: FlowRow) -> Location | None:
-        who = (flow or s.flow).named.get(row.satp)
+        who = (flow or s.flow).owner_at(row.satp, row.seq)   # a root may be reused
         return remembered(row.pc if row.is_trap else row.target, row.satp,
                           who[1] if who else None)
     return locate

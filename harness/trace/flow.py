@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import gc
 from array import array
+from bisect import bisect_right
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -219,6 +220,10 @@ class Flow:
         self.pids: dict[int, tuple[int, str]] = {}     # satp -> (pid, name), current
         self.spaces: dict[int, set[int]] = {}          # pid -> every satp it ever had
         self.named: dict[int, tuple[int, str]] = {}    # satp -> its latest (pid, name)
+        # satp -> each (seq, pid, name) it was learned to be from: a page-table root a
+        # process's exit freed may be the next process's, so rows kept from before
+        # are named by the owner of their time, not the latest (owner_at).
+        self._owners_since: dict[int, list[tuple[int, int, str]]] = {}
         # Threads (kernels that have them): the thread read live at events from and to
         # U, by seq, once some process has a second thread; and those processes'
         # address spaces. Rows between are given their thread by harness/trace/who.py.
@@ -468,8 +473,21 @@ class Flow:
         concluded so itself)."""
         self.pids[satp] = self.named[satp] = who
         self.spaces.setdefault(who[0], set()).add(satp)
+        since = self._owners_since.setdefault(satp, [])
+        if not since or since[-1][1:] != who:
+            since.append((self.next_seq, *who))
         if tell:
             self._pairer.own(satp, who[0])
+
+    def owner_at(self, satp: int, seq: int) -> tuple[int, str] | None:
+        """The (pid, name) address space `satp` belonged to at event #seq: the owner
+        learned last at or before it (the first one learned, for events before any)."""
+        since = self._owners_since.get(satp)
+        if not since:
+            return None
+        at = bisect_right(since, seq, key=lambda e: e[0])
+        _, pid, name = since[max(at - 1, 0)]
+        return pid, name
 
     def resolve_pids(self, roots: dict[int, tuple[int, str]]) -> None:
         """Name address spaces from a process table (page-table root physical address
@@ -520,13 +538,12 @@ class Flow:
         kept: set[int] = set()
         first = self.start if self.threaded else max(self.start, f.seq[0] or 0)
         threads = Threads(self, keep=True)
-        named = self.named
         for seq, rec in iter_records(self.log, first):
             if seq >= self.next_seq or (f.seq[1] is not None and seq >= f.seq[1]):
                 break
             i = seq - self.start
             row = self._row(seq, rec, i)
-            who = named.get(row.owner) if row.owner else None
+            who = self.owner_at(row.owner, seq) if row.owner else None
             if who is not None:
                 row.pid, row.process = who
             if self.threaded:

@@ -560,8 +560,13 @@ static void on_sret(struct pairer *p, const struct hart_event *e, int64_t seq, u
         returned(p, &opener, e, seq, 1);
         return;
     }
+    /* Back to where this thread was interrupted (or faulted) from U: a return from
+     * that trap, even at a pc where a fork's child would return too (a tick right
+     * after a fork returned to its parent). A child's first return comes to a thread
+     * that has not trapped yet. */
+    int resumes = th->has_resume && th->resume_pc == pc;
     struct callref fork;
-    if (child_of(p, pc, e->satp, &fork)) {
+    if (!resumes && child_of(p, pc, e->satp, &fork)) {
         emit(p, ACT_CHILD, seq, fork.id);
         return;
     }

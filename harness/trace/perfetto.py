@@ -107,7 +107,9 @@ class _Tracks:
         self.names = names
         self.meta: list[dict[str, Any]] = []
         self._harts: set[int] = set()
-        self._groups: dict[int, int] = {}          # owner satp -> track group
+        # (owner satp, pid) -> track group: a page-table root freed by one process's
+        # exit may be the next one's, so an address space alone does not say whose.
+        self._groups: dict[tuple[int, int | None], int] = {}
         self._threads: set[tuple[int, int]] = set()
         self._spaces = 0
 
@@ -130,14 +132,14 @@ class _Tracks:
         """The (group, track) of the row's process and thread; None: the kernel's."""
         if not row.owner:
             return None
-        group = self._groups.get(row.owner)
+        group = self._groups.get((row.owner, row.pid))
         if group is None:
             if row.pid is not None:
                 group, name = PROCESS_BASE + row.pid, f"pid {row.pid} {row.process}".rstrip()
             else:
                 group, self._spaces = SPACE_BASE + self._spaces, self._spaces + 1
                 name = self.names.get(row.owner) or f"satp {row.owner:#x}"
-            self._groups[row.owner] = group
+            self._groups[row.owner, row.pid] = group
             self._name("process", group, 0, name, group)
         track = 1 if row.tid is None else 2 + row.tid
         if (group, track) not in self._threads:
