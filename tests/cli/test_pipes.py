@@ -44,7 +44,7 @@ def pipeline(command: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
     (f"{PRIVLAB} trace --format calls --syscall exit --user usertests",
      ["    seq   pid  call                                          result            "
       "kernel insns  where",
-      "     98     3  exit(0)                                       does not return          "
+      "    104     3  exit(0)                                       does not return          "
       "       at exit+0x4"]),
 ], ids=["run", "tour", "trace", "trace-forever", "trace-calls"])
 def test_a_closed_pipe_is_cats_status(command: str, head: list[str], tmp_path: Path) -> None:

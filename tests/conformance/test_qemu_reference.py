@@ -3,8 +3,8 @@
 Every program must pass (finisher exit 0) on qemu-system-riscv64 and -riscv32, and the
 trap list QEMU logs must be non-empty, as long as the program's own count of the traps
 its handlers checked, and identical over two runs, one timed by the host clock and one
-by the instruction count (`-icount shift=0`). Then unit tests of the `-d int`
-parser and of the finisher's exit codes, on literal lines captured from QEMU 7.2.
+by the instruction count (`-icount shift=N` at privlab's default pace). Then unit tests
+of the `-d int` parser and of the finisher's exit codes, on literal lines captured from QEMU 7.2.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import pytest
 from privlab.build.baremetal import build_baremetal
 from privlab.build.toolchain import ARCHES, RV32, RV64
 from privlab.errors import BuildError
+from privlab.pace import DEFAULT_ICOUNT_SHIFT
 from privlab.qemu import (
     TIMEOUT_EXIT_STATUS,
     QemuNotFound,
@@ -91,7 +92,7 @@ def test_program_passes_on_qemu_with_a_deterministic_trap_list(name: str, arch: 
     assert int(passed[2]) == len(first.traps), _explain(first)
 
     # Timing-independent: with time following the instruction count instead of the
-    # host clock (-icount shift=0), the program traps in exactly the same way.
+    # host clock (-icount at privlab's pace), the program traps in exactly the same way.
     if name in HOST_CLOCK_ONLY:
         return
     second = run_qemu(elf, ARCHES[arch], QEMU_TIMEOUT_S, icount=True,
@@ -164,7 +165,7 @@ def test_qemu_command_runs_virt_without_firmware_and_logs_traps(tmp_path: Path) 
     assert Path(cmd[0]).name == "qemu-system-riscv64"
     joined = " ".join(cmd[1:])
     assert joined.startswith("-machine virt -bios none -nographic -kernel x.elf -d int -D ")
-    assert joined.endswith("-icount shift=0 -m 256M")
+    assert joined.endswith(f"-icount shift={DEFAULT_ICOUNT_SHIFT} -m 256M")  # privlab's pace
 
 
 def test_qemu_command_puts_a_drive_on_the_first_modern_transport(tmp_path: Path) -> None:

@@ -118,14 +118,15 @@ def test_a_labs_icount_shift_is_read_checked_and_found_from_its_tests(tmp_path: 
     from privlab.errors import BadInput
     from privlab.grade.labs import load_lab
     from privlab.grade.plugin import lab_icount_shift
+    from privlab.pace import DEFAULT_ICOUNT_SHIFT
 
     lab = tmp_path / "timing"
     (lab / "hidden").mkdir(parents=True)
     (lab / "lab.toml").write_text('title = "t"\nicount_shift = 4\n')
     assert load_lab(lab).icount_shift == 4
     assert lab_icount_shift(lab / "hidden" / "test_x.py") == 4
-    assert lab_icount_shift(tmp_path / "test_y.py") == 0        # no lab.toml above it
-    assert find_lab("taskinfo").icount_shift == 0
+    assert lab_icount_shift(tmp_path / "test_y.py") == DEFAULT_ICOUNT_SHIFT  # no lab.toml
+    assert find_lab("taskinfo").icount_shift == DEFAULT_ICOUNT_SHIFT
     (lab / "lab.toml").write_text('title = "t"\nicount_shift = 11\n')
     with pytest.raises(BadInput, match=r"lab.toml: icount_shift must be an integer from "
                                        r"0 to 10, not 11$"):

@@ -163,8 +163,8 @@ def test_a_test_failing_under_one_seed_scores_nothing_and_names_that_seed_and_it
     assert (racy.harts, racy.seeds, racy.failed_seeds) == (2, (0, 1, 2, 3, 4), (2,))
     token = next(c["token"] for c in _calls(lab / "calls.jsonl")
                  if c["test"] == "test_racy" and c["seed"] == 2)
-    command = (f"privlab run --ram 32 --smp 2 --smp-seed 2 --boot-flag timer_hz=1000 "
-               f"--user hello {token}")
+    command = (f"privlab run --ram 32 --icount-shift 5 --smp 2 --smp-seed 2 "
+               f"--boot-flag timer_hz=1000 --user hello {token}")
     lines = racy.output.splitlines()
     # The headline (the scoreboard's "why") is the reason, then the seeds
     assert lines[:5] == ["lost an update", "failed under scheduling seed 2 (1 of 5 on 2 harts)",
@@ -181,7 +181,7 @@ def test_a_test_failing_under_one_seed_scores_nothing_and_names_that_seed_and_it
     hidden = tests["test_hidden_racy"]
     assert hidden.failed_seeds == (0,) and hidden.output.startswith(
         "hidden race\nfailed under scheduling seed 0 (1 of 5 on 2 harts)\n  seed 0: hidden race\n"
-        "    privlab run --ram 32 --smp 2 --smp-seed 0 ")
+        "    privlab run --ram 32 --icount-shift 5 --smp 2 --smp-seed 0 ")
     assert report.points_line() == "Points 3/7"
 
 
@@ -260,8 +260,8 @@ def test_a_seeds_rerun_command_boots_the_same_harts_and_interleaving(
     run = kernel.run("hello", kernel.token, input=b"\n")   # privlab run reads no stdin
     assert (run.machine.smp, run.machine.smp_seed) == (2, 5)
     command = run.rerun_command()
-    assert command == (f"privlab run --ram 32 --smp 2 --smp-seed 5 --boot-flag timer_hz=1000 "
-                       f"--input '\\n' --user hello {kernel.token}")
+    assert command == (f"privlab run --ram 32 --icount-shift 5 --smp 2 --smp-seed 5 "
+                       f"--boot-flag timer_hz=1000 --input '\\n' --user hello {kernel.token}")
     assert "booted with 32 MiB of RAM on 2 harts under scheduling seed 5 " in run.diagnosis()
     trace = tmp_path / "t.jsonl"
     words = shlex.split(command)[1:]

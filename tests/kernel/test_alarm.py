@@ -76,9 +76,9 @@ def test_the_trace_shows_each_alarm_as_a_loop(images: Images) -> None:
     """`privlab trace --user lab_alarm count tok 1 400000`: the flow names the sret
     into the handler `→ alarm handler` and the one after its sigreturn `back from
     alarm handler`, which goes to the pc the tick interrupted; the sigreturn does not
-    return to its caller."""
+    return to its caller. At --icount-shift 0 that loop sees two ticks."""
     s = Session.boot("lab_alarm", ["count", "tok", "1", "400000"], images=images,
-                     capture=True, bundled_disk=False)
+                     capture=True, bundled_disk=False, icount_shift=0)
     s.run()
     rows = [r for r in s.flow.rows()
             if (r.is_trap and r.priv_from == Priv.U) or (not r.is_trap and r.priv_to == Priv.U)]

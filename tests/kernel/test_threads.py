@@ -66,10 +66,11 @@ def test_threadtests_give_the_same_console_on_qemu(images: Images) -> None:
 def test_a_blocking_sleep_skips_ahead_where_a_busy_one_spins(images: Images) -> None:
     """sleep -b 2000 blocks in the sleep call: the hart waits in wfi and the clock
     jumps to each timer interrupt, so two seconds of guest time cost ~no instructions
-    beyond the boot (3.4 M); the yield loop of `sleep 20` retires one per nanosecond."""
+    beyond the boot (3.4 M); the yield loop of `sleep 20` retires one per nanosecond
+    (at --icount-shift 0: the numbers below are nanoseconds)."""
     retired = {}
     for args in (["-b", "2000"], ["20"]):
-        s = Session.boot("sleep", args, images=images, bundled_disk=False)
+        s = Session.boot("sleep", args, images=images, bundled_disk=False, icount_shift=0)
         r = s.run(max_insns=1_000_000_000)
         assert (r.stop, r.exit_status) == (Stop.HALT, 0)
         assert s.console == f"sleep: {args[-1]} ms\n"

@@ -87,7 +87,7 @@ def test_forktree_page_folds_colours_processes_and_shows_csrs_on_click(
             return got
 
     got = asyncio.run(browse())
-    assert got["events"] == "96"
+    assert got["events"] == "108"
     colours = got["colours"]
     assert colours["kernel"] == _rgb(KERNEL_COLOUR)
     assert [colours[f"pid {p}"] for p in range(1, 8)] == \

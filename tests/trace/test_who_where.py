@@ -62,7 +62,7 @@ def test_every_row_of_the_whole_run_names_who_and_where(
         capsys: pytest.CaptureFixture[str]) -> None:
     lines = _text(capsys, "--unfold", "--user", "forktree", "2")
     events = _events(lines)
-    assert len(events) == 96
+    assert len(events) == 108
     assert all(WHO.search(e) for e in events), [e for e in events if not WHO.search(e)]
     pids = {int(m[1]) for e in events if (m := re.search(r"  pid (\d+)  (at|to) ", e))}
     assert pids == set(range(1, 8))
