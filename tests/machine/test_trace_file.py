@@ -153,3 +153,26 @@ def test_trace_from_file_writes_the_perfetto_and_html_exports(
     trace = json.loads((tmp_path / "t.json").read_text())
     assert sum(1 for e in trace["traceEvents"] if e.get("name") == "write") >= 1
     assert (tmp_path / "t.html").read_text().startswith("<!DOCTYPE html>")
+
+
+def test_the_file_records_the_runs_clock(hello_traces: tuple[Path, Path],
+                                         tmp_path: Path) -> None:
+    """The header says the pace the run had (2^N ns an instruction): the default's, or
+    --icount-shift's; a file written before the clock was recorded reads as None."""
+    from privlab.machine.tracefile import open_trace
+    from privlab.pace import DEFAULT_ICOUNT_SHIFT
+
+    binary, _ = hello_traces
+    assert read_trace(binary).icount_shift == DEFAULT_ICOUNT_SHIFT == 5
+    coarse = tmp_path / "coarse.trace"
+    p = privlab("run", "--quiet", "--icount-shift", "3", "--trace-out", str(coarse),
+                "--user", "hello")
+    assert p.returncode == 0, p.stderr
+    assert open_trace(coarse).icount_shift == 3
+    old = tmp_path / "old.trace"
+    with old.open("wb") as f:
+        TraceWriter(f, 64, Priv.M)
+    raw = old.read_bytes().replace(b',"icount_shift":5', b"")
+    header = raw[16:]                            # magic, version, length: 16 bytes
+    old.write_bytes(raw[:12] + len(header).to_bytes(4, "little") + header)
+    assert open_trace(old).icount_shift is None
