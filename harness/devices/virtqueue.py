@@ -7,7 +7,7 @@ walked (an index past the queue, a loop, a readable buffer after a writable one,
 indirect descriptor, a buffer outside RAM) is a `VirtqueueError`: a one-line diagnosis
 that ends the run, where QEMU marks the device broken (NEEDS_RESET) and stops it.
 
-What a guest can make this cost the host (issue 45): buffers are checked against RAM
+What a guest can make this cost the host: buffers are checked against RAM
 by their bounds and reached through `GuestRam.ram_view` (the host's RAM, never a
 copy), so a walk is at most `num` descriptors of 16 bytes read, whatever the buffers'
 lengths; `available()` reads the available index once per notify, so one notify pops

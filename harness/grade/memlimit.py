@@ -1,4 +1,4 @@
-"""How much memory one grading's test processes may take (issue 45): the address-space
+"""How much memory one grading's test processes may take: the address-space
 limit `harness/course/confinement.py` sets on each of them, so one submission cannot starve
 a batch worker. 16 GiB unless PRIVLAB_GRADE_MEMORY says otherwise (`64G`, `6144M`):
 the grader reads it when it starts a test process, which inherits the limit.

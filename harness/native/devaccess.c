@@ -1,6 +1,6 @@
 /*
  * devaccess.c: which loads and stores a device register window accepts, as QEMU 7.2's
- * memory regions decide it (issue 45).
+ * memory regions decide it.
  *
  * QEMU gives each device's region the access sizes it accepts (the sifive_test
  * finisher 2 to 4 bytes, the CLINT's msip 4, its timer 4 to 8, the PLIC 4, the

@@ -1,5 +1,4 @@
-// exc_device_access.S: loads and stores device registers take, and those they refuse
-// (issue 45).
+// exc_device_access.S: loads and stores device registers take, and those they refuse.
 //
 // QEMU 7.2 gives each device region the access sizes it accepts: the sifive_test
 // finisher 2 to 4 bytes anywhere in its page (reads 0), the CLINT's msip words 4, its

@@ -1,4 +1,4 @@
-// exc_device_fetch.S: instruction fetches from device registers (issue 45).
+// exc_device_fetch.S: instruction fetches from device registers.
 //
 // QEMU 7.2 fetches from a device as a 2-byte read of its registers. The CLINT and
 // the PLIC take only 4-byte accesses (4 or 8 for the timer), so a jump there is an

@@ -1,4 +1,4 @@
-// exc_uart_fetch.S: instruction fetches from the UART's registers (issue 45).
+// exc_uart_fetch.S: instruction fetches from the UART's registers.
 //
 // QEMU 7.2 fetches from a device as a 2-byte read of its registers and executes what
 // the read returns. The NS16550A answers with the one byte register at the address,

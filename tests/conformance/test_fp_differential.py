@@ -1,4 +1,4 @@
-"""F/D on privlab against QEMU 7.2, instruction by instruction (issue 43).
+"""F/D on privlab against QEMU 7.2, instruction by instruction.
 
 fpdiff.generate builds one program of several thousand cases (every F/D instruction
 over edge operands: signed zeros, subnormals, infinities, quiet and signalling NaNs,

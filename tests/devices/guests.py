@@ -1,4 +1,4 @@
-"""Malicious bare-metal guests (issue 45): each tries to make one device cost the host
+"""Malicious bare-metal guests: each tries to make one device cost the host
 more than the guest's own instructions do. Bodies for tests/machine/asm.py's build_asm,
 so the same ELF runs on privlab and on QEMU 7.2:
 

@@ -1,4 +1,4 @@
-"""Issue 45, items 1-3: what a guest's virtio-blk requests can cost the host. Each
+"""What a guest's virtio-blk requests can cost the host. Each
 malicious guest (tests/devices/guests.py) runs on a machine with a small disk; the
 host's own allocations during the run are measured with tracemalloc (before the fix
 each all-RAM descriptor was copied: 128 MiB apiece)."""

@@ -1,4 +1,4 @@
-"""Cheats on the staging area and the grader's own processes (issue 38's first four),
+"""Cheats on the staging area and the grader's own processes,
 each a submission that scored full marks before its fix: links to the reference and
 links that leak, stale build output in the slot, a `pytest.py` in the submission, and
 a build that grows without bound."""

@@ -1,4 +1,4 @@
-"""Machine.close gives the host back what the machine held (issue 45): its Unicorn
+"""Machine.close gives the host back what the machine held: its Unicorn
 engines (each reserves 1 GiB of translation cache address space per hart) and its RAM,
 at once, not when the garbage collector next reaches the machine's reference cycles.
 A grader boots machine after machine in one test process; before this, 30 machines made

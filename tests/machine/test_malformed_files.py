@@ -1,4 +1,4 @@
-"""Issue 45, item 5: every malformed ELF and trace file is one line on stderr and exit
+"""Every malformed ELF and trace file is one line on stderr and exit
 status 2, never a traceback. The named cases first, then a seeded fuzz over mutated
 copies of real files of each kind (FUZZ_CASES each; half of the trace files' mutants
 edit only the JSON header), through the command line itself

@@ -1,4 +1,4 @@
-"""The memory one grading may take (issue 45): PRIVLAB_GRADE_MEMORY sets the address
+"""The memory one grading may take: PRIVLAB_GRADE_MEMORY sets the address
 space of each test process (16 GiB without it), and a guest run that reaches it fails
 its test in one line naming the limit."""
 

@@ -346,7 +346,7 @@ def test_uart_transmit_goes_to_the_console(bare) -> None:
 
 
 def test_msip_of_a_hart_the_machine_lacks_reads_zero(bare) -> None:
-    """As QEMU 7.2's ACLINT (issue 45; exc_device_access.S checks it against QEMU):
+    """As QEMU 7.2's ACLINT (exc_device_access.S checks it against QEMU):
     hart 4's msip word on a one-hart machine reads 0, where privlab used to end the run
     with "unimplemented clint register"."""
     m = bare(build_asm("""

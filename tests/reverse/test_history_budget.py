@@ -1,4 +1,4 @@
-"""The history budget (issue 45, 4): a guest that gives every page of RAM new contents
+"""The history budget: a guest that gives every page of RAM new contents
 over and over (tests/devices/guests.py `fresh_pages`) cannot grow the snapshot store
 past the budget; going back still works inside the window kept, and a move to before
 it is refused in one line that says why."""

@@ -1,4 +1,4 @@
-"""--history-budget (issue 45, 4): `privlab step` and `privlab run --gdb` take the
+"""--history-budget: `privlab step` and `privlab run --gdb` take the
 history's budget on the command line as well as from PRIVLAB_HISTORY_BUDGET, and the
 stepper's status line says how far back the history reaches, from the snapshots it
 actually holds."""

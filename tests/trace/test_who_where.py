@@ -1,7 +1,7 @@
 """Every row of every trace view says who did what, and where: the process (the
 thread once it has several, the satp for a process privlab cannot name, the kernel
 for none), under --smp the hart, and the code location; runs of identical rows fold
-into one row with a count (issue 46)."""
+into one row with a count."""
 
 from __future__ import annotations
 
