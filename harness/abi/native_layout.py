@@ -67,6 +67,8 @@ class EventKind(IntEnum):
 SHARED_FIELDS: tuple[tuple[str, str, str], ...] = (
     ("instret", U64, "instructions retired"),
     ("idle_ns", U64, "guest time skipped while the hart waited in wfi"),
+    ("others_instret", U64, "instructions the other harts have retired (set at each of "
+                            "this hart's turns; events' clock)"),
     ("budget", U64, "stop when instret reaches this (UINT64_MAX: no limit)"),
     ("mtimecmp", U64, "CLINT timer compare, in timebase ticks"),
     ("mip_sw", U64, "mip bits written by software: SSIP, STIP, SEIP"),
@@ -109,6 +111,8 @@ SHARED_FIELDS: tuple[tuple[str, str, str], ...] = (
 # vector entered. For an xRET: epc = address of the xRET, pc = where it returned.
 EVENT_FIELDS: tuple[tuple[str, str, str], ...] = (
     ("instret", U64, "instructions retired before the event"),
+    ("clock", U64, "instructions every hart had retired before the event (the count "
+                   "--at instret:N uses): instret plus the other harts' (one hart: instret)"),
     ("cause", U64, "raw xcause (traps)"),
     ("epc", U64, "trap: xepc; xret: address of the xRET instruction"),
     ("tval", U64, "trap: xtval"),

@@ -49,7 +49,7 @@ __all__ = ["DEFAULT_MAX_INSNS", "OUTPUT_LIMIT", "AfterSyscall", "AfterTrap", "Af
 OUTPUT_LIMIT = 256 << 10         # bytes of console output before a run is stopped
 SLICE = 2_000_000                # instructions between console checks while waiting
 RUN_SLICE = 10_000_000           # instructions between checks of the event count
-EVENT_LIMIT = 250_000            # traps and xRETs kept per run (136 bytes each)
+EVENT_LIMIT = 250_000            # traps and xRETs kept per run (RECORD.size bytes each)
 TAIL_LINES = 15
 
 

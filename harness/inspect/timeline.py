@@ -158,9 +158,14 @@ class TrapTimeline:
         """Under --smp, what the instret column counts (a line above the header)."""
         if self.harts <= 1:
             return None
-        return Text("instret: instructions the row's own hart has retired; --at "
-                    "instret:N counts all harts together (privlab inspect shows both)",
+        return Text("instret: instructions all harts had retired before the row, the count "
+                    "--at instret:N uses (privlab inspect also shows the hart's own)",
                     "muted")
+
+    def count(self, row: FlowRow) -> int:
+        """The instret column: the machine's count (every hart's instructions) under
+        --smp, the one hart's otherwise."""
+        return row.clock if self.harts > 1 else row.instret
 
     def header(self) -> Text:
         t = Text()
@@ -177,7 +182,7 @@ class TrapTimeline:
 
     def line(self, row: FlowRow) -> Text:
         t = Text()
-        t.append(f"{row.seq:>6} {row.instret:>10}  ", "muted")
+        t.append(f"{row.seq:>6} {self.count(row):>10}  ", "muted")
         if self.harts > 1:
             t.append(f"{row.hart:>4} ", "muted")
         t.append_text(arrow(row.priv_from, row.priv_to))
@@ -220,7 +225,7 @@ class TrapTimeline:
 
     def plain_line(self, row: FlowRow, body: str | None = None) -> str:
         """line(row).plain (`body`: its plain_body, if made already)."""
-        return f"{row.seq:>6} {row.instret:>10}  {body or self.plain_body(row)}"
+        return f"{row.seq:>6} {self.count(row):>10}  {body or self.plain_body(row)}"
 
     def plain_fold(self, fold: Fold, body: str | None = None) -> str:
         """fold_line(fold).plain."""

@@ -50,6 +50,7 @@ class TrapEvent:
     satp: int
     args: tuple[int, ...]   # a0..a7 when the trap was taken
     hart: int = 0           # mhartid of the hart that took it
+    clock: int = 0          # every hart's instructions before it (instret with one hart)
 
     kind = "trap"
 
@@ -82,6 +83,7 @@ class XretEvent:
     satp: int
     a0: int
     hart: int = 0           # mhartid of the hart that executed it
+    clock: int = 0          # every hart's instructions before it (instret with one hart)
 
     kind = "xret"
 
@@ -104,12 +106,12 @@ def decode(raw: bytes, offset: int, seq: int) -> Event:
                          priv_from=Priv(f["priv_from"]), priv_to=Priv(f["priv_to"]),
                          vector=f["pc"], status_before=f["status_before"],
                          status_after=f["status_after"], satp=f["satp"], args=args,
-                         hart=f["hart"])
+                         hart=f["hart"], clock=f["clock"])
     return XretEvent(seq=seq, instret=f["instret"], insn="sret" if f["code"] else "mret",
                      at=f["epc"], pc=f["pc"], priv_from=Priv(f["priv_from"]),
                      priv_to=Priv(f["priv_to"]), status_before=f["status_before"],
                      status_after=f["status_after"], satp=f["satp"], a0=args[0],
-                     hart=f["hart"])
+                     hart=f["hart"], clock=f["clock"])
 
 
 def event_json(ev: Event, harts: int) -> dict[str, Any]:

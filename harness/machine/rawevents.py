@@ -18,6 +18,7 @@ __all__ = [
     "A7",
     "AT",
     "CAUSE",
+    "CLOCK",
     "CODE",
     "EPC",
     "FROM",
@@ -42,6 +43,7 @@ Record = tuple[int, ...]
 
 _I = {name: i for i, name in enumerate(FIELD_NAMES)}
 INSTRET = _I["instret"]
+CLOCK = _I["clock"]      # every hart's instructions before the event
 CAUSE = _I["cause"]
 EPC = _I["epc"]          # trap: xepc; xret: the xRET's own address
 AT = EPC
@@ -79,7 +81,7 @@ def record_of(e: Event) -> Record:
     out[INSTRET], out[SATP] = e.instret, e.satp
     out[FROM], out[TO] = int(e.priv_from), int(e.priv_to)
     out[STATUS_BEFORE], out[STATUS_AFTER] = e.status_before, e.status_after
-    out[HART] = e.hart
+    out[HART], out[CLOCK] = e.hart, e.clock
     if isinstance(e, TrapEvent):
         out[KIND], out[CODE], out[CAUSE] = TRAP, e.code, e.cause
         out[INTERRUPT], out[EPC], out[TVAL], out[PC] = int(e.interrupt), e.epc, e.tval, e.vector

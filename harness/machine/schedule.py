@@ -247,6 +247,10 @@ class HartTurns:
             hart = m.harts[k]
             m._select(k)
             before = hart.state.instret
+            # The other harts stand still during this turn: their count, with this
+            # hart's, is the machine's clock each event records (the count --at
+            # instret:N uses).
+            hart.state.others_instret = self.total_instret() - before
             self.in_turn = True
             probe = self.probe
             try:

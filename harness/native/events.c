@@ -34,6 +34,7 @@ struct hart_event *event_begin(hart *h, unsigned kind)
     e->kind = (uint8_t)kind;
     e->hart = (uint8_t)h->s.hart_id;
     e->instret = h->s.instret;
+    e->clock = h->s.instret + h->s.others_instret;
     e->satp = current_satp(h);
     uint64_t a[8] = {0};
     void *ptrs[8];

@@ -45,6 +45,7 @@ from ..machine.rawevents import (
     A7,
     AT,
     CAUSE,
+    CLOCK,
     CODE,
     EPC,
     FROM,
@@ -148,6 +149,7 @@ class FlowRow:
     status_after: int = 0
     signal: str = ""          # a signal handler entered, ended or left here
     hart: int = 0             # mhartid of the hart the event happened on
+    clock: int = 0            # every hart's instructions before it (instret with one hart)
     pid: int | None = None    # the owner's process, when named (harness/trace/who.py)
     process: str = ""         # and its name
     tid: int | None = None    # the thread, when its process has several and it is known
@@ -588,4 +590,4 @@ class Flow:
             rec[PC], rec[TVAL], rec[SATP], rec[A0:A7 + 1], self._shaper.paths[self._path[i]],
             None if ret == NONE else ret, None if root == NONE else root, self._owners[i],
             self._call_at(seq), note, rec[STATUS_BEFORE], rec[STATUS_AFTER],
-            self.signal_notes.get(seq, ""), rec[HART])
+            self.signal_notes.get(seq, ""), rec[HART], rec[CLOCK])

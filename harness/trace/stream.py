@@ -31,6 +31,7 @@ from ..machine.rawevents import (
     A7,
     AT,
     CAUSE,
+    CLOCK,
     CODE,
     EPC,
     FROM,
@@ -154,7 +155,8 @@ class FlowStream:
                 seq, rec[INSTRET], is_trap, _PRIVS[rec[FROM]], _PRIVS[rec[TO]],
                 bool(rec[INTERRUPT]), rec[CODE], rec[CAUSE], rec[EPC] if is_trap else rec[AT],
                 rec[PC], rec[TVAL], rec[SATP], rec[A0:A7 + 1], path_of(paths[i]), opened, root,
-                owners[i], call, note, rec[STATUS_BEFORE], rec[STATUS_AFTER], hart=rec[HART]))
+                owners[i], call, note, rec[STATUS_BEFORE], rec[STATUS_AFTER], hart=rec[HART],
+                clock=rec[CLOCK]))
             if threaded:
                 threads.see(held[-1])
             self._depth = depths[i]

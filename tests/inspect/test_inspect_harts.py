@@ -25,36 +25,47 @@ def _head(out: str) -> str:
     return re.sub(r"\s+", " ", out.split("Registers ─", 1)[0])
 
 
-def test_under_smp_it_names_the_hart_it_stopped_on_and_every_harts_pc(
-        capsys: pytest.CaptureFixture[str]) -> None:
+def _reached(capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    """Which hart reaches FORKTREE's point first (the schedule decides), and the output."""
     assert main(["inspect", *FORKTREE]) == 0
     out = capsys.readouterr().out
+    found = re.match(r"At syscall:waitpid: hart (\d) of 2 ", out)
+    assert found, out
+    return int(found[1]), out
+
+
+def test_under_smp_it_names_the_hart_it_stopped_on_and_every_harts_pc(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    k, out = _reached(capsys)
     head = _head(out)
-    assert re.search(r"^At syscall:waitpid: hart 0 of 2 S-mode pc 0x3ffffff000 uservec "
-                     r"kernel/trampoline\.S:\d+ instret \d+ \(hart 0's own; all harts \d+, "
-                     r"as --at instret:N counts\)", head), head
+    assert re.search(rf"^At syscall:waitpid: hart {k} of 2 S-mode pc 0x3ffffff000 uservec "
+                     rf"kernel/trampoline\.S:\d+ instret \d+ \(hart {k}'s own; all harts "
+                     rf"\d+, as --at instret:N counts\)", head), head
     lines = out.splitlines()
-    assert "stopped on hart 0, which reached the point; --hart N shows another" in lines
+    assert f"stopped on hart {k}, which reached the point; --hart N shows another" in lines
     harts = [line for line in lines if re.match(r"  hart \d  ", line)]
     assert [h[:8] for h in harts] == ["  hart 0", "  hart 1"]
     assert all(re.fullmatch(rf"  hart \d  [MSU]-mode  pc {NAMED}", h) for h in harts), harts
-    assert re.search(r"^event #\d+: U → S  user_ecall  waitpid\(2, ", out, re.M)
+    assert re.search(r"^event #\d+: U → S  user_ecall  waitpid\(\d+, ", out, re.M)
     assert "CSRs (* = changed by this event)" in out
 
 
 def test_hart_n_shows_that_hart_and_says_which_one_reached_the_point(
         capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["inspect", "--hart", "1", *FORKTREE]) == 0
+    k, _ = _reached(capsys)
+    other = 1 - k
+    assert main(["inspect", "--hart", str(other), *FORKTREE]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("At syscall:waitpid: hart 1 of 2  ")
-    assert "stopped on hart 0, which reached the point; --hart 1 shows hart 1" in out
-    hart1 = re.search(r"^  hart 1  [MSU]-mode  pc 0x([0-9a-f]+) (\S+)", out, re.M)
-    assert hart1, out
-    # the registers and code are hart 1's: its pc, not hart 0's uservec
-    assert re.search(rf"^[MSU]-mode  pc 0x0*{hart1[1]}$", out, re.M), out
-    assert f"where the hart is: pc {hart1[2]}" in out
-    assert re.search(r"^event #\d+: U → S  \(on hart 0\)  user_ecall  waitpid", out, re.M)
-    assert "changed by this event" not in out      # the event is hart 0's
+    assert out.startswith(f"At syscall:waitpid: hart {other} of 2  ")
+    assert (f"stopped on hart {k}, which reached the point; --hart {other} shows "
+            f"hart {other}") in out
+    shown = re.search(rf"^  hart {other}  [MSU]-mode  pc 0x([0-9a-f]+) (\S+)", out, re.M)
+    assert shown, out
+    # the registers and code are the other hart's: its pc, not the reaching hart's uservec
+    assert re.search(rf"^[MSU]-mode  pc 0x0*{shown[1]}$", out, re.M), out
+    assert f"where the hart is: pc {shown[2]}" in out
+    assert re.search(rf"^event #\d+: U → S  \(on hart {k}\)  user_ecall  waitpid", out, re.M)
+    assert "changed by this event" not in out      # the event is the other hart's
 
 
 def test_hart_out_of_range_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
@@ -69,9 +80,9 @@ def test_the_instret_of_the_header_is_what_at_instret_counts(
         capsys: pytest.CaptureFixture[str]) -> None:
     """The header's `all harts N` is the machine's count: --at instret:N stops there,
     and the hart it stopped on has its own (smaller) count."""
-    assert main(["inspect", *FORKTREE]) == 0
-    head = _head(capsys.readouterr().out)
-    own, total = map(int, re.search(r"instret (\d+) \(hart 0's own; all harts (\d+)",
+    k, out = _reached(capsys)
+    head = _head(out)
+    own, total = map(int, re.search(rf"instret (\d+) \(hart {k}'s own; all harts (\d+)",
                                     head).groups())  # type: ignore[union-attr]
     assert own < total
     assert main(["inspect", "--smp", "2", "--at", f"instret:{total}", "--user",
@@ -119,13 +130,28 @@ def test_the_process_table_names_a_wait_channel_by_its_symbol(
         s.close()
 
 
-def test_trace_under_smp_says_what_its_instret_column_counts(
+def test_trace_under_smp_counts_instret_as_at_instret_does(
         capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["trace", "--smp", "2", "--user", "hello"]) == 0
+    """One meaning: a row's instret under --smp is every hart's instructions before it
+    (the legend says so), and --at instret:N with a hart 1 row's count stops there, on
+    hart 1, at that row's instruction; with one hart nothing changes and no legend."""
+    assert main(["trace", "--smp", "2", "--user", "forktree", "2"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0] == ("instret: instructions the row's own hart has retired; --at "
-                        "instret:N counts all harts together (privlab inspect shows both)")
+    assert lines[0] == ("instret: instructions all harts had retired before the row, the "
+                        "count --at instret:N uses (privlab inspect also shows the hart's "
+                        "own)")
     assert lines[1].split()[:3] == ["seq", "instret", "hart"]
+    rows = [line.split() for line in lines[2:] if re.match(r"\s+\d+\s+\d+\s+\d+ ", line)]
+    counts = [int(r[1]) for r in rows]
+    assert counts == sorted(counts)          # one clock: the rows of both harts in order
+    sret = next(r for r in rows if r[2] == "1" and "sret" in r and "pid" in r)
+    assert main(["inspect", "--smp", "2", "--at", f"instret:{sret[1]}", "--user",
+                 "forktree", "2"]) == 0
+    head = _head(capsys.readouterr().out)
+    own, total = map(int, re.search(r"instret (\d+) \(hart 1's own; all harts (\d+)",
+                                    head).groups())  # type: ignore[union-attr]
+    assert total == int(sret[1]) and own < total
+    assert re.search(r"pc 0x[0-9a-f]+ userret\+0x[0-9a-f]+ ", head.splitlines()[0]), head
     assert main(["trace", "--user", "hello"]) == 0       # one hart: one count, no legend
     assert capsys.readouterr().out.splitlines()[0].split()[:3] == ["seq", "instret", "U"]
 
