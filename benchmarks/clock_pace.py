@@ -28,6 +28,7 @@ from common import QEMU_CPU, build, time_command
 
 from privlab.devices.uart import Console
 from privlab.machine import Machine, Stop, load_elf
+from privlab.pace import DEFAULT_ICOUNT_SHIFT
 
 HOST = None   # QEMU's default clock: no -icount
 
@@ -75,12 +76,13 @@ def main() -> int:
     p.add_argument("--ticks", type=int, default=1_000_000,
                    help="the span, in 10 MHz mtime ticks (default 1,000,000: 100 ms)")
     p.add_argument("--icount-shift", type=int, action="append", metavar="S",
-                   help="clocks to compare, 2^S ns per instruction (default: 0); repeat")
+                   help="clocks to compare, 2^S ns per instruction (default: 0 and "
+                        "privlab's default pace); repeat")
     args = p.parse_args()
     if args.ticks <= 0:
         print("clock_pace: --ticks must be positive", file=sys.stderr)
         return 2
-    shifts = args.icount_shift or [0]
+    shifts = args.icount_shift or [0, DEFAULT_ICOUNT_SHIFT]
     paces = [on_privlab(args.ticks, s) for s in shifts]
     if shutil.which("qemu-system-riscv64") is None:
         print("clock_pace: qemu-system-riscv64 is not installed: privlab only")

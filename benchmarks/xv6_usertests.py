@@ -16,7 +16,7 @@ the timeout). Each time is wall clock from start to that line.
 xv6 paces much of usertests by its timer (sleeps, kills, a parent waiting on children:
 killstatus alone is 100 rounds of "sleep one tick while a child makes system calls"),
 so the guest's clock decides how much work the guest does, not only how fast it is
-done. privlab runs with `--icount-shift N` (default 0: 1 ns per instruction), and the
+done. privlab runs with `--icount-shift N` (default privlab's, 5: 32 ns an instruction), and the
 goal's reference is QEMU with `-icount shift=N`: the same deterministic clock, so the
 same guest work (benchmarks/clock_pace.py measures it). QEMU's default clock, the
 host's, is timed too and its ratio printed, but it is not the same work: its guest
@@ -40,6 +40,8 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+from privlab.pace import DEFAULT_ICOUNT_SHIFT
 
 DONE = b"ALL TESTS PASSED"
 FAILED = b"SOME TESTS FAILED"
@@ -113,7 +115,7 @@ def main() -> int:
     p.add_argument("--xv6", type=Path, required=True, help="a built xv6-riscv tree")
     p.add_argument("--timeout", type=float, default=1800, help="seconds per machine")
     p.add_argument("--only", choices=("privlab", "qemu"))
-    p.add_argument("--icount-shift", type=int, default=0, metavar="N",
+    p.add_argument("--icount-shift", type=int, default=DEFAULT_ICOUNT_SHIFT, metavar="N",
                    help="the clock: 2^N ns per instruction, privlab's --icount-shift "
                         "and QEMU's -icount shift=N (default 0)")
     p.add_argument("--smp", type=int, default=1, metavar="N",
