@@ -26,7 +26,7 @@ QEMU 7.2's command line for -machine virt, run on privlab (see docs/moving-from-
 -m size         RAM: 128M (default), 256M, 1G ...
 -smp n          n harts, 1 to 8 (-smp cpus=n)
 -icount shift=n each instruction takes 2^n ns of guest time (privlab's clock always
-                counts instructions; default 0)
+                counts instructions; default 5, about QEMU's host clock's pace)
 -drive file=f,if=none,format=raw,id=x[,snapshot=on]
 -device virtio-blk-device,drive=x,bus=virtio-mmio-bus.0
                 a raw disk on virtio-mmio slot 0

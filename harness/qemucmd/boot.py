@@ -23,6 +23,7 @@ from ..devices.uart import InputSource
 from ..errors import BadInput
 from ..machine import Machine
 from ..machine.loader import ElfImage, Segment, load_elf
+from ..pace import DEFAULT_ICOUNT_SHIFT
 from .grammar import QemuLine, Refused
 
 __all__ = ["boot_qemu_line", "image_at"]
@@ -73,7 +74,10 @@ def boot_qemu_line(line: QemuLine, console: Console, uart_input: InputSource, *,
     _check(line)
     assert line.kernel is not None
     drive = Drive(line.drive, line.snapshot) if line.drive is not None else None
-    ram, shift = line.ram_mib * MIB, line.icount_shift or 0
+    # Without -icount QEMU's guest runs on the host's clock; privlab's runs at its
+    # default pace, which is chosen to give about the same work per tick.
+    shift = DEFAULT_ICOUNT_SHIFT if line.icount_shift is None else line.icount_shift
+    ram = line.ram_mib * MIB
     if line.bios == "none":
         m = new_bare(image_at(line.kernel, PLATFORM.ram_base, "-kernel"), ram=ram,
                      console=console, uart_input=uart_input, drive=drive,

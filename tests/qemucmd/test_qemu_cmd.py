@@ -256,3 +256,24 @@ def test_xv6_s_qemu_gdb_line_breaks_continues_and_backtraces(tmp_path: Path) -> 
     finally:
         proc.kill()
         proc.wait()
+
+
+@pytest.mark.parametrize("extra, shift", [([], 5), (["-icount", "shift=0"], 0),
+                                          (["-icount", "3"], 3)])
+def test_without_icount_the_guest_runs_at_privlabs_default_pace(
+        extra: list[str], shift: int, tmp_path: Path) -> None:
+    """QEMU's default clock is the host's; privlab's stand-in is its default pace
+    (32 ns an instruction), which gives a guest about the same work per tick. An
+    explicit -icount shift=N is kept, 0 included."""
+    from privlab.devices import Console
+    from privlab.devices.uart import ScriptedInput
+    from privlab.qemucmd.boot import boot_qemu_line
+    from privlab.qemucmd.grammar import parse_qemu_line
+
+    line = parse_qemu_line(["-machine", "virt", "-nographic", "-bios", "none", "-kernel",
+                            str(program("raw_kernel", tmp_path)), *extra])
+    m = boot_qemu_line(line, Console(), ScriptedInput(b""))
+    try:
+        assert m.icount_shift == shift
+    finally:
+        m.close()
