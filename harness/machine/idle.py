@@ -12,11 +12,11 @@ DMA) writes one of those pages or an interrupt becomes pending and enabled in it
 xv6's scheduler with nothing to run is such a loop: it takes and releases every
 process's lock, and the stores leave memory as it was.
 
-A proof (`Probe`) runs the hart's turns as any turn is run, only watched through
+A proof (`Probe`) takes two turns of the hart, run as any turn is, only watched through
 hooks on that hart's engine alone that only record (harness/native/idlewatch.c, C
-callbacks). A *survey* turn counts the blocks the hart enters; P is the start of the
-one entered least often but more than once (a loop's head, once per iteration). From the hart's
-next turn on the core's breakpoint stops it at every arrival at P, and a memory hook records
+callbacks). The *survey* turn counts the blocks the hart enters; P is the start of the
+one entered least often (a loop's head, entered once per iteration). In the hart's next
+turn the core's breakpoint stops it at every arrival at P, and a memory hook records
 every load and store (address and size). The first arrival takes P's state; the next
 arrival in that same state closes a first iteration: its code is checked (no counter,
 `mip`, `sip` or other CSR outside COMPARED, no LR), its accesses and code are translated
@@ -26,9 +26,8 @@ address and run no block the first did not, and found every byte as copied: the 
 proven, and the hart is parked right there, at P, its turn over. A proof that fails (a
 trap, a device access, something new, a byte changed, no return within PROBE_INSNS
 instructions or MAX_ARRIVALS arrivals in another state) just ends, and the next waits
-for more quiet turns (MAX_BACKOFF at most). A proof goes on over as many of the hart's
-turns as it needs and changes no turn's length: until a hart is parked, the harts
-interleave exactly as they do unwatched.
+for more quiet turns (MAX_BACKOFF at most). While a proof runs, its turn may run past its
+quantum (up to PROBE_INSNS), which is a function of guest state like everything here.
 
 A loop that stores (xv6's takes and releases locks) is parked only if P is where the
 hart *holds nothing*: interrupts enabled in its mode (`sstatus.SIE` or `mstatus.MIE`).
@@ -76,13 +75,13 @@ IDLE_LIBRARY = CLibrary("libprivlab_idle.so", SOURCE_DIR, ("idlewatch.c",), (), 
                         lambda: "/* nothing generated */\n", unicorn=True,
                         what="the idle-loop watch (harness/native/idlewatch.c)")
 
-PROBE_INSNS = 40_000       # a proof's iterations must end within this many of its instructions
+PROBE_INSNS = 40_000       # a proof's two iterations must end within this many instructions
 MAX_ACCESSES = 4096        # idlewatch.c's bounds
 MAX_BLOCKS = 512
 MERGE_GAP = 16             # ranges this close are compared as one
 MAX_BACKOFF = 256          # turns between failed proofs, at most
 WOKEN_BACKOFF = 4          # turns a woken hart runs before its next proof
-MAX_ARRIVALS = 16          # returns to P's pc in another state before a proof gives up
+MAX_ARRIVALS = 256         # returns to P's pc in another state before a proof gives up
 
 # What besides the registers decides what a loop does: compared at P.
 COMPARED = (Csr.MSTATUS, Csr.MIE, Csr.MEPC, Csr.MCAUSE, Csr.MTVAL, Csr.MSCRATCH, Csr.MTVEC,
@@ -328,15 +327,16 @@ class Probe:
     def turn_begins(self) -> None:
         """A turn of the hart begins: only its own traps from here count."""
         self.events = len(self.m.events) + int(self.hart.state.ev_len)
+        if self.pc is not None and self.start is None:
+            self.begun = int(self.hart.state.instret)
 
     def survey_over(self) -> bool:
         """The survey turn is over: P is the start of the block it entered least often
         (a loop's head, once per iteration). False if there is no proof to make."""
-        counts = [b for b in self._block_counts() or [] if b[2] >= 2]   # in a loop
+        counts = self._block_counts()
         if self.trapped() or not counts:
             return False
         self.pc = min(counts, key=lambda b: (b[2], b[0]))[0]
-        self.begun = int(self.hart.state.instret)
         self._lib.watch_clear(self._w)
         self._watch_memory()
         self._arm()

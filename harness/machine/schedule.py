@@ -28,7 +28,7 @@ from ..abi.csr import Csr
 from ..devices.uart import INPUT_POLL_INSNS
 from ..errors import BadInput
 from .hart import Hart
-from .idle import MAX_BACKOFF, WOKEN_BACKOFF, Parked, Probe, may_probe
+from .idle import MAX_BACKOFF, PROBE_INSNS, WOKEN_BACKOFF, Parked, Probe, may_probe
 from .results import MAX_BUDGET_STEPS, TURN_OVER, RunResult, Stop
 from .until import AtAddress, AtInstret, Until
 
@@ -102,11 +102,12 @@ class HartTurns:
         self.turn: tuple[int, int] | None = None   # (hart, instret its turn ends at)
         self.wfi_yield = False             # that turn ended in a wfi
         n = schedule.harts
-        # Idle loops (idle.py): the parked harts, the proof under way (one at a time;
-        # it goes on over its hart's turns), and per hart the turns to let go by
-        # before the next proof and their count.
+        # Idle loops (idle.py): the parked harts, the proof under way (one at a time,
+        # on the hart whose turn it is, with the end its turn had before the proof),
+        # and per hart the turns to let go by before the next proof and their count.
         self.parked: list[Parked | None] = [None] * n
         self.probe: Probe | None = None
+        self.probe_end = 0
         self.backoff = [1] * n
         self.quiet = [0] * n
         # Turns each hart ran and turns it let go by (waiting in wfi or parked).
@@ -119,7 +120,7 @@ class HartTurns:
         return {"parked": list(self.parked), "backoff": list(self.backoff),
                 "quiet": list(self.quiet), "run": list(self.turns_run),
                 "yielded": list(self.turns_yielded),
-                "probe": None if self.probe is None else self.probe.state()}
+                "probe": [] if self.probe is None else [self.probe.state(), self.probe_end]}
 
     def restore_idle_state(self, st: dict[str, Any] | None) -> None:
         if self.probe is not None:
@@ -133,8 +134,9 @@ class HartTurns:
         self.quiet = [int(x) for x in st["quiet"]]
         self.turns_run = [int(x) for x in st["run"]]
         self.turns_yielded = [int(x) for x in st["yielded"]]
-        saved = st.get("probe")
-        if saved:
+        probe = st.get("probe") or []
+        if probe:
+            saved, self.probe_end = probe
             self.probe = Probe(self.m, int(saved["k"]), saved)
 
     def yielding(self, k: int) -> bool:
@@ -159,6 +161,8 @@ class HartTurns:
         if failed:
             self.backoff[k] = min(2 * self.backoff[k], MAX_BACKOFF)
             self.quiet[k] = 0
+            if self.turn is not None and self.turn[0] == k:
+                self.turn = (k, self.probe_end)   # the turn ends where it would have
 
     def total_instret(self) -> int:
         """Instructions every hart has retired, together: the machine's own count, which
@@ -268,8 +272,6 @@ class HartTurns:
                 self.clock_ns = (s.instret << s.icount_shift) + s.idle_ns
             if self.wfi_yield:
                 self.wfi_yield = False
-                if self.probe is not None and self.probe.k == k:
-                    self.drop_probe()        # it waits in wfi: no loop to prove
                 self.waiting[k] = True
                 self.end(k)
                 if step:
@@ -368,21 +370,24 @@ class HartTurns:
         self.quiet[k] += 1
         probe = self.probe
         if probe is not None and probe.k == k:
-            probe.turn_begins()              # the proof goes on in this turn
+            probe.turn_begins()              # the proving turn: it may run long
+            self.probe_end = self.turn[1]
+            self.turn = (k, max(self.turn[1], int(hart.state.instret) + PROBE_INSNS))
         elif probe is None and self.quiet[k] >= self.backoff[k] and may_probe(hart) \
                 and not m.breakpoints \
                 and not any(isinstance(c, AtAddress) for c in conditions):
             self.quiet[k] = 0
             self.probe = Probe(m, k)         # a survey of this turn
+            self.probe_end = self.turn[1]
         return True
 
     def end(self, k: int) -> None:
         """Hart k's turn is over."""
         m = self.m
         probe = self.probe
-        # A survey's turn chooses P for the next turns, in which the proof goes on.
-        if probe is not None and probe.k == k and probe.pc is None \
-                and not probe.survey_over():
+        # A survey's turn chooses P for the next; a proof lives within its turn.
+        if probe is not None and probe.k == k and (
+                probe.pc is not None or not probe.survey_over()):
             self.drop_probe()
         # Switched out: its LR reservation goes, so no store by another hart to the
         # reservation set can go unnoticed (an SC may fail spuriously, as the spec
