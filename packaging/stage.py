@@ -78,7 +78,6 @@ def stage_images(data: Path) -> None:
 
 def stage_native(data: Path, target: str, unicorn_root: Path) -> None:
     from privlab.build import prebuilt
-    from privlab.machine.idle import IDLE_LIBRARY
     from privlab.native.clib import PACKAGED_CFLAGS, compile_library, packaged_key
     from privlab.native.library import HART_LIBRARY
     from privlab.trace.library import TRACE_LIBRARY
@@ -93,7 +92,7 @@ def stage_native(data: Path, target: str, unicorn_root: Path) -> None:
     # has normally loaded it (by its soname) before the core is.
     rpath = "@loader_path/../../../unicorn/lib" if macos else "$ORIGIN/../../../unicorn/lib"
     digests = {}
-    for lib in (HART_LIBRARY, TRACE_LIBRARY, IDLE_LIBRARY):
+    for lib in (HART_LIBRARY, TRACE_LIBRARY):
         link = [str(libunicorn), f"-Wl,-rpath,{rpath}"]
         compile_library(lib, out / lib.name, lib.gen_text(), PACKAGED_CFLAGS,
                         unicorn_root / "include", link, ["-target", target])

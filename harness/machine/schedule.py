@@ -9,10 +9,8 @@ Python version: the same image, input and `--smp-seed` give the same interleavin
 and so the same trace, every time.
 
 `HartTurns` runs a machine of several harts by those turns: a hart whose turn ends in
-wfi waits, yielding its turns until an interrupt would wake it; a hart proven to spin in
-a loop that changes nothing is parked, yielding its turns until an interrupt would wake
-it or a page its loop depends on changes (idle.py); when every hart waits or is parked,
-guest time skips to the first timer due.
+wfi waits, yielding its turns until an interrupt would wake it, and when every hart
+waits guest time skips to the first timer due.
 """
 
 from __future__ import annotations
@@ -20,7 +18,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from unicorn.riscv_const import UC_RISCV_REG_PRIV
 
@@ -28,9 +26,8 @@ from ..abi.csr import Csr
 from ..devices.uart import INPUT_POLL_INSNS
 from ..errors import BadInput
 from .hart import Hart
-from .idle import MAX_BACKOFF, PROBE_INSNS, WOKEN_BACKOFF, Parked, Probe, may_probe
 from .results import MAX_BUDGET_STEPS, TURN_OVER, RunResult, Stop
-from .until import AtAddress, AtInstret, Until
+from .until import AtInstret, Until
 
 if TYPE_CHECKING:
     from .machine import Machine
@@ -101,68 +98,6 @@ class HartTurns:
         self.in_turn = False               # Machine.run is one hart's turn of a run
         self.turn: tuple[int, int] | None = None   # (hart, instret its turn ends at)
         self.wfi_yield = False             # that turn ended in a wfi
-        n = schedule.harts
-        # Idle loops (idle.py): the parked harts, the proof under way (one at a time,
-        # on the hart whose turn it is, with the end its turn had before the proof),
-        # and per hart the turns to let go by before the next proof and their count.
-        self.parked: list[Parked | None] = [None] * n
-        self.probe: Probe | None = None
-        self.probe_end = 0
-        self.backoff = [1] * n
-        self.quiet = [0] * n
-        # Turns each hart ran and turns it let go by (waiting in wfi or parked).
-        self.turns_run = [0] * n
-        self.turns_yielded = [0] * n
-
-    def idle_state(self) -> dict[str, Any]:
-        """What decides parking from here on, for a snapshot (between two turns, when
-        no proof is under way)."""
-        return {"parked": list(self.parked), "backoff": list(self.backoff),
-                "quiet": list(self.quiet), "run": list(self.turns_run),
-                "yielded": list(self.turns_yielded),
-                "probe": [] if self.probe is None else [self.probe.state(), self.probe_end]}
-
-    def restore_idle_state(self, st: dict[str, Any] | None) -> None:
-        if self.probe is not None:
-            self.probe.close()
-            self.probe = None
-        n = self.schedule.harts
-        st = st or {"parked": [None] * n, "backoff": [1] * n, "quiet": [0] * n,
-                    "run": [0] * n, "yielded": [0] * n}
-        self.parked = list(st["parked"])
-        self.backoff = [int(x) for x in st["backoff"]]
-        self.quiet = [int(x) for x in st["quiet"]]
-        self.turns_run = [int(x) for x in st["run"]]
-        self.turns_yielded = [int(x) for x in st["yielded"]]
-        probe = st.get("probe") or []
-        if probe:
-            saved, self.probe_end = probe
-            self.probe = Probe(self.m, int(saved["k"]), saved)
-
-    def yielding(self, k: int) -> bool:
-        """Hart k lets its turn go by now: it waits in wfi, or is parked, and nothing
-        wakes it."""
-        hart = self.m.harts[k]
-        if self.waiting[k]:
-            return not self.wakeable(hart)
-        parked = self.parked[k]
-        if parked is None:
-            return False
-        self.set_clock(hart)
-        return not parked.wakes(hart, self.m.memory.host)
-
-    def drop_probe(self, failed: bool = True) -> None:
-        """The proof under way ends (its hooks go); a failed one makes the next wait."""
-        probe, self.probe = self.probe, None
-        if probe is None:
-            return
-        probe.close()
-        k = probe.k
-        if failed:
-            self.backoff[k] = min(2 * self.backoff[k], MAX_BACKOFF)
-            self.quiet[k] = 0
-            if self.turn is not None and self.turn[0] == k:
-                self.turn = (k, self.probe_end)   # the turn ends where it would have
 
     def total_instret(self) -> int:
         """Instructions every hart has retired, together: the machine's own count, which
@@ -184,7 +119,7 @@ class HartTurns:
         sched = copy.deepcopy(self.schedule)
         for _ in range(64 * m.smp):
             k, _q = sched.next_turn()
-            if not self.yielding(k):
+            if not self.waiting[k] or self.wakeable(m.harts[k]):
                 return k
         return int(m.hart.state.hart_id)
 
@@ -232,8 +167,6 @@ class HartTurns:
             at = next((c for c in targets if total >= c.instret), None)
             if at is not None:
                 return m._result(Stop.EVENT, condition=at)
-            if self.probe is not None and self.probe.over():
-                self.drop_probe()            # no proof within PROBE_INSNS: back to the turn
             if self.turn is not None:
                 k, end = self.turn
                 if m.harts[k].state.instret >= end and not m.harts[k].in_block():
@@ -256,15 +189,12 @@ class HartTurns:
             # instret:N uses).
             hart.state.others_instret = self.total_instret() - before
             self.in_turn = True
-            probe = self.probe
             try:
                 if step:
                     result = m.step()
                 else:
                     left = None if max_insns is None else max_insns - ran
-                    extra = [] if probe is None else [probe.trap]
-                    result = self.turn_run(hart, end, left, targets, [*rest, *extra], total,
-                                           on_stop)
+                    result = self.turn_run(hart, end, left, targets, rest, total, on_stop)
             finally:
                 self.in_turn = False
                 s = hart.state
@@ -277,82 +207,29 @@ class HartTurns:
                 if step:
                     return m._result(Stop.STEP)
                 continue
-            if probe is not None and self.probe is probe:
-                verdict = self.probe_verdict(probe, result, step)
-                if verdict is not None:
-                    if verdict is True:       # proven: parked at P, its turn over
-                        self.drop_probe(failed=False)
-                        self.parked[k] = probe.parked()
-                        self.backoff[k] = WOKEN_BACKOFF
-                        self.end(k)
-                        if step:
-                            return m._result(Stop.STEP)
-                        continue
-                    continue                  # the probe's own stop: the turn goes on
             if result is TURN_OVER and not step:
                 continue
             return result
-
-    def probe_verdict(self, probe: Probe, result: RunResult, step: bool) -> bool | None:
-        """After a run or step of a turn under proof: True if the hart is proven idle
-        (it is at P), False if the stop was the probe's own and the turn goes on, None
-        if the result is someone else's. A failed proof is dropped here."""
-        hart = self.m.harts[probe.k]
-        own = (result.stop is Stop.BREAKPOINT and result.condition is None
-               and probe.pc is not None and hart.pc == probe.pc) or (
-            result.stop is Stop.EVENT and result.condition is probe.trap)
-        if probe.trapped():
-            self.drop_probe()
-        elif own and hart.pc == probe.pc:
-            verdict = probe.arrive()
-            if verdict is True:
-                return True
-            if verdict is False:
-                self.drop_probe()
-        return False if own else None
 
     def begin(self, conditions: list[Until]) -> RunResult | bool:
         """Draw the next turn and start it (`_turn`): False if it was a waiting hart's
         that nothing wakes yet; a result if the run ends here (stuck, or the trap that
         woke a hart matched a condition)."""
         m = self.m
-        idle = range(m.smp)
-        if all(self.waiting[i] or self.parked[i] is not None for i in idle) \
-                and all(self.yielding(i) for i in idle):
+        if all(self.waiting) and not any(self.wakeable(h) for h in m.harts):
             wake = [t for t in (self.wake_ns(h) for h in m.harts) if t is not None]
-            if not wake and any(p is not None for p in self.parked):
-                # Parked in loops that nothing will ever end: they spin on, as they
-                # would have (a budget still ends the run), proven again only rarely.
-                for i in idle:
-                    if self.parked[i] is not None:
-                        self.parked[i] = None
-                        self.backoff[i] = MAX_BACKOFF
-            elif not wake:
+            if not wake:
                 return m._result(Stop.ERROR, (
                     f"every hart waits in wfi and nothing can wake any of them (hart "
                     f"{m.hart.state.hart_id} at pc {m.hart.pc - 4:#x}): nothing "
                     "pending is enabled in mie and no timer is armed"))
-            elif min(wake) <= self.clock_ns and any(p is not None for p in self.parked):
-                # Due already, yet no parked hart takes it (its loop keeps interrupts
-                # off): they spin on, as they would have.
-                for i in idle:
-                    if self.parked[i] is not None:
-                        self.parked[i] = None
-                        self.backoff[i] = MAX_BACKOFF
-            else:
-                self.clock_ns = min(wake)   # time skips to the first timer due
+            self.clock_ns = min(wake)       # time skips to the first timer due
         k, quantum = self.schedule.next_turn()
         hart = m.harts[k]
         self.set_clock(hart)
         hit = None
-        if self.parked[k] is not None:
-            if self.yielding(k):
-                self.turns_yielded[k] += 1
-                return False
-            self.parked[k] = None            # woken: it runs on from P
         if self.waiting[k]:
             if not self.wakeable(hart):
-                self.turns_yielded[k] += 1
                 return False
             self.waiting[k] = False
             m._select(k)
@@ -364,31 +241,13 @@ class HartTurns:
         if m._codesync is not None:
             m._codesync.turn_begins(k)
         self.turn = (k, int(hart.state.instret) + quantum)
-        self.turns_run[k] += 1
         if hit is not None:
             return m._result(Stop.EVENT, event=hit[0], condition=hit[1])
-        self.quiet[k] += 1
-        probe = self.probe
-        if probe is not None and probe.k == k:
-            probe.turn_begins()              # the proving turn: it may run long
-            self.probe_end = self.turn[1]
-            self.turn = (k, max(self.turn[1], int(hart.state.instret) + PROBE_INSNS))
-        elif probe is None and self.quiet[k] >= self.backoff[k] and may_probe(hart) \
-                and not m.breakpoints \
-                and not any(isinstance(c, AtAddress) for c in conditions):
-            self.quiet[k] = 0
-            self.probe = Probe(m, k)         # a survey of this turn
-            self.probe_end = self.turn[1]
         return True
 
     def end(self, k: int) -> None:
         """Hart k's turn is over."""
         m = self.m
-        probe = self.probe
-        # A survey's turn chooses P for the next; a proof lives within its turn.
-        if probe is not None and probe.k == k and (
-                probe.pc is not None or not probe.survey_over()):
-            self.drop_probe()
         # Switched out: its LR reservation goes, so no store by another hart to the
         # reservation set can go unnoticed (an SC may fail spuriously, as the spec
         # allows). Writing PRIV clears it (docs/unicorn.md).

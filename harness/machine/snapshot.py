@@ -264,7 +264,6 @@ def _schedule_state(machine: Machine) -> dict[str, Any]:
         "clock_ns": machine.turns.clock_ns, "current": int(machine.hart.state.hart_id),
         "pending": None if sync is None else
         [None if p is None else set(p) for p in sync._pending],
-        "idle": machine.turns.idle_state(),
     }
 
 
@@ -340,5 +339,3 @@ def restore_machine(machine: Machine, store: PageStore, snap: MachineSnapshot) -
     machine._device_error = None
     for hart in machine.harts:
         hart.sync()
-    if snap.schedule:                  # parked harts and a proof under way (idle.py)
-        machine.turns.restore_idle_state(snap.schedule.get("idle"))
