@@ -65,6 +65,19 @@ static char *put_i64(char *p, int64_t v)
     return put_u64(p, (uint64_t)v);
 }
 
+/* `, "key": value`: one member after the first. */
+static char *put_num(char *p, const char *key, uint64_t v)
+{
+    p = put(put(put(p, ", \""), key), "\": ");
+    return put_u64(p, v);
+}
+
+static char *put_str(char *p, const char *key, const char *json)
+{
+    p = put(put(put(p, ", \""), key), "\": ");
+    return put(p, json);
+}
+
 /* Format records raw[0..n) (event #seq on) into out, which holds at least
  * n * line_max bytes (line_max: harness/trace/jsonl.py's LINE_MAX). Stops before
  * a record whose strings the table lacks (a reserved cause, an unknown privilege),
@@ -89,48 +102,31 @@ size_t jsonl_format(const char *raw, size_t n, int64_t seq, uint32_t harts,
                 break;
             p = put(p, "{\"kind\": \"trap\", \"seq\": ");
             p = put_i64(p, seq + (int64_t)i);
-            p = put(p, ", \"instret\": ");
-            p = put_u64(p, e.instret);
+            p = put_num(p, "instret", e.instret);
             p = put(p, e.interrupt ? ", \"interrupt\": true, \"code\": "
                                    : ", \"interrupt\": false, \"code\": ");
             p = put_u64(p, e.code);
-            p = put(p, ", \"cause\": ");
-            p = put_u64(p, e.cause);
-            p = put(p, ", \"name\": ");
-            p = put(p, name);
-            p = put(p, ", \"epc\": ");
-            p = put_u64(p, e.epc);
-            p = put(p, ", \"tval\": ");
-            p = put_u64(p, e.tval);
-            p = put(p, ", \"from\": ");
-            p = put(p, from);
-            p = put(p, ", \"to\": ");
-            p = put(p, to);
-            p = put(p, ", \"vector\": ");
-            p = put_u64(p, e.pc);
+            p = put_num(p, "cause", e.cause);
+            p = put_str(p, "name", name);
+            p = put_num(p, "epc", e.epc);
+            p = put_num(p, "tval", e.tval);
+            p = put_str(p, "from", from);
+            p = put_str(p, "to", to);
+            p = put_num(p, "vector", e.pc);
         } else {
             p = put(p, "{\"kind\": \"xret\", \"seq\": ");
             p = put_i64(p, seq + (int64_t)i);
-            p = put(p, ", \"instret\": ");
-            p = put_u64(p, e.instret);
-            p = put(p, ", \"insn\": ");
-            p = put(p, w->xret[e.code ? 1 : 0]);
-            p = put(p, ", \"from\": ");
-            p = put(p, from);
-            p = put(p, ", \"to\": ");
-            p = put(p, to);
-            p = put(p, ", \"pc\": ");
-            p = put_u64(p, e.pc);
-            p = put(p, ", \"at\": ");
-            p = put_u64(p, e.epc);
+            p = put_num(p, "instret", e.instret);
+            p = put_str(p, "insn", w->xret[e.code ? 1 : 0]);
+            p = put_str(p, "from", from);
+            p = put_str(p, "to", to);
+            p = put_num(p, "pc", e.pc);
+            p = put_num(p, "at", e.epc);
         }
-        p = put(p, ", \"status_before\": ");
-        p = put_u64(p, e.status_before);
-        p = put(p, ", \"status_after\": ");
-        p = put_u64(p, e.status_after);
+        p = put_num(p, "status_before", e.status_before);
+        p = put_num(p, "status_after", e.status_after);
         if (harts > 1) {
-            p = put(p, ", \"hart\": ");
-            p = put_u64(p, e.hart);
+            p = put_num(p, "hart", e.hart);
         }
         p = put(p, "}\n");
     }
