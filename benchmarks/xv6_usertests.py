@@ -117,7 +117,7 @@ def main() -> int:
     p.add_argument("--only", choices=("privlab", "qemu"))
     p.add_argument("--icount-shift", type=int, default=DEFAULT_ICOUNT_SHIFT, metavar="N",
                    help="the clock: 2^N ns per instruction, privlab's --icount-shift "
-                        "and QEMU's -icount shift=N (default 0)")
+                        "and QEMU's -icount shift=N (default privlab's pace)")
     p.add_argument("--smp", type=int, default=1, metavar="N",
                    help="harts on both machines (build xv6 with CPUS=N; default 1)")
     p.add_argument("--tests", metavar="NAME,...",
