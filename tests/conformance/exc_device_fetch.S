@@ -33,15 +33,6 @@
 .Lnext\@:
 .endm
 
-// A jump to `addr` whose register reads as an illegal instruction `parcel`.
-.macro FETCH_ILLEGAL check, from, addr, parcel
-    li t0, \addr
-    EXPECT \check, PRV_M, \from, CAUSE_ILLEGAL_INSTRUCTION, \addr, \parcel, RESUME_AT, .Lnext\@
-    jalr t0
-    FAIL_NO_TRAP \check
-.Lnext\@:
-.endm
-
 TEST_MAIN exc_device_fetch
     FETCH 1, PRV_M, PLATFORM_CLINT_BASE
     FETCH 2, PRV_M, PLATFORM_CLINT_BASE + 0xbff8

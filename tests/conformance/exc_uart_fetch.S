@@ -21,15 +21,6 @@
 //   4: supervisor_ecall back to M
 #include "conformance.h"
 
-// A jump to `addr` (from `from`) whose register reads as the illegal `parcel`.
-.macro FETCH_ILLEGAL check, from, addr, parcel
-    li t0, \addr
-    EXPECT \check, PRV_M, \from, CAUSE_ILLEGAL_INSTRUCTION, \addr, \parcel, RESUME_AT, .Lnext\@
-    jalr t0
-    FAIL_NO_TRAP \check
-.Lnext\@:
-.endm
-
 TEST_MAIN exc_uart_fetch
     FETCH_ILLEGAL 1, PRV_M, PLATFORM_UART0_BASE, 0
     FETCH_ILLEGAL 2, PRV_M, PLATFORM_UART0_BASE + 4, 0x08

@@ -160,6 +160,16 @@ test_main:
     FAIL \check, WHAT_NO_TRAP
 .endm
 
+// A jump from `from` to the device register at `addr`, which QEMU 7.2 fetches and
+// decodes: it reads as the illegal instruction `parcel`, taken into M with tval = it.
+.macro FETCH_ILLEGAL check, from, addr, parcel
+    li t0, \addr
+    EXPECT \check, PRV_M, \from, CAUSE_ILLEGAL_INSTRUCTION, \addr, \parcel, RESUME_AT, .Lnext\@
+    jalr t0
+    FAIL_NO_TRAP \check
+.Lnext\@:
+.endm
+
 // Compare t5 with t6, fail `check` if they differ.
 .macro CHECK_T5_T6 check
     beq t5, t6, .Lcheck_ok\@
