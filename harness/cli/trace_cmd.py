@@ -205,13 +205,15 @@ class RowOutput:
                  locate: RowLocator | None = None) -> None:
         from ..inspect import make_console
         from ..inspect.calltable import CallsWriter
-        from ..trace.jsonl import write_jsonl
+        from ..trace.jsonl import RowsJsonl
 
         self.writer: TimelineWriter | CallsWriter | None = None
         self.sink: Callable[[list[FlowRow]], None]
         if args.format == "jsonl":
+            lines = RowsJsonl(out, harts, locate)
+
             def sink(rows: list[FlowRow]) -> None:
-                write_jsonl(rows, out, harts, locate)
+                lines.write(rows)
                 out.flush()
             self.sink = sink
             return

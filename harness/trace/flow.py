@@ -153,6 +153,7 @@ class FlowRow:
     pid: int | None = None    # the owner's process, when named (harness/trace/who.py)
     process: str = ""         # and its name
     tid: int | None = None    # the thread, when its process has several and it is known
+    record: bytes = b""       # the core's record of the event, when kept (a streamed row's)
 
     @property
     def who(self) -> str:

@@ -15,6 +15,13 @@ Each system call adds one line of kind "syscall" after the event that completes 
 `privlab run --trace-out FILE.jsonl` writes the events alone, each the line of
 `event_json` (harness/machine/events.py): JsonlWriter formats them from the core's
 records in C (jsonl.c), a batch at a time, byte for byte as json.dumps would.
+
+`privlab trace --format jsonl` writes rows (RowsJsonl): the C formats each row's
+event from its record as JsonlWriter does, and ends it with the members Python adds
+(owner, who, pid, tid, location, and the system-call line that follows), made once
+for each combination a run shows and reused: a trap-heavy run shows the same few
+processes and places on row after row. The lines are those of `row_json` and
+`syscall_json`, which make them one at a time (tests/trace check the two agree).
 """
 
 from __future__ import annotations
@@ -23,13 +30,16 @@ import ctypes
 import json
 import queue
 import threading
-from collections.abc import Iterable
+from array import array
+from collections.abc import Iterable, Sequence
+from json.encoder import encode_basestring_ascii
 from typing import IO, TYPE_CHECKING, Any
 
 from ..abi.csr import EXCEPTION_NAMES, INTERRUPT_NAMES, Priv, cause_name
 from ..machine.events import RECORD, decode, event_json
+from ..machine.rawevents import TRAP, XRET
 from .flow import FlowRow
-from .syscalls import SyscallRecord
+from .syscalls import NOTHING, SyscallRecord
 from .who import location
 
 if TYPE_CHECKING:
@@ -37,7 +47,7 @@ if TYPE_CHECKING:
 
     from ..kernelinfo.symbols import Location
 
-__all__ = ["LINE_MAX", "JsonlWriter", "row_json", "syscall_json", "write_jsonl"]
+__all__ = ["LINE_MAX", "JsonlWriter", "RowsJsonl", "row_json", "syscall_json", "write_jsonl"]
 
 LINE_MAX = 1024
 """Bytes a line of jsonl.c's can take at most: its keys, a dozen 20-digit numbers and
@@ -61,6 +71,25 @@ def _quoted(text: str) -> bytes:
     return out
 
 
+class _Table:
+    """The strings jsonl.c puts in a line, JSON-quoted once, from harness/abi (the
+    table only names the causes harness/abi names; a line with another is formatted
+    in Python). Holds the ctypes arrays the struct points into."""
+
+    def __init__(self) -> None:
+        codes = max(*EXCEPTION_NAMES, *INTERRUPT_NAMES) + 1
+        cause = [_quoted(cause_name(False, c)) if c in EXCEPTION_NAMES else None
+                 for c in range(codes)]
+        cause += [_quoted(cause_name(True, c)) if c in INTERRUPT_NAMES else None
+                  for c in range(codes)]
+        privs = {int(p): p for p in Priv}
+        letter = [_quoted(privs[v].letter) if v in privs else None for v in range(4)]
+        self._cause = (ctypes.c_char_p * len(cause))(*cause)
+        self._letter = (ctypes.c_char_p * 4)(*letter)
+        xret = (ctypes.c_char_p * 2)(_quoted("mret"), _quoted("sret"))
+        self.words = _Words(self._cause, codes, self._letter, xret)
+
+
 class JsonlWriter:
     """The events of a run as JSON Lines on `out` (a binary file), as the core hands
     them over: EventLog.subscribe_raw(JsonlWriter(out, harts).write). On a machine of
@@ -77,19 +106,8 @@ class JsonlWriter:
         self._out = out
         self._harts = harts
         self._format = load_trace_library().jsonl_format
-        codes = max(*EXCEPTION_NAMES, *INTERRUPT_NAMES) + 1
-        # The strings a line needs, JSON-quoted once here (the table only names the
-        # causes harness/abi names; a line with another is formatted in Python).
-        cause = [_quoted(cause_name(False, c)) if c in EXCEPTION_NAMES else None
-                 for c in range(codes)]
-        cause += [_quoted(cause_name(True, c)) if c in INTERRUPT_NAMES else None
-                  for c in range(codes)]
-        privs = {int(p): p for p in Priv}
-        letter = [_quoted(privs[v].letter) if v in privs else None for v in range(4)]
-        self._cause = (ctypes.c_char_p * len(cause))(*cause)
-        self._letter = (ctypes.c_char_p * 4)(*letter)
-        xret = (ctypes.c_char_p * 2)(_quoted("mret"), _quoted("sret"))
-        self._words = _Words(self._cause, codes, self._letter, xret)
+        self._table = _Table()
+        self._words = self._table.words
         self._buf = ctypes.create_string_buffer(0)
         self.lines = 0
         self._error: BaseException | None = None
@@ -171,18 +189,138 @@ def row_json(row: FlowRow, harts: int = 1,
     return out
 
 
+def _completes(row: FlowRow, call: SyscallRecord) -> bool:
+    """The call's line follows this row's: its return, or an ecall that never returns."""
+    return call.exit_seq == row.seq or (call.outcome == "noreturn" and call.entry_seq == row.seq)
+
+
 def write_jsonl(rows: Iterable[FlowRow], out: IO[str], harts: int = 1,
                 locate: Callable[[FlowRow], Location | None] | None = None) -> int:
     """Write the rows' events (and completed syscalls); returns the lines written. On
     a machine of several `harts`, each event names its `hart`; `locate` gives
     symbols for `location` (without it, or where none covers it, the address)."""
-    lines = 0
-    for row in rows:
-        out.write(json.dumps(row_json(row, harts, locate)) + "\n")
-        lines += 1
-        call = row.syscall
-        if call is not None and (call.exit_seq == row.seq or
-                                 (call.outcome == "noreturn" and call.entry_seq == row.seq)):
-            out.write(json.dumps(syscall_json(call)) + "\n")
-            lines += 1
-    return lines
+    writer = RowsJsonl(out, harts, locate)
+    writer.write(list(rows))
+    return writer.lines
+
+
+_U = Priv.U
+CACHED = 1 << 16
+"""Tails (and call texts) a RowsJsonl remembers before it starts over: a run shows a
+few hundred combinations of who and where; this bounds one that shows more."""
+
+
+class RowsJsonl:
+    """Rows of a trap flow as JSON Lines on `out` (a text file), batch after batch as
+    `privlab trace` hands them over: the lines of `row_json` and `syscall_json`, made
+    in bulk. Each row's event is formatted by jsonl.c from its record; the members
+    after it (who and where, and the system-call line its event completes) are made
+    once per combination and remembered."""
+
+    def __init__(self, out: IO[str], harts: int = 1,
+                 locate: Callable[[FlowRow], Location | None] | None = None) -> None:
+        from .library import load_trace_library
+
+        self._out = out
+        self._harts = harts
+        self._locate = locate
+        self._format = load_trace_library().jsonl_rows
+        self._table = _Table()
+        self._buf = ctypes.create_string_buffer(0)
+        self._tails: dict[tuple[int, int | None, int | None, bool, str], str] = {}
+        self._texts: dict[tuple[int, int, tuple[int, ...]], tuple[object, str]] = {}
+        self.lines = 0
+
+    def write(self, rows: Sequence[FlowRow]) -> None:
+        """Write these rows' lines (and the lines of the calls they complete)."""
+        locate, tails, cached = self._locate, self._tails, []
+        seqs = array("q")
+        records = []
+        calls = 0
+        for row in rows:
+            records.append(row.record or _record(row))
+            seqs.append(row.seq)
+            loc = location(row, locate)
+            key = (row.owner, row.pid, row.tid, row.priv_from is _U or row.priv_to is _U, loc)
+            tail = tails.get(key)
+            if tail is None:
+                if len(tails) >= CACHED:
+                    tails.clear()
+                tail = tails[key] = self._tail(row, loc)
+            call = row.syscall
+            if call is not None and _completes(row, call):
+                tail += self._call_line(call)
+                calls += 1
+            cached.append(tail)
+        self._lines(b"".join(records), seqs, cached)
+        self.lines += len(cached) + calls
+
+    @staticmethod
+    def _tail(row: FlowRow, loc: str) -> str:
+        """`, "owner": ..., "location": ...}` and the line's end: the members row_json
+        adds to the event's, as json.dumps writes them."""
+        more: dict[str, Any] = {"owner": row.owner, "who": row.who, "pid": row.pid}
+        if row.tid is not None:
+            more["tid"] = row.tid
+        more["location"] = loc
+        return ", " + json.dumps(more)[1:] + "\n"
+
+    def _call_line(self, call: SyscallRecord) -> str:
+        """syscall_json(call)'s line, its call text made once for calls alike (the
+        same number and arguments, nothing read from memory)."""
+        n = len(call.spec.args) if call.spec else len(call.args)
+        if call.inputs is NOTHING and call.outputs is NOTHING:
+            key = (call.number, call.xlen, call.args)
+            known = self._texts.get(key)
+            if known is None or known[0] is not call.spec:
+                if len(self._texts) >= CACHED:
+                    self._texts.clear()
+                known = self._texts[key] = (call.spec, encode_basestring_ascii(call.call_text()))
+            text = known[1]
+        else:
+            text = encode_basestring_ascii(call.call_text())
+        return (f'{{"kind": "syscall", "seq": {call.entry_seq}, '
+                f'"exit_seq": {_number(call.exit_seq)}, "instret": {call.entry_instret}, '
+                f'"number": {call.number}, "name": {encode_basestring_ascii(call.name)}, '
+                f'"args": [{", ".join(map(str, call.args[:n]))}], "call": {text}, '
+                f'"ret": {_number(call.ret)}, '
+                f'"outcome": {encode_basestring_ascii(call.outcome)}, '
+                f'"pid": {_number(call.pid)}}}\n')
+
+    def _lines(self, raw: bytes, seqs: array[int], tails: list[str]) -> None:
+        """Format the rows whose records are `raw` through jsonl.c, a row the C cannot
+        name in Python (as JsonlWriter does), and write them."""
+        size = RECORD.size
+        first = 0
+        while first < len(tails):
+            n = len(tails) - first
+            block = "\0".join(tails[first:]).encode("ascii")
+            need = n * LINE_MAX + len(block)
+            if len(self._buf) < need:
+                self._buf = ctypes.create_string_buffer(need)
+            done = ctypes.c_size_t()
+            address, _ = seqs.buffer_info()
+            written = self._format(raw[first * size:], n,
+                                   ctypes.c_void_p(address + first * seqs.itemsize),
+                                   self._harts, ctypes.byref(self._table.words), block,
+                                   self._buf, ctypes.byref(done))
+            self._out.write(ctypes.string_at(self._buf, written).decode("ascii"))
+            k = first + done.value
+            if k < len(tails):
+                ev = decode(raw, k * size, seqs[k])
+                line = json.dumps(event_json(ev, self._harts))
+                self._out.write(line[:-1] + tails[k])
+                k += 1
+            first = k
+
+
+def _number(v: int | None) -> str:
+    return "null" if v is None else str(v)
+
+
+def _record(row: FlowRow) -> bytes:
+    """The core's record of a row's event, for a row made without it (Flow.rows)."""
+    return RECORD.pack(row.instret, row.clock, row.cause, row.pc, row.tval, row.target,
+                       row.status_before, row.status_after, row.satp, *row.args,
+                       row.code, TRAP if row.is_trap else XRET, int(row.interrupt),
+                       int(row.priv_from), int(row.priv_to), row.hart)

@@ -42,6 +42,8 @@ def load_trace_library() -> ctypes.CDLL:
                              ctypes.POINTER(ctypes.c_int64)]),
         "jsonl_format": (ctypes.c_size_t, [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_int64,
                                            u32, vp, vp, ctypes.POINTER(ctypes.c_size_t)]),
+        "jsonl_rows": (ctypes.c_size_t, [ctypes.c_char_p, ctypes.c_size_t, vp, u32, vp,
+                                         ctypes.c_char_p, vp, ctypes.POINTER(ctypes.c_size_t)]),
     }
     for name, (restype, argtypes) in signatures.items():
         fn = getattr(lib, name)

@@ -156,7 +156,7 @@ class FlowStream:
                 bool(rec[INTERRUPT]), rec[CODE], rec[CAUSE], rec[EPC] if is_trap else rec[AT],
                 rec[PC], rec[TVAL], rec[SATP], rec[A0:A7 + 1], path_of(paths[i]), opened, root,
                 owners[i], call, note, rec[STATUS_BEFORE], rec[STATUS_AFTER], hart=rec[HART],
-                clock=rec[CLOCK]))
+                clock=rec[CLOCK], record=raw[i * size:(i + 1) * size]))
             if threaded:
                 threads.see(held[-1])
             self._depth = depths[i]
