@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib
 import os
 import sys
 from collections.abc import Sequence
@@ -22,29 +23,15 @@ from types import ModuleType
 
 from ..errors import BuildError, ExitStatus, PrivlabError
 from ..sigint import interrupts_exit, run_cleanups
-from . import (
-    build_cmd,
-    disk_cmd,
-    grade_cmd,
-    inspect_cmd,
-    lab_cmd,
-    pagetable_cmd,
-    qemu_cmd,
-    run_cmd,
-    step_cmd,
-    tour_cmd,
-    trace_cmd,
-    translate_cmd,
-)
 from .sessionargs import set_program, split_program
 
 __all__ = ["COMMANDS", "main"]
 
 # Every command, in `privlab --help` order: the two a newcomer needs first, then the
-# views of a run, then the tools around them.
-COMMANDS: tuple[ModuleType, ...] = (
-    run_cmd, build_cmd, tour_cmd, trace_cmd, inspect_cmd, step_cmd, pagetable_cmd,
-    translate_cmd, disk_cmd, qemu_cmd, lab_cmd, grade_cmd,
+# views of a run, then the tools around them. Command NAME lives in NAME_cmd.py.
+COMMANDS: tuple[str, ...] = (
+    "run", "build", "tour", "trace", "inspect", "step", "pagetable",
+    "translate", "disk", "qemu", "lab", "grade",
 )
 EXIT_BROKEN_PIPE = 141      # 128 + SIGPIPE: what `cat` exits with when its reader has gone
 
@@ -55,11 +42,19 @@ class _Parser(argparse.ArgumentParser):
         self.exit(ExitStatus.BAD_INPUT, f"privlab: {message}\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def command_module(name: str) -> ModuleType:
+    """The module of command `name` (one of COMMANDS)."""
+    return importlib.import_module(f"{__package__}.{name}_cmd")
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The whole command line; with `only` (a command's name), the parser of that
+    command alone: the one a run needs, without importing and registering the other
+    eleven (a tenth of `privlab run`'s start-up)."""
     parser = _Parser(prog="privlab", description="A RISC-V hart for teaching kernels.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    for command in COMMANDS:
-        command.register(sub)
+    for name in (only,) if only in COMMANDS else COMMANDS:
+        command_module(name).register(sub)
     return parser
 
 
@@ -67,8 +62,8 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
     """The command line as a Namespace: a command that boots a machine gets the words
     after `--user PROG` (or `--`) as the program's, unseen by argparse
     (harness/cli/sessionargs.py)."""
-    parser = build_parser()
     words = list(argv)
+    parser = build_parser(words[0] if words else None)
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     command = sub.choices.get(words[0]) if words else None
     if command is None or not command.get_default("takes_program"):

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from privlab.cli.main import COMMANDS, build_parser
+from privlab.cli.main import COMMANDS, build_parser, command_module
 from privlab.paths import REPO_ROOT
 
 HEAVY = ("rich", "elftools", "unicorn", "capstone", "privlab.machine.hart",
@@ -45,8 +45,7 @@ def test_a_commands_help_loads_no_heavy_module(command: str) -> None:
 def test_every_command_is_registered_with_a_function_to_run() -> None:
     parser = build_parser()
     sub = parser._subparsers._group_actions[0]  # type: ignore[union-attr]
-    assert list(sub.choices) == [m.__name__.rpartition(".")[2].removesuffix("_cmd")
-                                 for m in COMMANDS]
+    assert list(sub.choices) == list(COMMANDS)
     for name, command in sub.choices.items():
         inner = command._subparsers._group_actions[0].choices if command._subparsers \
             else {"": command}  # `lab list`, `lab handout`, ...: each sets its own
@@ -57,7 +56,8 @@ def test_every_command_is_registered_with_a_function_to_run() -> None:
 def test_the_command_table_names_every_command_module() -> None:
     """A *_cmd.py left out of COMMANDS would be a command nobody can run."""
     modules = {p.stem for p in (REPO_ROOT / "harness" / "cli").glob("*_cmd.py")}
-    assert {m.__name__.rpartition(".")[2] for m in COMMANDS} == modules
+    assert {f"{name}_cmd" for name in COMMANDS} == modules
+    assert all(command_module(name).__name__.endswith(f".{name}_cmd") for name in COMMANDS)
 
 
 def test_a_plain_run_reads_no_dwarf_and_no_package_metadata() -> None:

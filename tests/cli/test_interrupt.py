@@ -93,9 +93,9 @@ def test_ctrl_c_while_parsing_exits_130_with_one_line() -> None:
             "import privlab.cli.main\n"
             "m = sys.modules['privlab.cli.main']\n"
             "parser = m.build_parser\n"
-            "def interrupted():\n"
+            "def interrupted(only=None):\n"
             "    os.kill(os.getpid(), signal.SIGINT)\n"
-            "    return parser()\n"
+            "    return parser(only)\n"
             "m.build_parser = interrupted\n"
             "sys.exit(m.main())\n")
     assert_interrupted_quietly(code)
