@@ -1,11 +1,14 @@
 """A trace on disk: `privlab run --bios none --kernel ELF --trace-out FILE` on the
 1,000,000-ecall program (U -> S and sret back), every trap and xRET written to the
 trace file, as the core's records (FILE) and as JSON Lines (FILE.jsonl, formatted in C
-by harness/trace/jsonl.c), against QEMU 7.2 running the same ELF untraced, with its
-defaults and with -icount shift=0. Goal: each format at most 5x QEMU's defaults. Both
-sides are whole commands as a user types them, each with the same program at zero
-iterations subtracted (start-up). The CPU time of each (user + system, threads
-included) is printed too: on a machine other jobs share, wall times stretch.
+by harness/trace/jsonl.c), and `privlab trace --format jsonl -o FILE` (the rows of the
+trap flow: each event with who and where, and a line per system call; the C formats
+the events, harness/trace/jsonl.py's RowsJsonl adds the rest), against QEMU 7.2
+running the same ELF untraced, with its defaults and with -icount shift=0. Goal: each
+format at most 5x QEMU's defaults. Both sides are whole commands as a user types them,
+each with the same program at zero iterations subtracted (start-up). The CPU time of
+each (user + system, threads included) is printed too: on a machine other jobs share,
+wall times stretch.
 
     python benchmarks/trace_file.py [ITERATIONS]
 """
@@ -41,8 +44,15 @@ def privlab_command(elf: Path, out: Path) -> list[str]:
             str(elf), "--trace-out", str(out)]
 
 
-def privlab_run(elf: Path, out: Path) -> float:
-    took, proc = time_command(privlab_command(elf, out))
+def trace_command(elf: Path, out: Path) -> list[str]:
+    """`privlab trace --format jsonl`, its budget large enough for the whole run."""
+    return [sys.executable, "-m", "privlab", "trace", "--format", "jsonl", "-o", str(out),
+            "--max-insns", "100000000000", "--bios", "none", "--kernel", str(elf)]
+
+
+def privlab_run(elf: Path, out: Path,
+                command: Callable[[Path, Path], list[str]] = privlab_command) -> float:
+    took, proc = time_command(command(elf, out))
     if proc.returncode != 0:
         sys.exit(f"privlab run failed ({proc.returncode}): {proc.stderr.decode()}")
     return took
@@ -55,14 +65,15 @@ def cpu_per_trap(work: Path, empty: Path, n: int, tmp: Path) -> None:
         return (min(cpu_command(cmd(work)) for _ in range(3)) -
                 min(cpu_command(cmd(empty)) for _ in range(3))) / n * 1e6
     rows = [("privlab --trace-out t.trace", best(lambda e: privlab_command(e, tmp / "c.trace"))),
-            ("privlab --trace-out t.jsonl", best(lambda e: privlab_command(e, tmp / "c.jsonl")))]
+            ("privlab --trace-out t.jsonl", best(lambda e: privlab_command(e, tmp / "c.jsonl"))),
+            ("privlab trace --format jsonl", best(lambda e: trace_command(e, tmp / "r.jsonl")))]
     if shutil.which("qemu-system-riscv64") is not None:
         rows += [(QEMU_DEFAULT, best(lambda e: qemu_bare_command(e, False))),
                  (QEMU_ICOUNT, best(lambda e: qemu_bare_command(e, True)))]
     print("CPU time per round trip (user + system, start-up subtracted)")
     for name, us in rows:
-        ratios = "" if len(rows) < 4 or name.startswith("QEMU") else \
-            f"  privlab/QEMU = {us / rows[2][1]:.2f}x defaults, {us / rows[3][1]:.2f}x -icount"
+        ratios = "" if len(rows) < 5 or name.startswith("QEMU") else \
+            f"  privlab/QEMU = {us / rows[3][1]:.2f}x defaults, {us / rows[4][1]:.2f}x -icount"
         print(f"  {name:<28} {us:6.3f} us{ratios}")
 
 
@@ -88,12 +99,22 @@ def main() -> int:
         lines = sum(1 for _ in jsonl.open("rb"))
         assert lines == events, f"{lines} lines in the JSON Lines file, {events} events"
         print(f"{lines} JSON lines in {jsonl.stat().st_size / 1e6:.0f} MB")
+        rows = Path(tmp) / "rows.jsonl"
+        ours_rows = best_of(3, lambda: privlab_run(work, rows, trace_command)) - \
+            best_of(3, lambda: privlab_run(empty, rows, trace_command))
+        privlab_run(work, rows, trace_command)
+        shown = sum(1 for _ in rows.open("rb"))
+        # every event, and a line for each of the n system calls its ecalls make
+        assert shown == events + n, f"{shown} lines from privlab trace, {events} events"
+        print(f"{shown} JSON lines from privlab trace in {rows.stat().st_size / 1e6:.0f} MB")
         cpu_per_trap(work, empty, n, Path(tmp))
     theirs = qemu_reference(work, empty)
     missed = report(f"trap round trip to a trace file, {n} U->S ecalls with sret", ours,
                     theirs, GOAL, "us/trap", n)
     missed |= report(f"trap round trip to a JSON Lines file (--trace-out t.jsonl), {n} U->S "
                      "ecalls with sret", ours_jsonl, theirs, GOAL, "us/trap", n)
+    missed |= report(f"trap round trip shown as JSON Lines rows (privlab trace --format jsonl), "
+                     f"{n} U->S ecalls with sret", ours_rows, theirs, GOAL, "us/trap", n)
     return missed
 
 
