@@ -228,7 +228,7 @@ class RowsJsonl:
         self._table = _Table()
         self._buf = ctypes.create_string_buffer(0)
         self._tails: dict[tuple[int, int | None, int | None, bool, str], str] = {}
-        self._texts: dict[tuple[int, int, tuple[int, ...]], tuple[object, str]] = {}
+        self._calls: dict[tuple[int, int, tuple[int, ...]], tuple[object, str, str, str]] = {}
         self.lines = 0
 
     def write(self, rows: Sequence[FlowRow]) -> None:
@@ -240,7 +240,9 @@ class RowsJsonl:
         for row in rows:
             records.append(row.record or _record(row))
             seqs.append(row.seq)
-            loc = location(row, locate)
+            where = locate(row) if locate is not None else None
+            loc = where.name if where is not None and where.symbol is not None else \
+                f"{row.pc if row.is_trap else row.target:#x}"     # as location() writes it
             key = (row.owner, row.pid, row.tid, row.priv_from is _U or row.priv_to is _U, loc)
             tail = tails.get(key)
             if tail is None:
@@ -266,26 +268,26 @@ class RowsJsonl:
         return ", " + json.dumps(more)[1:] + "\n"
 
     def _call_line(self, call: SyscallRecord) -> str:
-        """syscall_json(call)'s line, its call text made once for calls alike (the
-        same number and arguments, nothing read from memory)."""
-        n = len(call.spec.args) if call.spec else len(call.args)
-        if call.inputs is NOTHING and call.outputs is NOTHING:
-            key = (call.number, call.xlen, call.args)
-            known = self._texts.get(key)
-            if known is None or known[0] is not call.spec:
-                if len(self._texts) >= CACHED:
-                    self._texts.clear()
-                known = self._texts[key] = (call.spec, encode_basestring_ascii(call.call_text()))
-            text = known[1]
-        else:
-            text = encode_basestring_ascii(call.call_text())
-        return (f'{{"kind": "syscall", "seq": {call.entry_seq}, '
-                f'"exit_seq": {_number(call.exit_seq)}, "instret": {call.entry_instret}, '
-                f'"number": {call.number}, "name": {encode_basestring_ascii(call.name)}, '
-                f'"args": [{", ".join(map(str, call.args[:n]))}], "call": {text}, '
-                f'"ret": {_number(call.ret)}, '
-                f'"outcome": {encode_basestring_ascii(call.outcome)}, '
-                f'"pid": {_number(call.pid)}}}\n')
+        """syscall_json(call)'s line. What calls alike share (the same number and
+        arguments, nothing read from memory: the name, the arguments and the call's
+        text, JSON-encoded) is made once."""
+        key = (call.number, call.xlen, call.args)
+        known = self._calls.get(key) \
+            if call.inputs is NOTHING and call.outputs is NOTHING else None
+        if known is None or known[0] is not call.spec:
+            n = len(call.spec.args) if call.spec else len(call.args)
+            known = (call.spec, encode_basestring_ascii(call.name),
+                     ", ".join(map(str, call.args[:n])),
+                     encode_basestring_ascii(call.call_text()))
+            if call.inputs is NOTHING and call.outputs is NOTHING:
+                if len(self._calls) >= CACHED:
+                    self._calls.clear()
+                self._calls[key] = known
+        exit_seq, ret, pid = call.exit_seq, call.ret, call.pid
+        return _CALL % (call.entry_seq, "null" if exit_seq is None else exit_seq,
+                        call.entry_instret, call.number, known[1], known[2], known[3],
+                        "null" if ret is None else ret,
+                        encode_basestring_ascii(call.outcome), "null" if pid is None else pid)
 
     def _lines(self, raw: bytes, seqs: array[int], tails: list[str]) -> None:
         """Format the rows whose records are `raw` through jsonl.c, a row the C cannot
@@ -314,8 +316,9 @@ class RowsJsonl:
             first = k
 
 
-def _number(v: int | None) -> str:
-    return "null" if v is None else str(v)
+_CALL = ('{"kind": "syscall", "seq": %d, "exit_seq": %s, "instret": %d, "number": %d, '
+         '"name": %s, "args": [%s], "call": %s, "ret": %s, "outcome": %s, "pid": %s}\n')
+"""syscall_json's line, as json.dumps writes it (%d: an int as int.__repr__ does)."""
 
 
 def _record(row: FlowRow) -> bytes:

@@ -82,6 +82,10 @@ class FlowStream:
         self.pid = pid
         self.satp = satp
         self._roots = roots
+        # Without a filter every row is shown (and _passes keeps no state worth keeping).
+        self._filtered = (pid is not None or satp is not None or bool(filt.causes) or
+                          bool(filt.syscalls) or filt.seq != (None, None) or
+                          filt.instret != (None, None))
         self._clock = clock
         self._held: list[FlowRow] = []
         self._held_since = 0.0
@@ -155,8 +159,8 @@ class FlowStream:
                 seq, rec[INSTRET], is_trap, _PRIVS[rec[FROM]], _PRIVS[rec[TO]],
                 bool(rec[INTERRUPT]), rec[CODE], rec[CAUSE], rec[EPC] if is_trap else rec[AT],
                 rec[PC], rec[TVAL], rec[SATP], rec[A0:A7 + 1], path_of(paths[i]), opened, root,
-                owners[i], call, note, rec[STATUS_BEFORE], rec[STATUS_AFTER], hart=rec[HART],
-                clock=rec[CLOCK], record=raw[i * size:(i + 1) * size]))
+                owners[i], call, note, rec[STATUS_BEFORE], rec[STATUS_AFTER], "", rec[HART],
+                rec[CLOCK], None, "", None, raw[i * size:(i + 1) * size]))
             if threaded:
                 threads.see(held[-1])
             self._depth = depths[i]
@@ -226,7 +230,7 @@ class FlowStream:
                 for seq in [seq for seq in signals if seq <= rows[-1].seq]:
                     del signals[seq]
         self._name(rows)
-        shown = [row for row in rows if self._passes(row)]
+        shown = [row for row in rows if self._passes(row)] if self._filtered else rows
         for row in shown:
             call = row.syscall
             if call is not None and row.is_trap:
