@@ -8,6 +8,9 @@ Goals: first row within 1 s, peak RSS at most 200 MB, at most 2x `run --trace-ou
 
     python benchmarks/trace_stream.py [--program PROG] [--format text|calls|jsonl]
 
+(`--format jsonl` is the rows as JSON Lines, formatted in bulk: harness/trace/jsonl.py's
+RowsJsonl. benchmarks/trace_file.py times the same on a million traps, in us a trap.)
+
 Each command runs once as a whole process, its output read from a pipe as fast as it
 comes (the trace) or sent to /dev/null; the peak RSS is the child's (wait4). The
 trace gets a budget large enough for the whole run, as `run` has none.
@@ -93,7 +96,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"privlab trace --format {args.format} --user {args.program}: "
           f"{trace.lines} lines ({events} events), exit {trace.status}")
     print(f"  first row   {first:7.2f} s   (goal <= {FIRST_ROW} s)")
-    print(f"  whole run   {trace.seconds:7.2f} s")
+    print(f"  whole run   {trace.seconds:7.2f} s   ({trace.seconds / max(events, 1) * 1e6:.2f} us "
+          f"an event, start-up included)")
     print(f"  peak RSS    {trace.peak_mb:7.0f} MB  (goal <= {MEMORY} MB)")
     print(f"privlab run --trace-out FILE: {run.seconds:7.2f} s, peak RSS {run.peak_mb:.0f} MB")
     print(f"privlab run --trace-out FILE.jsonl: {jsonl.seconds:7.2f} s "
