@@ -200,8 +200,18 @@ def write_jsonl(rows: Iterable[FlowRow], out: IO[str], harts: int = 1,
     a machine of several `harts`, each event names its `hart`; `locate` gives
     symbols for `location` (without it, or where none covers it, the address)."""
     writer = RowsJsonl(out, harts, locate)
-    writer.write(list(rows))
+    batch: list[FlowRow] = []
+    for row in rows:                 # a batch at a time: `rows` may be a whole long run
+        batch.append(row)
+        if len(batch) == BATCH:
+            writer.write(batch)
+            batch = []
+    writer.write(batch)
     return writer.lines
+
+
+BATCH = 4096
+"""Rows write_jsonl formats at a time."""
 
 
 _U = Priv.U

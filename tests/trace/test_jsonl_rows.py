@@ -19,7 +19,7 @@ from privlab.abi.csr import Exc, Priv, encode_cause
 from privlab.cli.main import main
 from privlab.trace import jsonl
 from privlab.trace.flow import FlowRow
-from privlab.trace.jsonl import RowsJsonl, row_json, syscall_json
+from privlab.trace.jsonl import RowsJsonl, row_json, syscall_json, write_jsonl
 from privlab.trace.syscalls import CallSpec, SyscallRecord
 
 
@@ -131,6 +131,8 @@ def test_a_row_is_not_formatted_by_json_dumps_once_its_combination_was_seen(
     monkeypatch.setattr(jsonl.json, "dumps", real)
     assert out.getvalue() == reference(rows, 1, None)
     assert '"location": "0x1004"}' in out.getvalue().splitlines()[1]
+    whole = io.StringIO()           # write_jsonl: the same, any number of rows
+    assert write_jsonl(iter(rows), whole) == 9000 and whole.getvalue() == out.getvalue()
 
 
 def test_a_cause_harness_abi_does_not_name_is_formatted_in_python_between_rows() -> None:
