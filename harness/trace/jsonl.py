@@ -299,6 +299,17 @@ class RowsJsonl:
                         "null" if ret is None else ret,
                         encode_basestring_ascii(call.outcome), "null" if pid is None else pid)
 
+    def _put(self, size: int) -> None:
+        """Write the first `size` bytes of the buffer (ASCII: JSON's escapes): to the
+        binary file beneath a text file when there is one (the text layer flushed
+        first, to keep the order), without decoding them and encoding them again."""
+        binary = getattr(self._out, "buffer", None)
+        if binary is not None:
+            self._out.flush()
+            binary.write(memoryview(self._buf)[:size])
+        else:
+            self._out.write(ctypes.string_at(self._buf, size).decode("ascii"))
+
     def _lines(self, raw: bytes, seqs: array[int], tails: list[str]) -> None:
         """Format the rows whose records are `raw` through jsonl.c, a row the C cannot
         name in Python (as JsonlWriter does), and write them."""
@@ -316,7 +327,7 @@ class RowsJsonl:
                                    ctypes.c_void_p(address + first * seqs.itemsize),
                                    self._harts, ctypes.byref(self._table.words), block,
                                    self._buf, ctypes.byref(done))
-            self._out.write(ctypes.string_at(self._buf, written).decode("ascii"))
+            self._put(written)
             k = first + done.value
             if k < len(tails):
                 ev = decode(raw, k * size, seqs[k])
