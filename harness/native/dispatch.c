@@ -28,6 +28,7 @@
  * page of their own, followed by a jump back into the helper.
  */
 #define _GNU_SOURCE
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -70,6 +71,8 @@ struct list_item {
 
 static tracecode_fn unicorn_tracecode = helper_uc_tracecode;   /* the original */
 static int dispatch_state;   /* 0 not tried, 1 installed, -1 left as Unicorn's */
+
+static void inline_install(void);
 
 #if defined(__x86_64__)   /* the patch below is x86-64 code */
 static uint64_t fnv1a(const uint8_t *p, size_t n)
@@ -129,6 +132,8 @@ void dispatch_install(void)
     __builtin___clear_cache((char *)fn, (char *)fn + PATCHED_BYTES);
     dispatch_state = 1;
 #endif
+    if (dispatch_state > 0)
+        inline_install();
 }
 
 bool dispatch_installed(void)
@@ -187,4 +192,343 @@ void core_tracecode(int32_t size, uint32_t index, void *uc, int64_t address)
         return;
     }
     unicorn_tracecode(size, index, uc, address);
+}
+
+/*
+ * Counting inside translated code.
+ *
+ * With one block hook, Unicorn 2.1.4 plants no call to helper_uc_tracecode in a
+ * block: uc_add_inline_hook has the translated code call the hook's callback
+ * (on_block) directly. That call, and the helper_check_exit_request call every block
+ * then starts with (gen_tb_start), were still about two fifths of the host's time in
+ * a compute-bound guest (dhrystone: on_block 33%, the check 6%). Yet almost every
+ * block entry does the same few things: add the block's instruction count to instret
+ * and note which block runs (hooks.c on_block's fast paths), because nothing is due.
+ *
+ * So for a core's RV64 engine the call to on_block is replaced, while Unicorn
+ * translates, by TCG code that does exactly that when it may, and calls the hook
+ * otherwise. Each translated block gets a slot (struct inl_slot) saying what to count:
+ * empty until the block first runs through the hook, filled then from what on_block
+ * found (hooks.c: blk, blk_count), and valid while the hart's xlat_epoch and
+ * inline_epoch are what they were then (icount.c moves inline_epoch when it retires a
+ * block_info a slot names). The block's code counts by itself only when:
+ *   - its slot is valid (same epochs);
+ *   - instret has not reached the deadline (so no interrupt, budget, poll or resume is
+ *     due: hooks.c deadline_reached would be called);
+ *   - no stop is asked for (stop_reason: the host's and the devices' requests, and
+ *     every uc_emu_stop the core makes, request_stop, which is what Unicorn's exit
+ *     request, looked at by the dropped helper_check_exit_request, comes from);
+ *   - HTIF is off (on_block reads the tohost word at every block entry), and no
+ *     trigger pass is pending (on_block ends it at the next block).
+ * Otherwise the block calls block_slow, which calls on_block as Unicorn would have,
+ * fills the slot, and then makes the exit-request check the block would have made.
+ * Either way the same instret, blk_* and deadline decisions result, at the same
+ * instruction boundaries: only the host's route to them changes.
+ * A single step or an exact budget never meets a valid slot: slots are filled only
+ * outside them, a step after a run flushes Unicorn's translations (Machine.step), and
+ * an exact budget moves xlat_epoch (Machine.run's hart.sync()). A satp the core has
+ * not re-read yet (satp_stale) changes no block's count: the block Unicorn runs is the
+ * one its own lookup found for the current satp.
+ *
+ * The translator is reached through libunicorn's PLT: translator_loop (to know which
+ * block is being translated, and its size once done) and tcg_gen_callN (where the
+ * call to on_block and the exit check are generated). TCG's own generators, exported
+ * by libunicorn, emit the code; the opcode numbers below are QEMU 5.0's tcg-opc.h as
+ * Unicorn 2.1.4 builds it, so all this is on only with the pinned wheel's helper
+ * (dispatch_installed: the fingerprint above) and never in portable mode. Slots come
+ * from one ring for the process; a block whose slot was reused for a newer one is
+ * translated again (a new slot) the next time it runs.
+ */
+#define TCG_TYPE_I64 1
+#define TCG_COND_ALWAYS 1
+#define TCG_COND_GEU 5
+#define TCG_COND_NE 9
+enum {   /* QEMU 5.0 include/tcg/tcg-opc.h, in order, as Unicorn 2.1.4 builds it */
+    OP_SET_LABEL = 1,
+    OP_LD32U_I64 = 71,
+    OP_LD_I64 = 73,
+    OP_ST_I64 = 77,
+    OP_ADD_I64 = 78,
+    OP_OR_I64 = 88,
+    OP_XOR_I64 = 89,
+};
+#define INL_SLOTS 65536           /* the ring of slots, a power of two */
+#define INL_INVALID UINT64_MAX
+
+typedef uintptr_t tcg_arg;        /* TCGArg: a TCGTemp * or TCGLabel * or a constant */
+
+void *tcg_temp_new_internal_riscv64(void *s, int type, bool local);
+void tcg_temp_free_internal_riscv64(void *s, void *temp);
+void *tcg_const_i64_riscv64(void *s, int64_t v);
+void *tcg_const_i32_riscv64(void *s, int32_t v);
+void *gen_new_label_riscv64(void *s);
+void tcg_gen_op1_riscv64(void *s, int opc, tcg_arg a);
+void tcg_gen_op3_riscv64(void *s, int opc, tcg_arg a, tcg_arg b, tcg_arg c);
+void tcg_gen_brcondi_i64_riscv64(void *s, int cond, void *arg, int64_t imm, void *label);
+void tcg_gen_setcond_i64_riscv64(void *s, int cond, void *ret, void *a, void *b);
+void tcg_gen_callN_riscv64(void *s, void *func, void *ret, int nargs, void **args);
+void uc_add_inline_hook_riscv64(void *uc, void *hk, void **args, int nargs);
+void translator_loop_riscv64(const void *ops, void *db, void *cpu, void *tb, int max_insns);
+void helper_check_exit_request_riscv64(void *uc, uint32_t in_delay_slot);
+
+/* What a block's code counts, once on_block has looked it up. */
+struct inl_slot {
+    uint64_t key;                 /* xlat_epoch | inline_epoch << 32 when valid */
+    uint64_t count;               /* added to instret */
+    uint64_t start;               /* blk_start; the block's pc from translation on */
+    uint32_t size, count32;       /* blk_size, blk_count, stored as one word */
+    const struct block_info *b;   /* blk */
+    uint32_t tag;                 /* the translation it belongs to */
+};
+
+_Static_assert(offsetof(hart, inline_epoch) == offsetof(hart, xlat_epoch) + 4,
+               "the slot key is read as one word");
+_Static_assert(offsetof(hart, blk_count) == offsetof(hart, blk_size) + 4,
+               "blk_size and blk_count are stored as one word");
+_Static_assert(offsetof(struct inl_slot, count32) == offsetof(struct inl_slot, size) + 4,
+               "the slot's size and count are read as one word");
+
+static struct inl_slot *ring;
+static uint64_t serial;           /* slots handed out since the process started */
+static int inline_state;          /* 0 not tried, 1 on, -1 off */
+static uint64_t emitted, slow_calls;
+
+/* The translation under way (translate64), for tcg_gen_callN's calls. */
+static struct {
+    hart *h;
+    void *cpu;
+    const uint64_t *tb;           /* TranslationBlock: pc first, size at TB_SIZE_OFFSET */
+    struct inl_slot *slot;
+    bool skip_exit_check;
+} cur;
+
+#define TB_SIZE_OFFSET 20         /* TranslationBlock: pc, cs_base, flags, then uint16_t size */
+
+/* The temps one block's code uses, freed together at its end. */
+struct emitter {
+    void *s;
+    void *temps[40];
+    unsigned n;
+};
+
+static void *keep(struct emitter *e, void *t)
+{
+    e->temps[e->n++] = t;
+    return t;
+}
+
+static void *as_tcgv(const struct emitter *e, void *t)   /* TCGTemp * -> TCGv */
+{
+    return (void *)((char *)t - (char *)e->s);
+}
+
+static void *temp(struct emitter *e)
+{
+    return keep(e, tcg_temp_new_internal_riscv64(e->s, TCG_TYPE_I64, false));
+}
+
+static void *constant(struct emitter *e, uint64_t v)
+{
+    return keep(e, (char *)e->s + (uintptr_t)tcg_const_i64_riscv64(e->s, (int64_t)v));
+}
+
+static void *load(struct emitter *e, int opc, void *base, size_t off)
+{
+    void *t = temp(e);
+    tcg_gen_op3_riscv64(e->s, opc, (tcg_arg)t, (tcg_arg)base, (tcg_arg)off);
+    return t;
+}
+
+static void store(struct emitter *e, int opc, void *v, void *base, size_t off)
+{
+    tcg_gen_op3_riscv64(e->s, opc, (tcg_arg)v, (tcg_arg)base, (tcg_arg)off);
+}
+
+static void *op(struct emitter *e, int opc, void *a, void *b)
+{
+    void *t = temp(e);
+    tcg_gen_op3_riscv64(e->s, opc, (tcg_arg)t, (tcg_arg)a, (tcg_arg)b);
+    return t;
+}
+
+static void set_label(struct emitter *e, void *label)
+{
+    *(uint32_t *)label |= 1;   /* TCGLabel.present, its first bit */
+    tcg_gen_op1_riscv64(e->s, OP_SET_LABEL, (tcg_arg)label);
+}
+
+/* The call in the slow path: to block_slow, registered with TCG as Unicorn registers
+ * an inline hook's callback (uc_add_inline_hook: a struct hook read for its type and
+ * callback only). */
+static void block_slow(uc_engine *uc, uint64_t pc, uint32_t tag, void *user);
+
+static void call_block_slow(struct emitter *e, void *uc, uint64_t pc, uint32_t tag,
+                            struct inl_slot *slot)
+{
+    uint8_t hook[HOOK_USER_DATA + sizeof(void *)] = {0};
+    int type = UC_HOOK_BLOCK;
+    void *cb = (void *)block_slow;
+    memcpy(hook, &type, sizeof type);
+    memcpy(hook + HOOK_CALLBACK, &cb, sizeof cb);
+    memcpy(hook + HOOK_USER_DATA, &slot, sizeof slot);
+    void *args[4] = {constant(e, (uintptr_t)uc), constant(e, pc),
+                     keep(e, (char *)e->s + (uintptr_t)tcg_const_i32_riscv64(e->s, (int32_t)tag)),
+                     constant(e, (uintptr_t)slot)};
+    uc_add_inline_hook_riscv64(uc, hook, args, 4);
+}
+
+static void call_exit_check(struct emitter *e, void *uc)
+{
+    void *args[2] = {constant(e, (uintptr_t)uc),
+                     keep(e, (char *)e->s + (uintptr_t)tcg_const_i32_riscv64(e->s, 0))};
+    tcg_gen_callN_riscv64(e->s, (void *)helper_check_exit_request_riscv64, NULL, 2, args);
+}
+
+#define HART_FIELD(f) offsetof(hart, f)
+
+/* In place of the call to on_block: the block counts itself when it may (above). */
+static bool emit_count(void *s, hart *h)
+{
+    if (!ring)
+        return false;
+    uint64_t n = serial++;
+    struct inl_slot *slot = &ring[n & (INL_SLOTS - 1)];
+    *slot = (struct inl_slot){.key = INL_INVALID, .start = cur.tb[0], .tag = (uint32_t)n};
+    cur.slot = slot;
+
+    struct emitter e = {.s = s};
+    void *slow = gen_new_label_riscv64(s), *done = gen_new_label_riscv64(s);
+    /* Is anything due? One branch on the OR of every reason to call the hook. */
+    void *hp = constant(&e, (uintptr_t)h), *sp = constant(&e, (uintptr_t)slot);
+    void *bad = op(&e, OP_XOR_I64, load(&e, OP_LD_I64, sp, offsetof(struct inl_slot, key)),
+                   load(&e, OP_LD_I64, hp, HART_FIELD(xlat_epoch)));
+    bad = op(&e, OP_OR_I64, bad, load(&e, OP_LD32U_I64, hp, HART_FIELD(s.stop_reason)));
+    bad = op(&e, OP_OR_I64, bad, load(&e, OP_LD_I64, hp, HART_FIELD(tohost)));
+    bad = op(&e, OP_OR_I64, bad, load(&e, OP_LD32U_I64, hp, HART_FIELD(trig_skip)));
+    void *due = temp(&e);
+    tcg_gen_setcond_i64_riscv64(s, TCG_COND_GEU, as_tcgv(&e, due),
+                                as_tcgv(&e, load(&e, OP_LD_I64, hp, HART_FIELD(s.instret))),
+                                as_tcgv(&e, load(&e, OP_LD_I64, hp, HART_FIELD(deadline))));
+    bad = op(&e, OP_OR_I64, bad, due);
+    tcg_gen_brcondi_i64_riscv64(s, TCG_COND_NE, as_tcgv(&e, bad), 0, slow);
+
+    /* Nothing due: on_block's fast path, from the slot (temps die at a branch, so the
+     * pointers are loaded again). */
+    hp = constant(&e, (uintptr_t)h);
+    sp = constant(&e, (uintptr_t)slot);
+    void *instret = load(&e, OP_LD_I64, hp, HART_FIELD(s.instret));
+    store(&e, OP_ST_I64, op(&e, OP_ADD_I64, instret,
+                            load(&e, OP_LD_I64, sp, offsetof(struct inl_slot, count))),
+          hp, HART_FIELD(s.instret));
+    store(&e, OP_ST_I64, instret, hp, HART_FIELD(blk_instret));
+    store(&e, OP_ST_I64, load(&e, OP_LD_I64, sp, offsetof(struct inl_slot, start)), hp,
+          HART_FIELD(blk_start));
+    store(&e, OP_ST_I64, load(&e, OP_LD_I64, sp, offsetof(struct inl_slot, size)), hp,
+          HART_FIELD(blk_size));
+    store(&e, OP_ST_I64, load(&e, OP_LD_I64, sp, offsetof(struct inl_slot, b)), hp,
+          HART_FIELD(blk));
+    tcg_gen_brcondi_i64_riscv64(s, TCG_COND_ALWAYS, as_tcgv(&e, instret), 0, done);
+
+    /* Something due: the hook, then the exit check the block would have begun with. */
+    set_label(&e, slow);
+    call_block_slow(&e, h->uc, cur.tb[0], (uint32_t)n, slot);
+    call_exit_check(&e, h->uc);
+    set_label(&e, done);
+    for (unsigned i = 0; i < e.n; i++)
+        tcg_temp_free_internal_riscv64(s, e.temps[i]);
+    emitted++;
+    return true;
+}
+
+/* A block whose code found something due (or its slot empty). */
+static void block_slow(uc_engine *uc, uint64_t pc, uint32_t tag, void *user)
+{
+    struct inl_slot *slot = user;
+    hart *h = hart_of_engine(uc);
+    slow_calls++;
+    if (!h)
+        return;
+    if (slot->tag != tag) {
+        /* The slot went to a newer block: have this one translated again, with a slot
+         * of its own, before it runs (as on_block does for new code hooks). */
+        uc_ctl_remove_cache(h->uc, pc, pc + 1);
+        set_reg(h, UC_RISCV_REG_PC, pc);
+        h->blk = NULL;
+        return;
+    }
+    on_block(uc, pc, slot->size, h);
+    /* The slot may say what on_block's fast paths would do for this block while the
+     * epochs stay: it looked the block up in this epoch (blk_epoch), and the block's
+     * count is not checked against an exact budget. */
+    if (h->blk && h->blk_start == pc && h->blk_size == slot->size &&
+        h->blk_epoch == h->xlat_epoch && !h->s.budget_exact && !h->s.step) {
+        uint64_t key = h->xlat_epoch | (uint64_t)h->inline_epoch << 32;
+        if (key == INL_INVALID)
+            return;
+        slot->count = h->blk_count;
+        slot->count32 = h->blk_count;
+        slot->b = h->blk;
+        ((struct block_info *)h->blk)->inlined = true;
+        slot->key = key;
+    }
+}
+
+static void translate64(const void *ops, void *db, void *cpu, void *tb, int max_insns)
+{
+    hart *h = hart_of_cpu(cpu);
+    cur.h = h && h->s.xlen == 64 && h->env ? h : NULL;
+    cur.cpu = cpu;
+    cur.tb = tb;
+    cur.slot = NULL;
+    cur.skip_exit_check = false;
+    translator_loop_riscv64(ops, db, cpu, tb, max_insns);
+    if (cur.slot) {
+        uint16_t size;
+        memcpy(&size, (const uint8_t *)tb + TB_SIZE_OFFSET, sizeof size);
+        cur.slot->size = size;
+    }
+    cur.h = NULL;
+    cur.slot = NULL;
+}
+
+static void callN64(void *s, void *func, void *ret, int nargs, void **args)
+{
+    if (func == (void *)on_block && cur.h && !cur.slot && nargs == 4 &&
+        exitcheck_engine(s, true) == (void *)cur.h->uc && emit_count(s, cur.h)) {
+        cur.skip_exit_check = true;   /* the next call is gen_tb_start's exit check */
+        return;
+    }
+    if (cur.skip_exit_check) {
+        cur.skip_exit_check = false;
+        if (func == (void *)helper_check_exit_request_riscv64)
+            return;   /* the code above makes it, where it must be made */
+    }
+    tcg_gen_callN_riscv64(s, func, ret, nargs, args);
+}
+
+/* Once per process, from dispatch_install once its patch is in. */
+static void inline_install(void)
+{
+    if (inline_state)
+        return;
+    inline_state = -1;
+    if (!dispatch_installed())
+        return;
+    ring = calloc(INL_SLOTS, sizeof *ring);
+    if (!ring)
+        return;
+    if (!plt_patch("translator_loop_riscv64", (void *)translate64))
+        return;
+    if (!plt_patch("tcg_gen_callN_riscv64", (void *)callN64)) {
+        plt_patch("translator_loop_riscv64", (void *)translator_loop_riscv64);
+        return;
+    }
+    inline_state = 1;
+}
+
+/* Blocks given code that counts by itself (slow: calls to the hook from such code),
+ * since the process started. */
+uint64_t dispatch_inline_count(bool slow)
+{
+    return slow ? slow_calls : emitted;
 }

@@ -93,6 +93,7 @@ struct block_info {
     uint16_t hookable;    /* instructions in it that need a code hook */
     uint16_t nl0;         /* L0 entries made for it (icount.c), up to L0_REFS recorded */
     uint16_t l0[L0_REFS]; /* which L0 slots they are, so retiring it clears just those */
+    bool inlined;         /* dispatch.c: translated code may count it without a call */
     uint64_t starts[4];   /* first 256 parcels; longer blocks are re-decoded */
 };
 
@@ -180,6 +181,7 @@ struct hart {
     uint32_t stlb_gen;
     struct l0_entry l0[L0_SLOTS];
     uint32_t xlat_epoch;          /* bumped when any virtual->block mapping may change */
+    uint32_t inline_epoch;        /* dispatch.c: bumped when an inlined block_info is retired */
 
     /* The interrupt-enable state, kept here because every write to it goes through
      * csrops.c; Unicorn's own copies are written too but never decide anything. */
@@ -359,6 +361,7 @@ void hpm_retarget(hart *h, unsigned i, uint64_t event, uint64_t inhibit);
 void dispatch_install(void);
 bool dispatch_installed(void);
 void core_tracecode(int32_t size, uint32_t index, void *uc, int64_t address);
+uint64_t dispatch_inline_count(bool slow);
 
 /* exitcheck.c */
 void exitcheck_install(void);

@@ -4,7 +4,8 @@
  *
  *   on_block    every translated block, on entry: deterministic time (instret), the
  *               timer/budget deadline, stop requests, and first-sight decoding that
- *               plants code hooks (icount.c)
+ *               plants code hooks (icount.c); an RV64 core's blocks count themselves
+ *               in translated code and call it only when something is due (dispatch.c)
  *   on_code     exact-address hooks on CSR/xRET/wfi/fence instructions and debugger
  *               breakpoints; one hook per address, so their order is ours
  *   on_intr     every synchronous exception Unicorn raises (ecall, faults, illegal);
