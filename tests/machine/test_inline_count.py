@@ -115,3 +115,36 @@ def test_a_preempted_kernel_forking_and_execing_gives_the_block_hooks_trace() ->
     assert inline == kernel_trace(True, *job)
     assert any('"s_timer"' in e or '"m_timer"' in e for e in inline[2])
 
+
+
+# 70,000 one-instruction blocks, run twice: more blocks than the ring has slots
+# (dispatch.c INL_SLOTS, 65,536), so the first blocks' slots go to later ones and those
+# blocks are translated again when they run the second time.
+MANY_BLOCKS = """
+    li s2, 2
+1:  .rept 70000
+    j 2f
+2:
+    .endr
+    addi s2, s2, -1
+    bnez s2, 1b
+    PASS
+"""
+
+
+def test_blocks_whose_slots_went_to_newer_blocks_count_as_before(
+        bare: Callable[..., Machine]) -> None:
+    elf = build_asm(MANY_BLOCKS)
+    results = []
+    for every_block in (False, True):
+        m = bare(elf)
+        if every_block:
+            hook_every_block(m)
+        emitted = inline_counts()[0]
+        r = m.run(max_insns=1_000_000)
+        assert (r.stop, r.exit_status) == (Stop.HALT, 0)
+        if not every_block:
+            # Each block translated once, and the first ones again for their new slots.
+            assert inline_counts()[0] - emitted > 70_000 * 2 - 65_536
+        results.append(r.instret)
+    assert results[0] == results[1] > 140_000
