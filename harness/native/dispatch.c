@@ -97,6 +97,34 @@ static bool make_writable(uint8_t *at, size_t n, int prot)
     uintptr_t hi = ((uintptr_t)at + n + pg - 1) & ~(pg - 1);
     return mprotect((void *)lo, hi - lo, prot) == 0;
 }
+
+/* Replace the first `patched` bytes of `fn` (whole instructions, none PC-relative) by a
+ * jump to `target`; returns a trampoline that runs them and goes on into `fn`, or NULL
+ * (fn left as it was). */
+static void *patch_entry(uint8_t *fn, size_t patched, const void *target)
+{
+    long pg = sysconf(_SC_PAGESIZE);
+    uint8_t *tramp = mmap(NULL, (size_t)pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                          -1, 0);
+    if (tramp == MAP_FAILED)
+        return NULL;
+    memcpy(tramp, fn, patched);
+    put_jump(tramp + patched, fn + patched);
+    if (mprotect(tramp, (size_t)pg, PROT_READ | PROT_EXEC) != 0 ||
+        !make_writable(fn, patched, PROT_READ | PROT_WRITE | PROT_EXEC)) {
+        munmap(tramp, (size_t)pg);
+        return NULL;
+    }
+    uint8_t patch[32];
+    memset(patch, 0x90, patched);   /* nop: never reached */
+    put_jump(patch, target);
+    memcpy(fn, patch, patched);
+    make_writable(fn, patched, PROT_READ | PROT_EXEC);
+    __builtin___clear_cache((char *)fn, (char *)fn + patched);
+    return tramp;
+}
+
+static void lookup_install(void);
 #endif
 
 /* Once per process, from the first hart_new; before any core runs. */
@@ -111,25 +139,11 @@ void dispatch_install(void)
     uint8_t *fn = (uint8_t *)(void *)helper_uc_tracecode;
     if (fnv1a(fn, FINGERPRINT_BYTES) != FINGERPRINT)
         return;   /* another build of Unicorn: keep its helper */
-    long pg = sysconf(_SC_PAGESIZE);
-    uint8_t *tramp = mmap(NULL, (size_t)pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                          -1, 0);
-    if (tramp == MAP_FAILED)
+    void *tramp = patch_entry(fn, PATCHED_BYTES, (const void *)core_tracecode);
+    if (!tramp)
         return;
-    memcpy(tramp, fn, PATCHED_BYTES);
-    put_jump(tramp + PATCHED_BYTES, fn + PATCHED_BYTES);
-    if (mprotect(tramp, (size_t)pg, PROT_READ | PROT_EXEC) != 0 ||
-        !make_writable(fn, PATCHED_BYTES, PROT_READ | PROT_WRITE | PROT_EXEC)) {
-        munmap(tramp, (size_t)pg);
-        return;
-    }
-    unicorn_tracecode = (tracecode_fn)(void *)tramp;
-    uint8_t patch[PATCHED_BYTES];
-    memset(patch, 0x90, sizeof patch);   /* nop: never reached */
-    put_jump(patch, (const void *)core_tracecode);
-    memcpy(fn, patch, sizeof patch);
-    make_writable(fn, PATCHED_BYTES, PROT_READ | PROT_EXEC);
-    __builtin___clear_cache((char *)fn, (char *)fn + PATCHED_BYTES);
+    unicorn_tracecode = (tracecode_fn)tramp;
+    lookup_install();
     dispatch_state = 1;
 #endif
     if (dispatch_state > 0)
@@ -218,15 +232,16 @@ void core_tracecode(int32_t size, uint32_t index, void *uc, int64_t address)
  *   - no stop is asked for (stop_reason: the host's and the devices' requests, and
  *     every uc_emu_stop the core makes, request_stop, which is what Unicorn's exit
  *     request, looked at by the dropped helper_check_exit_request, comes from);
- *   - HTIF is off (on_block reads the tohost word at every block entry), and no
- *     trigger pass is pending (on_block ends it at the next block).
+ *   - HTIF is off (on_block reads the tohost word at every block entry).
  * Otherwise the block calls block_slow, which calls on_block as Unicorn would have,
  * fills the slot, and then makes the exit-request check the block would have made.
  * Either way the same instret, blk_* and deadline decisions result, at the same
  * instruction boundaries: only the host's route to them changes.
- * A single step or an exact budget never meets a valid slot: slots are filled only
- * outside them, a step after a run flushes Unicorn's translations (Machine.step), and
- * an exact budget moves xlat_epoch (Machine.run's hart.sync()). A satp the core has
+ * A single step, an exact budget or a trigger pass (trig_skip, which on_block ends at
+ * the next block) never meets a valid slot: slots are filled only outside them, a step
+ * after a run flushes Unicorn's translations (Machine.step), an exact budget moves
+ * xlat_epoch (Machine.run's hart.sync()), and a pass moves inline_epoch (hooks.c
+ * data_trigger_fault, trigger.c hart_skip_watch_once). A satp the core has
  * not re-read yet (satp_stale) changes no block's count: the block Unicorn runs is the
  * one its own lookup found for the current satp.
  *
@@ -236,8 +251,8 @@ void core_tracecode(int32_t size, uint32_t index, void *uc, int64_t address)
  * by libunicorn, emit the code; the opcode numbers below are QEMU 5.0's tcg-opc.h as
  * Unicorn 2.1.4 builds it, so all this is on only with the pinned wheel's helper
  * (dispatch_installed: the fingerprint above) and never in portable mode. Slots come
- * from one ring for the process; a block whose slot was reused for a newer one is
- * translated again (a new slot) the next time it runs.
+ * from a ring per hart; a block whose slot was reused for a newer one is translated
+ * again (a new slot) the next time it runs.
  */
 #define TCG_TYPE_I64 1
 #define TCG_COND_ALWAYS 1
@@ -288,13 +303,21 @@ _Static_assert(offsetof(hart, blk_count) == offsetof(hart, blk_size) + 4,
 _Static_assert(offsetof(struct inl_slot, count32) == offsetof(struct inl_slot, size) + 4,
                "the slot's size and count are read as one word");
 
-static struct inl_slot *ring;
-static uint64_t serial;           /* slots handed out since the process started */
+/* A hart's ring of slots (in its tbcache.c allocation, so freed with it): slots are
+ * handed out in turn, and only the hart's own engine, run by one thread at a time,
+ * reads or writes them. */
+struct inl_ring {
+    uint64_t serial;              /* slots handed out */
+    struct inl_slot slot[INL_SLOTS];
+};
 static int inline_state;          /* 0 not tried, 1 on, -1 off */
-static uint64_t emitted, slow_calls;
+/* Counts for tests, per thread (machines may run in threads at once): kept in static
+ * TLS so that the lookup's count is one increment. */
+#define PER_THREAD _Thread_local __attribute__((tls_model("initial-exec")))
+static PER_THREAD uint64_t emitted, slow_calls;
 
-/* The translation under way (translate64), for tcg_gen_callN's calls. */
-static struct {
+/* The translation under way (translate64), for tcg_gen_callN's calls, in this thread. */
+static _Thread_local struct {
     hart *h;
     void *cpu;
     const uint64_t *tb;           /* TranslationBlock: pc first, size at TB_SIZE_OFFSET */
@@ -389,10 +412,11 @@ static void call_exit_check(struct emitter *e, void *uc)
 /* In place of the call to on_block: the block counts itself when it may (above). */
 static bool emit_count(void *s, hart *h)
 {
+    struct inl_ring *ring = tbcache_ring(h);
     if (!ring)
         return false;
-    uint64_t n = serial++;
-    struct inl_slot *slot = &ring[n & (INL_SLOTS - 1)];
+    uint64_t n = ring->serial++;
+    struct inl_slot *slot = &ring->slot[n & (INL_SLOTS - 1)];
     *slot = (struct inl_slot){.key = INL_INVALID, .start = cur.tb[0], .tag = (uint32_t)n};
     cur.slot = slot;
 
@@ -404,7 +428,6 @@ static bool emit_count(void *s, hart *h)
                    load(&e, OP_LD_I64, hp, HART_FIELD(xlat_epoch)));
     bad = op(&e, OP_OR_I64, bad, load(&e, OP_LD32U_I64, hp, HART_FIELD(s.stop_reason)));
     bad = op(&e, OP_OR_I64, bad, load(&e, OP_LD_I64, hp, HART_FIELD(tohost)));
-    bad = op(&e, OP_OR_I64, bad, load(&e, OP_LD32U_I64, hp, HART_FIELD(trig_skip)));
     void *due = temp(&e);
     tcg_gen_setcond_i64_riscv64(s, TCG_COND_GEU, as_tcgv(&e, due),
                                 as_tcgv(&e, load(&e, OP_LD_I64, hp, HART_FIELD(s.instret))),
@@ -461,7 +484,7 @@ static void block_slow(uc_engine *uc, uint64_t pc, uint32_t tag, void *user)
      * epochs stay: it looked the block up in this epoch (blk_epoch), and the block's
      * count is not checked against an exact budget. */
     if (h->blk && h->blk_start == pc && h->blk_size == slot->size &&
-        h->blk_epoch == h->xlat_epoch && !h->s.budget_exact && !h->s.step) {
+        h->blk_epoch == h->xlat_epoch && !h->s.budget_exact && !h->s.step && !h->trig_skip) {
         uint64_t key = h->xlat_epoch | (uint64_t)h->inline_epoch << 32;
         if (key == INL_INVALID)
             return;
@@ -514,9 +537,6 @@ static void inline_install(void)
     inline_state = -1;
     if (!dispatch_installed())
         return;
-    ring = calloc(INL_SLOTS, sizeof *ring);
-    if (!ring)
-        return;
     if (!plt_patch("translator_loop_riscv64", (void *)translate64))
         return;
     if (!plt_patch("tcg_gen_callN_riscv64", (void *)callN64)) {
@@ -526,9 +546,120 @@ static void inline_install(void)
     inline_state = 1;
 }
 
+/* The bytes tbcache.c keeps for a hart's ring (0: no ring, counting stays the hook's). */
+size_t dispatch_ring_bytes(void)
+{
+    return inline_state > 0 ? sizeof(struct inl_ring) : 0;
+}
+
 /* Blocks given code that counts by itself (slow: calls to the hook from such code),
- * since the process started. */
+ * in this thread since it started. */
 uint64_t dispatch_inline_count(bool slow)
 {
     return slow ? slow_calls : emitted;
+}
+
+#if defined(__x86_64__)
+/*
+ * The next block, looked up from translated code.
+ *
+ * Every indirect jump (jalr, so every return), and every CSR instruction's block
+ * (chain.c), ends in helper_lookup_tb_ptr: the CPU's pc and flags, then the jump
+ * cache. Unicorn computes the flags through three calls across libunicorn's PLT
+ * (riscv_cpu_mmu_index, riscv_cpu_fp_enabled, which calls riscv_cpu_virt_enabled), a
+ * tenth of a compute-bound guest's time with the helper (dhrystone: 10.6%). On x86-64,
+ * with the pinned wheel's code of all four (fingerprints, which also fix the offsets
+ * below), the helper begins with a jump to core_lookup_tb_ptr, which computes the same
+ * flags from the same fields without the calls and makes the jump cache's checks
+ * exactly as the helper does; anything but a hit goes on to the helper's own code.
+ */
+#define LOOKUP_BYTES 0x100
+#define LOOKUP_FINGERPRINT 0xf113670226d431f9ull
+#define LOOKUP_PATCHED 17   /* push r14; xor esi,esi; push r13; push r12; push rbp; push rbx;
+                               mov -0x8be8(%rdi),%rbp (2+2+2+2+1+1+7 bytes) */
+#define MMU_INDEX_FINGERPRINT 0xb10623d59e15f110ull      /* its 8 bytes */
+#define VIRT_ENABLED_FINGERPRINT 0x6a17339cfcf9a620ull   /* its 0x16 bytes */
+#define FP_ENABLED_FINGERPRINT 0x66b842458cf0969eull     /* its 0x37 bytes */
+
+/* CPURISCVState (env) and the CPUState before it, as that code reads them. */
+#define ENV_PC 0x200
+#define ENV_MISA 0x238            /* its low byte: RVH is bit 7 */
+#define ENV_PRIV 0x250            /* riscv_cpu_mmu_index's answer */
+#define ENV_VIRT 0x258
+#define ENV_MSTATUS 0x270
+#define ENV_MSTATUS_HS 0x3b0
+#define ENV_JMP_CACHE (-0x8bd8)   /* CPUState.tb_jmp_cache[4096] */
+#define ENV_TRACE_DSTATE (-0xb88) /* CPUState.trace_dstate[0] */
+#define ENV_CLUSTER (-0xb7c)      /* CPUState.cluster_index */
+#define TB_CS_BASE 0x08
+#define TB_FLAGS 0x10
+#define TB_CFLAGS 0x18
+#define TB_TRACE_DSTATE 0x1c
+#define TB_CODE 0x20              /* tc.ptr */
+#define CF_LOOKUP_MASK 0xff0effffu   /* CF_HASH_MASK | CF_INVALID, as the helper masks */
+#define CF_CLUSTER_SHIFT 24
+#define MISA_H_BYTE 0x80
+#define FS_BITS 0x6000            /* MSTATUS_FS */
+
+void *helper_lookup_tb_ptr_riscv64(void *env);
+int riscv_cpu_mmu_index_riscv64(void *env, bool ifetch);
+bool riscv_cpu_virt_enabled_riscv64(void *env);
+bool riscv_cpu_fp_enabled_riscv64(void *env);
+
+typedef void *(*lookup_fn)(void *env);
+static lookup_fn unicorn_lookup;
+static PER_THREAD uint64_t lookup_hits;
+
+#define FIELD(p, off, type) (*(const type *)((const uint8_t *)(p) + (off)))
+
+void *core_lookup_tb_ptr(void *env);
+void *core_lookup_tb_ptr(void *env)
+{
+    uint64_t mstatus = FIELD(env, ENV_MSTATUS, uint64_t);
+    uint32_t flags = (uint32_t)FIELD(env, ENV_PRIV, uint64_t);
+    bool fp = (mstatus & FS_BITS) &&
+              !((FIELD(env, ENV_MISA, uint8_t) & MISA_H_BYTE) && (FIELD(env, ENV_VIRT, uint64_t) & 1) &&
+                !(FIELD(env, ENV_MSTATUS_HS, uint64_t) & FS_BITS));
+    if (fp)
+        flags |= (uint32_t)(mstatus & FS_BITS);
+    uint64_t pc = FIELD(env, ENV_PC, uint64_t);
+    uint64_t tmp = pc ^ (pc >> 6);
+    size_t slot = (size_t)(((tmp >> 6) & 0xfc0) | (tmp & 0x3f));
+    const uint8_t *tb = ((const uint8_t *const *)((const uint8_t *)env + ENV_JMP_CACHE))[slot];
+    uint32_t cf_mask = FIELD(env, ENV_CLUSTER, uint32_t) << CF_CLUSTER_SHIFT;
+    if (tb && FIELD(tb, 0, uint64_t) == pc && FIELD(tb, TB_CS_BASE, uint64_t) == 0 &&
+        FIELD(tb, TB_FLAGS, uint32_t) == flags &&
+        FIELD(tb, TB_TRACE_DSTATE, uint32_t) == FIELD(env, ENV_TRACE_DSTATE, uint64_t) &&
+        (FIELD(tb, TB_CFLAGS, uint32_t) & CF_LOOKUP_MASK) == cf_mask) {
+        lookup_hits++;
+        void *code;
+        memcpy(&code, tb + TB_CODE, sizeof code);
+        return code;
+    }
+    return unicorn_lookup(env);
+}
+
+static void lookup_install(void)
+{
+    if (fnv1a((const uint8_t *)(void *)helper_lookup_tb_ptr_riscv64, LOOKUP_BYTES) != LOOKUP_FINGERPRINT ||
+        fnv1a((const uint8_t *)(void *)riscv_cpu_mmu_index_riscv64, 8) != MMU_INDEX_FINGERPRINT ||
+        fnv1a((const uint8_t *)(void *)riscv_cpu_virt_enabled_riscv64, 0x16) != VIRT_ENABLED_FINGERPRINT ||
+        fnv1a((const uint8_t *)(void *)riscv_cpu_fp_enabled_riscv64, 0x37) != FP_ENABLED_FINGERPRINT)
+        return;   /* another build: keep Unicorn's lookup */
+    unicorn_lookup = (lookup_fn)patch_entry((uint8_t *)(void *)helper_lookup_tb_ptr_riscv64,
+                                            LOOKUP_PATCHED, (const void *)core_lookup_tb_ptr);
+}
+#endif
+
+uint64_t dispatch_lookup_hits(void);
+
+/* Next-block lookups answered by core_lookup_tb_ptr without Unicorn's code, in this
+ * thread. */
+uint64_t dispatch_lookup_hits(void)
+{
+#if defined(__x86_64__)
+    return lookup_hits;
+#else
+    return 0;
+#endif
 }

@@ -362,6 +362,7 @@ void dispatch_install(void);
 bool dispatch_installed(void);
 void core_tracecode(int32_t size, uint32_t index, void *uc, int64_t address);
 uint64_t dispatch_inline_count(bool slow);
+size_t dispatch_ring_bytes(void);
 
 /* exitcheck.c */
 void exitcheck_install(void);
@@ -370,6 +371,7 @@ void *exitcheck_engine(void *tcg_ctx, bool rv64);
 
 /* tbcache.c */
 void tbcache_install(void);
+void *tbcache_ring(hart *h);
 uint64_t tbcache_count(bool hits);
 uint64_t tb_flushes(void);
 bool tb_flushes_counted(void);

@@ -404,6 +404,7 @@ static void data_trigger_fault(hart *h, uint64_t epc, unsigned code)
          * through. */
         h->trig_skip = h->trig_privs;
         h->trig_skip_pc = epc;
+        h->inline_epoch++;   /* dispatch.c: blocks call on_block until it ends the pass */
         redirect(h, epc);
         h->irq_from = hold;
         if (h->s.step)

@@ -57,7 +57,24 @@ struct tbc_entry {
 struct tbcache {
     uint64_t gen;                  /* tb_flushes when filled */
     struct tbc_entry e[TBC_SLOTS];
+    /* dispatch.c's slots for this hart's translated blocks (dispatch_ring_bytes), here
+     * so that they go with the hart (hart_free frees this). */
+    _Alignas(64) uint8_t ring[];
 };
+
+/* The hart's cache, made on first use with room for dispatch.c's ring. */
+static struct tbcache *tbcache_of(hart *h)
+{
+    if (!h->tbcache && (h->tbcache = calloc(1, sizeof *h->tbcache + dispatch_ring_bytes())))
+        h->tbcache->gen = UINT64_MAX;   /* not filled yet */
+    return h->tbcache;
+}
+
+void *tbcache_ring(hart *h)
+{
+    struct tbcache *c = tbcache_of(h);
+    return c && dispatch_ring_bytes() ? c->ring : NULL;
+}
 
 static uint64_t flushes;
 static bool flushes_counted;       /* tb_flush is counted (libunicorn's PLT slot patched) */
@@ -100,7 +117,7 @@ static void *lookup(void *cpu, uint64_t pc, uint64_t cs_base, uint32_t flags, ui
         return tb_htable_lookup_riscv64(cpu, pc, cs_base, flags, cf_mask);
     struct tbcache *c = h->tbcache;
     if (!c || c->gen != flushes) {
-        if (!c && !(c = h->tbcache = calloc(1, sizeof *c)))
+        if (!c && !(c = tbcache_of(h)))
             return tb_htable_lookup_riscv64(cpu, pc, cs_base, flags, cf_mask);
         memset(c->e, 0, sizeof c->e);
         c->gen = flushes;

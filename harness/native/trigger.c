@@ -286,4 +286,5 @@ void hart_skip_watch_once(hart *h, uint64_t pc)
 {
     h->trig_skip = rmw_access_at(h, pc) ? PMP_R | PMP_W : h->trig_privs;
     h->trig_skip_pc = pc;
+    h->inline_epoch++;   /* dispatch.c: blocks call on_block until it ends the pass */
 }

@@ -4,7 +4,8 @@ instret without calling the core's block hook, and a block entry with something 
 (a deadline, a stop, HTIF, a trigger pass) calls it as before. The points where time
 is read and interrupts are taken do not move: a machine whose every block calls the
 hook (a second block hook makes Unicorn call each through its helper) gives the same
-instret at every trap and at the end.
+instret at every trap and at the end. The next block after a jalr is found by the
+core's lookup (dispatch.c core_lookup_tb_ptr), with the CPU's flags as Unicorn's.
 """
 
 from __future__ import annotations
@@ -148,3 +149,49 @@ def test_blocks_whose_slots_went_to_newer_blocks_count_as_before(
             assert inline_counts()[0] - emitted > 70_000 * 2 - 65_536
         results.append(r.instret)
     assert results[0] == results[1] > 140_000
+
+
+def lookup_hits() -> int:
+    fn = load_library().dispatch_lookup_hits
+    fn.restype = ctypes.c_uint64
+    fn.argtypes = []
+    return int(fn())
+
+
+# g is called through jalr 1,000 times, each return another jalr: the next block is
+# found by the core's lookup. Then f, which moves an FP register, is called with FS on,
+# and again after FS is turned off: the block translated with FS on must not be found
+# for FS off, so the second call raises an illegal instruction (the trap handler powers
+# off with mcause, 2).
+JALR_LOOP = """
+    la s0, g
+    li s1, 1000
+    li s2, 0
+1:  jalr s0
+    add s2, s2, a0
+    addi s1, s1, -1
+    bnez s1, 1b
+    li t0, 3000
+    bne s2, t0, 2f
+    li t0, 0x6000                 // mstatus.FS
+    csrs mstatus, t0
+    la s0, f
+    jalr s0
+    csrc mstatus, t0
+    jalr s0
+    FAIL 4
+2:  FAIL 3
+g:  li a0, 3
+    ret
+f:  .word 0xf2000053             // fmv.d.x f0, zero
+    ret
+"""
+
+
+def test_the_next_block_after_a_jalr_is_found_by_the_core_with_the_cpus_flags(
+        bare: Callable[..., Machine]) -> None:
+    before = lookup_hits()
+    m = bare(build_asm(JALR_LOOP))
+    r = m.run(max_insns=1_000_000)
+    assert (r.stop, r.exit_status) == (Stop.HALT, 2)   # illegal instruction in f
+    assert lookup_hits() - before >= 1_990             # g's calls and returns (all but the first)
