@@ -223,10 +223,15 @@ void core_tracecode(int32_t size, uint32_t index, void *uc, int64_t address)
  * translates, by TCG code that does exactly that when it may, and calls the hook
  * otherwise. Each translated block gets a slot (struct inl_slot) saying what to count:
  * empty until the block first runs through the hook, filled then from what on_block
- * found (hooks.c: blk, blk_count), and valid while the hart's xlat_epoch and
- * inline_epoch are what they were then (icount.c moves inline_epoch when it retires a
- * block_info a slot names). The block's code counts by itself only when:
- *   - its slot is valid (same epochs);
+ * found (hooks.c: blk, blk_count), and valid while the hart's inline_epoch is what it
+ * was then. The epoch moves when a block's count or block_info may no longer be what
+ * the slot says, or its page must be guarded again before it runs: icount.c's flush
+ * (fence.i, evicted hooks, the host's changes), the retirement of a block_info a slot
+ * names (icount.c retire_l0), a guard given up (hooks.c deadline_reached). It does not
+ * move with xlat_epoch's other causes (satp, privilege, TLB flushes), which change
+ * which block Unicorn finds for a pc but not what a block counts: a block's slot is
+ * its own. The block's code counts by itself only when:
+ *   - its slot is valid (same epoch);
  *   - instret has not reached the deadline (so no interrupt, budget, poll or resume is
  *     due: hooks.c deadline_reached would be called);
  *   - no stop is asked for (stop_reason: the host's and the devices' requests, and
@@ -240,7 +245,7 @@ void core_tracecode(int32_t size, uint32_t index, void *uc, int64_t address)
  * A single step, an exact budget or a trigger pass (trig_skip, which on_block ends at
  * the next block) never meets a valid slot: slots are filled only outside them, a step
  * after a run flushes Unicorn's translations (Machine.step), an exact budget moves
- * xlat_epoch (Machine.run's hart.sync()), and a pass moves inline_epoch (hooks.c
+ * inline_epoch (Machine.run's hart.sync()), and so does a pass (hooks.c
  * data_trigger_fault, trigger.c hart_skip_watch_once). A satp the core has
  * not re-read yet (satp_stale) changes no block's count: the block Unicorn runs is the
  * one its own lookup found for the current satp.
@@ -288,7 +293,7 @@ void helper_check_exit_request_riscv64(void *uc, uint32_t in_delay_slot);
 
 /* What a block's code counts, once on_block has looked it up. */
 struct inl_slot {
-    uint64_t key;                 /* xlat_epoch | inline_epoch << 32 when valid */
+    uint64_t key;                 /* inline_epoch when valid, INL_INVALID before */
     uint64_t count;               /* added to instret */
     uint64_t start;               /* blk_start; the block's pc from translation on */
     uint32_t size, count32;       /* blk_size, blk_count, stored as one word */
@@ -296,8 +301,6 @@ struct inl_slot {
     uint32_t tag;                 /* the translation it belongs to */
 };
 
-_Static_assert(offsetof(hart, inline_epoch) == offsetof(hart, xlat_epoch) + 4,
-               "the slot key is read as one word");
 _Static_assert(offsetof(hart, blk_count) == offsetof(hart, blk_size) + 4,
                "blk_size and blk_count are stored as one word");
 _Static_assert(offsetof(struct inl_slot, count32) == offsetof(struct inl_slot, size) + 4,
@@ -425,7 +428,7 @@ static bool emit_count(void *s, hart *h)
     /* Is anything due? One branch on the OR of every reason to call the hook. */
     void *hp = constant(&e, (uintptr_t)h), *sp = constant(&e, (uintptr_t)slot);
     void *bad = op(&e, OP_XOR_I64, load(&e, OP_LD_I64, sp, offsetof(struct inl_slot, key)),
-                   load(&e, OP_LD_I64, hp, HART_FIELD(xlat_epoch)));
+                   load(&e, OP_LD32U_I64, hp, HART_FIELD(inline_epoch)));
     bad = op(&e, OP_OR_I64, bad, load(&e, OP_LD32U_I64, hp, HART_FIELD(s.stop_reason)));
     bad = op(&e, OP_OR_I64, bad, load(&e, OP_LD_I64, hp, HART_FIELD(tohost)));
     void *due = temp(&e);
@@ -485,9 +488,7 @@ static void block_slow(uc_engine *uc, uint64_t pc, uint32_t tag, void *user)
      * count is not checked against an exact budget. */
     if (h->blk && h->blk_start == pc && h->blk_size == slot->size &&
         h->blk_epoch == h->xlat_epoch && !h->s.budget_exact && !h->s.step && !h->trig_skip) {
-        uint64_t key = h->xlat_epoch | (uint64_t)h->inline_epoch << 32;
-        if (key == INL_INVALID)
-            return;
+        uint64_t key = h->inline_epoch;
         slot->count = h->blk_count;
         slot->count32 = h->blk_count;
         slot->b = h->blk;

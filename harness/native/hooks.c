@@ -46,8 +46,12 @@ void redirect(hart *h, uint64_t pc)
  * when execution does not continue into this block. */
 static bool deadline_reached(hart *h, uint64_t pc)
 {
-    if (h->nunguard)
+    if (h->nunguard) {
+        uint32_t epoch = h->xlat_epoch;
         guard_release(h);   /* pages that lost their last translated block */
+        if (h->xlat_epoch != epoch)
+            h->inline_epoch++;   /* every block is looked up, and re-guarded, again */
+    }
     if (h->resume_wanted && !h->s.step) {
         request_stop(h, STOP_RESUME, pc);   /* guard.c: restart before this block */
         return true;

@@ -29,6 +29,7 @@ static size_t slot_of(uint64_t paddr, uint32_t size)
 void icount_flush(hart *h)
 {
     h->xlat_epoch++;
+    h->inline_epoch++;   /* dispatch.c: no block counts from its slot before a lookup */
     if (++h->icache_gen == 0) {   /* wrapped: really clear, once every 2^32 flushes */
         memset(h->icache, 0, sizeof h->icache);
         h->icache_gen = 1;
