@@ -237,7 +237,11 @@ void core_tracecode(int32_t size, uint32_t index, void *uc, int64_t address)
  *   - no stop is asked for (stop_reason: the host's and the devices' requests, and
  *     every uc_emu_stop the core makes, request_stop, which is what Unicorn's exit
  *     request, looked at by the dropped helper_check_exit_request, comes from);
- *   - HTIF is off (on_block reads the tohost word at every block entry).
+ *   - the tohost word is zero (HTIF: on_block stops when it is not). The block's code
+ *     reads the word through the hart's tohost pointer, or a zero word of the core's
+ *     when HTIF is off, so an ELF with `tohost` runs as fast as one without; a 4-byte
+ *     tohost (never an RV64 hart's, but the API takes one) reads a nonzero word instead,
+ *     so that the hook decides.
  * Otherwise the block calls block_slow, which calls on_block as Unicorn would have,
  * fills the slot, and then makes the exit-request check the block would have made.
  * Either way the same instret, blk_* and deadline decisions result, at the same
@@ -262,6 +266,7 @@ void core_tracecode(int32_t size, uint32_t index, void *uc, int64_t address)
 #define TCG_TYPE_I64 1
 #define TCG_COND_ALWAYS 1
 #define TCG_COND_GEU 5
+#define TCG_COND_EQ 8
 #define TCG_COND_NE 9
 enum {   /* QEMU 5.0 include/tcg/tcg-opc.h, in order, as Unicorn 2.1.4 builds it */
     OP_SET_LABEL = 1,
@@ -286,6 +291,8 @@ void tcg_gen_op1_riscv64(void *s, int opc, tcg_arg a);
 void tcg_gen_op3_riscv64(void *s, int opc, tcg_arg a, tcg_arg b, tcg_arg c);
 void tcg_gen_brcondi_i64_riscv64(void *s, int cond, void *arg, int64_t imm, void *label);
 void tcg_gen_setcond_i64_riscv64(void *s, int cond, void *ret, void *a, void *b);
+void tcg_gen_movcond_i64_riscv64(void *s, int cond, void *ret, void *c1, void *c2, void *v1,
+                                 void *v2);
 void tcg_gen_callN_riscv64(void *s, void *func, void *ret, int nargs, void **args);
 void uc_add_inline_hook_riscv64(void *uc, void *hk, void **args, int nargs);
 void translator_loop_riscv64(const void *ops, void *db, void *cpu, void *tb, int max_insns);
@@ -412,6 +419,26 @@ static void call_exit_check(struct emitter *e, void *uc)
 
 #define HART_FIELD(f) offsetof(hart, f)
 
+static const uint64_t no_tohost = 0, tohost_for_the_hook = 1;
+
+/* Where the block's code reads the tohost word from (above: what it counts by itself
+ * on): the hart's tohost when it is on and 8 bytes wide. */
+static void *tohost_word(struct emitter *e, void *hp)
+{
+    void *p = load(e, OP_LD_I64, hp, HART_FIELD(tohost));
+    void *on = temp(e);
+    tcg_gen_movcond_i64_riscv64(e->s, TCG_COND_NE, as_tcgv(e, on), as_tcgv(e, p),
+                                as_tcgv(e, constant(e, 0)), as_tcgv(e, p),
+                                as_tcgv(e, constant(e, (uintptr_t)&no_tohost)));
+    void *word = temp(e);
+    tcg_gen_movcond_i64_riscv64(e->s, TCG_COND_EQ, as_tcgv(e, word),
+                                as_tcgv(e, load(e, OP_LD32U_I64, hp, HART_FIELD(tohost_width))),
+                                as_tcgv(e, constant(e, 4)),
+                                as_tcgv(e, constant(e, (uintptr_t)&tohost_for_the_hook)),
+                                as_tcgv(e, on));
+    return word;
+}
+
 /* In place of the call to on_block: the block counts itself when it may (above). */
 static bool emit_count(void *s, hart *h)
 {
@@ -430,7 +457,7 @@ static bool emit_count(void *s, hart *h)
     void *bad = op(&e, OP_XOR_I64, load(&e, OP_LD_I64, sp, offsetof(struct inl_slot, key)),
                    load(&e, OP_LD32U_I64, hp, HART_FIELD(inline_epoch)));
     bad = op(&e, OP_OR_I64, bad, load(&e, OP_LD32U_I64, hp, HART_FIELD(s.stop_reason)));
-    bad = op(&e, OP_OR_I64, bad, load(&e, OP_LD_I64, hp, HART_FIELD(tohost)));
+    bad = op(&e, OP_OR_I64, bad, load(&e, OP_LD_I64, tohost_word(&e, hp), 0));
     void *due = temp(&e);
     tcg_gen_setcond_i64_riscv64(s, TCG_COND_GEU, as_tcgv(&e, due),
                                 as_tcgv(&e, load(&e, OP_LD_I64, hp, HART_FIELD(s.instret))),
