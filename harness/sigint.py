@@ -31,8 +31,10 @@ from contextlib import contextmanager
 __all__ = ["GRACE_SECONDS", "INTERRUPTED", "cleanup", "commit", "held", "in_command",
            "interrupts_exit", "on_sigint", "run_cleanups"]
 
-POLL_SECONDS = 0.02      # how often the helper notices that the block has ended: each
-                         # block (each `privlab run`) waits up to this long for it to go
+POLL_SECONDS = 1.0       # the helper's longest wait: the end of the block wakes it at
+                         # once (WAKE), so this bounds only a lost wake-up
+WAKE = signal.SIGUSR2    # sent to the helper thread alone as the block ends: without it
+                         # every `privlab run` waited up to a poll for the helper to go
 GRACE_SECONDS = 0.4      # after Ctrl-C, how long the unwinding may take before the exit
 COMMIT_WAIT_SECONDS = 10  # the forced exit waits this long at most for a commit to end
 INTERRUPTED = 130        # 128 + SIGINT
@@ -52,7 +54,9 @@ def on_sigint(action: Callable[[], None], name: str = "privlab-sigint") -> Itera
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    # Blocked here before the helper starts, so that it inherits the mask: SIGINT and
+    # WAKE then reach only its sigtimedwait.
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, WAKE})
     done = threading.Event()
 
     def wait() -> None:
@@ -60,7 +64,7 @@ def on_sigint(action: Callable[[], None], name: str = "privlab-sigint") -> Itera
             # CPython's sigtimedwait, woken by EINTR (a SIGSTOP and SIGCONT, Ctrl-Z
             # then fg, a profiler attaching) after its timeout has passed, returns a
             # siginfo it never filled in instead of None: only a real SIGINT counts.
-            info = signal.sigtimedwait({signal.SIGINT}, POLL_SECONDS)
+            info = signal.sigtimedwait({signal.SIGINT, WAKE}, POLL_SECONDS)
             if info is not None and info.si_signo == signal.SIGINT:
                 action()
 
@@ -70,8 +74,11 @@ def on_sigint(action: Callable[[], None], name: str = "privlab-sigint") -> Itera
         yield
     finally:
         done.set()
+        if thread.ident is not None:
+            with contextlib.suppress(ProcessLookupError):   # it has ended already
+                signal.pthread_kill(thread.ident, WAKE)
         thread.join()
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, WAKE})
 
 
 @contextmanager

@@ -291,3 +291,24 @@ def _busy(pid: int) -> float:
 def _pane(session: str) -> str:
     return subprocess.run(["tmux", "capture-pane", "-p", "-t", session], capture_output=True,
                           text=True, check=False).stdout
+
+
+def test_the_ctrl_c_helper_ends_with_its_block_not_a_poll_later() -> None:
+    """on_sigint's helper thread waits for SIGINT with a timeout; the end of the block
+    wakes it at once (sigint.WAKE), so a run does not wait out a poll as it ends. With
+    a poll of an hour the block still ends, and a SIGINT after it is the main thread's
+    KeyboardInterrupt again."""
+    code = ("import os, signal, sys, threading, time\n"
+            "import privlab.sigint as s\n"
+            "s.POLL_SECONDS = 3600\n"
+            "with s.on_sigint(lambda: None):\n"
+            "    pass\n"
+            "assert threading.active_count() == 1, threading.enumerate()\n"
+            "try:\n"
+            "    os.kill(os.getpid(), signal.SIGINT)\n"
+            "    time.sleep(5)\n"
+            "except KeyboardInterrupt:\n"
+            "    sys.exit(7)\n")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       timeout=30, check=False)
+    assert (p.returncode, p.stderr) == (7, "")
