@@ -175,6 +175,17 @@ class Hart:
         if not self._lib.hart_set_watch(self._h, slot, paddr, length, privs):
             raise ValueError(f"watch slot {slot} ({paddr:#x}+{length}) refused by the core")
 
+    @property
+    def vtlb(self) -> bool:
+        """PMP and the MMU are the core's TLB hook (PRIVLAB_VTLB=1, native/vtlb.c)."""
+        return bool(self._lib.hart_vtlb_on())
+
+    def vtlb_stop(self) -> int:
+        """A run stopped with UC_ERR_EXCEPTION with the TLB hook on: take the trap of a
+        refused TLB fill, or run the instruction whose access was let through. Returns
+        an error of that run to handle as the run's own (0 if none)."""
+        return int(self._lib.hart_vtlb_stop(self._h))
+
     def step_begin(self) -> None:
         self._lib.hart_step_begin(self._h)
 

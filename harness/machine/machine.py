@@ -104,6 +104,8 @@ class Machine:
         self.uc: UcT = Uc(UC_ARCH_RISCV, UC_MODE_RISCV64 if xlen == 64 else UC_MODE_RISCV32)
         self.memory = Memory(self.uc, PLATFORM.ram_base, ram_size)
         self.hart = Hart(self.uc, xlen)
+        # Portable mode: a refused TLB fill stops a run (harness/native/vtlb.c).
+        self._vtlb = self.hart.vtlb
         self.hart.state.icount_shift = icount_shift
         self.hart.set_ram(self.memory.host_address, self.memory.ram_base, self.memory.ram_size)
         self.harts: list[Hart] = [self.hart]
@@ -442,6 +444,8 @@ class Machine:
                 self.uc.emu_start(self.hart.pc, end)
             except UcError as e:
                 error = e.errno
+            if error == UC_ERR_EXCEPTION and self._vtlb:
+                error = self.hart.vtlb_stop()
             if error == UC_ERR_FETCH_PROT:
                 self._device_fetch()
             elif error in _UNMAPPED:
@@ -594,6 +598,8 @@ class Machine:
                 self.uc.emu_start(self.hart.pc, (1 << self.xlen) - 1, 0, 1)
             except UcError as e:
                 error = e.errno
+                if error == UC_ERR_EXCEPTION and self._vtlb:
+                    error = self.hart.vtlb_stop()
             finally:
                 self.hart.step_end()
             if error == UC_ERR_FETCH_PROT:

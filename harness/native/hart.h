@@ -221,6 +221,16 @@ struct hart {
     /* pmp.c could not decide that access: PMP entries divide a page it was given
      * only the base of (the exact address is decided in hooks.c as well). */
     bool pmp_undecided;
+    /* vtlb.c (portable mode): the TLB fill its hook refused last, for hart_vtlb_stop,
+     * and the page one instruction's access is let through on, once. */
+    struct vtlb_state {
+        uc_hook hook;
+        unsigned kind, code, privs, mode;
+        uint64_t pc, vpage, ppage;
+        bool pass;
+        uint64_t pass_vpage;
+        unsigned pass_privs;
+    } vt;
 
     /* Trap-storm detection: the last xRET target and the instret when it ran, and the
      * last trap. */
@@ -428,6 +438,17 @@ bool csrfast_install(void);
 bool csrfast_handles(unsigned csr);
 hart *hart_of_engine(const void *uc);
 void privlab_probe(int on);
+bool pmp_probing(void);
+void pmp_probe_filled(hart *h);
+bool pmp_page_privs(const hart *h, uint64_t page, unsigned mode, unsigned *privs);
+bool pmp_store_backed(hart *h, uint64_t pa);
+bool vtlb_install(hart *h);
+int hart_vtlb_stop(hart *h);
+int hart_vtlb_on(void);
+bool vtlb_mode(void);
+void hart_free(hart *h);
+void hart_step_begin(hart *h);
+void hart_step_end(hart *h);
 void pmp_register(hart *h, bool on);
 bool pmp_is_csr(unsigned csr);
 bool pmp_csr_exists(const hart *h, unsigned csr);

@@ -8,10 +8,12 @@
 #include <string.h>
 
 #include "hart.h"
+#include "portable.h"
 
 hart *hart_new(uc_engine *uc, unsigned xlen)
 {
-    if (!pmp_install())
+    /* Without libunicorn's PLT, PMP and the MMU are vtlb.c's: nothing is replaced. */
+    if (!vtlb_mode() && !pmp_install())
         return NULL;   /* Unicorn's PMP could not be replaced (pmp.c) */
     dispatch_install();
     exitcheck_install();
@@ -45,6 +47,10 @@ hart *hart_new(uc_engine *uc, unsigned xlen)
     if (!ok) {
         free(h);
         return NULL;
+    }
+    if (vtlb_mode() && !vtlb_install(h)) {
+        hart_free(h);
+        return NULL;   /* no virtual TLB in this Unicorn */
     }
     pmp_register(h, true);
     trigger_reset(h);

@@ -17,7 +17,7 @@ SOURCE_DIR = Path(__file__).resolve().parent
 SOURCES = ("regs.c", "decode.c", "fetch.c", "icount.c", "interrupt.c", "trapentry.c", "xret.c",
            "csrops.c", "events.c", "guard.c", "hooks.c", "hartapi.c", "snapshot.c",
            "dirty.c", "codesync.c", "pmp.c", "tlbflush.c", "tlbbank.c", "dispatch.c", "trigger.c",
-           "hpm.c", "plt.c", "csrfast.c",
+           "hpm.c", "plt.c", "csrfast.c", "vtlb.c",
            "exitcheck.c", "chain.c", "tbcache.c", "fpu.c", "devaccess.c")
 HART_LIBRARY = CLibrary("libprivlab_hart.so", SOURCE_DIR, SOURCES, ("hart.h",), "privlab_gen.h",
                         gen_header, unicorn=True, what="the native core (harness/native)")
@@ -57,6 +57,8 @@ def load_library() -> ctypes.CDLL:
         "hart_skip_watch_once": (None, [vp, u64]),
         "hart_step_begin": (None, [vp]),
         "hart_step_end": (None, [vp]),
+        "hart_vtlb_stop": (i32, [vp]),
+        "hart_vtlb_on": (i32, []),
         "hart_mtime": (u64, [vp]),
         "hart_mip": (u64, [vp]),
         "hart_hook_count": (ctypes.c_size_t, [vp]),

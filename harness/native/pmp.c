@@ -296,6 +296,11 @@ static bool page_privs(const hart *h, uint64_t page, unsigned mode, unsigned *pr
     return true;
 }
 
+bool pmp_page_privs(const hart *h, uint64_t page, unsigned mode, unsigned *privs)
+{
+    return page_privs(h, page & ~(PAGE - 1), mode, privs);
+}
+
 /* ---- replacing Unicorn's functions ---- */
 
 /* Unicorn's own, called for the TLB fill after ours adjusted it. */
@@ -331,6 +336,17 @@ static void *access_caller[2];
  * probe ends, so that the guest's next access to the page checks PMP again. */
 static _Thread_local int probing;
 static _Thread_local hart *probe_filled;   /* a probe filled a TLB entry on this hart */
+
+bool pmp_probing(void)
+{
+    return probing > 0;
+}
+
+/* vtlb.c filled a TLB entry for a probe: flushed when the probe ends. */
+void pmp_probe_filled(hart *h)
+{
+    probe_filled = h;
+}
 
 void privlab_probe(int on)
 {
@@ -370,6 +386,11 @@ static bool store_backed(hart *h, uint64_t addr)
     h->s.unmapped_type = UC_MEM_WRITE_UNMAPPED;
     h->s.unmapped_addr = addr;
     return false;
+}
+
+bool pmp_store_backed(hart *h, uint64_t pa)
+{
+    return store_backed(h, pa);
 }
 
 static bool check(void *env, unsigned xlen, uint64_t addr, uint64_t size, unsigned privs,

@@ -64,6 +64,80 @@ def test_normal_mode_on_x86_64_jumps_from_unicorns_helpers_to_the_cores() -> Non
     assert line == " ".join(f"{n}=HALT:0" for n in FP_PROGRAMS) + " replaced jump"
 
 
+PMP_CHILD = """
+import ctypes, sys
+from conformance.programs import build_program
+from privlab.machine import Machine, Stop, load_elf
+from privlab.machine.assemble import boot_bare
+from privlab.native.library import load_library
+from privlab.native.clib import unicorn_dirs
+
+lib = load_library()
+results = []
+for name in sys.argv[2:]:
+    image = load_elf(build_program(name, sys.argv[1]))
+    m = Machine(image.xlen)
+    boot_bare(m, image)
+    r = m.run(max_insns=50_000_000)
+    results.append(f"{name}={r.stop.name}:{r.exit_status}")
+    if name == "pmp_partial":
+        t = [e for e in m.events if hasattr(e, "code")][0]
+        store = int.from_bytes(m.memory.read(t.epc, 4), "little")
+        load = int.from_bytes(m.memory.read(t.epc - 4, 4), "little")
+        results.append(f"trap={t.code},{store & 0x7f:#x},{load & 0x7f:#x},"
+                       f"{t.tval == image.symbol('buf')}")
+
+# Where libunicorn's own calls to its PMP check go: still to libunicorn.
+class DlInfo(ctypes.Structure):
+    _fields_ = [("fname", ctypes.c_char_p), ("fbase", ctypes.c_void_p),
+                ("sname", ctypes.c_char_p), ("saddr", ctypes.c_void_p)]
+libc = ctypes.CDLL(None)
+libc.dladdr.argtypes = [ctypes.c_void_p, ctypes.POINTER(DlInfo)]
+unicorn = ctypes.CDLL(str(unicorn_dirs()[1] / "libunicorn.so.2"))
+lib.plt_slot.restype = ctypes.c_void_p
+lib.plt_slot.argtypes = [ctypes.c_char_p]
+slot = lib.plt_slot(b"pmp_hart_has_privs_riscv64")
+owner = "none"
+if slot:
+    info = DlInfo()
+    libc.dladdr(ctypes.c_void_p.from_address(slot).value, ctypes.byref(info))
+    owner = "unicorn" if b"libunicorn" in info.fname else info.fname.decode()
+print(" ".join(results), "vtlb" if lib.hart_vtlb_on() else "plt", owner)
+"""
+
+PMP_PROGRAMS = ["pmp", "pmp_partial"]
+
+
+def run_pmp_child(arch: str, env_extra: dict[str, str]) -> str:
+    env = {**os.environ, **env_extra,
+           "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])}
+    proc = subprocess.run([sys.executable, "-c", PMP_CHILD, arch, *PMP_PROGRAMS], env=env,
+                          capture_output=True, text=True, timeout=600, check=False)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout.split("\n")[-2]
+
+
+# pmp_partial's one trap: a store access fault (cause 7) at the sw (opcode 0x23) right
+# after the lw (0x03) of the same word, tval the word's address (buf). Every program
+# checks its own traps' cause, epc and tval, and halts with 0 only if all match.
+PMP_LINE = "pmp=HALT:0 pmp_partial=HALT:0 trap=7,0x23,0x3,True"
+
+
+def test_the_tlb_hook_leaves_libunicorns_pmp_check_alone() -> None:
+    # PRIVLAB_VTLB=1 in portable mode with the PLT there: nothing of libunicorn is
+    # replaced, PMP included (its slot still leads into libunicorn).
+    env = {"PRIVLAB_PORTABLE": "1", "PRIVLAB_VTLB": "1"}
+    assert run_pmp_child("rv64", env) == PMP_LINE + " vtlb unicorn"
+
+
+def test_normal_mode_keeps_pmp_in_libunicorns_plt() -> None:
+    import platform
+    if platform.machine() not in ("x86_64", "AMD64"):
+        pytest.skip("normal mode is x86-64's default only")
+    line = run_pmp_child("rv64", {"PRIVLAB_PORTABLE": "0"})
+    assert line.startswith(PMP_LINE + " plt ") and not line.endswith(" unicorn")
+
+
 def test_a_host_without_libunicorns_plt_says_so_in_one_line(tmp_path: Path) -> None:
     # PRIVLAB_NO_PLT=1 makes plt.c find no slot, as on macOS (a Mach-O libunicorn):
     # PMP cannot be replaced there, so no hart starts, and the command says why.
