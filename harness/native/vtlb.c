@@ -317,9 +317,13 @@ static int decide(hart *h)
             return VT_DONE;
         }
         /* The next page of a block's last instruction, which crosses into it: the
-         * instructions before it run first, one at a time, and it faults itself. */
-        uint32_t insn;
-        if (pc + 2 == h->vt.vpage && read_insn(h, pc, &insn)) {
+         * instructions before it run first, one at a time, and it faults itself. Only
+         * its first half is readable (read_insn of the whole instruction fails, which
+         * sent it back to run alone, refused again, forever): a 32-bit encoding there
+         * is the crossing instruction, epc its first byte, tval the refused page. */
+        uint16_t half;
+        if (pc + 2 == h->vt.vpage &&
+            (!vmem_read(h, pc, UC_PROT_EXEC, &half, sizeof half) || (half & 3) == 3)) {
             trap(h, h->vt.code, h->vt.vpage);
             return VT_DONE;
         }
@@ -333,12 +337,11 @@ static int decide(hart *h)
     unsigned size = 0;
     bool decoded = refused_access(h, &tval, &pa, &size);
     if (kind == VT_TRAP) {
-        unsigned code = h->vt.code;
-        if (rmw && code == CAUSE_FAULT_LOAD)
-            code = CAUSE_FAULT_STORE;
-        else if (rmw && code == CAUSE_LOAD_PAGE_FAULT)
-            code = CAUSE_STORE_PAGE_FAULT;
-        trap(h, code, decoded ? tval : h->vt.vpage);
+        /* The refused fill's own kind decides, for an AMO too: Unicorn runs its read
+         * before its write, so a page the AMO cannot read refuses the read, a
+         * load fault, as QEMU 7.2 reports it (exc_access_fault and vm_page_faults
+         * check this), and a read-only page refuses the write, a store fault. */
+        trap(h, h->vt.code, decoded ? tval : h->vt.vpage);
         return VT_DONE;
     }
     unsigned fault = rmw ? CAUSE_FAULT_STORE : access_fault(h->vt.privs);
