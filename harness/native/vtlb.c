@@ -377,6 +377,29 @@ static int decide(hart *h)
     return VT_RUN_ONE;
 }
 
+/* Makes the end of the let-through load, store or AMO at `pc` the run's one exit, so
+ * that the run stops after it without a count: an uncounted uc_emu_start after a
+ * counted one drops every translated block (Unicorn 2.1.4 uc.c, removing its count
+ * hook), and a device page (the PLIC's claim register, the CLINT, the UART) sends
+ * every access here: abitests ran 11 times slower in counted runs than without
+ * PRIVLAB_VTLB. The block at `pc` is translated afresh and ends at the exit; not
+ * where the next instruction is on the next page (the block ends at the page's end
+ * and the next one, translated earlier, runs on), nor while other exits are set. The
+ * access was decided and its fill requested, so the instruction traps no more. */
+static bool exit_after(hart *h, uint64_t pc, uint64_t *next)
+{
+    uint32_t insn;
+    size_t exits = 1;
+    if (!h->vt.pass || !read_insn(h, pc, &insn))
+        return false;
+    *next = (pc + insn_len(insn)) & h->xmask;
+    if ((*next & ~(uint64_t)(PAGE_SIZE - 1)) != (pc & ~(uint64_t)(PAGE_SIZE - 1)))
+        return false;
+    if (uc_ctl_get_exits_cnt(h->uc, &exits) != UC_ERR_OK || exits != 0)
+        return false;
+    return uc_ctl_set_exits(h->uc, next, 1) == UC_ERR_OK;
+}
+
 /* Portable mode: uc_emu_start stopped with UC_ERR_EXCEPTION (the run loop,
  * harness/machine/machine.py). If the TLB hook refused a fill, take the trap, or run
  * the one instruction whose access was let through (or, for a fetch refused on the
@@ -397,7 +420,13 @@ int hart_vtlb_stop(hart *h)
         /* A one-instruction run stops only in blocks translated for it
          * (docs/unicorn.md#counted-runs-need-fresh-translations). */
         uc_ctl_remove_cache(h->uc, pc, pc + 4);
-        uc_err err = uc_emu_start(h->uc, pc, h->xmask, 0, 1);
+        uint64_t next = 0;
+        bool at_exit = !stepping && exit_after(h, pc, &next);
+        uc_err err = uc_emu_start(h->uc, pc, h->xmask, 0, at_exit ? 0 : 1);
+        if (at_exit) {
+            uc_ctl_set_exits(h->uc, &next, 0);
+            uc_ctl_remove_cache(h->uc, pc, next);   /* its block ends at the exit */
+        }
         if (!stepping)
             hart_step_end(h);
         if (h->vt.pass) {
