@@ -350,7 +350,12 @@ static int decide(hart *h)
         trap(h, fault, decoded ? tval : h->vt.vpage);
         return VT_DONE;
     }
-    if (trigger_watches_page(h, h->vt.ppage) || trigger_watches_page(h, h->vt.vpage)) {
+    bool skip = h->trig_skip && pc == h->trig_skip_pc && (h->trig_skip & privs) == privs;
+    if (skip) {
+        /* Resuming from the debugger's stop before this access (trigger.c
+         * hart_skip_watch_once): it goes through once, as pmp.c lets it. */
+        h->trig_skip &= ~privs;
+    } else if (trigger_watches_page(h, h->vt.ppage) || trigger_watches_page(h, h->vt.vpage)) {
         h->trig_page = h->vt.ppage;
         h->trig_privs = privs;
         uint64_t ea;
