@@ -31,9 +31,9 @@ class Hart:
         self.mask = (1 << xlen) - 1
         handle = self._lib.hart_new(uc._uch, xlen)
         if not handle:
-            raise GuestError("cannot run on this host: its libunicorn has no PLT slots "
-                             "for the core's PMP check (pmp.c; macOS has none), "
-                             "see docs/install.md")
+            raise GuestError("cannot run on this host: its libunicorn has neither the PLT "
+                             "slots for the core's PMP check (pmp.c) nor a virtual TLB "
+                             "(vtlb.c), see docs/install.md")
         self._h = ctypes.c_void_p(handle)
         self.state: SharedState = SharedState.from_address(handle)
         self.event_buffer = (EventRecord * EVENT_BUFFER)()

@@ -23,7 +23,8 @@
 #include <unistd.h>
 #endif
 
-/* portable.h: PRIVLAB_PORTABLE, else on everywhere but x86-64 Linux. */
+/* portable.h: PRIVLAB_PORTABLE, else on everywhere but x86-64 Linux; always on where
+ * libunicorn has no PLT (PRIVLAB_NO_PLT), since nothing can be replaced through it. */
 bool portable_mode(void)
 {
     static int mode = -1;
@@ -34,6 +35,7 @@ bool portable_mode(void)
 #else
         mode = !(env && strcmp(env, "0") == 0);
 #endif
+        mode = mode || no_plt();
     }
     return mode;
 }

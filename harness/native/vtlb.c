@@ -462,12 +462,16 @@ bool vtlb_install(hart *h)
  * pass every suite (docs/install.md, "The portable core"), so portable mode keeps
  * pmp.c's replacement and a host without libunicorn's PLT still refuses to run. Read
  * once. */
+/* In portable mode, with PRIVLAB_VTLB, or by itself where libunicorn has no PLT slot
+ * for pmp.c's check (a Mach-O libunicorn, PRIVLAB_NO_PLT): the one way PMP and the MMU
+ * can then be exact. */
 bool vtlb_mode(void)
 {
     static int mode = -1;
     if (mode < 0) {
         const char *env = getenv("PRIVLAB_VTLB");
-        mode = portable_mode() && env && *env && strcmp(env, "0") != 0;
+        bool asked = env && *env && strcmp(env, "0") != 0;
+        mode = portable_mode() && (asked || !plt_slot("pmp_hart_has_privs_riscv64"));
     }
     return mode;
 }
