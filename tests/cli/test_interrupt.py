@@ -14,6 +14,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -30,23 +31,28 @@ FOREVER = ["--max-insns", "100000000000"]
 def interrupt(args: list[str], ready: Callable[[subprocess.Popen[bytes]], bool],
               cwd: Path = REPO_ROOT) -> tuple[int, str, str, float]:
     """Start privlab, wait until `ready`, press Ctrl-C once: (status, stdout, stderr,
-    seconds from the signal to the exit)."""
-    proc = subprocess.Popen([*PRIVLAB, *args], cwd=cwd, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 120
-        while not ready(proc):
-            assert proc.poll() is None, proc.communicate()
-            assert time.monotonic() < deadline, "never got ready"
-            time.sleep(0.01)
-        sent = time.monotonic()
-        proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=60)
-        took = time.monotonic() - sent
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
+    seconds from the signal to the exit). stdout goes to a file, not a pipe nobody
+    reads until the end: a command that prints as it runs would block on a full pipe
+    and never get busy enough to be `ready`."""
+    with tempfile.TemporaryFile() as stdout:
+        proc = subprocess.Popen([*PRIVLAB, *args], cwd=cwd, stdout=stdout,
+                                stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+        try:
+            deadline = time.monotonic() + 120
+            while not ready(proc):
+                assert proc.poll() is None, proc.communicate()
+                assert time.monotonic() < deadline, "never got ready"
+                time.sleep(0.01)
+            sent = time.monotonic()
+            proc.send_signal(signal.SIGINT)
+            _, err = proc.communicate(timeout=60)
+            took = time.monotonic() - sent
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+        stdout.seek(0)
+        out = stdout.read()
     return proc.returncode, out.decode(), err.decode(), took
 
 
@@ -129,8 +135,7 @@ def test_the_console_script_and_python_m_privlab_start_at_the_entry() -> None:
 
 
 def test_an_interrupted_trace_prints_its_rows_so_far() -> None:
-    # At 1 ns an instruction compute's ticks are few: the rows fit the pipe, which
-    # nobody reads until the end, and the guest keeps running.
+    # At 1 ns an instruction compute's ticks are few, so its rows come slowly.
     status, out, err, took = interrupt(["trace", "--no-capture", "--icount-shift", "0",
                                         *FOREVER, "--user",
                                         "compute", "100000000000"], guest_running)
