@@ -28,6 +28,16 @@ PROMPT = 2.0      # seconds from the signal to the exit, at most (typically 0.1)
 FOREVER = ["--max-insns", "100000000000"]
 
 
+def wait_until(ready: Callable[[subprocess.Popen[bytes]], bool],
+               proc: subprocess.Popen[bytes]) -> None:
+    """Poll until `ready(proc)`; the process must not end first, nor take two minutes."""
+    deadline = time.monotonic() + 120
+    while not ready(proc):
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline, "never got ready"
+        time.sleep(0.01)
+
+
 def interrupt(args: list[str], ready: Callable[[subprocess.Popen[bytes]], bool],
               cwd: Path = REPO_ROOT) -> tuple[int, str, str, float]:
     """Start privlab, wait until `ready`, press Ctrl-C once: (status, stdout, stderr,
@@ -38,11 +48,7 @@ def interrupt(args: list[str], ready: Callable[[subprocess.Popen[bytes]], bool],
         proc = subprocess.Popen([*PRIVLAB, *args], cwd=cwd, stdout=stdout,
                                 stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
         try:
-            deadline = time.monotonic() + 120
-            while not ready(proc):
-                assert proc.poll() is None, proc.communicate()
-                assert time.monotonic() < deadline, "never got ready"
-                time.sleep(0.01)
+            wait_until(ready, proc)
             sent = time.monotonic()
             proc.send_signal(signal.SIGINT)
             _, err = proc.communicate(timeout=60)
@@ -176,11 +182,7 @@ def test_a_stopped_and_continued_run_goes_on(spin: Path) -> None:
                              "none", "--kernel", str(spin)], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
     try:
-        deadline = time.monotonic() + 120
-        while not guest_running(proc):
-            assert proc.poll() is None, proc.communicate()
-            assert time.monotonic() < deadline, "never got ready"
-            time.sleep(0.01)
+        wait_until(guest_running, proc)
         for _ in range(3):
             proc.send_signal(signal.SIGSTOP)
             time.sleep(0.1)                # longer than the SIGINT wait's poll

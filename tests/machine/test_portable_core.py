@@ -15,23 +15,29 @@ import pytest
 
 TESTS = Path(__file__).resolve().parents[1]
 
-CHILD = """
+# Runs the conformance programs named after the arch (argv[1]) on bare machines; what
+# follows it prints one line about them.
+RUN_PROGRAMS = """
 import ctypes, sys
 from conformance.programs import build_program
 from privlab.machine import Machine, Stop, load_elf
 from privlab.machine.assemble import boot_bare
+from privlab.native.clib import unicorn_dirs
 from privlab.native.library import load_library
 
-results = []
+results, machines = [], {}
 for name in sys.argv[2:]:
     image = load_elf(build_program(name, sys.argv[1]))
     m = Machine(image.xlen)
     boot_bare(m, image)
     r = m.run(max_insns=50_000_000)
     results.append(f"{name}={r.stop.name}:{r.exit_status}")
+    machines[name] = (m, image)
 lib = load_library()
-from privlab.native.clib import unicorn_dirs
 unicorn = ctypes.CDLL(str(unicorn_dirs()[1] / "libunicorn.so.2"))   # the loaded one
+"""
+
+CHILD = RUN_PROGRAMS + """
 first = bytes((ctypes.c_uint8 * 2).from_address(
     ctypes.cast(unicorn.helper_fadd_s_riscv64, ctypes.c_void_p).value))
 print(" ".join(results), "emulating" if lib.fpu_emulating() else "replaced",
@@ -41,13 +47,17 @@ print(" ".join(results), "emulating" if lib.fpu_emulating() else "replaced",
 FP_PROGRAMS = ["fp_nanbox", "fp_minmax", "fp_fma_invalid", "fp_status"]
 
 
-def run_child(arch: str, portable: str) -> str:
-    env = {**os.environ, "PRIVLAB_PORTABLE": portable,
+def run_script(script: str, arch: str, programs: list[str], env_extra: dict[str, str]) -> str:
+    env = {**os.environ, **env_extra,
            "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])}
-    proc = subprocess.run([sys.executable, "-c", CHILD, arch, *FP_PROGRAMS], env=env,
+    proc = subprocess.run([sys.executable, "-c", script, arch, *programs], env=env,
                           capture_output=True, text=True, timeout=600, check=False)
     assert proc.returncode == 0, proc.stderr
     return proc.stdout.split("\n")[-2]
+
+
+def run_child(arch: str, portable: str) -> str:
+    return run_script(CHILD, arch, FP_PROGRAMS, {"PRIVLAB_PORTABLE": portable})
 
 
 @pytest.mark.parametrize("arch", ["rv64", "rv32"])
@@ -64,28 +74,14 @@ def test_normal_mode_on_x86_64_jumps_from_unicorns_helpers_to_the_cores() -> Non
     assert line == " ".join(f"{n}=HALT:0" for n in FP_PROGRAMS) + " replaced jump"
 
 
-PMP_CHILD = """
-import ctypes, sys
-from conformance.programs import build_program
-from privlab.machine import Machine, Stop, load_elf
-from privlab.machine.assemble import boot_bare
-from privlab.native.library import load_library
-from privlab.native.clib import unicorn_dirs
-
-lib = load_library()
-results = []
-for name in sys.argv[2:]:
-    image = load_elf(build_program(name, sys.argv[1]))
-    m = Machine(image.xlen)
-    boot_bare(m, image)
-    r = m.run(max_insns=50_000_000)
-    results.append(f"{name}={r.stop.name}:{r.exit_status}")
-    if name == "pmp_partial":
-        t = [e for e in m.events if hasattr(e, "code")][0]
-        store = int.from_bytes(m.memory.read(t.epc, 4), "little")
-        load = int.from_bytes(m.memory.read(t.epc - 4, 4), "little")
-        results.append(f"trap={t.code},{store & 0x7f:#x},{load & 0x7f:#x},"
-                       f"{t.tval == image.symbol('buf')}")
+PMP_CHILD = RUN_PROGRAMS + """
+if "pmp_partial" in machines:
+    m, image = machines["pmp_partial"]
+    t = [e for e in m.events if hasattr(e, "code")][0]
+    store = int.from_bytes(m.memory.read(t.epc, 4), "little")
+    load = int.from_bytes(m.memory.read(t.epc - 4, 4), "little")
+    results.append(f"trap={t.code},{store & 0x7f:#x},{load & 0x7f:#x},"
+                   f"{t.tval == image.symbol('buf')}")
 
 # Where libunicorn's own calls to its PMP check go: still to libunicorn.
 class DlInfo(ctypes.Structure):
@@ -93,7 +89,6 @@ class DlInfo(ctypes.Structure):
                 ("sname", ctypes.c_char_p), ("saddr", ctypes.c_void_p)]
 libc = ctypes.CDLL(None)
 libc.dladdr.argtypes = [ctypes.c_void_p, ctypes.POINTER(DlInfo)]
-unicorn = ctypes.CDLL(str(unicorn_dirs()[1] / "libunicorn.so.2"))
 lib.plt_slot.restype = ctypes.c_void_p
 lib.plt_slot.argtypes = [ctypes.c_char_p]
 slot = lib.plt_slot(b"pmp_hart_has_privs_riscv64")
@@ -109,12 +104,7 @@ PMP_PROGRAMS = ["pmp", "pmp_partial"]
 
 
 def run_pmp_child(arch: str, env_extra: dict[str, str]) -> str:
-    env = {**os.environ, **env_extra,
-           "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])}
-    proc = subprocess.run([sys.executable, "-c", PMP_CHILD, arch, *PMP_PROGRAMS], env=env,
-                          capture_output=True, text=True, timeout=600, check=False)
-    assert proc.returncode == 0, proc.stderr
-    return proc.stdout.split("\n")[-2]
+    return run_script(PMP_CHILD, arch, PMP_PROGRAMS, env_extra)
 
 
 # pmp_partial's one trap: a store access fault (cause 7) at the sw (opcode 0x23) right
