@@ -296,7 +296,7 @@ def _busy(pid: int) -> float:
 
 
 def _pane(session: str) -> str:
-    return subprocess.run(["tmux", "capture-pane", "-p", "-t", session], capture_output=True,
+    return subprocess.run(["tmux", "capture-pane", "-p", "-J", "-t", session], capture_output=True,
                           text=True, check=False).stdout
 
 
