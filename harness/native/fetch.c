@@ -6,12 +6,18 @@
  * mean re-decoding everything after each switch, while one physical block may also be
  * reached through several virtual addresses (a trampoline page).
  *
- * The walk follows the privileged spec (4.3.2 Sv32, 4.4 Sv39) far enough to find the
- * physical page: permissions need no checking, because Unicorn already fetched the
- * block. It reads page tables straight from host RAM; a page table outside RAM makes
- * it fall back to Unicorn's own walker. Results sit in a small TLB keyed by (virtual
- * page, satp), emptied by sfence.vma and by any host-side change.
+ * The walk follows the privileged spec (4.3.2 Sv32, 4.4 Sv39, 4.5 Sv48) far enough to
+ * find the physical page: permissions need no checking, because Unicorn already
+ * fetched the block. It reads page tables straight from host RAM; a page table outside
+ * RAM makes it fall back to Unicorn's own walker. Results sit in a small TLB keyed by
+ * (virtual page, satp), emptied by sfence.vma and by any host-side change.
+ *
+ * pt_walk is the core's one page-table walker: tlbbank.c records a fill's walk with it
+ * and vtlb.c's TLB fill walks with PTW_CHECKED (PMP on each entry read, reserved bits,
+ * canonical addresses) and checks the leaf's permissions itself.
  */
+#include <string.h>
+
 #include "hart.h"
 
 /* PAGE_SHIFT, PTE_* and the schemes' SV39_MODE/SV32_MODE come from riscv_gen.h
@@ -34,53 +40,80 @@ void stlb_flush(hart *h)
     }
 }
 
-static uint64_t read_pte(hart *h, uint64_t addr, unsigned size, bool *ok)
+/* The scheme `satp` selects (spec 4.3 Sv32; 4.4, 4.5 Sv39, Sv48): false when it
+ * translates nothing here (bare; Sv57, which this core does not walk). */
+bool pt_scheme(bool rv64, uint64_t satp, struct pt_scheme *s)
 {
-    const uint8_t *p = ram_ptr(h, addr, size);
-    uint64_t v = 0;
-    *ok = p != NULL;
-    for (unsigned i = 0; p && i < size; i++)
-        v |= (uint64_t)p[i] << (8 * i);
-    return v;
+    if (!rv64) {
+        if (!((satp >> SATP32_MODE_SHIFT) & 1))
+            return false;
+        *s = (struct pt_scheme){(satp & ((1ull << SATP32_PPN_BITS) - 1)) << PAGE_SHIFT,
+                                SV32_LEVELS, SV32_PTE_SIZE, SV32_VPN_BITS};
+        return true;
+    }
+    uint64_t mode = satp >> SATP64_MODE_SHIFT;
+    if (mode != SV39_MODE && mode != SV39_MODE + 1)   /* Sv48 is Sv39's mode + 1 */
+        return false;
+    *s = (struct pt_scheme){(satp & ((1ull << SATP64_PPN_BITS) - 1)) << PAGE_SHIFT,
+                            mode == SV39_MODE ? SV39_LEVELS : SV39_LEVELS + 1, SV39_PTE_SIZE,
+                            SV39_VPN_BITS};
+    return true;
 }
 
-/* Walk the page table rooted at `root` (a physical address), telling `seen` (if
- * any) where each entry read lies in host RAM and what it holds. */
-static bool walk(hart *h, uint64_t va, uint64_t root, unsigned levels, unsigned pte_size,
-                 unsigned vpn_bits, uint64_t *pa, pte_seen seen, void *arg)
+/* Walk `va` to its leaf, reading page tables straight from host RAM and telling `seen`
+ * (if any) where each entry read lies and what it holds. Without PTW_CHECKED only what
+ * finding the page needs is checked (V, W without R): fetch.c's caller knows Unicorn
+ * already fetched the code. With it, as a TLB fill must (vtlb.c): bits above the
+ * scheme's top virtual bit must equal it, each entry's read is an S-mode access PMP
+ * checks (spec 3.7.1), and an Sv39/Sv48 entry with reserved bits 63:54 set faults
+ * (QEMU 7.2). The leaf's permissions are the caller's to check. */
+int pt_walk(hart *h, uint64_t va, const struct pt_scheme *s, unsigned flags, pte_seen seen,
+            void *arg, struct pt_leaf *leaf)
 {
-    uint64_t table = root;
-    for (int level = (int)levels - 1; level >= 0; level--) {
-        unsigned shift = PAGE_SHIFT + (unsigned)level * vpn_bits;
-        uint64_t vpn = (va >> shift) & ((1ull << vpn_bits) - 1);
-        bool ok;
-        uint64_t pte = read_pte(h, table + vpn * pte_size, pte_size, &ok);
-        if (ok && seen)
-            seen(arg, ram_ptr(h, table + vpn * pte_size, pte_size), pte);
-        if (!ok || !(pte & PTE_V) || ((pte & PTE_W) && !(pte & PTE_R)))
-            return false;
-        uint64_t ppn = pte_size == SV39_PTE_SIZE
-            ? (pte >> PTE_PPN_SHIFT) & ((1ull << SV39_PPN_BITS) - 1) : pte >> PTE_PPN_SHIFT;
-        if (pte & (PTE_R | PTE_X)) {   /* a leaf, maybe a superpage */
-            uint64_t low = (1ull << shift) - 1;
-            *pa = ((ppn << PAGE_SHIFT) & ~low) | (va & low);
-            return true;
-        }
-        table = ppn << PAGE_SHIFT;
+    bool checked = flags & PTW_CHECKED, rv64 = s->pte_size == SV39_PTE_SIZE;
+    if (checked && rv64) {
+        int64_t hi = (int64_t)va >> (PAGE_SHIFT + s->levels * s->vpn_bits - 1);
+        if (hi != 0 && hi != -1)
+            return PTW_PAGE_FAULT;
     }
-    return false;
+    uint64_t table = s->root;
+    for (int level = (int)s->levels - 1; level >= 0; level--) {
+        unsigned shift = PAGE_SHIFT + (unsigned)level * s->vpn_bits;
+        uint64_t at = table + ((va >> shift) & ((1ull << s->vpn_bits) - 1)) * s->pte_size;
+        if (checked && !pmp_allows(h, at, s->pte_size, PMP_R, PRV_S))
+            return PTW_ACCESS_FAULT;
+        uint8_t *p = (uint8_t *)ram_ptr(h, at, s->pte_size);
+        if (!p)
+            return PTW_NOT_IN_RAM;
+        uint64_t pte = 0;
+        memcpy(&pte, p, s->pte_size);   /* little-endian host and guest */
+        if (seen)
+            seen(arg, p, pte);
+        uint64_t ppn = rv64 ? (pte >> PTE_PPN_SHIFT) & ((1ull << SV39_PPN_BITS) - 1)
+                            : pte >> PTE_PPN_SHIFT;
+        if (checked && rv64 && pte >> (PTE_PPN_SHIFT + SV39_PPN_BITS))
+            return PTW_PAGE_FAULT;
+        if (!(pte & PTE_V) || ((pte & PTE_W) && !(pte & PTE_R)))
+            return PTW_PAGE_FAULT;
+        if (!(pte & (PTE_R | PTE_X))) {   /* a pointer to the next level */
+            table = ppn << PAGE_SHIFT;
+            continue;
+        }
+        uint64_t low = (1ull << shift) - 1;   /* a superpage's offset bits */
+        *leaf = (struct pt_leaf){pte, ppn, ((ppn << PAGE_SHIFT) & ~low) | (va & low), p,
+                                 (unsigned)level, ((ppn << PAGE_SHIFT) & low) != 0};
+        return PTW_LEAF;
+    }
+    return PTW_PAGE_FAULT;
 }
 
 /* Walk `va` through an RV64 satp (Sv39 or Sv48), as tlbbank.c records a fill's walk:
  * false if the mode is neither or the walk ends without a leaf in RAM. */
 bool walk_rv64(hart *h, uint64_t va, uint64_t satp, pte_seen seen, void *arg)
 {
-    uint64_t mode = satp >> SATP64_MODE_SHIFT, pa;
-    if (mode != SV39_MODE && mode != SV39_MODE + 1)   /* Sv48 is Sv39's mode + 1 */
-        return false;
-    uint64_t root = (satp & ((1ull << SATP64_PPN_BITS) - 1)) << PAGE_SHIFT;
-    return walk(h, va, root, mode == SV39_MODE ? SV39_LEVELS : SV39_LEVELS + 1, SV39_PTE_SIZE,
-                SV39_VPN_BITS, &pa, seen, arg);
+    struct pt_scheme s;
+    struct pt_leaf leaf;
+    return pt_scheme(true, satp, &s) && pt_walk(h, va, &s, 0, seen, arg, &leaf) == PTW_LEAF;
 }
 
 uint64_t current_satp(hart *h)
@@ -97,10 +130,8 @@ uint64_t current_satp(hart *h)
 static bool translate(hart *h, uint64_t vaddr, unsigned priv, uint64_t *paddr)
 {
     uint64_t satp = current_satp(h);
-    bool rv64 = h->s.xlen == 64;
-    bool bare = priv == PRV_M ||
-        (rv64 ? (satp >> SATP64_MODE_SHIFT) != SV39_MODE : (satp >> SATP32_MODE_SHIFT) != SV32_MODE);
-    if (bare) {
+    struct pt_scheme s;
+    if (priv == PRV_M || !pt_scheme(h->s.xlen == 64, satp, &s)) {
         *paddr = vaddr & h->xmask;
         return true;
     }
@@ -110,13 +141,11 @@ static bool translate(hart *h, uint64_t vaddr, unsigned priv, uint64_t *paddr)
         *paddr = (e->ppage << PAGE_SHIFT) | (vaddr & ((1u << PAGE_SHIFT) - 1));
         return true;
     }
+    struct pt_leaf leaf;
     uint64_t pa;
-    bool found = rv64
-        ? walk(h, vaddr, (satp & ((1ull << SATP64_PPN_BITS) - 1)) << PAGE_SHIFT, SV39_LEVELS,
-               SV39_PTE_SIZE, SV39_VPN_BITS, &pa, NULL, NULL)
-        : walk(h, vaddr, (satp & ((1ull << SATP32_PPN_BITS) - 1)) << PAGE_SHIFT, SV32_LEVELS,
-               SV32_PTE_SIZE, SV32_VPN_BITS, &pa, NULL, NULL);
-    if (!found && uc_vmem_translate(h->uc, vaddr, UC_PROT_EXEC, &pa) != UC_ERR_OK)
+    if (pt_walk(h, vaddr, &s, 0, NULL, NULL, &leaf) == PTW_LEAF)
+        pa = leaf.pa;
+    else if (uc_vmem_translate(h->uc, vaddr, UC_PROT_EXEC, &pa) != UC_ERR_OK)
         return false;
     *e = (struct stlb_entry){vpage, satp, pa >> PAGE_SHIFT, h->stlb_gen};
     *paddr = pa;

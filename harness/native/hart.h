@@ -292,8 +292,24 @@ void set_csr_raw(hart *h, int ucid, uint64_t v);
 bool read_insn(hart *h, uint64_t addr, uint32_t *insn);
 bool vmem_read(hart *h, uint64_t addr, uc_prot prot, void *buf, size_t len);
 
-/* fetch.c */
+/* fetch.c: the one page-table walker (fetch.c's own translation, tlbbank.c's record
+ * of a fill, vtlb.c's checked walk), over the scheme satp selects. */
 typedef void (*pte_seen)(void *arg, const uint8_t *at, uint64_t pte);
+struct pt_scheme {
+    uint64_t root;                 /* the root table's physical address */
+    unsigned levels, pte_size, vpn_bits;
+};
+struct pt_leaf {
+    uint64_t pte, ppn, pa;         /* pa: va's physical address through the leaf */
+    uint8_t *at;                   /* the leaf in host RAM */
+    unsigned level;                /* 0 for a 4 KiB page, higher for a superpage */
+    bool misaligned;               /* a superpage whose PPN has low bits set */
+};
+enum { PTW_LEAF, PTW_PAGE_FAULT, PTW_ACCESS_FAULT, PTW_NOT_IN_RAM };
+#define PTW_CHECKED 1u   /* PMP on each entry read (as S), canonical va, reserved bits */
+bool pt_scheme(bool rv64, uint64_t satp, struct pt_scheme *s);
+int pt_walk(hart *h, uint64_t va, const struct pt_scheme *s, unsigned flags, pte_seen seen,
+            void *arg, struct pt_leaf *leaf);
 bool fetch_paddr(hart *h, uint64_t vaddr, uint64_t *paddr);
 bool walk_rv64(hart *h, uint64_t va, uint64_t satp, pte_seen seen, void *arg);
 bool data_paddr(hart *h, uint64_t vaddr, uint64_t *paddr);

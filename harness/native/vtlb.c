@@ -9,8 +9,9 @@
  * is given the page's virtual address and the access type only, and fills a whole
  * page. So the core:
  *
- *   - walks Sv32/Sv39/Sv48 itself as the privileged spec (4.3, 4.4) and QEMU 7.2's
- *     get_physical_address do: V, R/W/X, U with SUM, MXR, mstatus.MPRV+MPP for loads
+ *   - walks Sv32/Sv39/Sv48 itself (fetch.c pt_walk, checked) and checks the leaf as
+ *     the privileged spec (4.3, 4.4) and QEMU 7.2's get_physical_address do: V,
+ *     R/W/X, U with SUM, MXR, mstatus.MPRV+MPP for loads
  *     and stores, superpage alignment, reserved bits, A and D set by the walk (a page
  *     whose D bit is clear is filled without write, so the first store walks again);
  *   - checks PMP (pmp.c pmp_allows) on each page-table entry it reads (as S) and on
@@ -65,8 +66,6 @@ static unsigned page_fault(unsigned privs)
         : privs & PMP_W ? CAUSE_STORE_PAGE_FAULT : CAUSE_LOAD_PAGE_FAULT;
 }
 
-/* The walk of `va` for an access of `privs` at `mode`: 0 and the physical page and the
- * page table's permissions (PMP_R/W/X), or the cause of the exception. */
 /* mstatus's SUM and MXR now. Read at the hart's own level: lending Unicorn M (csr_raw)
  * goes through its riscv_cpu_set_mode, which drops the LR reservation, so a fill
  * between an LR and its SC made the SC fail. sstatus has both bits from S; from U
@@ -81,102 +80,54 @@ static uint64_t status_now(hart *h)
     return csr_raw(h, UC_RISCV_REG_MSTATUS);
 }
 
+/* The walk of `va` for an access of `privs` at `mode`: 0 and the physical page and the
+ * page table's permissions (PMP_R/W/X), or the cause of the exception. */
 static unsigned translate(hart *h, uint64_t va, unsigned privs, unsigned mode,
                           uint64_t *pa, unsigned *prot, bool *bare)
 {
-    uint64_t satp = current_satp(h);
-    bool rv64 = h->s.xlen == 64;
-    unsigned levels, pte_size, vpn_bits;
-    uint64_t root;
+    struct pt_scheme s;
+    struct pt_leaf leaf;
     *bare = true;
-    if (mode == PRV_M) {
+    if (mode == PRV_M || !pt_scheme(h->s.xlen == 64, current_satp(h), &s)) {
         *pa = va & h->xmask;
         *prot = PMP_RWX;
         return 0;
     }
-    if (rv64) {
-        uint64_t m = satp >> SATP64_MODE_SHIFT;
-        if (m != SV39_MODE && m != SV39_MODE + 1) {   /* bare (Sv48 is Sv39's mode + 1) */
-            *pa = va;
-            *prot = PMP_RWX;
-            return 0;
-        }
-        levels = m == SV39_MODE ? SV39_LEVELS : SV39_LEVELS + 1;
-        pte_size = SV39_PTE_SIZE;
-        vpn_bits = SV39_VPN_BITS;
-        root = (satp & ((1ull << SATP64_PPN_BITS) - 1)) << PAGE_SHIFT;
-        /* Bits above the scheme's top bit must all equal it. */
-        unsigned top = PAGE_SHIFT + levels * vpn_bits - 1;
-        int64_t hi = (int64_t)va >> top;
-        if (hi != 0 && hi != -1)
-            return page_fault(privs);
-    } else {
-        if (!((satp >> SATP32_MODE_SHIFT) & 1)) {
-            *pa = va & h->xmask;
-            *prot = PMP_RWX;
-            return 0;
-        }
-        levels = SV32_LEVELS;
-        pte_size = SV32_PTE_SIZE;
-        vpn_bits = SV32_VPN_BITS;
-        root = (satp & ((1ull << SATP32_PPN_BITS) - 1)) << PAGE_SHIFT;
-    }
     *bare = false;
-    uint64_t table = root;
-    for (int level = (int)levels - 1; level >= 0; level--) {
-        unsigned shift = PAGE_SHIFT + (unsigned)level * vpn_bits;
-        uint64_t pte_addr = table + ((va >> shift) & ((1ull << vpn_bits) - 1)) * pte_size;
-        /* The walk's read is an S-mode access PMP checks (spec 3.7.1). */
-        if (!pmp_allows(h, pte_addr, pte_size, PMP_R, PRV_S))
-            return access_fault(privs);
-        uint8_t *p = (uint8_t *)ram_ptr(h, pte_addr, pte_size);
-        if (!p)
-            return page_fault(privs);   /* QEMU 7.2: a failed PTE load fails the walk */
-        uint64_t pte = 0;
-        memcpy(&pte, p, pte_size);   /* little-endian host and guest */
-        uint64_t ppn;
-        if (rv64) {
-            ppn = (pte >> PTE_PPN_SHIFT) & ((1ull << SV39_PPN_BITS) - 1);
-            if (pte >> (PTE_PPN_SHIFT + SV39_PPN_BITS))
-                return page_fault(privs);   /* reserved bits 63:54 (QEMU 7.2) */
-        } else {
-            ppn = pte >> PTE_PPN_SHIFT;
-        }
-        if (!(pte & PTE_V) || ((pte & PTE_W) && !(pte & PTE_R)))
-            return page_fault(privs);
-        if (!(pte & (PTE_R | PTE_X))) {   /* a pointer to the next level */
-            table = ppn << PAGE_SHIFT;
-            continue;
-        }
-        /* A leaf. */
-        bool xonly = (pte & PTE_X) && !(pte & PTE_R);
-        uint64_t status = ((pte & PTE_U) && mode == PRV_S) || xonly ? status_now(h) : 0;
-        bool sum = status & MSTATUS_SUM, mxr = status & MSTATUS_MXR;
-        if (pte & PTE_U) {
-            if (mode != PRV_U && (!sum || privs == PMP_X))
-                return page_fault(privs);
-        } else if (mode != PRV_S) {
-            return page_fault(privs);
-        }
-        uint64_t low_ppn = (1ull << ((unsigned)level * vpn_bits)) - 1;
-        if (ppn & low_ppn)
-            return page_fault(privs);   /* a misaligned superpage */
-        bool readable = (pte & PTE_R) || ((pte & PTE_X) && mxr);
-        if ((privs & PMP_R && !readable) || (privs & PMP_W && !(pte & PTE_W)) ||
-            (privs & PMP_X && !(pte & PTE_X)))
-            return page_fault(privs);
-        /* A and D, set by the walk as QEMU 7.2 sets them. */
-        uint64_t updated = pte | PTE_A | ((privs & PMP_W) ? PTE_D : 0);
-        if (updated != pte)
-            memcpy(p, &updated, pte_size);
-        *prot = (readable ? PMP_R : 0) | ((pte & PTE_X) ? PMP_X : 0) |
-                ((pte & PTE_W) && (updated & PTE_D) ? PMP_W : 0);
-        if ((pte & PTE_U) && mode == PRV_S)
-            *prot &= ~(unsigned)PMP_X;   /* S never executes a user page */
-        *pa = ((ppn & ~low_ppn) << PAGE_SHIFT) | (va & (low_ppn << PAGE_SHIFT));
-        return 0;
+    switch (pt_walk(h, va, &s, PTW_CHECKED, NULL, NULL, &leaf)) {
+    case PTW_LEAF:
+        break;
+    case PTW_ACCESS_FAULT:
+        return access_fault(privs);
+    default:
+        return page_fault(privs);   /* QEMU 7.2: a failed PTE load fails the walk too */
     }
-    return page_fault(privs);
+    uint64_t pte = leaf.pte;
+    bool xonly = (pte & PTE_X) && !(pte & PTE_R);
+    uint64_t status = ((pte & PTE_U) && mode == PRV_S) || xonly ? status_now(h) : 0;
+    bool sum = status & MSTATUS_SUM, mxr = status & MSTATUS_MXR;
+    if (pte & PTE_U) {
+        if (mode != PRV_U && (!sum || privs == PMP_X))
+            return page_fault(privs);
+    } else if (mode != PRV_S) {
+        return page_fault(privs);
+    }
+    if (leaf.misaligned)
+        return page_fault(privs);
+    bool readable = (pte & PTE_R) || ((pte & PTE_X) && mxr);
+    if ((privs & PMP_R && !readable) || (privs & PMP_W && !(pte & PTE_W)) ||
+        (privs & PMP_X && !(pte & PTE_X)))
+        return page_fault(privs);
+    /* A and D, set by the walk as QEMU 7.2 sets them. */
+    uint64_t updated = pte | PTE_A | ((privs & PMP_W) ? PTE_D : 0);
+    if (updated != pte)
+        memcpy(leaf.at, &updated, s.pte_size);
+    *prot = (readable ? PMP_R : 0) | ((pte & PTE_X) ? PMP_X : 0) |
+            ((pte & PTE_W) && (updated & PTE_D) ? PMP_W : 0);
+    if ((pte & PTE_U) && mode == PRV_S)
+        *prot &= ~(unsigned)PMP_X;   /* S never executes a user page */
+    *pa = leaf.pa & ~(uint64_t)(PAGE_SIZE - 1);
+    return 0;
 }
 
 /* The privilege a load or store is translated and checked at: M's under MPRV is MPP's. */
