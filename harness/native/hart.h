@@ -458,6 +458,7 @@ bool pmp_probing(void);
 void pmp_probe_filled(hart *h);
 bool pmp_page_privs(const hart *h, uint64_t page, unsigned mode, unsigned *privs);
 bool pmp_store_backed(hart *h, uint64_t pa);
+void pmp_note_noexec_fill(void);   /* vtlb.c: a fill left execute out */
 bool vtlb_install(hart *h);
 int hart_vtlb_stop(hart *h);
 int hart_vtlb_on(void);

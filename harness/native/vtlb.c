@@ -222,6 +222,8 @@ bool vtlb_fill(uc_engine *uc, uint64_t vpage, uc_mem_type type, uc_tlb_entry *e,
     e->perms = (others | privs) & ~(bare ? (unsigned)PMP_X : 0u);
     if (!bare && same)
         e->perms |= prot & whole & PMP_X;
+    else if (bare && (prot & whole & PMP_X))
+        pmp_note_noexec_fill();   /* execute the page allows, left out (pmp.c's count) */
     return true;
 }
 
@@ -409,20 +411,19 @@ bool vtlb_install(hart *h)
         UC_ERR_OK;
 }
 
-/* Only where PRIVLAB_VTLB=1 asks for it, in portable mode: this path does not yet
- * pass every suite (docs/install.md, "The portable core"), so portable mode keeps
- * pmp.c's replacement and a host without libunicorn's PLT still refuses to run. Read
- * once. */
 /* In portable mode, with PRIVLAB_VTLB, or by itself where libunicorn has no PLT slot
  * for pmp.c's check (a Mach-O libunicorn, PRIVLAB_NO_PLT): the one way PMP and the MMU
- * can then be exact. */
+ * can then be exact. PRIVLAB_VTLB=0 turns it off even there, as on a libunicorn
+ * without the virtual TLB: then hart_new refuses, for the tests of what such a host
+ * says (hart.py). Read once. */
 bool vtlb_mode(void)
 {
     static int mode = -1;
     if (mode < 0) {
         const char *env = getenv("PRIVLAB_VTLB");
         bool asked = env && *env && strcmp(env, "0") != 0;
-        mode = portable_mode() && (asked || !plt_slot("pmp_hart_has_privs_riscv64"));
+        bool refused = env && strcmp(env, "0") == 0;
+        mode = portable_mode() && !refused && (asked || !plt_slot("pmp_hart_has_privs_riscv64"));
     }
     return mode;
 }

@@ -4,9 +4,16 @@ entry that allows execution on its slow path (docs/unicorn.md), which made a ker
 that fills memory before paging (xv6's kinit) several times slower there. Code written
 into such a page through those entries, then run, then rewritten and run again, must
 still be seen each time: the fetch fills an entry of its own, and a store after it
-reaches Unicorn's self-modifying-code check."""
+reaches Unicorn's self-modifying-code check. The virtual TLB (harness/native/vtlb.c,
+PRIVLAB_VTLB=1 in portable mode) leaves execute out of the same fills and counts them
+in the same counter; a child process runs the programs that way, whatever the tests'
+own mode."""
 
 from __future__ import annotations
+
+import os
+import subprocess
+import sys
 
 import pytest
 
@@ -66,6 +73,25 @@ trap:
 }
 
 
+# Runs the ELF in argv[1] on a bare machine and prints whether the virtual TLB is on,
+# the stop, the exit status and how many fills left execute out.
+CHILD = """
+import sys
+from privlab.machine import Machine, load_elf
+from privlab.machine.assemble import boot_bare
+from privlab.native.library import load_library
+
+lib = load_library()
+image = load_elf(sys.argv[1])
+m = Machine(image.xlen)
+boot_bare(m, image)
+before = lib.pmp_noexec_fills()
+r = m.run(max_insns=100_000)
+print("vtlb" if lib.hart_vtlb_on() else "plt", r.stop.name, r.exit_status,
+      lib.pmp_noexec_fills() - before)
+"""
+
+
 def noexec_fills() -> int:
     return int(load_library().pmp_noexec_fills())
 
@@ -78,3 +104,14 @@ def test_code_written_through_store_fills_runs_and_is_rewritten(bare, where: str
     assert result.stop is Stop.HALT
     assert result.exit_status == 12         # the first call returned 1, the second 2
     assert noexec_fills() > before          # buf's (and the stack's) fills left X out
+
+
+@pytest.mark.parametrize("where", sorted(PROGRAMS))
+def test_the_virtual_tlb_leaves_execute_out_of_the_same_fills(where: str) -> None:
+    env = {**os.environ, "PRIVLAB_PORTABLE": "1", "PRIVLAB_VTLB": "1"}
+    proc = subprocess.run([sys.executable, "-c", CHILD, str(build_asm(PROGRAMS[where]))],
+                          env=env, capture_output=True, text=True, timeout=300, check=False)
+    assert proc.returncode == 0, proc.stderr
+    mode, stop, status, fills = proc.stdout.split()
+    assert (mode, stop, status) == ("vtlb", "HALT", "12")
+    assert int(fills) > 0
