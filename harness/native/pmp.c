@@ -38,12 +38,12 @@
 
 #define PMP_RWX (PMP_R | PMP_W | PMP_X)
 #define PAGE 4096ull
-#define MAX_HARTS 256
+#define PMP_HARTS_MAX 256
 
 /* Live harts, newest last, to find the one a Unicorn CPU state (env) belongs to. A
  * hart the host never freed stays until an engine at the same address replaces it
  * (its engine is gone then) or the table is full (the oldest goes). */
-static hart *harts[MAX_HARTS];
+static hart *harts[PMP_HARTS_MAX];
 static unsigned nharts;
 static hart *last_hart;   /* the hart of the last lookup */
 
@@ -62,7 +62,7 @@ void pmp_register(hart *h, bool on)
             unregister_at(i);
     if (!on)
         return;
-    if (nharts == MAX_HARTS)
+    if (nharts == PMP_HARTS_MAX)
         unregister_at(0);
     harts[nharts++] = h;
 }
