@@ -20,11 +20,14 @@ __all__ = [
     "EVENT_FIELDS",
     "EVENT_STRUCT",
     "HOST_WATCHES",
+    "MAX_HARTS",
     "SHARED_FIELDS",
+    "TURN_FIELDS",
     "EventKind",
     "EventRecord",
     "SharedState",
     "StopReason",
+    "TurnState",
     "c_struct",
     "gen_header",
     "scalars",
@@ -36,6 +39,9 @@ _CTYPES = {U64: ctypes.c_uint64, U32: ctypes.c_uint32, U8: ctypes.c_uint8}
 
 HOST_WATCHES = 64
 """Debugger watch slots in the core (trigger.c), one per watched page (harness/gdb/watch.py)."""
+
+MAX_HARTS = 8
+"""Harts a machine may have: QEMU's virt board takes up to 8 in one socket."""
 
 
 class StopReason(IntEnum):
@@ -137,8 +143,38 @@ EVENT_FIELDS: tuple[tuple[str, str, str], ...] = (
 )
 
 
+# (name, C type, count, meaning). The turns of several harts as the native core runs
+# them back to back (harness/native/turns.c, harness/machine/schedule.py): Python
+# fills in the schedule and the run's limits, the core hands back where it stopped.
+TURN_FIELDS: tuple[tuple[str, str, int, str], ...] = (
+    ("harts", U32, 1, "harts in the machine"),
+    ("current", U32, 1, "the hart whose turn is under way"),
+    ("turn_end", U64, 1, "the instret that turn ends at"),
+    ("rng", U64, 1, "the schedule's SplitMix64 state"),
+    ("round", U32, MAX_HARTS, "the rest of the round, drawn from the end"),
+    ("round_len", U32, 1, "how many of round are left"),
+    ("waiting", U8, MAX_HARTS, "nonzero: the hart waits in wfi"),
+    ("quantum_min", U32, 1, "a turn's instructions: quantum_min to quantum_max"),
+    ("quantum_max", U32, 1, ""),
+    ("insn_limit", U64, 1, "machine-wide instret at which the run's budget ends"),
+    ("look_at", U64, 1, "machine-wide instret at which Python looks (input, checkpoints)"),
+    ("poll_insns", U64, 1, "live input: each turn's poll_at this far ahead (0: none)"),
+    ("attention", U32, 1, "nonzero: Python must look before another turn begins"),
+    ("ran_mask", U32, 1, "bit k: hart k ran in this chain"),
+    ("ev_buf", U64, 1, "host address of the event records of turns already over"),
+    ("ev_cap", U32, 1, "records ev_buf holds"),
+    ("ev_len", U32, 1, "records in it"),
+    ("clock_ns", U64, 1, "guest time all harts agreed on at the last switch"),
+    ("chained", U64, 1, "turns the core began by itself, every chain together"),
+)
+
+
 def _ctypes_fields(fields: tuple[tuple[str, str, str], ...]) -> list[tuple[str, type]]:
     return [(n, _CTYPES[t]) for n, t, _ in fields]
+
+
+def _ctypes_arrays(fields: tuple[tuple[str, str, int, str], ...]) -> list[tuple[str, type]]:
+    return [(n, _CTYPES[t] * c if c > 1 else _CTYPES[t]) for n, t, c, _ in fields]
 
 
 class _Record(ctypes.Structure):
@@ -156,6 +192,10 @@ class SharedState(_Record):
 
 class EventRecord(_Record):
     _fields_ = _ctypes_fields(EVENT_FIELDS)
+
+
+class TurnState(ctypes.Structure):
+    _fields_ = _ctypes_arrays(TURN_FIELDS)
 
 
 def _event_struct() -> struct.Struct:
@@ -203,11 +243,14 @@ def gen_header() -> str:
         "",
     ]
     lines.append(f"#define HOST_WATCHES {HOST_WATCHES}")
+    lines.append(f"#define MAX_HARTS {MAX_HARTS}")
     lines += [f"#define STOP_{r.name} {int(r)}" for r in StopReason]
     lines += [f"#define EV_{k.name} {int(k)}" for k in EventKind]
     lines.append("")
     lines += c_struct("hart_shared", scalars(SHARED_FIELDS))
     lines.append("")
     lines += c_struct("hart_event", scalars(EVENT_FIELDS))
+    lines.append("")
+    lines += c_struct("turn_state", TURN_FIELDS)
     lines += ["", "#endif", ""]
     return "\n".join(lines)

@@ -26,77 +26,64 @@ PAGE = 4096
 
 
 class CodeSync:
-    """The pages written since each hart's last turn."""
+    """The pages written since each hart's last turn (kept in harness/native/codesync.c,
+    where turns the core runs by itself (turns.c) update them too)."""
 
     def __init__(self, harts: list[Hart], host_address: int, ram_base: int,
                  ram_size: int) -> None:
         self._lib = load_library()
         self._harts = harts
         self.npages = ram_size // PAGE
-        self._idx = (ctypes.c_uint32 * self.npages)()
-        self._handles = (ctypes.c_void_p * len(harts))(*(h._h.value for h in harts))
-        self._base = ram_base
+        handles = (ctypes.c_void_p * len(harts))(*(h._h.value for h in harts))
         self._tracker = self._lib.ram_tracker_new(ctypes.c_void_p(host_address), ram_size)
-        # hart -> pages written since its last turn (None: unknown, so any)
-        self._pending: list[set[int] | None] = [set() for _ in harts]
-        self.flushes = [0] * len(harts)     # turns that began with a flush, per hart
+        self.handle = ctypes.c_void_p(self._lib.codesync_new(
+            self._tracker, handles, len(harts), ram_base, ram_size))
+        if not self.handle:
+            raise MemoryError("no memory for the code-coherence record")
 
     @property
     def tracked(self) -> bool:
         """Does the host kernel tell which pages were written?"""
         return bool(self._tracker)
 
+    @property
+    def flushes(self) -> list[int]:
+        """Turns that began with a flush of the hart's translations, per hart."""
+        return [int(self._lib.codesync_flushes(self.handle, k)) for k in range(len(self._harts))]
+
     def run_begins(self) -> None:
         """Before a run of several harts: what the host wrote since the last one (a
-        program loaded, a debugger's store) is news to every hart. This looks at all
-        of RAM, once a run, and so also clears the marks of pages written while no
-        hart had code on them."""
-        n = self._lib.ram_tracker_scan(self._tracker, self._idx, self.npages) \
-            if self._tracker else -1
-        if n == 0:
-            return
-        written = None if n < 0 else self._idx[:n]
-        for j, pending in enumerate(self._pending):
-            if written is None or pending is None:
-                self._pending[j] = None
-            else:
-                pending.update(written)
+        program loaded, a debugger's store) is news to every hart."""
+        self._lib.codesync_run_begins(self.handle)
 
     def turn_ended(self, k: int) -> None:
         """Hart k's turn is over: what it (or the host meanwhile) wrote on pages the
-        others have code on is news to them (harness/native/codesync.c)."""
-        written: list[int] | None = None
-        if self._tracker:
-            n = self._lib.codesync_scan(self._tracker, self._handles, len(self._harts), k,
-                                        self._base, self.npages * PAGE, self._idx,
-                                        self.npages)
-            if n == 0:
-                return
-            if n > 0:
-                written = self._idx[:n]
-        for j, pending in enumerate(self._pending):
-            if j == k:
-                continue
-            if written is None or pending is None:
-                self._pending[j] = None
-            else:
-                pending.update(written)
+        others have code on is news to them."""
+        self._lib.codesync_turn_ended(self.handle, k)
 
     def turn_begins(self, k: int) -> None:
         """Before hart k runs: drop its translations of code rewritten since its turn."""
-        pending = self._pending[k]
-        if pending is not None and not pending:
-            return
-        if pending is None:
-            flushed = self._lib.hart_code_written(self._harts[k]._h, None, -1)
-        else:
-            pages = (ctypes.c_uint32 * len(pending))(*pending)
-            flushed = self._lib.hart_code_written(self._harts[k]._h, pages, len(pending))
-        if flushed:
-            self.flushes[k] += 1
-        self._pending[k] = set()
+        self._lib.codesync_turn_begins(self.handle, k)
+
+    def pending(self) -> list[set[int] | None]:
+        """Each hart's pages to hear about (None: every page), for a snapshot."""
+        out = (ctypes.c_uint32 * self.npages)()
+        got = [int(self._lib.codesync_pending(self.handle, k, out, self.npages))
+               for k in range(len(self._harts))]
+        return [None if n < 0 else set(out[:n]) if n else set() for n in got]
+
+    def set_pending(self, pending: list[set[int] | None]) -> None:
+        for k, pages in enumerate(pending):
+            if pages is None:
+                self._lib.codesync_set_pending(self.handle, k, None, -1)
+            else:
+                arr = (ctypes.c_uint32 * max(1, len(pages)))(*sorted(pages))
+                self._lib.codesync_set_pending(self.handle, k, arr, len(pages))
 
     def close(self) -> None:
+        if self.handle:
+            self._lib.codesync_free(self.handle)
+            self.handle = ctypes.c_void_p()
         if self._tracker:
             self._lib.ram_tracker_free(self._tracker)
             self._tracker = None

@@ -172,23 +172,34 @@ class Machine:
     # -- set-up --------------------------------------------------------------------
     def _map(self, dev: Device, uc: UcT) -> None:
         whole = bool(getattr(dev, "one_register_per_access", False))
+        k = self.ucs.index(uc)
 
         def read(uc: Uc, offset: int, size: int, _ud: object) -> int:
             if whole and _upper_half(dev.base + offset):
                 return 0
+            if self.uc is not uc:       # a turn the core began itself (turns.c)
+                self._select(k)
             try:
                 return dev.read(offset, size)
             except GuestError as e:
                 self._fail(e)
                 return 0
+            except BaseException:
+                self.turns.attend()
+                raise
 
         def write(uc: Uc, offset: int, size: int, value: int, _ud: object) -> None:
             if whole and _upper_half(dev.base + offset):
                 return
+            if self.uc is not uc:
+                self._select(k)
             try:
                 dev.write(offset, size, value)
             except GuestError as e:
                 self._fail(e)
+            except BaseException:
+                self.turns.attend()
+                raise
 
         # Unicorn maps whole pages; the device rejects offsets past its own size.
         uc.mmio_map(dev.base, -(-dev.size // PAGE_SIZE) * PAGE_SIZE, read, None, write, None)
@@ -272,9 +283,11 @@ class Machine:
         if self._halted is None:
             self._halted = (status, reason)
         self.hart.state.stop_reason = StopReason.HALT
+        self.turns.attend()
 
     def _input_ended(self) -> None:
         self._waiting_for_input = True
+        self.turns.attend()
         if self.hart.state.stop_reason == StopReason.NONE:
             self.hart.state.stop_reason = StopReason.HALT
 
@@ -311,6 +324,7 @@ class Machine:
         if self._device_error is None:
             self._device_error = error
         self.hart.state.stop_reason = StopReason.HALT
+        self.turns.attend()
 
     # -- running -----------------------------------------------------------------------
     def request_stop(self) -> None:
@@ -319,6 +333,7 @@ class Machine:
         request is kept apart from the core's stop reason, so one that arrives while
         the core is stopping for something else (an event, a poll) is not lost."""
         self._stop_wanted = True
+        self.turns.attend()                  # turns the core runs back to back end too
         if self.hart.state.stop_reason == StopReason.NONE:
             self.hart.state.stop_reason = StopReason.USER
 
@@ -383,6 +398,7 @@ class Machine:
         try:
             return self._loop(on_stop, conditions)
         finally:
+            s = self.hart.state              # the hart a chain of turns ended on
             s.budget = (1 << 64) - 1
             s.poll_at = (1 << 64) - 1
             s.budget_exact = 0
@@ -441,7 +457,11 @@ class Machine:
             first = len(self.events)
             error = 0
             try:
-                self.uc.emu_start(self.hart.pc, end)
+                if self.turns.chaining:
+                    error = self.turns.chain()
+                    s = self.hart.state
+                else:
+                    self.uc.emu_start(self.hart.pc, end)
             except UcError as e:
                 error = e.errno
             if error == UC_ERR_EXCEPTION and self._vtlb:
@@ -478,8 +498,9 @@ class Machine:
                     f"({IDLE_POLL_LIMIT} times with no output)"))
             if self._stop_wanted:
                 self._stop_wanted = False
-                if s.stop_reason == StopReason.USER:   # set after the reset above
-                    s.stop_reason = StopReason.NONE
+                for hart in self.harts:      # set after the reset above, on any hart
+                    if hart.state.stop_reason == StopReason.USER:
+                        hart.state.stop_reason = StopReason.NONE
                 return self._result(Stop.USER)
             if reason == StopReason.EVENT:
                 hit = self._matched(conditions, first)

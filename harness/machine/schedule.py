@@ -16,6 +16,7 @@ waits guest time skips to the first timer due.
 from __future__ import annotations
 
 import copy
+import ctypes
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -23,9 +24,11 @@ from typing import TYPE_CHECKING
 from unicorn.riscv_const import UC_RISCV_REG_PRIV
 
 from ..abi.csr import Csr
+from ..abi.native_layout import MAX_HARTS, EventRecord, TurnState
 from ..devices.uart import INPUT_POLL_INSNS
 from ..errors import BadInput
-from .hart import Hart
+from ..native.library import load_library
+from .hart import EVENT_BUFFER, Hart
 from .results import MAX_BUDGET_STEPS, TURN_OVER, RunResult, Stop
 from .until import AtInstret, Until
 
@@ -35,7 +38,6 @@ if TYPE_CHECKING:
 __all__ = ["DEFAULT_SMP_SEED", "MAX_HARTS", "QUANTUM_MAX", "QUANTUM_MIN", "HartTurns",
            "Schedule", "check_smp"]
 
-MAX_HARTS = 8
 DEFAULT_SMP_SEED = 0
 QUANTUM_MIN = 2_000
 QUANTUM_MAX = 18_000
@@ -98,6 +100,19 @@ class HartTurns:
         self.in_turn = False               # Machine.run is one hart's turn of a run
         self.turn: tuple[int, int] | None = None   # (hart, instret its turn ends at)
         self.wfi_yield = False             # that turn ended in a wfi
+        # Turns the core runs back to back (harness/native/turns.c): on for a run with
+        # nothing to watch between turns but the schedule (`chain`).
+        self.chaining = False
+        self.allow_chain = True            # False: every switch in Python (tests compare)
+        self.native = TurnState(harts=schedule.harts, quantum_min=QUANTUM_MIN,
+                                quantum_max=QUANTUM_MAX)
+        self._chain_events = (EventRecord * (4 * EVENT_BUFFER))()
+        self.native.ev_buf = ctypes.addressof(self._chain_events)
+        self.native.ev_cap = 4 * EVENT_BUFFER
+        self._handles = (ctypes.c_void_p * schedule.harts)(
+            *(h._h.value for h in machine.harts))
+        self._limits = (_M64, _M64, 0)     # insn_limit, look_at, poll_insns of this run
+        self._lib = load_library()
 
     def total_instret(self) -> int:
         """Instructions every hart has retired, together: the machine's own count, which
@@ -154,6 +169,8 @@ class HartTurns:
             m._codesync.run_begins()
         targets = [c for c in conditions if isinstance(c, AtInstret)]
         rest: list[Until] = [c for c in conditions if not isinstance(c, AtInstret)]
+        chain = self.allow_chain and not (step or conditions or on_stop is not None
+                                          or m._tohost is not None)
         while True:
             if live and ran >= next_poll:
                 next_poll = ran + INPUT_POLL_INSNS
@@ -183,12 +200,23 @@ class HartTurns:
             k, end = self.turn
             hart = m.harts[k]
             m._select(k)
-            before = hart.state.instret
+            before = self.total_instret()
             # The other harts stand still during this turn: their count, with this
             # hart's, is the machine's clock each event records (the count --at
             # instret:N uses).
-            hart.state.others_instret = self.total_instret() - before
+            hart.state.others_instret = before - hart.state.instret
             self.in_turn = True
+            if chain:
+                # What Python must look at between turns, as machine-wide counts: the
+                # core ends its chain of turns there (this loop's own tests, above).
+                look = before + INPUT_POLL_INSNS
+                if live:
+                    look = min(look, before + max(0, next_poll - ran))
+                if m.checkpoint is not None:
+                    look = min(look, m.next_checkpoint)
+                limit = _M64 if max_insns is None else before + max_insns - ran
+                self._limits = (limit, look, INPUT_POLL_INSNS if live else 0)
+            self.chaining = chain
             try:
                 if step:
                     result = m.step()
@@ -197,9 +225,12 @@ class HartTurns:
                     result = self.turn_run(hart, end, left, targets, rest, total, on_stop)
             finally:
                 self.in_turn = False
-                s = hart.state
-                ran += s.instret - before
+                self.chaining = False
+                s = m.hart.state               # a chain of turns may end on another hart
+                ran += self.total_instret() - before
                 self.clock_ns = (s.instret << s.icount_shift) + s.idle_ns
+                if self.turn is not None:
+                    k = self.turn[0]
             if self.wfi_yield:
                 self.wfi_yield = False
                 self.waiting[k] = True
@@ -210,6 +241,54 @@ class HartTurns:
             if result is TURN_OVER and not step:
                 continue
             return result
+
+    def chain(self) -> int:
+        """Run the current turn in the core, and the turns after it while nothing needs
+        Python (harness/native/turns.c); returns the last engine's error code, with the
+        hart it ran selected and the schedule where the core left it. The events of
+        turns already over go to the log first: the current hart's follow."""
+        m = self.m
+        t = self.native
+        assert self.turn is not None
+        t.current, t.turn_end = self.turn
+        t.rng = self.schedule._state
+        t.round_len = len(self.schedule._round)
+        for i, k in enumerate(self.schedule._round):
+            t.round[i] = k
+        for i, w in enumerate(self.waiting):
+            t.waiting[i] = w
+        t.insn_limit, t.look_at, t.poll_insns = self._limits
+        t.attention = 0
+        t.ran_mask = 0
+        t.ev_len = 0
+        t.clock_ns = self.clock_ns
+        for uc in m.ucs:
+            uc._hook_exception = None
+        sync = m._codesync.handle if m._codesync is not None else None
+        began = int(t.chained)
+        err = int(self._lib.turns_chain(ctypes.byref(t), self._handles, sync))
+        k = int(t.current)
+        if t.chained != began:                 # the core began turns of its own
+            self.schedule._state = int(t.rng)
+            self.schedule._round = [int(t.round[i]) for i in range(t.round_len)]
+            self.clock_ns = int(t.clock_ns)
+            m._select(k)
+            m._ran_since_step.update(j for j in range(self.schedule.harts)
+                                     if t.ran_mask >> j & 1)
+        self.turn = (k, int(t.turn_end))
+        if t.ev_len:
+            m.events.append_raw(ctypes.string_at(
+                ctypes.addressof(self._chain_events), t.ev_len * ctypes.sizeof(EventRecord)))
+        for uc in m.ucs:
+            exc = uc._hook_exception
+            if exc is not None:
+                uc._hook_exception = None
+                raise exc
+        return err
+
+    def attend(self) -> None:
+        """Python must look before the core begins another turn (thread-safe)."""
+        self.native.attention = 1
 
     def begin(self, conditions: list[Until]) -> RunResult | bool:
         """Draw the next turn and start it (`_turn`): False if it was a waiting hart's

@@ -262,8 +262,7 @@ def _schedule_state(machine: Machine) -> dict[str, Any]:
         "rng": machine.turns.schedule._state, "round": list(machine.turns.schedule._round),
         "turn": machine.turns.turn, "waiting": list(machine.turns.waiting),
         "clock_ns": machine.turns.clock_ns, "current": int(machine.hart.state.hart_id),
-        "pending": None if sync is None else
-        [None if p is None else set(p) for p in sync._pending],
+        "pending": None if sync is None else sync.pending(),
     }
 
 
@@ -274,7 +273,7 @@ def _restore_schedule(machine: Machine, st: dict[str, Any]) -> None:
     machine.turns.waiting = list(st["waiting"])
     machine.turns.clock_ns = st["clock_ns"]
     if machine._codesync is not None and st["pending"] is not None:
-        machine._codesync._pending = [None if p is None else set(p) for p in st["pending"]]
+        machine._codesync.set_pending(st["pending"])
     machine._select(st["current"])
 
 

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import IO
 
 from ..abi.csr import Priv
-from ..abi.native_layout import EVENT_FIELDS, EventKind
+from ..abi.native_layout import EVENT_FIELDS, MAX_HARTS, EventKind
 from ..errors import BadInput
 from ..pace import DEFAULT_ICOUNT_SHIFT, MAX_ICOUNT_SHIFT
 from .events import RECORD, EventLog
@@ -44,7 +44,6 @@ VERSION = 1
 _PREFIX = struct.Struct("<8sII")
 _CHUNK = RECORD.size * 8192          # records read per chunk (~1 MiB)
 _MAX_HEADER = 1 << 16
-MAX_HARTS = 8                      # schedule.MAX_HARTS (QEMU virt: 8 harts)
 
 
 def _offsets() -> dict[str, int]:

@@ -62,3 +62,148 @@ int64_t codesync_scan(struct ram_tracker *t, hart **harts, uint32_t n, uint32_t 
     }
     return found;
 }
+
+/*
+ * The pages each hart must hear about before its next turn, kept here so that turns
+ * run back to back (turns.c) and turns run from Python (harness/machine/codesync.py)
+ * share one record. A hart's list that overflows, or a scan the kernel failed, counts
+ * as "every page": a flush of all its translations, exact but slower.
+ */
+int64_t ram_tracker_scan(struct ram_tracker *t, uint32_t *idx, uint64_t cap);
+int hart_code_written(hart *h, const uint32_t *idx, int64_t n);
+
+#define PENDING_MAX 1024
+
+struct pending {
+    bool all;
+    uint32_t n;
+    uint32_t page[PENDING_MAX];
+};
+
+struct codesync {
+    struct ram_tracker *t;          /* NULL: the kernel cannot tell */
+    hart *harts[MAX_HARTS];
+    uint32_t n;
+    uint64_t ram_base, ram_size, npages;
+    uint32_t *idx;                  /* scan results, one slot per page of RAM */
+    struct pending pending[MAX_HARTS];
+    uint64_t flushes[MAX_HARTS];    /* turns that began with a flush, per hart */
+};
+
+struct codesync *codesync_new(struct ram_tracker *t, hart **harts, uint32_t n,
+                              uint64_t ram_base, uint64_t ram_size)
+{
+    if (n > MAX_HARTS)
+        return NULL;
+    struct codesync *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    c->npages = ram_size / PAGE_SIZE;
+    c->idx = calloc(c->npages ? c->npages : 1, sizeof *c->idx);
+    if (!c->idx) {
+        free(c);
+        return NULL;
+    }
+    c->t = t;
+    c->n = n;
+    c->ram_base = ram_base;
+    c->ram_size = ram_size;
+    for (uint32_t j = 0; j < n; j++)
+        c->harts[j] = harts[j];
+    return c;
+}
+
+void codesync_free(struct codesync *c)
+{
+    if (c) {
+        free(c->idx);
+        free(c);
+    }
+}
+
+static void note(struct pending *p, const uint32_t *pages, int64_t n)
+{
+    if (n < 0) {
+        p->all = true;
+        return;
+    }
+    for (int64_t i = 0; i < n && !p->all; i++) {
+        uint32_t k = 0;
+        while (k < p->n && p->page[k] != pages[i])
+            k++;
+        if (k < p->n)
+            continue;
+        if (p->n == PENDING_MAX)
+            p->all = true;
+        else
+            p->page[p->n++] = pages[i];
+    }
+}
+
+/* Before a run: what the host wrote since the last (a program loaded, a debugger's
+ * store) is news to every hart. Looking at all of RAM also clears the marks of pages
+ * written while no hart had code on them. */
+void codesync_run_begins(struct codesync *c)
+{
+    int64_t n = c->t ? ram_tracker_scan(c->t, c->idx, c->npages) : -1;
+    if (n == 0)
+        return;
+    for (uint32_t j = 0; j < c->n; j++)
+        note(&c->pending[j], c->idx, n);
+}
+
+/* Hart k's turn is over: what it (or the host meanwhile) wrote on pages the others
+ * have code on is news to them. */
+void codesync_turn_ended(struct codesync *c, uint32_t k)
+{
+    int64_t n = -1;
+    if (c->t) {
+        n = codesync_scan(c->t, c->harts, c->n, k, c->ram_base, c->npages * PAGE_SIZE,
+                          c->idx, c->npages);
+        if (n == 0)
+            return;
+    }
+    for (uint32_t j = 0; j < c->n; j++)
+        if (j != k)
+            note(&c->pending[j], c->idx, n);
+}
+
+/* Before hart k runs: drop its translations of code rewritten since its last turn.
+ * Returns 1 if it dropped them. */
+int codesync_turn_begins(struct codesync *c, uint32_t k)
+{
+    struct pending *p = &c->pending[k];
+    if (!p->all && !p->n)
+        return 0;
+    int flushed = hart_code_written(c->harts[k], p->page, p->all ? -1 : (int64_t)p->n);
+    if (flushed)
+        c->flushes[k]++;
+    p->all = false;
+    p->n = 0;
+    return flushed;
+}
+
+/* For snapshots (harness/machine/snapshot.py): hart k's pending pages into out (cap
+ * of them); how many, or -1 for "every page". */
+int64_t codesync_pending(struct codesync *c, uint32_t k, uint32_t *out, uint64_t cap)
+{
+    struct pending *p = &c->pending[k];
+    if (p->all)
+        return -1;
+    for (uint32_t i = 0; i < p->n && i < cap; i++)
+        out[i] = p->page[i];
+    return p->n;
+}
+
+void codesync_set_pending(struct codesync *c, uint32_t k, const uint32_t *pages, int64_t n)
+{
+    struct pending *p = &c->pending[k];
+    p->all = false;
+    p->n = 0;
+    note(p, pages, n);
+}
+
+uint64_t codesync_flushes(struct codesync *c, uint32_t k)
+{
+    return c->flushes[k];
+}

@@ -18,7 +18,7 @@ SOURCES = ("regs.c", "decode.c", "fetch.c", "icount.c", "interrupt.c", "trapentr
            "csrops.c", "events.c", "guard.c", "hooks.c", "hartapi.c", "snapshot.c",
            "dirty.c", "codesync.c", "pmp.c", "tlbflush.c", "tlbbank.c", "dispatch.c", "trigger.c",
            "hpm.c", "plt.c", "csrfast.c", "vtlb.c",
-           "exitcheck.c", "chain.c", "tbcache.c", "fpu.c", "devaccess.c")
+           "exitcheck.c", "chain.c", "tbcache.c", "fpu.c", "devaccess.c", "turns.c")
 HART_LIBRARY = CLibrary("libprivlab_hart.so", SOURCE_DIR, SOURCES, ("hart.h",), "privlab_gen.h",
                         gen_header, unicorn=True, what="the native core (harness/native)")
 
@@ -73,7 +73,15 @@ def load_library() -> ctypes.CDLL:
         "ram_tracker_new": (vp, [vp, u64]),
         "ram_tracker_scan": (ctypes.c_int64, [vp, vp, u64]),
         "ram_tracker_scan_range": (ctypes.c_int64, [vp, u64, u64, vp, u64]),
-        "codesync_scan": (ctypes.c_int64, [vp, vp, u32, u32, u64, u64, vp, u64]),
+        "codesync_new": (vp, [vp, vp, u32, u64, u64]),
+        "codesync_free": (None, [vp]),
+        "codesync_run_begins": (None, [vp]),
+        "codesync_turn_ended": (None, [vp, u32]),
+        "codesync_turn_begins": (i32, [vp, u32]),
+        "codesync_pending": (ctypes.c_int64, [vp, u32, vp, u64]),
+        "codesync_set_pending": (None, [vp, u32, vp, ctypes.c_int64]),
+        "codesync_flushes": (u64, [vp, u32]),
+        "turns_chain": (i32, [vp, vp, vp]),
         "ram_tracker_free": (None, [vp]),
         "ram_tracker_pause": (i32, [vp]),
         "ram_tracker_resume": (i32, [vp]),

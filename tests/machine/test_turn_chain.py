@@ -1,0 +1,85 @@
+"""Turns the core runs back to back (harness/native/turns.c): the same interleaving,
+the same events and the same machine state as switching every turn in Python, with
+devices, traps, wfi and stops on any hart; only far fewer returns to Python."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+
+import pytest
+from kernel.test_smp_kernel import boot_smp
+
+from privlab.machine import Machine, Stop
+
+
+def _state(m: Machine) -> tuple[object, ...]:
+    """Everything an interleaving decides, to compare two runs by."""
+    events = [json.dumps(e.to_json()) for e in m.events]
+    harts = [(h.state.instret, h.pc, int(h.priv), h.state.idle_ns) for h in m.harts]
+    t = m.turns
+    return (events, harts, t.turn, t.clock_ns, t.schedule._state, list(t.schedule._round),
+            list(t.waiting), m.console.text())
+
+
+def _run(prog: str, *args: str, harts: int, seed: int, chain: bool,
+         budget: int = 400_000_000) -> tuple[tuple[object, ...], int]:
+    m = boot_smp(prog, *args, harts=harts, seed=seed)
+    try:
+        m.turns.allow_chain = chain
+        r = m.run(max_insns=budget)
+        assert (r.stop, r.exit_status) == (Stop.HALT, 0), m.console.text()[-1500:]
+        return _state(m), int(m.turns.native.chained)
+    finally:
+        m.close()
+
+
+@pytest.mark.parametrize(("prog", "args", "harts", "seed"), [
+    ("forktree", (), 3, 1),          # fork, exit, wait on three harts: traps on each
+    ("sleep", ("3",), 2, 5),          # a sleeping process: idle harts wait in wfi
+])
+def test_a_chain_of_turns_is_the_interleaving_python_makes(
+        prog: str, args: tuple[str, ...], harts: int, seed: int) -> None:
+    by_python, none = _run(prog, *args, harts=harts, seed=seed, chain=False)
+    by_core, chained = _run(prog, *args, harts=harts, seed=seed, chain=True)
+    assert none == 0
+    assert chained > 100                     # the core did switch harts by itself
+    assert by_core == by_python
+
+
+def test_a_run_in_pieces_with_chains_is_the_run_in_one_piece() -> None:
+    """A budget that ends inside a chain hands back exactly there: runs of odd lengths
+    add up to the one long run, instruction for instruction."""
+    whole, _ = _run("forktree", harts=3, seed=2, chain=True)
+    m = boot_smp("forktree", harts=3, seed=2)
+    try:
+        while True:
+            r = m.run(max_insns=777_777)
+            if r.stop is not Stop.BUDGET:
+                break
+        assert (r.stop, r.exit_status) == (Stop.HALT, 0)
+        assert _state(m) == whole
+    finally:
+        m.close()
+
+
+def test_a_stop_asked_for_during_a_chain_ends_it_once() -> None:
+    """request_stop from another thread (Ctrl-C) ends the chain within a turn, on the
+    hart then running, and the next run goes on instead of stopping at once."""
+    m = boot_smp("compute", "100000000007", harts=2, seed=0)
+    try:
+        timer = threading.Timer(0.3, m.request_stop)
+        timer.start()
+        start = time.monotonic()
+        r = m.run(max_insns=50_000_000_000)
+        timer.join()
+        assert r.stop is Stop.USER
+        assert time.monotonic() - start < 5
+        assert m.turns.native.chained > 0
+        before = sum(h.state.instret for h in m.harts)
+        again = m.run(max_insns=1_000_000)
+        assert again.stop is Stop.BUDGET
+        assert sum(h.state.instret for h in m.harts) - before >= 1_000_000
+    finally:
+        m.close()
