@@ -3,10 +3,11 @@
 The harts of a `--smp N` machine take turns on the host, one at a time. Each round
 runs every hart once, in an order shuffled by a seeded generator, each for a quantum
 of instructions drawn from the same generator: QUANTUM_MIN to QUANTUM_MAX (the mean
-is about QUANTUM_MEAN). The generator is SplitMix64, written out here rather than
-Python's `random`, so an interleaving is a pure function of the seed whatever the
-Python version: the same image, input and `--smp-seed` give the same interleaving,
-and so the same trace, every time.
+is about QUANTUM_MEAN). The generator is SplitMix64, written out in the core
+(harness/native/turns.c, which also runs turns back to back) rather than Python's
+`random`, so an interleaving is a pure function of the seed whatever the Python
+version: the same image, input and `--smp-seed` give the same interleaving, and so the
+same trace, every time.
 
 `HartTurns` runs a machine of several harts by those turns: a hart whose turn ends in
 wfi waits, yielding its turns until an interrupt would wake it, and when every hart
@@ -64,27 +65,18 @@ class Schedule:
         check_smp(self.harts)
         self._state = self.seed & _M64
 
-    def _next64(self) -> int:
-        """SplitMix64 (Steele, Lea and Flood, 2014)."""
-        self._state = (self._state + 0x9E3779B97F4A7C15) & _M64
-        z = self._state
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _M64
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _M64
-        return z ^ (z >> 31)
-
-    def _below(self, n: int) -> int:
-        return self._next64() % n
-
     def next_turn(self) -> tuple[int, int]:
-        """The hart to run next and its quantum in instructions."""
-        if not self._round:
-            order = list(range(self.harts))
-            for i in range(self.harts - 1, 0, -1):      # Fisher-Yates
-                j = self._below(i + 1)
-                order[i], order[j] = order[j], order[i]
-            self._round = order[::-1]
-        hart = self._round.pop()
-        return hart, QUANTUM_MIN + self._below(QUANTUM_MAX - QUANTUM_MIN + 1)
+        """The hart to run next and its quantum in instructions (drawn by the core's
+        `turns_draw`, the one implementation, which its chains of turns use too)."""
+        t = TurnState(harts=self.harts, quantum_min=QUANTUM_MIN, quantum_max=QUANTUM_MAX,
+                      rng=self._state, round_len=len(self._round))
+        for i, k in enumerate(self._round):
+            t.round[i] = k
+        hart, quantum = ctypes.c_uint32(), ctypes.c_uint64()
+        load_library().turns_draw(ctypes.byref(t), ctypes.byref(hart), ctypes.byref(quantum))
+        self._state = int(t.rng)
+        self._round = [int(t.round[i]) for i in range(t.round_len)]
+        return hart.value, quantum.value
 
 
 class HartTurns:

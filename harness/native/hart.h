@@ -31,6 +31,8 @@
  *   decode.c     instruction fields, tval derivation
  *   events.c     the trap/xRET event buffer Python drains
  *   regs.c       register and CSR access through Unicorn, and the CSR number map
+ *   codesync.c   several harts: code another hart rewrote, dropped before a turn
+ *   turns.c      several harts: turns run back to back without returning to Python
  *
  * Everything Python touches directly lives in `struct hart_shared`, generated with the
  * event record from privlab/abi/native_layout.py into privlab_gen.h.

@@ -82,6 +82,7 @@ def load_library() -> ctypes.CDLL:
         "codesync_set_pending": (None, [vp, u32, vp, ctypes.c_int64]),
         "codesync_flushes": (u64, [vp, u32]),
         "turns_chain": (i32, [vp, vp, vp]),
+        "turns_draw": (None, [vp, ctypes.POINTER(u32), ctypes.POINTER(u64)]),
         "ram_tracker_free": (None, [vp]),
         "ram_tracker_pause": (i32, [vp]),
         "ram_tracker_resume": (i32, [vp]),

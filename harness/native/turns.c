@@ -28,7 +28,8 @@ int codesync_turn_begins(struct codesync *c, uint32_t k);
 
 #define M64 UINT64_MAX
 
-/* SplitMix64 (Steele, Lea and Flood, 2014), as schedule.py's Schedule._next64. */
+/* SplitMix64 (Steele, Lea and Flood, 2014): fixed here, so an interleaving is a pure
+ * function of the seed on any host. */
 static uint64_t next64(uint64_t *state)
 {
     uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
@@ -63,6 +64,18 @@ static void draw_next(struct draw *d, const struct turn_state *t, uint32_t *k,
     }
     *k = d->round[--d->round_len];
     *quantum = t->quantum_min + next64(&d->rng) % (t->quantum_max - t->quantum_min + 1);
+}
+
+/* The schedule's one implementation, for Python too (Schedule.next_turn): draw the
+ * next (hart, quantum) from the rng and round in *t. */
+void turns_draw(struct turn_state *t, uint32_t *k, uint64_t *quantum)
+{
+    struct draw d = {.rng = t->rng, .round_len = t->round_len};
+    memcpy(d.round, t->round, sizeof d.round);
+    draw_next(&d, t, k, quantum);
+    t->rng = d.rng;
+    t->round_len = d.round_len;
+    memcpy(t->round, d.round, sizeof t->round);
 }
 
 static uint64_t total_instret(const struct turn_state *t, hart **harts)

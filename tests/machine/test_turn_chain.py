@@ -12,6 +12,7 @@ import pytest
 from kernel.test_smp_kernel import boot_smp
 
 from privlab.machine import Machine, Stop
+from privlab.machine.schedule import QUANTUM_MAX, QUANTUM_MIN, Schedule
 
 
 def _state(m: Machine) -> tuple[object, ...]:
@@ -83,3 +84,35 @@ def test_a_stop_asked_for_during_a_chain_ends_it_once() -> None:
         assert sum(h.state.instret for h in m.harts) - before >= 1_000_000
     finally:
         m.close()
+
+
+def _splitmix_schedule(harts: int, seed: int, n: int) -> list[tuple[int, int]]:
+    """The schedule docs/machine.md describes, computed here independently: SplitMix64
+    (Steele, Lea and Flood's constants), rounds shuffled by Fisher-Yates and taken from
+    the front, quanta of QUANTUM_MIN to QUANTUM_MAX."""
+    mask, state = (1 << 64) - 1, seed & ((1 << 64) - 1)
+
+    def below(k: int) -> int:
+        nonlocal state
+        state = (state + 0x9E3779B97F4A7C15) & mask
+        z = state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+        return (z ^ (z >> 31)) % k
+
+    out: list[tuple[int, int]] = []
+    while len(out) < n:
+        order = list(range(harts))
+        for i in range(harts - 1, 0, -1):
+            j = below(i + 1)
+            order[i], order[j] = order[j], order[i]
+        for hart in order:
+            out.append((hart, QUANTUM_MIN + below(QUANTUM_MAX - QUANTUM_MIN + 1)))
+    return out[:n]
+
+
+@pytest.mark.parametrize("harts", [1, 2, 3, 8])
+@pytest.mark.parametrize("seed", [0, 7, (1 << 64) - 1])
+def test_the_core_draws_the_documented_schedule(harts: int, seed: int) -> None:
+    schedule = Schedule(harts, seed)
+    assert [schedule.next_turn() for _ in range(300)] == _splitmix_schedule(harts, seed, 300)
