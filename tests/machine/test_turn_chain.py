@@ -10,6 +10,7 @@ import time
 
 import pytest
 from kernel.test_smp_kernel import boot_smp
+from machine.test_smp import machine, program
 
 from privlab.machine import Machine, Stop
 from privlab.machine.schedule import QUANTUM_MAX, QUANTUM_MIN, Schedule
@@ -116,3 +117,28 @@ def _splitmix_schedule(harts: int, seed: int, n: int) -> list[tuple[int, int]]:
 def test_the_core_draws_the_documented_schedule(harts: int, seed: int) -> None:
     schedule = Schedule(harts, seed)
     assert [schedule.next_turn() for _ in range(300)] == _splitmix_schedule(harts, seed, 300)
+
+
+def _spin(variant: int, chain: bool) -> tuple[tuple[object, ...], int]:
+    m = machine(program("spin", "rv64", variant), 2, seed=3)
+    try:
+        m.turns.allow_chain = chain
+        r = m.run(max_insns=50_000_000)
+        assert (r.stop, r.exit_status) == (Stop.HALT, 0), r.message
+        return _state(m), int(m.turns.native.chained)
+    finally:
+        m.close()
+
+
+@pytest.mark.parametrize("variant", [0, 1, 2, 3])
+def test_waiting_loops_in_a_chain_leave_when_python_would(variant: int) -> None:
+    """spin.S: hart 1 waits on a flag (0), the same taking and dropping a lock each
+    round (1), for the time CSR (2) or the CLINT's mtime (3) to pass a deadline, while
+    hart 0 works. Chained or not, it leaves its loop at the same instruction: the
+    minstret both harts print, the events, clock and schedule are the same."""
+    by_python, none = _spin(variant, chain=False)
+    by_core, chained = _spin(variant, chain=True)
+    assert none == 0 and chained > 20
+    assert by_core == by_python
+    printed = sorted(int(w, 16) for w in by_core[-1].split())
+    assert len(printed) == 2 and printed[1] > 600_000      # hart 0's WORK loop ran whole
