@@ -10,8 +10,8 @@ import time
 
 import pytest
 from kernel.test_smp_kernel import boot_smp
-from machine.test_smp import machine, program
 
+from machine.test_smp import machine, program
 from privlab.machine import Machine, Stop
 from privlab.machine.schedule import QUANTUM_MAX, QUANTUM_MIN, Schedule
 
