@@ -65,17 +65,26 @@ class Schedule:
         check_smp(self.harts)
         self._state = self.seed & _M64
 
+    def store(self, t: TurnState) -> None:
+        """Where the schedule is, into the core's turn state."""
+        t.rng = self._state
+        t.round_len = len(self._round)
+        for i, k in enumerate(self._round):
+            t.round[i] = k
+
+    def load(self, t: TurnState) -> None:
+        """Where the core's turn state left the schedule."""
+        self._state = int(t.rng)
+        self._round = [int(t.round[i]) for i in range(t.round_len)]
+
     def next_turn(self) -> tuple[int, int]:
         """The hart to run next and its quantum in instructions (drawn by the core's
         `turns_draw`, the one implementation, which its chains of turns use too)."""
-        t = TurnState(harts=self.harts, quantum_min=QUANTUM_MIN, quantum_max=QUANTUM_MAX,
-                      rng=self._state, round_len=len(self._round))
-        for i, k in enumerate(self._round):
-            t.round[i] = k
+        t = TurnState(harts=self.harts, quantum_min=QUANTUM_MIN, quantum_max=QUANTUM_MAX)
+        self.store(t)
         hart, quantum = ctypes.c_uint32(), ctypes.c_uint64()
         load_library().turns_draw(ctypes.byref(t), ctypes.byref(hart), ctypes.byref(quantum))
-        self._state = int(t.rng)
-        self._round = [int(t.round[i]) for i in range(t.round_len)]
+        self.load(t)
         return hart.value, quantum.value
 
 
@@ -243,17 +252,13 @@ class HartTurns:
         t = self.native
         assert self.turn is not None
         t.current, t.turn_end = self.turn
-        t.rng = self.schedule._state
-        t.round_len = len(self.schedule._round)
-        for i, k in enumerate(self.schedule._round):
-            t.round[i] = k
+        self.schedule.store(t)
         for i, w in enumerate(self.waiting):
             t.waiting[i] = w
         t.insn_limit, t.look_at, t.poll_insns = self._limits
         t.attention = 0
         t.ran_mask = 0
         t.ev_len = 0
-        t.clock_ns = self.clock_ns
         for uc in m.ucs:
             uc._hook_exception = None
         sync = m._codesync.handle if m._codesync is not None else None
@@ -261,8 +266,7 @@ class HartTurns:
         err = int(self._lib.turns_chain(ctypes.byref(t), self._handles, sync))
         k = int(t.current)
         if t.chained != began:                 # the core began turns of its own
-            self.schedule._state = int(t.rng)
-            self.schedule._round = [int(t.round[i]) for i in range(t.round_len)]
+            self.schedule.load(t)
             self.clock_ns = int(t.clock_ns)
             m._select(k)
             m._ran_since_step.update(j for j in range(self.schedule.harts)

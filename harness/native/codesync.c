@@ -84,7 +84,7 @@ struct codesync {
     struct ram_tracker *t;          /* NULL: the kernel cannot tell */
     hart *harts[MAX_HARTS];
     uint32_t n;
-    uint64_t ram_base, ram_size, npages;
+    uint64_t ram_base, npages;
     uint32_t *idx;                  /* scan results, one slot per page of RAM */
     struct pending pending[MAX_HARTS];
     uint64_t flushes[MAX_HARTS];    /* turns that began with a flush, per hart */
@@ -107,7 +107,6 @@ struct codesync *codesync_new(struct ram_tracker *t, hart **harts, uint32_t n,
     c->t = t;
     c->n = n;
     c->ram_base = ram_base;
-    c->ram_size = ram_size;
     for (uint32_t j = 0; j < n; j++)
         c->harts[j] = harts[j];
     return c;

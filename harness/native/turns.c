@@ -66,16 +66,28 @@ static void draw_next(struct draw *d, const struct turn_state *t, uint32_t *k,
     *quantum = t->quantum_min + next64(&d->rng) % (t->quantum_max - t->quantum_min + 1);
 }
 
+/* A copy of t's schedule to draw on, and its draws made t's. */
+static struct draw draw_from(const struct turn_state *t)
+{
+    struct draw d = {.rng = t->rng, .round_len = t->round_len};
+    memcpy(d.round, t->round, sizeof d.round);
+    return d;
+}
+
+static void draw_commit(struct turn_state *t, const struct draw *d)
+{
+    t->rng = d->rng;
+    t->round_len = d->round_len;
+    memcpy(t->round, d->round, sizeof t->round);
+}
+
 /* The schedule's one implementation, for Python too (Schedule.next_turn): draw the
  * next (hart, quantum) from the rng and round in *t. */
 void turns_draw(struct turn_state *t, uint32_t *k, uint64_t *quantum)
 {
-    struct draw d = {.rng = t->rng, .round_len = t->round_len};
-    memcpy(d.round, t->round, sizeof d.round);
+    struct draw d = draw_from(t);
     draw_next(&d, t, k, quantum);
-    t->rng = d.rng;
-    t->round_len = d.round_len;
-    memcpy(t->round, d.round, sizeof t->round);
+    draw_commit(t, &d);
 }
 
 static uint64_t total_instret(const struct turn_state *t, hart **harts)
@@ -145,8 +157,7 @@ int turns_chain(struct turn_state *t, hart **harts, struct codesync *sync)
             return err;
         uint64_t clock_ns = (h->s.instret << h->s.icount_shift) + h->s.idle_ns;
         t->clock_ns = clock_ns;
-        struct draw d = {.rng = t->rng, .round_len = t->round_len};
-        memcpy(d.round, t->round, sizeof d.round);
+        struct draw d = draw_from(t);
         uint32_t k;
         uint64_t quantum;
         if (!next_hart(t, harts, &d, &k, &quantum))
@@ -172,9 +183,7 @@ int turns_chain(struct turn_state *t, hart **harts, struct codesync *sync)
             codesync_turn_ended(sync, t->current);
 
         /* HartTurns.begin: the drawn hart's turn. */
-        t->rng = d.rng;
-        t->round_len = d.round_len;
-        memcpy(t->round, d.round, sizeof t->round);
+        draw_commit(t, &d);
         hart *next = harts[k];
         set_clock(next, clock_ns);
         if (sync)
