@@ -109,10 +109,11 @@ def test_a_reader_that_stops_early_gets_no_traceback(fmt: str) -> None:
     """`privlab trace | head -1`: the pipe closes under privlab, which stops quietly
     with status 141, as `cat` does (128 + SIGPIPE), for the text output as for JSON
     Lines."""
-    # sleep 2 writes ~270 KB of timeline: more than a pipe holds, so privlab is still
+    # sleep 50 writes ~320 KB of text timeline and ~1.2 MB of JSON Lines at the default
+    # pace: several times what a pipe and the reader's buffer hold, so privlab is still
     # writing when the pipe closes
     proc = subprocess.Popen([sys.executable, "-m", "privlab", "trace", "--no-capture",
-                             "--format", fmt, "--user", "sleep", "2"],
+                             "--format", fmt, "--user", "sleep", "50"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert proc.stdout is not None and proc.stderr is not None
     first = proc.stdout.readline()
