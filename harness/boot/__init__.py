@@ -6,13 +6,23 @@ For the machine: ``build_dtb(ram_base, ram_size, bootargs, initrd_range, xlen)``
 ``initrd_load_address(ram_base, ram_size, kernel_base)``, ``user_boot(users, prog,
 args, add=...)`` (the programs: ``gather_programs``), ``boot_drive(images.disk,
 ub.programs, drive)`` and ``make_bootargs(...)``.
+
+The names load on first use (PEP 562): a bare-metal run needs the device tree alone,
+not the initrd, the programs or the disk.
 """
 
-from .bootargs import UserBoot, make_bootargs, user_boot
-from .bootdisk import RUN_IMAGE_NAME, boot_drive
-from .dtb import build_dtb, parse_dtb_summary
-from .initrd import InitrdEntry, initrd_load_address, pack_initrd, unpack_initrd
-from .programs import Programs, gather_programs
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..lazyload import lazy_exports
+
+if TYPE_CHECKING:
+    from .bootargs import UserBoot, make_bootargs, user_boot
+    from .bootdisk import RUN_IMAGE_NAME, boot_drive
+    from .dtb import build_dtb, parse_dtb_summary
+    from .initrd import InitrdEntry, initrd_load_address, pack_initrd, unpack_initrd
+    from .programs import Programs, gather_programs
 
 __all__ = [
     "RUN_IMAGE_NAME",
@@ -29,3 +39,14 @@ __all__ = [
     "unpack_initrd",
     "user_boot",
 ]
+
+_HOME = {
+    **dict.fromkeys(("UserBoot", "make_bootargs", "user_boot"), "bootargs"),
+    **dict.fromkeys(("RUN_IMAGE_NAME", "boot_drive"), "bootdisk"),
+    **dict.fromkeys(("build_dtb", "parse_dtb_summary"), "dtb"),
+    **dict.fromkeys(("InitrdEntry", "initrd_load_address", "pack_initrd", "unpack_initrd"),
+                    "initrd"),
+    **dict.fromkeys(("Programs", "gather_programs"), "programs"),
+}
+
+__getattr__ = lazy_exports(__name__, globals(), _HOME)

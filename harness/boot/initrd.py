@@ -41,13 +41,15 @@ def _pad4(n: int) -> int:
     return (4 - n % 4) % 4
 
 
-def _member(ino: int, name: str, mode: int, data: bytes) -> bytes:
+def _member(ino: int, name: str, mode: int, data: bytes) -> tuple[bytes, bytes, bytes]:
+    """A member as its header, data and padding: the archive joins them once, without
+    copying each program's bytes into a member first."""
     raw_name = name.encode() + b"\0"
     values = {"ino": ino, "mode": mode, "nlink": 1, "filesize": len(data),
               "namesize": len(raw_name)}
     header = MAGIC + b"".join(b"%08x" % values.get(f, 0) for f in _FIELDS)
     head = header + raw_name
-    return head + b"\0" * _pad4(len(head)) + data + b"\0" * _pad4(len(data))
+    return head + b"\0" * _pad4(len(head)), data, b"\0" * _pad4(len(data))
 
 
 def _check_name(name: str) -> None:
@@ -59,12 +61,12 @@ def _check_name(name: str) -> None:
 
 def pack_initrd(files: Mapping[str, bytes]) -> bytes:
     """A newc archive of `files` (name -> ELF bytes), in the given order."""
-    out = bytearray()
+    parts: list[bytes] = []
     for ino, (name, data) in enumerate(files.items(), 1):
         _check_name(name)
-        out += _member(ino, name, MODE_EXECUTABLE, data)
-    out += _member(0, TRAILER, 0, b"")
-    return bytes(out)
+        parts += _member(ino, name, MODE_EXECUTABLE, data)
+    parts += _member(0, TRAILER, 0, b"")
+    return b"".join(parts)
 
 
 def unpack_initrd(blob: bytes) -> list[InitrdEntry]:

@@ -1,5 +1,18 @@
-"""Building guest code: the ziglang clang toolchain and a content-addressed cache."""
+"""Building guest code: the ziglang clang toolchain and a content-addressed cache.
 
-from .toolchain import ARCHES, RV32, RV64, Arch, CompileOptions, compile_object, link
+The names load on first use (PEP 562): a run whose images are built already reads the
+cache (harness/build/cache.py, stamp.py) without loading the toolchain.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..lazyload import lazy_exports
+
+if TYPE_CHECKING:
+    from .toolchain import ARCHES, RV32, RV64, Arch, CompileOptions, compile_object, link
 
 __all__ = ["ARCHES", "RV32", "RV64", "Arch", "CompileOptions", "compile_object", "link"]
+
+__getattr__ = lazy_exports(__name__, globals(), dict.fromkeys(__all__, "toolchain"))

@@ -20,7 +20,7 @@ import importlib.util
 import json
 import os
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -39,31 +39,46 @@ def zig_binary() -> list[Path]:
     return [Path(next(iter(spec.submodule_search_locations))) / "zig"]
 
 
-def tree(root: Path) -> Iterable[Path]:
+def _walk(root: Path) -> Iterator[str]:
+    """Every file under `root` but __pycache__'s, in a fixed order, as strings: a stamp
+    check walks several hundred files on every run, and Path objects would triple the
+    cost of that walk."""
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
         for name in sorted(filenames):
-            yield Path(dirpath) / name
+            yield os.path.join(dirpath, name)
 
 
-def input_files(kernel_dir: Path, userland_dir: Path) -> list[Path]:
+def tree(root: Path) -> Iterable[Path]:
+    return map(Path, _walk(root))
+
+
+def input_files(kernel_dir: Path, userland_dir: Path) -> list[Path | str]:
     """Everything a build reads: its sources, the harness that generates and packs, zig."""
-    return [*tree(kernel_dir), *tree(userland_dir), *harness_inputs(), *zig_binary()]
+    return [*_walk(kernel_dir), *_walk(userland_dir), *_harness_inputs(), *zig_binary()]
+
+
+_HARNESS_SUFFIXES = (".py", ".tbl", ".ld", ".c", ".h")
+
+
+def _harness_inputs() -> Iterator[str]:
+    data = os.path.join(HARNESS_DIR, "_data") + os.sep
+    return (p for p in _walk(HARNESS_DIR)
+            if p.endswith(_HARNESS_SUFFIXES) and not p.startswith(data))
 
 
 def harness_inputs() -> list[Path]:
     """The harness's own files a build reads (the Python that generates and packs, the
     tables, linker scripts and C): not an installed wheel's `_data/` (its sources and
     outputs, harness/paths.py), which are the build's inputs and outputs already."""
-    return [p for p in tree(HARNESS_DIR) if p.suffix in (".py", ".tbl", ".ld", ".c", ".h")
-            and p.relative_to(HARNESS_DIR).parts[0] != "_data"]
+    return [Path(p) for p in _harness_inputs()]
 
 
-def _stats(paths: Iterable[Path]) -> dict[str, list[int]] | None:
+def _stats(paths: Iterable[Path | str]) -> dict[str, list[int]] | None:
     out: dict[str, list[int]] = {}
     for p in paths:
         try:
-            st = p.stat()
+            st = os.stat(p)
         except OSError:
             return None
         out[str(p)] = [st.st_size, st.st_mtime_ns]
@@ -77,7 +92,7 @@ def stamp_path(out_dir: Path) -> Path:
     return cache_root() / "stamps" / f"{where}.json"
 
 
-def check_stamp(out_dir: Path, params: dict[str, Any], inputs: Sequence[Path]) -> Any | None:
+def check_stamp(out_dir: Path, params: dict[str, Any], inputs: Sequence[Path | str]) -> Any | None:
     """The `result` stored by `write_stamp` if the parameters, every input and every
     output stat exactly as stamped; else None."""
     try:
@@ -89,12 +104,12 @@ def check_stamp(out_dir: Path, params: dict[str, Any], inputs: Sequence[Path]) -
         return None
     if stamp.get("inputs") != _stats(inputs):
         return None
-    if stamp.get("outputs") != _stats(Path(p) for p in stamp.get("outputs", {})):
+    if stamp.get("outputs") != _stats(stamp.get("outputs", {})):
         return None
     return stamp.get("result")
 
 
-def write_stamp(out_dir: Path, params: dict[str, Any], inputs: Sequence[Path],
+def write_stamp(out_dir: Path, params: dict[str, Any], inputs: Sequence[Path | str],
                 outputs: Iterable[Path], result: Any) -> bool:
     """Stamp a successful build (False, and no stamp, if an input is too new to trust
     or a file is gone)."""

@@ -271,9 +271,11 @@ def scripted_input(args: Any) -> bytes | None:
 
 
 def drive_of(args: Any) -> Drive | None:
+    if args.drive is None:
+        return None
     from ..devices.disk import parse_drive
 
-    return parse_drive(args.drive) if args.drive is not None else None
+    return parse_drive(args.drive)
 
 
 def say_notes(notes: Sequence[str]) -> None:

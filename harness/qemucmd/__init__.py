@@ -3,9 +3,19 @@
 grammar.py reads the options course Makefiles write (and refuses the rest, one line
 naming the option); boot.py boots what they describe; keyboard.py makes console input
 arrive as typed keys do. harness/cli/qemu_cmd.py is the command.
+
+The grammar's names load on first use (PEP 562): every `privlab run` types its input
+through keyboard.py and needs nothing else here.
 """
 
-from .grammar import Loader, QemuLine, Refused, parse_qemu_line
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..lazyload import lazy_exports
+
+if TYPE_CHECKING:
+    from .grammar import Loader, QemuLine, Refused, parse_qemu_line
 
 __all__ = ["HELP", "Loader", "QemuLine", "Refused", "parse_qemu_line"]
 
@@ -53,3 +63,7 @@ privlab options, before the QEMU ones:
 
 Anything else is refused in one line naming the option.
 """
+
+__getattr__ = lazy_exports(__name__, globals(),
+                           dict.fromkeys(("Loader", "QemuLine", "Refused", "parse_qemu_line"),
+                                         "grammar"))

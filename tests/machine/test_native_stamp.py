@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from privlab.build import toolchain
 from privlab.errors import NativeBuildError
 from privlab.native import clib
 from privlab.native.library import HART_LIBRARY
@@ -26,7 +27,7 @@ def _no_identity() -> str:
 def test_an_unchanged_library_is_found_from_its_stamp(
         monkeypatch: pytest.MonkeyPatch, lib: clib.CLibrary) -> None:
     built = clib.built_library(lib)          # builds or finds it, and stamps it
-    monkeypatch.setattr(clib, "compiler_identity", _no_identity)
+    monkeypatch.setattr(toolchain, "compiler_identity", _no_identity)
     assert clib.built_library(lib) == built
 
 
@@ -38,7 +39,7 @@ def test_a_changed_input_goes_back_to_the_content_keyed_build(
     extra.write_text("/* one */\n")
     inputs = clib._stamp_inputs
     monkeypatch.setattr(clib, "_stamp_inputs", lambda lib: [*inputs(lib), extra])
-    monkeypatch.setattr(clib, "compiler_identity", _no_identity)
+    monkeypatch.setattr(toolchain, "compiler_identity", _no_identity)
     with pytest.raises(AssertionError, match="compiler_identity was asked for"):
         clib.built_library(lib)
 
