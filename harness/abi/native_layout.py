@@ -15,6 +15,7 @@ from enum import IntEnum
 from typing import TYPE_CHECKING
 
 from . import spec_header
+from .unicorn_abi import UNICORN_CONSTANTS
 
 __all__ = [
     "EVENT_FIELDS",
@@ -252,5 +253,9 @@ def gen_header() -> str:
     lines += c_struct("hart_event", scalars(EVENT_FIELDS))
     lines.append("")
     lines += c_struct("turn_state", TURN_FIELDS)
+    lines += ["", "/* The Unicorn numbers Python passes (harness/abi/unicorn_abi.py), checked",
+              " * against Unicorn's own headers, which the core includes before this one. */"]
+    lines += [f'_Static_assert({name} == {value}, "harness/abi/unicorn_abi.py: {name}");'
+              for name, value in UNICORN_CONSTANTS.items()]
     lines += ["", "#endif", ""]
     return "\n".join(lines)

@@ -17,18 +17,21 @@ and a1 = the device tree, as QEMU 7.2's reset vector leaves them (hw/riscv/boot.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..abi.platform import PLATFORM
-from ..boot import build_dtb, initrd_load_address
-from ..devices import Console
-from ..devices.disk import Drive
+from ..boot.dtb import build_dtb
+from ..boot.initrd import initrd_load_address
 from ..devices.mrom import FW_DYNAMIC_INFO_OFFSET, reset_rom
-from ..devices.uart import InputSource
+from ..devices.uart import Console, InputSource
 from ..errors import BadInput
 from ..pace import DEFAULT_ICOUNT_SHIFT
 from .loader import ElfImage
 from .machine import Machine
 from .schedule import DEFAULT_SMP_SEED
+
+if TYPE_CHECKING:
+    from ..devices.disk import Drive
 
 __all__ = ["BootLayout", "boot_bare", "boot_system", "new_bare", "new_system"]
 

@@ -8,13 +8,15 @@ virtualised ones — mip, time, counters — come from the core, not from Unicor
 from __future__ import annotations
 
 import ctypes
-
-from unicorn import Uc
-from unicorn.riscv_const import UC_RISCV_REG_PC, UC_RISCV_REG_PRIV, UC_RISCV_REG_X0
+from typing import TYPE_CHECKING
 
 from ..abi.csr import PMPCFG_FIELDS, Csr, Priv
+from ..abi.unicorn_abi import UC_RISCV_REG_PC, UC_RISCV_REG_PRIV, UC_RISCV_REG_X0
 from ..errors import GuestError
 from ..native import EventRecord, SharedState, load_library
+
+if TYPE_CHECKING:
+    from .engine import Engine
 
 _PMP = {f.name: f.mask(64) for f in PMPCFG_FIELDS}   # the core's access kinds (pmp.c)
 
@@ -24,7 +26,7 @@ EVENT_BUFFER = 4096
 
 
 class Hart:
-    def __init__(self, uc: Uc, xlen: int) -> None:
+    def __init__(self, uc: Engine, xlen: int) -> None:
         self._uc = uc
         self._lib = load_library()
         self.xlen = xlen

@@ -14,35 +14,38 @@ import mmap
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from unicorn import Uc, UcError
-from unicorn.unicorn_const import (
-    UC_ARCH_RISCV,
+from ..abi.csr import Exc, Priv
+from ..abi.paging import PAGE_SIZE
+from ..abi.platform import PLATFORM
+from ..abi.unicorn_abi import (
     UC_ERR_EXCEPTION,
     UC_ERR_FETCH_PROT,
     UC_ERR_FETCH_UNMAPPED,
     UC_ERR_READ_UNMAPPED,
     UC_ERR_WRITE_UNMAPPED,
     UC_MEM_FETCH_UNMAPPED,
-    UC_MODE_RISCV32,
-    UC_MODE_RISCV64,
     UC_PROT_ALL,
 )
-
-from ..abi.csr import Exc, Priv
-from ..abi.paging import PAGE_SIZE
-from ..abi.platform import PLATFORM
-from ..devices import Clint, Console, Finisher, Plic, ScriptedInput, Uart
 from ..devices.base import Device
-from ..devices.disk import Disk, Drive
+from ..devices.clint import Clint
+from ..devices.finisher import Finisher
 from ..devices.mrom import Mrom
-from ..devices.uart import IDLE_POLL_LIMIT, INPUT_POLL_INSNS, InputSource
-from ..devices.virtio_blk import VirtioBlk
+from ..devices.plic import Plic
+from ..devices.uart import (
+    IDLE_POLL_LIMIT,
+    INPUT_POLL_INSNS,
+    Console,
+    InputSource,
+    ScriptedInput,
+    Uart,
+)
 from ..devices.virtio_mmio import VirtioMmio
 from ..errors import BadInput, GuestError
 from ..native import EventRecord, StopReason
 from ..native.library import load_library
 from ..pace import DEFAULT_ICOUNT_SHIFT, MAX_ICOUNT_SHIFT, check_icount_shift
 from .codesync import CodeSync
+from .engine import Engine, EngineError
 from .events import Event, EventLog, TrapEvent
 from .hart import Hart
 from .loader import ElfImage
@@ -60,7 +63,7 @@ from .until import (
 )
 
 if TYPE_CHECKING:
-    from unicorn import Uc as UcT
+    from ..devices.disk import Disk, Drive
 
 __all__ = ["MAX_ICOUNT_SHIFT", "Machine", "RunResult", "Stop", "check_icount_shift"]
 
@@ -99,9 +102,12 @@ class Machine:
         self.icount_shift = icount_shift
         self.smp = smp
         self.smp_seed = smp_seed
-        self.disk = Disk(drive) if drive is not None else None   # BadInput before anything
+        self.disk: Disk | None = None
+        if drive is not None:               # BadInput before anything
+            from ..devices.disk import Disk
+            self.disk = Disk(drive)
         _room_for_engines(smp, ram_size)
-        self.uc: UcT = Uc(UC_ARCH_RISCV, UC_MODE_RISCV64 if xlen == 64 else UC_MODE_RISCV32)
+        self.uc = Engine(xlen)
         self.memory = Memory(self.uc, PLATFORM.ram_base, ram_size)
         self.hart = Hart(self.uc, xlen)
         # Portable mode: a refused TLB fill stops a run (harness/native/vtlb.c).
@@ -109,9 +115,9 @@ class Machine:
         self.hart.state.icount_shift = icount_shift
         self.hart.set_ram(self.memory.host_address, self.memory.ram_base, self.memory.ram_size)
         self.harts: list[Hart] = [self.hart]
-        self.ucs: list[UcT] = [self.uc]
+        self.ucs: list[Engine] = [self.uc]
         for hart_id in range(1, smp):
-            uc = Uc(UC_ARCH_RISCV, UC_MODE_RISCV64 if xlen == 64 else UC_MODE_RISCV32)
+            uc = Engine(xlen)
             uc.mem_map_ptr(self.memory.ram_base, ram_size, UC_PROT_ALL,
                            self.memory.host_address)
             hart = Hart(uc, xlen)
@@ -141,10 +147,13 @@ class Machine:
         self._stop_wanted = False            # request_stop: kept until a run reports it
         self.clint = Clint(self.hart, self.harts)
         self.mrom = Mrom()
+        blk = None
+        if self.disk is not None:
+            from ..devices.virtio_blk import VirtioBlk
+            blk = VirtioBlk(self.disk)
         self.virtio = [
             VirtioMmio(slot, self.plic.line(PLATFORM.virtio0_irq + slot).set, self,
-                       VirtioBlk(self.disk) if slot == 0 and self.disk is not None else None,
-                       legacy=virtio_legacy)
+                       blk if slot == 0 else None, legacy=virtio_legacy)
             for slot in range(PLATFORM.virtio_count)]
         self.devices: list[Device] = [self.mrom, Finisher(self._halt), self.clint,
                                       self.plic, self.uart,
@@ -170,11 +179,11 @@ class Machine:
         self.reset()
 
     # -- set-up --------------------------------------------------------------------
-    def _map(self, dev: Device, uc: UcT) -> None:
+    def _map(self, dev: Device, uc: Engine) -> None:
         whole = bool(getattr(dev, "one_register_per_access", False))
         k = self.ucs.index(uc)
 
-        def read(uc: Uc, offset: int, size: int, _ud: object) -> int:
+        def read(uc: Engine, offset: int, size: int, _ud: object) -> int:
             if whole and _upper_half(dev.base + offset):
                 return 0
             if self.uc is not uc:       # a turn the core began itself (turns.c)
@@ -188,7 +197,7 @@ class Machine:
                 self.turns.attend()
                 raise
 
-        def write(uc: Uc, offset: int, size: int, value: int, _ud: object) -> None:
+        def write(uc: Engine, offset: int, size: int, value: int, _ud: object) -> None:
             if whole and _upper_half(dev.base + offset):
                 return
             if self.uc is not uc:
@@ -462,7 +471,7 @@ class Machine:
                     s = self.hart.state
                 else:
                     self.uc.emu_start(self.hart.pc, end)
-            except UcError as e:
+            except EngineError as e:
                 error = e.errno
             if error == UC_ERR_EXCEPTION and self._vtlb:
                 error = self.hart.vtlb_stop()
@@ -475,7 +484,7 @@ class Machine:
             elif error and error != UC_ERR_EXCEPTION:
                 # Not UC_ERR_EXCEPTION: that is an ebreak the core has delivered
                 # (docs/unicorn.md#ebreak-is-an-invalid-instruction).
-                return self._result(Stop.ERROR, f"emulator error: {UcError(error)}")
+                return self._result(Stop.ERROR, f"emulator error: {EngineError(error)}")
             self._drain()
             self._poll_htif()
             reason = StopReason(s.stop_reason)
@@ -617,7 +626,7 @@ class Machine:
             error = 0
             try:
                 self.uc.emu_start(self.hart.pc, (1 << self.xlen) - 1, 0, 1)
-            except UcError as e:
+            except EngineError as e:
                 error = e.errno
                 if error == UC_ERR_EXCEPTION and self._vtlb:
                     error = self.hart.vtlb_stop()
@@ -715,7 +724,7 @@ class Machine:
         for hart in self.harts:
             hart.close()      # the cores first: their hooks point at them
         for uc in self.ucs:
-            _release_engine(uc)
+            uc.close()    # at once: 30 machines left to the collector reached 10 GiB
         self.memory.close()
         if self.disk is not None:
             self.disk.close()
@@ -777,22 +786,3 @@ def _upper_half(addr: int) -> bool:
     start, size = ctypes.c_uint64(), ctypes.c_uint64()
     load_library().devaccess_last(ctypes.byref(start), ctypes.byref(size))
     return start.value < addr < start.value + size.value
-
-
-def _release_engine(uc: UcT) -> None:
-    """uc_close now, not when the garbage collector reaches the engine: a machine sits in
-    reference cycles (device callbacks, hooks), so without this every closed machine's
-    engine, with its 1 GiB translation cache reservation, lived until the next cyclic
-    collection (30 machines made and closed in a loop reached 10 GiB of address space).
-    Unicorn 2.1.4's binding releases the handle through its weakref finalizer; calling
-    it runs uc_close once and keeps the collector from running it again. The callbacks
-    it kept alive for the engine are dropped with it, which breaks those cycles."""
-    finalize = getattr(uc, "_Uc__finalizer", None)
-    if finalize is None:      # not the binding this was written for: leave it to the GC
-        return
-    finalize()
-    uc._uch = None
-    for name in ("_callbacks", "_mmio_callbacks"):
-        kept = getattr(uc, name, None)
-        if isinstance(kept, dict):
-            kept.clear()

@@ -6,26 +6,15 @@ import ctypes
 import mmap
 from collections.abc import Callable
 
-from unicorn import Uc, UcError
-from unicorn.unicorn_const import UC_PROT_ALL, UC_PROT_EXEC, UC_PROT_READ, UC_PROT_WRITE
-from unicorn.unicorn_py3.unicorn import uclib
-
+from ..abi.unicorn_abi import UC_PROT_ALL, UC_PROT_EXEC, UC_PROT_READ, UC_PROT_WRITE
 from ..errors import BadInput, GuestError
 from ..native.library import load_library
+from .engine import Engine, EngineError
 from .loader import ElfImage
 
 __all__ = ["Memory"]
 
 _PROT = {"r": UC_PROT_READ, "w": UC_PROT_WRITE, "x": UC_PROT_EXEC}
-
-# No Python binding for these (docs/unicorn.md#vmem-translate-through-ctypes).
-uclib.uc_vmem_read.restype = ctypes.c_int
-uclib.uc_vmem_read.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_int,
-                               ctypes.c_void_p, ctypes.c_size_t]
-uclib.uc_vmem_translate.restype = ctypes.c_int
-uclib.uc_vmem_translate.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_int,
-                                    ctypes.POINTER(ctypes.c_uint64)]
-
 
 def _probe(fn: Callable[..., int], *args: object) -> int:
     """A translation for the host (debugger, inspectors): the native core does not
@@ -43,7 +32,7 @@ class Memory:
     lazily), shared with Unicorn and with the native core, which reads code and page
     tables from it directly."""
 
-    def __init__(self, uc: Uc, ram_base: int, ram_size: int) -> None:
+    def __init__(self, uc: Engine, ram_base: int, ram_size: int) -> None:
         self._uc = uc
         self.ram_base = ram_base
         self.ram_size = ram_size
@@ -72,7 +61,7 @@ class Memory:
             if hasattr(mmap, "MADV_DONTNEED"):
                 self._host.madvise(mmap.MADV_DONTNEED)
 
-    def attach(self, uc: Uc) -> None:
+    def attach(self, uc: Engine) -> None:
         """Translate through this engine's hart from now on (the current hart of a
         machine with several: they all map the same RAM)."""
         self._uc = uc
@@ -94,7 +83,7 @@ class Memory:
         """Read RAM by physical address."""
         if not self.in_ram(paddr, size):
             raise GuestError(f"physical range {paddr:#x}+{size:#x} is not RAM")
-        return bytes(self._uc.mem_read(paddr, size))
+        return self._uc.mem_read(paddr, size)
 
     def write(self, paddr: int, data: bytes) -> None:
         if not self.in_ram(paddr, len(data)):
@@ -105,9 +94,10 @@ class Memory:
         """Read through the current address translation and privilege, as a load (or a
         fetch, with access="x") by the hart would; GuestError if it would fault."""
         buf = ctypes.create_string_buffer(size)
-        err = _probe(uclib.uc_vmem_read, self._uc._uch, vaddr, _PROT[access], buf, size)
+        err = _probe(load_library().uc_vmem_read, self._uc._uch, vaddr, _PROT[access], buf,
+                     size)
         if err:
-            raise GuestError(f"virtual address {vaddr:#x} is not readable ({UcError(err)})")
+            raise GuestError(f"virtual address {vaddr:#x} is not readable ({EngineError(err)})")
         return buf.raw
 
     def write_virtual(self, vaddr: int, data: bytes) -> None:
@@ -127,7 +117,7 @@ class Memory:
     def translate(self, vaddr: int, access: str = "r") -> int | None:
         """The physical address for vaddr under the current satp and privilege, or None."""
         out = ctypes.c_uint64()
-        err = _probe(uclib.uc_vmem_translate, self._uc._uch, vaddr, _PROT[access],
+        err = _probe(load_library().uc_vmem_translate, self._uc._uch, vaddr, _PROT[access],
                      ctypes.byref(out))
         return None if err else out.value
 

@@ -22,10 +22,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from unicorn.riscv_const import UC_RISCV_REG_PRIV
-
 from ..abi.csr import Csr
 from ..abi.native_layout import MAX_HARTS, EventRecord, TurnState
+from ..abi.unicorn_abi import UC_RISCV_REG_PRIV
 from ..devices.uart import INPUT_POLL_INSNS
 from ..errors import BadInput
 from ..native.library import load_library
@@ -260,7 +259,7 @@ class HartTurns:
         t.ran_mask = 0
         t.ev_len = 0
         for uc in m.ucs:
-            uc._hook_exception = None
+            uc.hook_exception = None
         sync = m._codesync.handle if m._codesync is not None else None
         began = int(t.chained)
         err = int(self._lib.turns_chain(ctypes.byref(t), self._handles, sync))
@@ -276,9 +275,9 @@ class HartTurns:
             m.events.append_raw(ctypes.string_at(
                 ctypes.addressof(self._chain_events), t.ev_len * ctypes.sizeof(EventRecord)))
         for uc in m.ucs:
-            exc = uc._hook_exception
+            exc = uc.hook_exception
             if exc is not None:
-                uc._hook_exception = None
+                uc.hook_exception = None
                 raise exc
         return err
 

@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import BadInput
 
 if TYPE_CHECKING:
+    from .engine import Context
     from .machine import Machine
 
 __all__ = ["HartSnapshot", "MachineSnapshot", "PageStore", "restore_machine", "take_snapshot"]
@@ -226,7 +227,7 @@ class PageStore:
 
 @dataclass
 class HartSnapshot:
-    cpu: Any                      # a unicorn UcContext
+    cpu: Context                  # Unicorn's CPU state
     native: bytes                 # harness/native/snapshot.c
 
 

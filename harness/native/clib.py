@@ -11,18 +11,14 @@ changed" from file sizes and times, without hashing anything.
 
 from __future__ import annotations
 
-import subprocess
+import importlib.util
 import sys
-import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import unicorn
-
 from ..build.cache import cache_root, content_key
 from ..build.prebuilt import library_in
-from ..build.toolchain import compiler_identity, zig_cc, zig_home
 from ..errors import NativeBuildError
 
 __all__ = ["CFLAGS", "PACKAGED_CFLAGS", "CLibrary", "built_library", "compile_library",
@@ -36,8 +32,17 @@ CFLAGS = ("-O2", "-g", "-shared", "-fPIC", "-std=c11", "-Wall", "-Wextra", "-Wer
 PACKAGED_CFLAGS = (*(f for f in CFLAGS if f != "-g"), "-g0", "-s")
 
 
+def installed_unicorn() -> Path:
+    """The installed unicorn package's directory, found without importing it (its
+    Python binding is not used: harness/machine/engine.py)."""
+    spec = importlib.util.find_spec("unicorn")
+    if spec is None or not spec.submodule_search_locations:
+        raise NativeBuildError("the unicorn package is not installed (pip install privlab)")
+    return Path(next(iter(spec.submodule_search_locations))).resolve()
+
+
 def unicorn_dirs() -> tuple[Path, Path]:
-    root = Path(unicorn.__file__).resolve().parent
+    root = installed_unicorn()
     return root / "include", root / "lib"
 
 
@@ -103,7 +108,7 @@ def packaged_key(lib: CLibrary, unicorn_root: Path | None = None) -> list[tuple[
         ("cflags", " ".join(PACKAGED_CFLAGS)), ("library", lib.name),
         (lib.gen_name, lib.gen_text()), *((f"src/{p.name}", p) for p in lib.files())]
     if lib.unicorn:
-        include = (unicorn_root or Path(unicorn.__file__).resolve().parent) / "include"
+        include = (unicorn_root or installed_unicorn()) / "include"
         parts += [("unicorn", _unicorn_version()),
                   ("unicorn.h", include / "unicorn" / "unicorn.h"),
                   ("riscv.h", include / "unicorn" / "riscv.h")]
@@ -117,6 +122,8 @@ def _unicorn_version() -> str:
 
 
 def _key(lib: CLibrary, header: str) -> str:
+    from ..build.toolchain import compiler_identity  # here: a built library never asks
+
     return content_key([compiler_identity(), " ".join(CFLAGS), lib.name, header, *lib.files(),
                         *lib.unicorn_files()[:2]])
 
@@ -127,6 +134,8 @@ def _build(lib: CLibrary) -> Path:
     editor saving, a checkout) would otherwise be cached under the key of content it
     was not built from, and every later run would load a library whose structs disagree
     with its own header. Such a build is thrown away and done again."""
+    import tempfile
+
     link: list[str] = []
     if lib.unicorn:
         libdir = unicorn_dirs()[1]
@@ -153,6 +162,11 @@ def compile_library(lib: CLibrary, out: Path, header: str, cflags: Sequence[str]
                     target: Sequence[str] = ()) -> None:
     """Compile `lib` to `out` (written whole or not at all) with `cflags`, linking
     `link` when it uses Unicorn; `target` is zig's `-target T` for another host."""
+    import subprocess
+    import tempfile
+
+    from ..build.toolchain import zig_cc, zig_home
+
     with tempfile.TemporaryDirectory(dir=out.parent) as tmp:
         gen_dir = Path(tmp)
         (gen_dir / lib.gen_name).write_text(header)

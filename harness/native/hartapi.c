@@ -310,3 +310,10 @@ int hart_in_block(hart *h)
 {
     return h->s.instret < h->irq_from;
 }
+
+/* Drop every translated block of `uc` (Unicorn's uc_ctl_flush_tb). uc_ctl takes
+ * variadic arguments, which ctypes cannot pass portably, so Python asks here. */
+void engine_flush_tb(uc_engine *uc)
+{
+    uc_ctl_flush_tb(uc);
+}

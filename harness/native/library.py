@@ -104,6 +104,28 @@ def load_library() -> ctypes.CDLL:
         "fpu_fingerprint": (u64, []),
         "guard_count": (u64, [ctypes.c_uint]),
         "tlbbank_count": (u64, [ctypes.c_uint]),
+        "engine_flush_tb": (None, [vp]),
+        # libunicorn's own, found through this library's dependency on it
+        # (harness/machine/engine.py)
+        "uc_open": (i32, [i32, i32, ctypes.POINTER(vp)]),
+        "uc_close": (i32, [vp]),
+        "uc_strerror": (ctypes.c_char_p, [i32]),
+        "uc_emu_start": (i32, [vp, u64, u64, u64, ctypes.c_size_t]),
+        "uc_emu_stop": (i32, [vp]),
+        "uc_reg_read": (i32, [vp, i32, vp]),
+        "uc_reg_write": (i32, [vp, i32, vp]),
+        "uc_mem_map": (i32, [vp, u64, ctypes.c_size_t, u32]),
+        "uc_mem_map_ptr": (i32, [vp, u64, ctypes.c_size_t, u32, vp]),
+        "uc_mem_read": (i32, [vp, u64, vp, ctypes.c_size_t]),
+        "uc_mem_write": (i32, [vp, u64, ctypes.c_char_p, ctypes.c_size_t]),
+        "uc_mmio_map": (i32, [vp, u64, ctypes.c_size_t, vp, vp, vp, vp]),
+        "uc_hook_add": (i32, [vp, ctypes.POINTER(ctypes.c_size_t), i32, vp, vp, u64, u64]),
+        "uc_context_alloc": (i32, [vp, ctypes.POINTER(vp)]),
+        "uc_context_save": (i32, [vp, vp]),
+        "uc_context_restore": (i32, [vp, vp]),
+        "uc_context_free": (i32, [vp]),
+        "uc_vmem_read": (i32, [vp, u64, i32, vp, ctypes.c_size_t]),
+        "uc_vmem_translate": (i32, [vp, u64, i32, ctypes.POINTER(u64)]),
     }
     for name, (restype, argtypes) in signatures.items():
         fn = getattr(lib, name)

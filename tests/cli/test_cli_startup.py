@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import pytest
+from machine.asm import build_asm
 
 from privlab.cli.main import COMMANDS, build_parser, command_module
 from privlab.paths import REPO_ROOT
@@ -77,3 +78,21 @@ def test_a_plain_run_reads_no_dwarf_and_no_package_metadata() -> None:
                                                      "privlab.kernelinfo.dwarf",
                                                      "privlab.fs", "privlab.mmu",
                                                      "privlab.grade"))) == []
+
+
+def test_a_bare_run_loads_only_the_machine_it_runs() -> None:
+    """`privlab run --bios none --kernel T`, the riscv-tests' way: Unicorn through
+    privlab's own dozen calls (harness/machine/engine.py), not the unicorn package's
+    binding and its importlib.resources; no toolchain (the core is built), no disk or
+    virtio-blk model without a drive, no initrd or program packing, no QEMU grammar."""
+    kernel = build_asm("PASS")
+    code = ("from privlab.cli.main import main\n"
+            f"status = main(['run', '--quiet', '--bios', 'none', '--kernel', {str(kernel)!r}])\n"
+            "assert status == 0, status\n")
+    loaded = _modules_after(code)
+    assert "privlab.machine.engine" in loaded      # the probe ran a machine
+    unwanted = ("unicorn", "importlib.resources", "importlib.metadata", "subprocess",
+                "privlab.build.toolchain", "privlab.devices.disk", "privlab.devices.virtio_blk",
+                "privlab.boot.bootargs", "privlab.boot.programs", "privlab.boot.bootdisk",
+                "privlab.qemucmd.grammar", "privlab.kernelinfo.dwarf")
+    assert sorted(m for m in loaded if m.startswith(unwanted)) == []
