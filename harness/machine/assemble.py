@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING
 
 from ..abi.platform import PLATFORM
 from ..boot.dtb import build_dtb
-from ..boot.initrd import initrd_load_address
 from ..devices.mrom import FW_DYNAMIC_INFO_OFFSET, reset_rom
 from ..devices.uart import Console, InputSource
 from ..errors import BadInput
@@ -101,6 +100,8 @@ def _extent(image: ElfImage) -> tuple[int, int]:
 
 def boot_system(machine: Machine, firmware: ElfImage, kernel: ElfImage, initrd: bytes,
                 bootargs: str = "") -> BootLayout:
+    from ..boot.initrd import initrd_load_address  # a bare run packs no initrd
+
     mem = machine.memory
     machine.load(firmware)
     machine.load(kernel)
