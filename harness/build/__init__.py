@@ -11,8 +11,12 @@ from typing import TYPE_CHECKING
 from ..lazyload import lazy_exports
 
 if TYPE_CHECKING:
-    from .toolchain import ARCHES, RV32, RV64, Arch, CompileOptions, compile_object, link
+    from .arch import ARCHES, RV32, RV64, Arch
+    from .toolchain import CompileOptions, compile_object, link
 
 __all__ = ["ARCHES", "RV32", "RV64", "Arch", "CompileOptions", "compile_object", "link"]
 
-__getattr__ = lazy_exports(__name__, globals(), dict.fromkeys(__all__, "toolchain"))
+__getattr__ = lazy_exports(__name__, globals(), {
+    **dict.fromkeys(("ARCHES", "RV32", "RV64", "Arch"), "arch"),
+    **dict.fromkeys(("CompileOptions", "compile_object", "link"), "toolchain"),
+})

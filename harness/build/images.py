@@ -29,14 +29,17 @@ from typing import TYPE_CHECKING
 from ..errors import BadInput, BuildError
 from ..paths import KERNEL_DIR, REPO_ROOT, USERLAND_DIR
 from . import prebuilt
-from .cache import write_if_changed
-from .generated import generate
-from .ldscript import kernel_layout_value, with_platform
+from .arch import ARCHES, RV64, Arch
 from .stamp import check_stamp, input_files, stamp_path, write_stamp
-from .toolchain import ARCHES, RV64, Arch, CompileOptions, compile_object, link
 
 if TYPE_CHECKING:
     from concurrent.futures import ThreadPoolExecutor
+
+    from .toolchain import CompileOptions
+
+# The compiler, the generated headers and the linker scripts are imported by the
+# functions that build: a run whose images are stamped (every warm run) reads the stamp
+# and boots, and loading the toolchain would be a tenth of its start-up.
 
 __all__ = ["Images", "build_dir", "build_images", "build_user_programs"]
 
@@ -77,6 +80,8 @@ def _sources(directory: Path, exclude: Iterable[str] = ()) -> list[Path]:
 
 def _compile_all(sources: Sequence[Path], opts: CompileOptions) -> list[Path]:
     """Compile in parallel; if any fail, one BuildError carrying every compiler message."""
+    from .toolchain import compile_object
+
     def one(src: Path) -> Path | BuildError:
         try:
             return compile_object(src, opts)
@@ -104,6 +109,9 @@ def _prefix_map(kernel_dir: Path, user_dir: Path, gen: Path, arch: Arch) -> Pref
 
 def _build_firmware(kernel_dir: Path, gen: Path, out: Path, arch: Arch,
                     prefix_map: PrefixMap) -> Path:
+    from .ldscript import with_platform
+    from .toolchain import CompileOptions, link
+
     fw_dir = kernel_dir / "firmware"
     opts = CompileOptions(arch, include_dirs=(kernel_dir / "include", fw_dir, gen),
                           prefix_map=prefix_map)
@@ -113,6 +121,9 @@ def _build_firmware(kernel_dir: Path, gen: Path, out: Path, arch: Arch,
 
 def _build_kernel(kernel_dir: Path, gen: Path, out: Path, arch: Arch,
                   prefix_map: PrefixMap) -> Path:
+    from .ldscript import with_platform
+    from .toolchain import CompileOptions, link
+
     opts = CompileOptions(arch, include_dirs=(kernel_dir / "include", kernel_dir, gen),
                           prefix_map=prefix_map)
     objs = _compile_all(_sources(kernel_dir, exclude=["asm-offsets.c"]), opts)
@@ -124,6 +135,9 @@ def _build_users(kernel_dir: Path, user_dir: Path, gen: Path, out: Path,
                  programs: Sequence[Path] | None = None) -> dict[str, Path]:
     """Link each program (by default every `userland/NAME.c`) with the user library
     into `out/NAME.elf`."""
+    from .ldscript import kernel_layout_value, with_platform
+    from .toolchain import CompileOptions, link
+
     opts = CompileOptions(arch, include_dirs=(kernel_dir / "include", user_dir / "include", gen),
                           prefix_map=prefix_map)
     # div64.c (RV32's 64-bit division helpers) and string.c (memset, strlen, ...) are
@@ -206,6 +220,8 @@ def build_user_programs(sources: Sequence[Path], out_dir: Path, arch: Arch | str
         if src.stem in names:
             raise BadInput(f"{src}: two programs named {src.stem!r}")
         names[src.stem] = src.resolve()
+    from .generated import generate
+
     gen = out_dir / "gen"
     generate(gen, kernel_dir, arch)
     where = _prefix_map(kernel_dir, userland_dir, gen, arch)
@@ -231,6 +247,8 @@ def _build(arch: Arch, kernel_dir: Path, userland_dir: Path, out: Path, listings
     """The full build: every step content-keyed, so unchanged steps cost a hash."""
     from ..boot.initrd import pack_initrd
     from ..fs.mkfs import make_image
+    from .cache import write_if_changed
+    from .generated import generate
     from .listing import write_listings
 
     stamp_path(out).unlink(missing_ok=True)

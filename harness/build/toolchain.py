@@ -18,29 +18,12 @@ from functools import cache
 from pathlib import Path
 
 from ..errors import BuildError
+from .arch import ARCHES, RV32, RV64, Arch
 from .cache import cache_root, content_key, write_if_changed
 
 __all__ = ["ARCHES", "RV32", "RV64", "Arch", "CompileOptions", "compile_object",
            "compiler_identity", "link", "zig_cc", "zig_home"]
 
-
-@dataclass(frozen=True)
-class Arch:
-    """A RISC-V target: integer base, M, A and C extensions, Zicsr, Zifencei; no FP."""
-
-    name: str
-    xlen: int
-    triple: str
-    cpu: str
-    abi: str
-
-    def target_flags(self) -> list[str]:
-        return ["-target", self.triple, f"-mcpu={self.cpu}", f"-mabi={self.abi}"]
-
-
-RV64 = Arch("rv64", 64, "riscv64-freestanding-none", "generic_rv64+m+a+c+zicsr+zifencei", "lp64")
-RV32 = Arch("rv32", 32, "riscv32-freestanding-none", "generic_rv32+m+a+c+zicsr+zifencei", "ilp32")
-ARCHES: dict[str, Arch] = {a.name: a for a in (RV64, RV32)}
 
 # Flags for bare-metal code. zig's clang turns on UBSan at -O0 by default, which would
 # plant traps the kernel has no runtime for, so sanitizers are off explicitly.

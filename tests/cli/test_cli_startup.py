@@ -64,7 +64,8 @@ def test_the_command_table_names_every_command_module() -> None:
 def test_a_plain_run_reads_no_dwarf_and_no_package_metadata() -> None:
     """`privlab run` boots from the stamped build and the cached ELF loads: the DWARF
     readers (pyelftools, the kernel mirrors), importlib.metadata (zig's identity, asked
-    for only when the native core must be built), the file-system tools (the build made
+    for only when the native core must be built), the toolchain and the generated
+    headers (the stamp says the images are built), the file-system tools (the build made
     the disk) and the page-table walker (nothing is symbolized) stay unloaded."""
     code = ("from privlab.cli.main import main\n"
             "import contextlib, io\n"
@@ -74,6 +75,8 @@ def test_a_plain_run_reads_no_dwarf_and_no_package_metadata() -> None:
     subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)  # stamps
     loaded = _modules_after(code)
     assert sorted(m for m in loaded if m.startswith(("elftools", "importlib.metadata",
+                                                     "subprocess", "privlab.build.toolchain",
+                                                     "privlab.build.generated",
                                                      "privlab.kernelinfo.mirrors",
                                                      "privlab.kernelinfo.dwarf",
                                                      "privlab.fs", "privlab.mmu",
