@@ -106,9 +106,9 @@ class HartTurns:
         self.allow_chain = True            # False: every switch in Python (tests compare)
         self.native = TurnState(harts=schedule.harts, quantum_min=QUANTUM_MIN,
                                 quantum_max=QUANTUM_MAX)
-        self._chain_events = (EventRecord * (4 * EVENT_BUFFER))()
-        self.native.ev_buf = ctypes.addressof(self._chain_events)
-        self.native.ev_cap = 4 * EVENT_BUFFER
+        # The events of turns the core ends itself, made at the first chain: 2.6 MB that
+        # a machine of one hart (most of them) never chains into.
+        self._chain_events: ctypes.Array[EventRecord] | None = None
         self._handles = (ctypes.c_void_p * schedule.harts)(
             *(h._h.value for h in machine.harts))
         self._limits = (_M64, _M64, 0)     # insn_limit, look_at, poll_insns of this run
@@ -250,6 +250,10 @@ class HartTurns:
         m = self.m
         t = self.native
         assert self.turn is not None
+        if self._chain_events is None:
+            self._chain_events = (EventRecord * (4 * EVENT_BUFFER))()
+            t.ev_buf = ctypes.addressof(self._chain_events)
+            t.ev_cap = 4 * EVENT_BUFFER
         t.current, t.turn_end = self.turn
         self.schedule.store(t)
         for i, w in enumerate(self.waiting):
