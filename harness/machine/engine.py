@@ -78,7 +78,6 @@ class Engine:
         _check(self._lib.uc_open(UC_ARCH_RISCV, UC_MODE_RISCV64 if xlen == 64 else UC_MODE_RISCV32,
                                  ctypes.byref(self._uch)))
         self._kept: list[object] = []          # callbacks the C side calls: kept alive here
-        self._reg = ctypes.c_uint64()
         self.hook_exception: BaseException | None = None
 
     def close(self) -> None:
@@ -111,12 +110,12 @@ class Engine:
 
     # -- registers -----------------------------------------------------------------
     def reg_read(self, reg: int) -> int:
-        _check(self._lib.uc_reg_read(self._uch, reg, ctypes.byref(self._reg)))
-        return self._reg.value
+        value = ctypes.c_uint64()      # one per call: a debugger's thread reads too
+        _check(self._lib.uc_reg_read(self._uch, reg, ctypes.byref(value)))
+        return value.value
 
     def reg_write(self, reg: int, value: int) -> None:
-        self._reg.value = value
-        _check(self._lib.uc_reg_write(self._uch, reg, ctypes.byref(self._reg)))
+        _check(self._lib.uc_reg_write(self._uch, reg, ctypes.byref(ctypes.c_uint64(value))))
 
     def context_save(self) -> Context:
         handle = ctypes.c_void_p()
