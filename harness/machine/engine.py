@@ -59,12 +59,13 @@ def _check(status: int) -> None:
 class Context:
     """A saved CPU state (uc_context), freed with the object."""
 
-    def __init__(self, handle: ctypes.c_void_p) -> None:
+    def __init__(self, lib: ctypes.CDLL, handle: ctypes.c_void_p) -> None:
+        self._lib = lib           # held: at interpreter exit module globals may be gone
         self._handle = handle
 
     def __del__(self) -> None:
         if self._handle:
-            load_library().uc_context_free(self._handle)
+            self._lib.uc_context_free(self._handle)
             self._handle = ctypes.c_void_p()
 
 
@@ -120,7 +121,7 @@ class Engine:
     def context_save(self) -> Context:
         handle = ctypes.c_void_p()
         _check(self._lib.uc_context_alloc(self._uch, ctypes.byref(handle)))
-        context = Context(handle)
+        context = Context(self._lib, handle)
         _check(self._lib.uc_context_save(self._uch, handle))
         return context
 

@@ -6,6 +6,8 @@ engine closes once."""
 from __future__ import annotations
 
 import struct
+import subprocess
+import sys
 
 import pytest
 import unicorn.riscv_const as riscv_const
@@ -110,3 +112,16 @@ def test_an_engine_closes_once() -> None:
     e.close()
     assert not e._uch
     e.close()                    # a second close does nothing
+
+
+def test_contexts_and_engines_held_until_exit_leave_quietly() -> None:
+    """A script that keeps a machine and a snapshot (Unicorn contexts) until the
+    interpreter exits: nothing printed when they are freed after module globals go."""
+    code = ("from privlab.api import Session\n"
+            "from privlab.machine.snapshot import PageStore, take_snapshot\n"
+            "s = Session.boot('hello')\n"
+            "s.machine.run(max_insns=100_000)\n"
+            "kept = [s, take_snapshot(s.machine, PageStore(s.machine))]\n")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       timeout=120, check=False)
+    assert (p.returncode, p.stderr) == (0, "")
