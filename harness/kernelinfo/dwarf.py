@@ -14,9 +14,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from elftools.dwarf.dwarf_expr import DWARFExprParser
-from elftools.elf.elffile import ELFFile
-
 from ..build.cache import cache_root, content_key
 from ..errors import BadInput
 from .dwarf_types import (
@@ -116,6 +113,8 @@ class DwarfTypes:
 
     @classmethod
     def _read(cls, path: Path) -> DwarfTypes:
+        from elftools.elf.elffile import ELFFile  # a cached table needs no pyelftools
+
         with path.open("rb") as f:
             elf = ELFFile(f)
             if not elf.has_dwarf_info():
@@ -179,6 +178,8 @@ class _Reader:
         only the first operation would name the block's first variable instead."""
         if not isinstance(expr, list) or not expr:
             return None
+        from elftools.dwarf.dwarf_expr import DWARFExprParser
+
         stack: list[int] = []
         for op in DWARFExprParser(structs).parse_expr(expr):
             if op.op_name == "DW_OP_addr" or op.op_name in _CONSTANTS:

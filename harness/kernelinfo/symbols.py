@@ -2,22 +2,26 @@
 
 `Symbolizer` knows several images at once (firmware, kernel, user programs) and
 aliases such as the trampoline page, which the kernel links at one address and maps
-at another (the top virtual page). Line tables are read per compilation unit, only
-when an address in that unit is first asked about.
+at another (the top virtual page).
+
+What an image's symbols and line tables say is read once per file content and kept in
+privlab's cache (`ElfTable`): reading DWARF line programs with pyelftools took a fifth
+of a second of every `privlab trace`, and a table read back takes a millisecond. Only
+`ElfSymbols.code` (the disassembler's bytes) still opens the ELF itself.
 """
 
 from __future__ import annotations
 
 import bisect
 import os
+import pickle
 import struct
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from elftools.elf.elffile import ELFFile
-
+from ..build.cache import cache_root, content_key
 from ..paths import REPO_ROOT
 
 __all__ = ["ElfSymbols", "Location", "Symbolizer"]
@@ -78,10 +82,94 @@ class Location:
         return self.name + (f" ({self.source})" if self.source else "")
 
 
+LineRow = tuple[str, int] | None      # (file, line); None: the end of a sequence
+TABLE_FORMAT = "elf-table-v1"
+
+
 @dataclass
-class _Lines:
-    addrs: list[int] = field(default_factory=list)
-    rows: list[tuple[str, int] | None] = field(default_factory=list)  # None: end of sequence
+class ElfTable:
+    """What privlab reads of an ELF to name addresses, kept per file content: its
+    class, its symbols (the preferred one first at each address), the first symbol of
+    each name, its PT_LOAD ranges, and every line-table row of every compilation unit,
+    sorted by address (an end of sequence before a row at the same address)."""
+
+    xlen: int
+    syms: list[tuple[int, int, str, bool]]
+    by_name: dict[str, tuple[int, int]]
+    ranges: list[tuple[int, int]]
+    line_addrs: list[int]
+    line_rows: list[LineRow]
+
+    @classmethod
+    def load(cls, path: Path) -> ElfTable:
+        """The table of `path`, from the cache when a file with the same bytes (and
+        this checkout, which file names are shown relative to) was read before."""
+        cached = cache_root() / "symbols" / \
+            f"{content_key([TABLE_FORMAT, str(REPO_ROOT), path])}.pickle"
+        try:
+            with cached.open("rb") as f:
+                got = pickle.load(f)
+            if isinstance(got, ElfTable):
+                return got
+        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError,
+                ValueError):
+            pass                      # not cached yet, or an older privlab's: read anew
+        out = cls.read(path)
+        try:
+            cached.parent.mkdir(parents=True, exist_ok=True)
+            tmp = cached.with_name(f".{cached.name}.{os.getpid()}.tmp")
+            with tmp.open("wb") as f:
+                pickle.dump(out, f)
+            tmp.replace(cached)
+        except OSError:
+            pass                      # a read-only cache: read again next time
+        return out
+
+    @classmethod
+    def read(cls, path: Path) -> ElfTable:
+        from elftools.elf.elffile import ELFFile
+
+        with path.open("rb") as f:
+            elf = ELFFile(f)
+            syms = read_symtab(elf)
+            by_name: dict[str, tuple[int, int]] = {}
+            for addr, size, name, _ in syms:
+                by_name.setdefault(name, (addr, size))
+            names = {t[2] for t in syms}
+
+            def marker(name: str) -> bool:
+                """`x` or `x_start` where `x_end` exists: a region marker, not code's
+                name."""
+                return f"{name.removesuffix('_start')}_end" in names
+
+            # At one address, prefer a function, a sized symbol, a name that is no region
+            # marker (uservec over trampoline), then one that does not look reserved.
+            syms.sort(key=lambda t: (t[0], not t[3], t[1] == 0, marker(t[2]),
+                                     t[2].startswith("_")))
+            ranges = [(seg["p_vaddr"], seg["p_vaddr"] + seg["p_memsz"])
+                      for seg in elf.iter_segments() if seg["p_type"] == "PT_LOAD"]
+            pairs = _line_rows(elf) if elf.has_dwarf_info() else []
+            return cls(elf.elfclass, syms, by_name, ranges, [a for a, _ in pairs],
+                       [r for _, r in pairs])
+
+
+def _line_rows(elf: Any) -> list[tuple[int, LineRow]]:
+    """Every row of every compilation unit's line program, sorted by address."""
+    dwarf = elf.get_dwarf_info()
+    pairs: list[tuple[int, LineRow]] = []
+    for cu in dwarf.iter_CUs():
+        prog = dwarf.line_program_for_CU(cu)
+        if prog is None:
+            continue
+        files = _file_names(prog)
+        for entry in prog.get_entries():
+            st = entry.state
+            if st is None:
+                continue
+            pairs.append((st.address,
+                          None if st.end_sequence else (files.get(st.file, "?"), st.line)))
+    pairs.sort(key=lambda p: (p[0], p[1] is not None))
+    return pairs
 
 
 class ElfSymbols:
@@ -90,40 +178,18 @@ class ElfSymbols:
     def __init__(self, path: Path, name: str | None = None) -> None:
         self.path = path
         self.name = name or path.stem
-        self._file = path.open("rb")
-        self._elf = ELFFile(self._file)
-        self.xlen = self._elf.elfclass
-        self._addrs: list[int] = []
-        self._syms: list[tuple[int, int, str, bool]] = []  # addr, size, name, function
-        self.by_name: dict[str, tuple[int, int]] = {}
-        self._load_symbols()
-        self.ranges = [(s["p_vaddr"], s["p_vaddr"] + s["p_memsz"])
-                       for s in self._elf.iter_segments() if s["p_type"] == "PT_LOAD"]
+        table = ElfTable.load(path)
+        self.xlen = table.xlen
+        self._syms = table.syms                 # addr, size, name, function
+        self._addrs = [s[0] for s in table.syms]
+        self.by_name = table.by_name
+        self.ranges = table.ranges
+        self._line_addrs = table.line_addrs
+        self._line_rows = table.line_rows
         self._contents: list[tuple[int, bytes]] | None = None
-        self._dwarf: Any | None = None
-        self._aranges: Any | None = None
-        self._lines: dict[int, _Lines] = {}
-        self._cu_ranges: list[tuple[int, int, int]] | None = None
 
     def close(self) -> None:
-        self._file.close()
-
-    def _load_symbols(self) -> None:
-        syms = read_symtab(self._elf)
-        for addr, size, name, _ in syms:
-            self.by_name.setdefault(name, (addr, size))
-        names = {t[2] for t in syms}
-
-        def marker(name: str) -> bool:
-            """`x` or `x_start` where `x_end` exists: a region marker, not code's name."""
-            return f"{name.removesuffix('_start')}_end" in names
-
-        # At one address, prefer a function, a sized symbol, a name that is no region
-        # marker (uservec over trampoline), then one that does not look reserved.
-        syms.sort(key=lambda t: (t[0], not t[3], t[1] == 0, marker(t[2]),
-                                 t[2].startswith("_")))
-        self._syms = syms
-        self._addrs = [s[0] for s in syms]
+        """Nothing is held open (kept for callers that close what they opened)."""
 
     def contains(self, addr: int) -> bool:
         return any(lo <= addr < hi for lo, hi in self.ranges)
@@ -132,8 +198,11 @@ class ElfSymbols:
         """The `size` bytes the image loads at `addr` (from its PT_LOAD segments'
         file contents), or None if they are not all in one segment's file part."""
         if self._contents is None:
-            self._contents = [(s["p_vaddr"], s.data()) for s in self._elf.iter_segments()
-                              if s["p_type"] == "PT_LOAD"]
+            from elftools.elf.elffile import ELFFile
+
+            with self.path.open("rb") as f:
+                self._contents = [(s["p_vaddr"], s.data()) for s in ELFFile(f).iter_segments()
+                                  if s["p_type"] == "PT_LOAD"]
         for start, data in self._contents:
             if start <= addr and addr + size <= start + len(data):
                 return data[addr - start:addr - start + size]
@@ -153,56 +222,10 @@ class ElfSymbols:
         return None
 
     def line(self, addr: int) -> tuple[str, int] | None:
-        if self._dwarf is None:
-            if not self._elf.has_dwarf_info():
-                return None
-            self._dwarf = self._elf.get_dwarf_info()
-            self._aranges = self._dwarf.get_aranges()
-        cu_offset = self._aranges.cu_offset_at_addr(addr) if self._aranges else None
-        if cu_offset is None:
-            cu_offset = self._cu_by_range(addr)
-        if cu_offset is None:
-            return None
-        lines = self._lines.get(cu_offset) or self._read_lines(cu_offset)
-        i = bisect.bisect_right(lines.addrs, addr) - 1
-        return lines.rows[i] if i >= 0 else None
-
-    def _cu_by_range(self, addr: int) -> int | None:
-        """CUs missing from .debug_aranges (clang omits it): their pc ranges."""
-        if self._cu_ranges is None:
-            assert self._dwarf is not None
-            self._cu_ranges = []
-            for cu in self._dwarf.iter_CUs():
-                top = cu.get_top_DIE()
-                lo = top.attributes.get("DW_AT_low_pc")
-                hi = top.attributes.get("DW_AT_high_pc")
-                if lo is None or hi is None:
-                    continue
-                end = hi.value if hi.form == "DW_FORM_addr" else lo.value + hi.value
-                self._cu_ranges.append((lo.value, end, cu.cu_offset))
-        return next((off for lo, hi, off in self._cu_ranges if lo <= addr < hi), None)
-
-    def _read_lines(self, cu_offset: int) -> _Lines:
-        assert self._dwarf is not None
-        cu = self._dwarf.get_CU_at(cu_offset)
-        prog = self._dwarf.line_program_for_CU(cu)
-        out = _Lines()
-        if prog is None:
-            self._lines[cu_offset] = out
-            return out
-        files = _file_names(prog)
-        pairs: list[tuple[int, tuple[str, int] | None]] = []
-        for entry in prog.get_entries():
-            st = entry.state
-            if st is None:
-                continue
-            row = None if st.end_sequence else (files.get(st.file, "?"), st.line)
-            pairs.append((st.address, row))
-        pairs.sort(key=lambda p: (p[0], p[1] is not None))
-        out.addrs = [a for a, _ in pairs]
-        out.rows = [r for _, r in pairs]
-        self._lines[cu_offset] = out
-        return out
+        """The source line of `addr`: the last line-table row at or before it (None
+        past the end of its sequence, or where no compilation unit has rows)."""
+        i = bisect.bisect_right(self._line_addrs, addr) - 1
+        return self._line_rows[i] if i >= 0 else None
 
 
 def _file_names(prog: Any) -> dict[int, str]:

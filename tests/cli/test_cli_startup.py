@@ -99,3 +99,20 @@ def test_a_bare_run_loads_only_the_machine_it_runs() -> None:
                 "privlab.boot.bootargs", "privlab.boot.programs", "privlab.boot.bootdisk",
                 "privlab.qemucmd.grammar", "privlab.kernelinfo.dwarf")
     assert sorted(m for m in loaded if m.startswith(unwanted)) == []
+
+
+def test_a_warm_trace_reads_no_elf_with_pyelftools_and_loads_no_disassembler() -> None:
+    """`privlab trace --user hello` names each row's place from the cached symbol and
+    line tables (kernelinfo/symbols.py ElfTable) and the cached DWARF types: pyelftools
+    is not loaded, nor capstone and the other inspectors' views."""
+    code = ("from privlab.cli.main import main\n"
+            "import contextlib, io\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            "    status = main(['trace', '--user', 'hello'])\n"
+            "assert status == 0, status\n")
+    subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)  # caches
+    loaded = _modules_after(code)
+    assert "privlab.trace.stream" in loaded          # the probe traced
+    assert sorted(m for m in loaded if m.startswith((
+        "elftools", "capstone", "privlab.inspect.disasm", "privlab.inspect.diskview",
+        "privlab.inspect.pagetable"))) == []
