@@ -3,8 +3,17 @@
 `walk(memory, satp, va, access, context, xlen)` returns a `Walk` (every level, and
 the physical address or the fault as a value); `read_page_table(memory, satp, xlen)`
 reads a whole table as a tree with merged ranges.
+
+The tree's names load on first use (PEP 562): a trace decodes satp on every run and
+reads whole tables only when asked. (`walk` stays eager: the submodule of that name
+would otherwise shadow the function once anything imported it.)
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..lazyload import lazy_exports
 from .address import PAGE_SIZE, PPN, PhysAddr, VirtAddr
 from .scheme import (
     PTE_FIELDS,
@@ -17,7 +26,6 @@ from .scheme import (
     SatpValue,
     decode_satp,
 )
-from .tree import Mapping, PageTable, TableEntry, TableNode, read_page_table
 from .walk import (
     Access,
     Fault,
@@ -29,6 +37,9 @@ from .walk import (
     context_from_status,
     walk,
 )
+
+if TYPE_CHECKING:
+    from .tree import Mapping, PageTable, TableEntry, TableNode, read_page_table
 
 __all__ = [
     "PAGE_SIZE",
@@ -59,3 +70,6 @@ __all__ = [
     "read_page_table",
     "walk",
 ]
+
+__getattr__ = lazy_exports(__name__, globals(), dict.fromkeys(
+    ("Mapping", "PageTable", "TableEntry", "TableNode", "read_page_table"), "tree"))
