@@ -11,7 +11,7 @@ from pathlib import Path
 from ..abi.native_layout import gen_header
 from .clib import CLibrary, built_library
 
-__all__ = ["HART_LIBRARY", "library_path", "load_library"]
+__all__ = ["HART_LIBRARY", "library_path", "load_library", "unicorn_signatures"]
 
 SOURCE_DIR = Path(__file__).resolve().parent
 SOURCES = ("regs.c", "decode.c", "fetch.c", "icount.c", "interrupt.c", "trapentry.c", "xret.c",
@@ -21,6 +21,34 @@ SOURCES = ("regs.c", "decode.c", "fetch.c", "icount.c", "interrupt.c", "trapentr
            "exitcheck.c", "chain.c", "tbcache.c", "fpu.c", "devaccess.c", "turns.c")
 HART_LIBRARY = CLibrary("libprivlab_hart.so", SOURCE_DIR, SOURCES, ("hart.h",), "privlab_gen.h",
                         gen_header, unicorn=True, what="the native core (harness/native)")
+
+
+def unicorn_signatures() -> dict[str, tuple[object, list[object]]]:
+    """libunicorn's own functions Python calls (harness/machine/engine.py), resolved
+    through the core's handle, which links libunicorn: so they must be exported by the
+    libunicorn of every host the core is built for (tests/native/test_macos_symbols.py)."""
+    vp, u64, u32, i32 = ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint32, ctypes.c_int
+    return {
+        "uc_open": (i32, [i32, i32, ctypes.POINTER(vp)]),
+        "uc_close": (i32, [vp]),
+        "uc_strerror": (ctypes.c_char_p, [i32]),
+        "uc_emu_start": (i32, [vp, u64, u64, u64, ctypes.c_size_t]),
+        "uc_emu_stop": (i32, [vp]),
+        "uc_reg_read": (i32, [vp, i32, vp]),
+        "uc_reg_write": (i32, [vp, i32, vp]),
+        "uc_mem_map": (i32, [vp, u64, ctypes.c_size_t, u32]),
+        "uc_mem_map_ptr": (i32, [vp, u64, ctypes.c_size_t, u32, vp]),
+        "uc_mem_read": (i32, [vp, u64, vp, ctypes.c_size_t]),
+        "uc_mem_write": (i32, [vp, u64, ctypes.c_char_p, ctypes.c_size_t]),
+        "uc_mmio_map": (i32, [vp, u64, ctypes.c_size_t, vp, vp, vp, vp]),
+        "uc_hook_add": (i32, [vp, ctypes.POINTER(ctypes.c_size_t), i32, vp, vp, u64, u64]),
+        "uc_context_alloc": (i32, [vp, ctypes.POINTER(vp)]),
+        "uc_context_save": (i32, [vp, vp]),
+        "uc_context_restore": (i32, [vp, vp]),
+        "uc_context_free": (i32, [vp]),
+        "uc_vmem_read": (i32, [vp, u64, i32, vp, ctypes.c_size_t]),
+        "uc_vmem_translate": (i32, [vp, u64, i32, ctypes.POINTER(u64)]),
+    }
 
 
 def library_path() -> Path:
@@ -105,27 +133,7 @@ def load_library() -> ctypes.CDLL:
         "guard_count": (u64, [ctypes.c_uint]),
         "tlbbank_count": (u64, [ctypes.c_uint]),
         "engine_flush_tb": (None, [vp]),
-        # libunicorn's own, found through this library's dependency on it
-        # (harness/machine/engine.py)
-        "uc_open": (i32, [i32, i32, ctypes.POINTER(vp)]),
-        "uc_close": (i32, [vp]),
-        "uc_strerror": (ctypes.c_char_p, [i32]),
-        "uc_emu_start": (i32, [vp, u64, u64, u64, ctypes.c_size_t]),
-        "uc_emu_stop": (i32, [vp]),
-        "uc_reg_read": (i32, [vp, i32, vp]),
-        "uc_reg_write": (i32, [vp, i32, vp]),
-        "uc_mem_map": (i32, [vp, u64, ctypes.c_size_t, u32]),
-        "uc_mem_map_ptr": (i32, [vp, u64, ctypes.c_size_t, u32, vp]),
-        "uc_mem_read": (i32, [vp, u64, vp, ctypes.c_size_t]),
-        "uc_mem_write": (i32, [vp, u64, ctypes.c_char_p, ctypes.c_size_t]),
-        "uc_mmio_map": (i32, [vp, u64, ctypes.c_size_t, vp, vp, vp, vp]),
-        "uc_hook_add": (i32, [vp, ctypes.POINTER(ctypes.c_size_t), i32, vp, vp, u64, u64]),
-        "uc_context_alloc": (i32, [vp, ctypes.POINTER(vp)]),
-        "uc_context_save": (i32, [vp, vp]),
-        "uc_context_restore": (i32, [vp, vp]),
-        "uc_context_free": (i32, [vp]),
-        "uc_vmem_read": (i32, [vp, u64, i32, vp, ctypes.c_size_t]),
-        "uc_vmem_translate": (i32, [vp, u64, i32, ctypes.POINTER(u64)]),
+        **unicorn_signatures(),
     }
     for name, (restype, argtypes) in signatures.items():
         fn = getattr(lib, name)

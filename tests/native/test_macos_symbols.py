@@ -1,7 +1,8 @@
 """The native core against the macOS `unicorn==2.1.4` wheels' libunicorn.2.dylib
 (docs/install.md, "Other hosts"): cross-compiled with zig for each macOS arch, it links
 (zig's Mach-O linker refuses an undefined symbol), and every symbol it takes from
-libunicorn, vtlb.c's public API among them, is one the dylib exports. Nothing runs:
+libunicorn, vtlb.c's public API among them, is one the dylib exports, as is each
+libunicorn function Python calls through the core (harness/machine/engine.py). Nothing runs:
 there is no macOS host here.
 
 Not run in CI: PRIVLAB_MACOS_WHEELS names a directory holding the two wheels, from
@@ -20,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from privlab.native.clib import PACKAGED_CFLAGS, compile_library
-from privlab.native.library import HART_LIBRARY
+from privlab.native.library import HART_LIBRARY, unicorn_signatures
 
 WHEELS = os.environ.get("PRIVLAB_MACOS_WHEELS")
 
@@ -52,3 +53,5 @@ def test_every_libunicorn_symbol_the_core_takes_is_in_the_dylib(
     taken = {line.split()[2] for line in nm("-m", "-u", str(core)) if "(from libunicorn)" in line}
     assert taken and taken <= exports
     assert {f"_{name}" for name in VTLB_IMPORTS} <= taken
+    # and what Python calls in libunicorn through the core's handle (machine/engine.py)
+    assert {f"_{name}" for name in unicorn_signatures()} <= exports
