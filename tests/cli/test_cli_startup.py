@@ -25,6 +25,18 @@ def _modules_after(code: str) -> set[str]:
     return set(json.loads(out.splitlines()[-1]))
 
 
+def _modules_after_warm(args: list[str]) -> set[str]:
+    """The modules `privlab ARGS` loads, quiet, on its second run: the first builds or
+    stamps what it needs and fills the caches, as a user's first command does."""
+    code = ("from privlab.cli.main import main\n"
+            "import contextlib, io\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            f"    status = main({args!r})\n"
+            "assert status == 0, status\n")
+    subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)
+    return _modules_after(code)
+
+
 def _heavy(loaded: set[str]) -> list[str]:
     return sorted(m for m in loaded if any(m == h or m.startswith(f"{h}.") for h in HEAVY))
 
@@ -67,13 +79,7 @@ def test_a_plain_run_reads_no_dwarf_and_no_package_metadata() -> None:
     for only when the native core must be built), the toolchain and the generated
     headers (the stamp says the images are built), the file-system tools (the build made
     the disk) and the page-table walker (nothing is symbolized) stay unloaded."""
-    code = ("from privlab.cli.main import main\n"
-            "import contextlib, io\n"
-            "with contextlib.redirect_stdout(io.StringIO()):\n"
-            "    status = main(['run', '--quiet', '--user', 'hello'])\n"
-            "assert status == 0, status\n")
-    subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)  # stamps
-    loaded = _modules_after(code)
+    loaded = _modules_after_warm(["run", "--quiet", "--user", "hello"])
     assert sorted(m for m in loaded if m.startswith(("elftools", "importlib.metadata",
                                                      "subprocess", "privlab.build.toolchain",
                                                      "privlab.build.generated",
@@ -105,13 +111,7 @@ def test_a_warm_trace_reads_no_elf_with_pyelftools_and_loads_no_disassembler() -
     """`privlab trace --user hello` names each row's place from the cached symbol and
     line tables (kernelinfo/symbols.py ElfTable) and the cached DWARF types: pyelftools
     is not loaded, nor capstone and the other inspectors' views."""
-    code = ("from privlab.cli.main import main\n"
-            "import contextlib, io\n"
-            "with contextlib.redirect_stdout(io.StringIO()):\n"
-            "    status = main(['trace', '--user', 'hello'])\n"
-            "assert status == 0, status\n")
-    subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)  # caches
-    loaded = _modules_after(code)
+    loaded = _modules_after_warm(["trace", "--user", "hello"])
     assert "privlab.trace.stream" in loaded          # the probe traced
     assert sorted(m for m in loaded if m.startswith((
         "elftools", "capstone", "privlab.inspect.disasm", "privlab.inspect.diskview",
