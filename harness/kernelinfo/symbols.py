@@ -16,7 +16,7 @@ import bisect
 import os
 import pickle
 import struct
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -83,50 +83,63 @@ class Location:
 
 
 LineRow = tuple[str, int] | None      # (file, line); None: the end of a sequence
-TABLE_FORMAT = "elf-table-v1"
+Lines = tuple[list[int], list[LineRow]]   # a unit's rows by address, and what they say
+TABLE_FORMAT = "elf-table-v2"
 
 
 @dataclass
 class ElfTable:
-    """What privlab reads of an ELF to name addresses, kept per file content: its
+    """What privlab has read of an ELF to name addresses, kept per file content: its
     class, its symbols (the preferred one first at each address), the first symbol of
-    each name, its PT_LOAD ranges, and every line-table row of every compilation unit,
-    sorted by address (an end of sequence before a row at the same address)."""
+    each name and its PT_LOAD ranges, read whole; and of its DWARF, what lookups have
+    needed so far: .debug_aranges, the compilation units' pc ranges (read at the first
+    address aranges do not cover: clang writes no aranges), and the line table of each
+    unit an address was asked in. A lookup that needs more reads it and stores the
+    table again, so one run pays for a unit once, and later runs not at all."""
 
     xlen: int
     syms: list[tuple[int, int, str, bool]]
     by_name: dict[str, tuple[int, int]]
     ranges: list[tuple[int, int]]
-    line_addrs: list[int]
-    line_rows: list[LineRow]
+    dwarf: bool
+    aranges: list[tuple[int, int, int]] = field(default_factory=list)  # lo, hi, unit
+    units: list[tuple[int, int, int]] | None = None                   # lo, hi, unit
+    lines: dict[int, Lines] = field(default_factory=dict)              # by unit offset
+
+    @staticmethod
+    def cache_path(path: Path) -> Path:
+        """Where the table of a file with `path`'s bytes is kept (file names are shown
+        relative to this checkout, so it is part of the key)."""
+        return cache_root() / "symbols" / \
+            f"{content_key([TABLE_FORMAT, str(REPO_ROOT), path])}.pickle"
 
     @classmethod
-    def load(cls, path: Path) -> ElfTable:
-        """The table of `path`, from the cache when a file with the same bytes (and
-        this checkout, which file names are shown relative to) was read before."""
-        cached = cache_root() / "symbols" / \
-            f"{content_key([TABLE_FORMAT, str(REPO_ROOT), path])}.pickle"
+    def load(cls, path: Path, cached: Path) -> ElfTable:
         try:
             with cached.open("rb") as f:
                 got = pickle.load(f)
             if isinstance(got, ElfTable):
                 return got
         except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError,
-                ValueError):
+                ValueError, TypeError):
             pass                      # not cached yet, or an older privlab's: read anew
         out = cls.read(path)
+        out.store(cached)
+        return out
+
+    def store(self, cached: Path) -> None:
         try:
             cached.parent.mkdir(parents=True, exist_ok=True)
             tmp = cached.with_name(f".{cached.name}.{os.getpid()}.tmp")
             with tmp.open("wb") as f:
-                pickle.dump(out, f)
+                pickle.dump(self, f)
             tmp.replace(cached)
         except OSError:
             pass                      # a read-only cache: read again next time
-        return out
 
     @classmethod
     def read(cls, path: Path) -> ElfTable:
+        """The symbols and ranges of `path` (its DWARF is read as lookups need it)."""
         from elftools.elf.elffile import ELFFile
 
         with path.open("rb") as f:
@@ -148,28 +161,54 @@ class ElfTable:
                                      t[2].startswith("_")))
             ranges = [(seg["p_vaddr"], seg["p_vaddr"] + seg["p_memsz"])
                       for seg in elf.iter_segments() if seg["p_type"] == "PT_LOAD"]
-            pairs = _line_rows(elf) if elf.has_dwarf_info() else []
-            return cls(elf.elfclass, syms, by_name, ranges, [a for a, _ in pairs],
-                       [r for _, r in pairs])
+            dwarf = elf.has_dwarf_info()
+            out = cls(elf.elfclass, syms, by_name, ranges, dwarf)
+            if dwarf:
+                aranges = elf.get_dwarf_info().get_aranges()
+                if aranges is not None:
+                    out.aranges = [(e.begin_addr, e.begin_addr + e.length, e.info_offset)
+                                   for e in aranges.entries]
+            return out
+
+    def arange_unit(self, addr: int) -> int | None:
+        """The unit .debug_aranges puts `addr` in, if it does."""
+        return next((unit for lo, hi, unit in self.aranges if lo <= addr < hi), None)
+
+    def range_unit(self, addr: int) -> int | None:
+        """The first unit whose pc range holds `addr` (`units` read)."""
+        return next((unit for lo, hi, unit in self.units or () if lo <= addr < hi), None)
 
 
-def _line_rows(elf: Any) -> list[tuple[int, LineRow]]:
-    """Every row of every compilation unit's line program, sorted by address."""
-    dwarf = elf.get_dwarf_info()
-    pairs: list[tuple[int, LineRow]] = []
+def _unit_ranges(dwarf: Any) -> list[tuple[int, int, int]]:
+    """Each compilation unit's pc range from its top DIE's low and high pc."""
+    out = []
     for cu in dwarf.iter_CUs():
-        prog = dwarf.line_program_for_CU(cu)
-        if prog is None:
+        top = cu.get_top_DIE()
+        lo = top.attributes.get("DW_AT_low_pc")
+        hi = top.attributes.get("DW_AT_high_pc")
+        if lo is None or hi is None:
             continue
-        files = _file_names(prog)
-        for entry in prog.get_entries():
-            st = entry.state
-            if st is None:
-                continue
-            pairs.append((st.address,
-                          None if st.end_sequence else (files.get(st.file, "?"), st.line)))
+        end = hi.value if hi.form == "DW_FORM_addr" else lo.value + hi.value
+        out.append((lo.value, end, cu.cu_offset))
+    return out
+
+
+def _unit_lines(dwarf: Any, unit: int) -> Lines:
+    """One unit's line-table rows by address (an end of sequence before a row at the
+    same address)."""
+    prog = dwarf.line_program_for_CU(dwarf.get_CU_at(unit))
+    if prog is None:
+        return [], []
+    files = _file_names(prog)
+    pairs: list[tuple[int, LineRow]] = []
+    for entry in prog.get_entries():
+        st = entry.state
+        if st is None:
+            continue
+        pairs.append((st.address, None if st.end_sequence else (files.get(st.file, "?"),
+                                                                st.line)))
     pairs.sort(key=lambda p: (p[0], p[1] is not None))
-    return pairs
+    return [a for a, _ in pairs], [r for _, r in pairs]
 
 
 class ElfSymbols:
@@ -178,18 +217,30 @@ class ElfSymbols:
     def __init__(self, path: Path, name: str | None = None) -> None:
         self.path = path
         self.name = name or path.stem
-        table = ElfTable.load(path)
-        self.xlen = table.xlen
-        self._syms = table.syms                 # addr, size, name, function
-        self._addrs = [s[0] for s in table.syms]
-        self.by_name = table.by_name
-        self.ranges = table.ranges
-        self._line_addrs = table.line_addrs
-        self._line_rows = table.line_rows
+        self._cached = ElfTable.cache_path(path)
+        self._table = ElfTable.load(path, self._cached)
+        self.xlen = self._table.xlen
+        self._syms = self._table.syms                 # addr, size, name, function
+        self._addrs = [s[0] for s in self._syms]
+        self.by_name = self._table.by_name
+        self.ranges = self._table.ranges
+        self._dwarf: Any | None = None
+        self._file: Any | None = None
         self._contents: list[tuple[int, bytes]] | None = None
 
     def close(self) -> None:
-        """Nothing is held open (kept for callers that close what they opened)."""
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+            self._dwarf = None
+
+    def _elf(self) -> Any:
+        """The ELF, opened the first time a lookup needs what the table lacks."""
+        from elftools.elf.elffile import ELFFile
+
+        if self._file is None:
+            self._file = self.path.open("rb")
+        return ELFFile(self._file)
 
     def contains(self, addr: int) -> bool:
         return any(lo <= addr < hi for lo, hi in self.ranges)
@@ -198,11 +249,8 @@ class ElfSymbols:
         """The `size` bytes the image loads at `addr` (from its PT_LOAD segments'
         file contents), or None if they are not all in one segment's file part."""
         if self._contents is None:
-            from elftools.elf.elffile import ELFFile
-
-            with self.path.open("rb") as f:
-                self._contents = [(s["p_vaddr"], s.data()) for s in ELFFile(f).iter_segments()
-                                  if s["p_type"] == "PT_LOAD"]
+            self._contents = [(s["p_vaddr"], s.data()) for s in self._elf().iter_segments()
+                              if s["p_type"] == "PT_LOAD"]
         for start, data in self._contents:
             if start <= addr and addr + size <= start + len(data):
                 return data[addr - start:addr - start + size]
@@ -222,10 +270,32 @@ class ElfSymbols:
         return None
 
     def line(self, addr: int) -> tuple[str, int] | None:
-        """The source line of `addr`: the last line-table row at or before it (None
-        past the end of its sequence, or where no compilation unit has rows)."""
-        i = bisect.bisect_right(self._line_addrs, addr) - 1
-        return self._line_rows[i] if i >= 0 else None
+        """The source line of `addr` in the line table of the unit it lies in (by
+        .debug_aranges, else by the units' pc ranges): the last row at or before it,
+        None past the end of its sequence."""
+        table = self._table
+        if not table.dwarf:
+            return None
+        unit = table.arange_unit(addr)
+        if unit is None:
+            if table.units is None:
+                table.units = _unit_ranges(self._dwarf_info())
+                table.store(self._cached)
+            unit = table.range_unit(addr)
+        if unit is None:
+            return None
+        lines = table.lines.get(unit)
+        if lines is None:
+            lines = table.lines[unit] = _unit_lines(self._dwarf_info(), unit)
+            table.store(self._cached)
+        addrs, rows = lines
+        i = bisect.bisect_right(addrs, addr) - 1
+        return rows[i] if i >= 0 else None
+
+    def _dwarf_info(self) -> Any:
+        if self._dwarf is None:
+            self._dwarf = self._elf().get_dwarf_info()
+        return self._dwarf
 
 
 def _file_names(prog: Any) -> dict[int, str]:
