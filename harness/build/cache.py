@@ -12,8 +12,11 @@ import os
 import threading
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TypeVar
 
-__all__ = ["cache_root", "content_key", "write_if_changed"]
+__all__ = ["cache_root", "content_key", "read_pickle", "write_if_changed", "write_pickle"]
+
+T = TypeVar("T")
 
 
 def cache_root() -> Path:
@@ -58,3 +61,29 @@ def write_if_changed(path: Path, content: str | bytes) -> Path:
         tmp.write_bytes(data)
         tmp.replace(path)
     return path
+
+
+def read_pickle(path: Path, kind: type[T]) -> T | None:
+    """The `kind` object `write_pickle` left at `path`; None when there is none, it is
+    damaged, or it is an older privlab's (its classes moved or renamed)."""
+    import pickle  # here: a run that reads no cached analysis never needs it
+
+    try:
+        with path.open("rb") as f:
+            got = pickle.load(f)
+    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError,
+            ValueError, TypeError):
+        return None
+    return got if isinstance(got, kind) else None
+
+
+def write_pickle(path: Path, obj: object) -> None:
+    """Pickle `obj` to `path` whole or not at all: a process reading it at the same
+    time sees the old file or the new one."""
+    import pickle
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with tmp.open("wb") as f:
+        pickle.dump(obj, f)
+    tmp.replace(path)

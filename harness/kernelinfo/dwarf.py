@@ -7,14 +7,12 @@ global variable with a fixed address, so the harness reads `struct trapframe` or
 
 from __future__ import annotations
 
-import os
-import pickle
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..build.cache import cache_root, content_key
+from ..build.cache import cache_root, content_key, read_pickle, write_pickle
 from ..errors import BadInput
 from .dwarf_types import (
     ArrayType,
@@ -93,22 +91,12 @@ class DwarfTypes:
             cached = cache_root() / "dwarf" / f"{content_key(['dwarf-v3', path])}.pickle"
         except OSError as e:
             raise BadInput(f"{path}: cannot read: {e.strerror}") from e
-        if cached.exists():
-            try:
-                with cached.open("rb") as f:
-                    got = pickle.load(f)
-                if isinstance(got, DwarfTypes):
-                    got.path = path
-                    return got
-            except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
-                # an older privlab's cache (its classes moved or renamed): read anew
-                pass
+        got = read_pickle(cached, DwarfTypes)
+        if got is not None:
+            got.path = path
+            return got
         out = cls._read(path)
-        cached.parent.mkdir(parents=True, exist_ok=True)
-        tmp = cached.with_suffix(f".{os.getpid()}.tmp")
-        with tmp.open("wb") as f:
-            pickle.dump(out, f)
-        tmp.replace(cached)
+        write_pickle(cached, out)
         return out
 
     @classmethod

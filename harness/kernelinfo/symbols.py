@@ -13,15 +13,15 @@ of a second of every `privlab trace`, and a table read back takes a millisecond.
 from __future__ import annotations
 
 import bisect
+import contextlib
 import os
-import pickle
 import struct
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from ..build.cache import cache_root, content_key
+from ..build.cache import cache_root, content_key, read_pickle, write_pickle
 from ..paths import REPO_ROOT
 
 __all__ = ["ElfSymbols", "Location", "Symbolizer"]
@@ -115,27 +115,16 @@ class ElfTable:
 
     @classmethod
     def load(cls, path: Path, cached: Path) -> ElfTable:
-        try:
-            with cached.open("rb") as f:
-                got = pickle.load(f)
-            if isinstance(got, ElfTable):
-                return got
-        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError,
-                ValueError, TypeError):
-            pass                      # not cached yet, or an older privlab's: read anew
+        got = read_pickle(cached, ElfTable)
+        if got is not None:
+            return got
         out = cls.read(path)
         out.store(cached)
         return out
 
     def store(self, cached: Path) -> None:
-        try:
-            cached.parent.mkdir(parents=True, exist_ok=True)
-            tmp = cached.with_name(f".{cached.name}.{os.getpid()}.tmp")
-            with tmp.open("wb") as f:
-                pickle.dump(self, f)
-            tmp.replace(cached)
-        except OSError:
-            pass                      # a read-only cache: read again next time
+        with contextlib.suppress(OSError):    # a read-only cache: read again next time
+            write_pickle(cached, self)
 
     @classmethod
     def read(cls, path: Path) -> ElfTable:
