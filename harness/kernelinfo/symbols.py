@@ -4,10 +4,12 @@
 aliases such as the trampoline page, which the kernel links at one address and maps
 at another (the top virtual page).
 
-What an image's symbols and line tables say is read once per file content and kept in
-privlab's cache (`ElfTable`): reading DWARF line programs with pyelftools took a fifth
-of a second of every `privlab trace`, and a table read back takes a millisecond. Only
-`ElfSymbols.code` (the disassembler's bytes) still opens the ELF itself.
+What privlab reads of an image to name addresses is kept per file content in its
+cache (`ElfTable`): the symbols whole, and each compilation unit's line table once a
+lookup has needed it. Reading DWARF with pyelftools took about a tenth of a second of
+every `privlab trace`; a table read back takes a millisecond. The ELF itself is opened
+only for what the table lacks: a unit no lookup has needed yet, or the bytes the
+disassembler shows (`ElfSymbols.code`).
 """
 
 from __future__ import annotations
