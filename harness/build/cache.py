@@ -7,12 +7,13 @@ rebuild only redoes the objects whose inputs changed.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import threading
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TypeVar
+
+from ..digest import sha256
 
 __all__ = ["cache_root", "content_key", "read_pickle", "write_if_changed", "write_pickle"]
 
@@ -33,7 +34,7 @@ def cache_root() -> Path:
 
 def content_key(parts: Iterable[str | bytes | Path]) -> str:
     """A short hex digest over strings, bytes and file contents (paths are read)."""
-    h = hashlib.sha256()
+    h = sha256()
     for part in parts:
         if isinstance(part, Path):
             data = part.read_bytes()

@@ -14,12 +14,12 @@ written to.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..digest import sha256
 from ..paths import DATA_DIR, INSTALLED, PACKAGE_DIR
 
 __all__ = ["MANIFEST", "build_home", "digest", "images_in", "is_packaged", "library_in",
@@ -32,7 +32,7 @@ FORMAT = 1
 def digest(named: Iterable[tuple[str, Path | str | bytes]]) -> str:
     """SHA-256 over (name, content) pairs: a Path is read, str and bytes are taken
     as they are. Names keep the digest independent of where the trees lie."""
-    h = hashlib.sha256()
+    h = sha256()
     for name, part in named:
         data = part.read_bytes() if isinstance(part, Path) else (
             part.encode() if isinstance(part, str) else part)

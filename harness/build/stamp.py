@@ -15,7 +15,6 @@ such a build writes no stamp (git's "racily clean" rule).
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import json
 import os
@@ -23,6 +22,8 @@ import time
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
+
+from ..digest import sha256
 
 __all__ = ["RACY_NS", "check_stamp", "harness_inputs", "input_files", "stamp_path", "tree",
            "write_stamp", "zig_binary"]
@@ -88,7 +89,7 @@ def _stats(paths: Iterable[Path | str]) -> dict[str, list[int]] | None:
 def stamp_path(out_dir: Path) -> Path:
     from .cache import cache_root
 
-    where = hashlib.sha256(str(out_dir.resolve()).encode()).hexdigest()[:24]
+    where = sha256(str(out_dir.resolve()).encode()).hexdigest()[:24]
     return cache_root() / "stamps" / f"{where}.json"
 
 

@@ -9,13 +9,13 @@ cannot be read or written is ignored.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..digest import sha256
 from ..errors import BadInput
 
 __all__ = ["ElfImage", "Segment", "load_elf"]
@@ -84,7 +84,7 @@ def _cache_file(data: bytes) -> Path | None:
         root = cache_root()
     except OSError:
         return None
-    return root / "elf-facts" / f"{hashlib.sha256(data).hexdigest()}.json"
+    return root / "elf-facts" / f"{sha256(data).hexdigest()}.json"
 
 
 def _from_cache(p: Path, data: bytes, entry: Path) -> ElfImage | None:
