@@ -20,6 +20,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from ..errors import BadInput
+from .helplayout import HelpLayout
 
 if TYPE_CHECKING:
     from ..fs import DiskImage
@@ -29,7 +30,7 @@ __all__ = ["register"]
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("disk", help="look inside a file-system disk image (ls, fsck, cat)",
-                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+                       description=__doc__, formatter_class=HelpLayout)
     p.add_argument("image", metavar="IMAGE", help="a raw disk image (e.g. build/rv64/fs.img)")
     what = p.add_mutually_exclusive_group()
     what.add_argument("--check", action="store_true",

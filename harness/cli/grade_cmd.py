@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import BadInput, ExitStatus
+from .helplayout import HelpLayout
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -34,7 +35,7 @@ __all__ = ["register"]
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("grade", help="grade a lab submission (or a class of them)",
-                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+                       description=__doc__, formatter_class=HelpLayout)
     p.add_argument("lab", help="lab name or number (privlab lab list)")
     where = p.add_mutually_exclusive_group()
     where.add_argument("--submission", metavar="DIR", default=".",

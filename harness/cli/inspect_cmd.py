@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
+from .helplayout import HelpLayout
 from .sessionargs import add_abi_argument, add_at_argument, add_machine_arguments
 
 if TYPE_CHECKING:
@@ -42,7 +43,7 @@ __all__ = ["register", "run"]
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("inspect", help="registers, CSRs, code, processes at one moment",
-                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+                       description=__doc__, formatter_class=HelpLayout)
     add_at_argument(p, "syscall:*")
     p.add_argument("--pid", type=int, metavar="N",
                    help="show this process's trap frame (default: the running process's)")

@@ -25,12 +25,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from .helplayout import HelpLayout
+
 __all__ = ["register"]
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("lab", help="list labs, make student handouts",
-                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+                       description=__doc__, formatter_class=HelpLayout)
     actions = p.add_subparsers(dest="action", required=True)
     actions.add_parser("list", help="list the labs").set_defaults(func=_list)
     h = actions.add_parser("handout", help="write a lab's student starter")

@@ -23,6 +23,7 @@ from types import ModuleType
 
 from ..errors import BuildError, ExitStatus, PrivlabError
 from ..sigint import interrupts_exit, run_cleanups
+from .helplayout import HelpLayout
 from .sessionargs import set_program, split_program
 
 __all__ = ["COMMANDS", "main"]
@@ -51,7 +52,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The whole command line; with `only` (a command's name), the parser of that
     command alone: the one a run needs, without importing and registering the other
     eleven (a tenth of `privlab run`'s start-up)."""
-    parser = _Parser(prog="privlab", description="A RISC-V hart for teaching kernels.")
+    parser = _Parser(prog="privlab", description="A RISC-V hart for teaching kernels.",
+                     formatter_class=HelpLayout)
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     for name in (only,) if only in COMMANDS else COMMANDS:
         command_module(name).register(sub)

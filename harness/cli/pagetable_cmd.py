@@ -14,6 +14,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from ..errors import BadInput, GuestError
+from .helplayout import HelpLayout
 from .sessionargs import (
     add_abi_argument,
     add_at_argument,
@@ -30,7 +31,7 @@ __all__ = ["register"]
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("pagetable", help="show a page table as a tree with merged ranges",
-                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+                       description=__doc__, formatter_class=HelpLayout)
     add_at_argument(p, "syscall:*")
     which = p.add_mutually_exclusive_group()
     which.add_argument("--satp", type=lambda t: int(t, 0), help="this satp instead of the current")

@@ -21,6 +21,7 @@ from contextlib import ExitStack
 from typing import TYPE_CHECKING
 
 from ..errors import BadInput
+from .helplayout import HelpLayout
 from .sessionargs import positive_int
 
 if TYPE_CHECKING:
@@ -38,7 +39,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     # `-help` all reach split_privlab_options and the QEMU grammar untouched.
     p = sub.add_parser("qemu", help="run a QEMU command line (-machine virt ...) on privlab",
                        description=__doc__, prefix_chars="+", add_help=False,
-                       formatter_class=argparse.RawDescriptionHelpFormatter)
+                       formatter_class=HelpLayout)
     p.add_argument("words", nargs="*", metavar="[PRIVLAB-OPTIONS] QEMU-OPTIONS")
     p.set_defaults(func=run)
 

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import BadInput
+from .helplayout import HelpLayout
 from .sessionargs import add_machine_arguments, scripted_input
 
 if TYPE_CHECKING:
@@ -35,7 +36,7 @@ __all__ = ["register"]
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("run", help="boot and run a kernel or a bare-metal ELF",
-                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+                       description=__doc__, formatter_class=HelpLayout)
     add_machine_arguments(p, interactive=True)
     p.add_argument("--trace-out", metavar="FILE",
                    help="write every trap and xRET: a privlab trace file (read it with "

@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 
 from ..api.points import POINT_HELP
+from .helplayout import HelpLayout
 from .sessionargs import add_abi_argument, add_machine_arguments, positive_int
 
 __all__ = ["register"]
@@ -27,7 +28,7 @@ DEFAULT_PORT = 8000
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("step", help="step through a run, forward and back (a Textual app)",
-                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+                       description=__doc__, formatter_class=HelpLayout)
     start = p.add_mutually_exclusive_group()
     start.add_argument("--at", metavar="POINT",
                        help=f"start at this point instead of the first instruction: {POINT_HELP}")

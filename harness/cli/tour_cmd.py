@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..errors import GuestError
+from .helplayout import HelpLayout
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -36,7 +37,7 @@ __all__ = ["register", "run", "tour"]
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("tour", help="a guided walk through one system call (start here)",
-                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+                       description=__doc__, formatter_class=HelpLayout)
     p.add_argument("--arch", choices=("rv64", "rv32"), default="rv64")
     p.add_argument("--unfold", action="store_true",
                    help="show every row of the boot, runs of identical rows included")

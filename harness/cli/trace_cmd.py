@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from ..errors import BadInput
+from .helplayout import HelpLayout
 from .sessionargs import add_abi_argument, add_machine_arguments
 
 if TYPE_CHECKING:
@@ -57,7 +58,7 @@ CAPTURE_LIMIT = 2000         # stopping at a call costs ~0.1 ms: exact arguments
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("trace", help="show every trap and return of a run (U | S | M)",
-                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+                       description=__doc__, formatter_class=HelpLayout)
     p.add_argument("--format", choices=("text", "calls", "jsonl", "perfetto", "html"),
                    default="text", help="text: the timeline; calls: one row per system "
                    "call (strace-like); jsonl, perfetto, html: exports (text, calls and jsonl "

@@ -15,6 +15,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from ..errors import BadInput, GuestError
+from .helplayout import HelpLayout
 from .sessionargs import (
     add_abi_argument,
     add_at_argument,
@@ -31,7 +32,7 @@ __all__ = ["register"]
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("translate", help="walk the page table for one virtual address",
-                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+                       description=__doc__, formatter_class=HelpLayout)
     p.add_argument("va", metavar="VA", help="a virtual address or a symbol")
     p.add_argument("--access", choices=("r", "w", "x"), default="r",
                    help="load (r), store (w) or fetch (x); default r")
