@@ -9,6 +9,7 @@ signal, so only the interpreter's own start-up comes before it.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import signal
@@ -23,10 +24,21 @@ def _interrupted(signum: int, frame: object) -> None:
     os._exit(INTERRUPTED)
 
 
+def _compile_dataclass_methods_once() -> None:
+    """The records' generated methods come compiled from the cache (harness/codecache.py):
+    compiling them was the largest part of start-up."""
+    from .build.cache import cache_root
+    from .codecache import install
+
+    with contextlib.suppress(OSError):      # no cache directory: compile as before
+        install(cache_root())
+
+
 def main() -> int:
     signal.signal(signal.SIGINT, _interrupted)
     gc.disable()
     try:
+        _compile_dataclass_methods_once()
         from .cli.main import main as command_line
     finally:
         gc.freeze()
