@@ -31,7 +31,7 @@ from typing import Any
 
 __all__ = ["LIMIT", "CodeTable", "install", "table_path"]
 
-LIMIT = 8192
+LIMIT = 4096
 """Texts a table keeps at most: privlab's commands define a few hundred methods."""
 
 
