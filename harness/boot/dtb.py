@@ -1,4 +1,4 @@
-"""The device tree privlab hands to the firmware (a1 at reset), built with `fdt`.
+"""The device tree privlab hands to the firmware (a1 at reset), written by boot/flattree.py.
 
 Modelled on what QEMU 7.2's `virt` board generates (`-machine virt,dumpdtb=virt.dtb`),
 trimmed to the devices privlab emulates, with addresses from kernel/include/platform.h:
@@ -15,27 +15,26 @@ The kernel reads it in kernel/fdt.c (it polls the UART through SBI).
 
 from __future__ import annotations
 
-import fdt
-
 from ..abi.csr import Irq
 from ..abi.platform import PLATFORM
 from ..errors import BadInput
+from .flattree import Node, Prop, empty, strings, to_dtb, words
 
 __all__ = ["build_dtb", "parse_dtb_summary"]
 
 _UART_CLOCK_HZ = 0x384000  # QEMU's value; nothing here depends on it
 
 
-def _reg(base: int, size: int) -> fdt.PropWords:
+def _reg(base: int, size: int) -> Prop:
     """A reg property with #address-cells = #size-cells = 2, as on QEMU virt."""
-    return fdt.PropWords("reg", base >> 32, base & 0xFFFFFFFF, size >> 32, size & 0xFFFFFFFF)
+    return words("reg", base >> 32, base & 0xFFFFFFFF, size >> 32, size & 0xFFFFFFFF)
 
 
-def _addr_prop(name: str, value: int) -> fdt.PropWords:
+def _addr_prop(name: str, value: int) -> Prop:
     """One cell when it fits (QEMU 7.2 writes initrd bounds as cells), else two."""
     if value < 1 << 32:
-        return fdt.PropWords(name, value)
-    return fdt.PropWords(name, value >> 32, value & 0xFFFFFFFF)
+        return words(name, value)
+    return words(name, value >> 32, value & 0xFFFFFFFF)
 
 
 class _Phandles:
@@ -54,93 +53,93 @@ class _Phandles:
     def intc(self, hart: int) -> int:
         return self.cpu(hart) + 1
 
-    def per_hart(self, *irqs: int) -> fdt.PropWords:
+    def per_hart(self, *irqs: int) -> Prop:
         """interrupts-extended: each hart's controller with `irqs`, hart 0 first."""
         cells = [c for k in range(self.harts) for irq in irqs for c in (self.intc(k), irq)]
-        return fdt.PropWords("interrupts-extended", *cells)
+        return words("interrupts-extended", *cells)
 
 
-def _cpus(xlen: int, timebase_hz: int, ph: _Phandles) -> fdt.Node:
-    cpus = fdt.Node("cpus", fdt.PropWords("#address-cells", 1), fdt.PropWords("#size-cells", 0),
-                    fdt.PropWords("timebase-frequency", timebase_hz))
+def _cpus(xlen: int, timebase_hz: int, ph: _Phandles) -> Node:
+    cpus = Node("cpus", words("#address-cells", 1), words("#size-cells", 0),
+                    words("timebase-frequency", timebase_hz))
     for k in range(ph.harts):
-        intc = fdt.Node("interrupt-controller",
-                        fdt.PropWords("#interrupt-cells", 1),
-                        fdt.Property("interrupt-controller"),
-                        fdt.PropStrings("compatible", "riscv,cpu-intc"),
-                        fdt.PropWords("phandle", ph.intc(k)))
-        cpu = fdt.Node(f"cpu@{k}",
-                       fdt.PropWords("phandle", ph.cpu(k)),
-                       fdt.PropStrings("device_type", "cpu"), fdt.PropWords("reg", k),
-                       fdt.PropStrings("status", "okay"), fdt.PropStrings("compatible", "riscv"),
-                       fdt.PropStrings("riscv,isa", f"rv{xlen}imac_zicsr_zifencei"),
-                       fdt.PropStrings("mmu-type", "riscv,sv39" if xlen == 64 else "riscv,sv32"))
+        intc = Node("interrupt-controller",
+                        words("#interrupt-cells", 1),
+                        empty("interrupt-controller"),
+                        strings("compatible", "riscv,cpu-intc"),
+                        words("phandle", ph.intc(k)))
+        cpu = Node(f"cpu@{k}",
+                       words("phandle", ph.cpu(k)),
+                       strings("device_type", "cpu"), words("reg", k),
+                       strings("status", "okay"), strings("compatible", "riscv"),
+                       strings("riscv,isa", f"rv{xlen}imac_zicsr_zifencei"),
+                       strings("mmu-type", "riscv,sv39" if xlen == 64 else "riscv,sv32"))
         cpu.append(intc)
         cpus.append(cpu)
     # QEMU 7.2 lists the cpu-map for any number of harts, one included: firmware
     # counts the harts from it (RustSBI 0.1.1 assumes 7 cores without one).
-    cluster = fdt.Node("cluster0")
+    cluster = Node("cluster0")
     for k in range(ph.harts):
-        cluster.append(fdt.Node(f"core{k}", fdt.PropWords("cpu", ph.cpu(k))))
-    cpu_map = fdt.Node("cpu-map")
+        cluster.append(Node(f"core{k}", words("cpu", ph.cpu(k))))
+    cpu_map = Node("cpu-map")
     cpu_map.append(cluster)
     cpus.append(cpu_map)
     return cpus
 
 
-def _soc(ph: _Phandles) -> fdt.Node:
+def _soc(ph: _Phandles) -> Node:
     p = PLATFORM
-    soc = fdt.Node("soc", fdt.PropWords("#address-cells", 2), fdt.PropWords("#size-cells", 2),
-                   fdt.PropStrings("compatible", "simple-bus"), fdt.Property("ranges"))
-    soc.append(fdt.Node(f"serial@{p.uart0_base:x}",
-                        fdt.PropWords("interrupts", p.uart0_irq),
-                        fdt.PropWords("interrupt-parent", ph.plic),
-                        fdt.PropWords("clock-frequency", _UART_CLOCK_HZ),
+    soc = Node("soc", words("#address-cells", 2), words("#size-cells", 2),
+                   strings("compatible", "simple-bus"), empty("ranges"))
+    soc.append(Node(f"serial@{p.uart0_base:x}",
+                        words("interrupts", p.uart0_irq),
+                        words("interrupt-parent", ph.plic),
+                        words("clock-frequency", _UART_CLOCK_HZ),
                         _reg(p.uart0_base, p.uart0_size),
-                        fdt.PropStrings("compatible", "ns16550a")))
-    soc.append(fdt.Node(f"test@{p.finisher_base:x}",
-                        fdt.PropWords("phandle", ph.finisher),
+                        strings("compatible", "ns16550a")))
+    soc.append(Node(f"test@{p.finisher_base:x}",
+                        words("phandle", ph.finisher),
                         _reg(p.finisher_base, p.finisher_size),
-                        fdt.PropStrings("compatible", "sifive,test1", "sifive,test0", "syscon")))
-    soc.append(fdt.Node(f"clint@{p.clint_base:x}",
+                        strings("compatible", "sifive,test1", "sifive,test0", "syscon")))
+    soc.append(Node(f"clint@{p.clint_base:x}",
                         ph.per_hart(Irq.M_SOFTWARE, Irq.M_TIMER),
                         _reg(p.clint_base, p.clint_size),
-                        fdt.PropStrings("compatible", "sifive,clint0", "riscv,clint0")))
-    soc.append(fdt.Node(f"plic@{p.plic_base:x}",
-                        fdt.PropWords("phandle", ph.plic),
+                        strings("compatible", "sifive,clint0", "riscv,clint0")))
+    soc.append(Node(f"plic@{p.plic_base:x}",
+                        words("phandle", ph.plic),
                         # QEMU 7.2 counts source 0 in riscv,ndev
-                        fdt.PropWords("riscv,ndev", p.plic_num_sources),
+                        words("riscv,ndev", p.plic_num_sources),
                         _reg(p.plic_base, p.plic_size),
                         ph.per_hart(Irq.M_EXTERNAL, Irq.S_EXTERNAL),
-                        fdt.Property("interrupt-controller"),
-                        fdt.PropStrings("compatible", "sifive,plic-1.0.0", "riscv,plic0"),
-                        fdt.PropWords("#address-cells", 0),
-                        fdt.PropWords("#interrupt-cells", 1)))
+                        empty("interrupt-controller"),
+                        strings("compatible", "sifive,plic-1.0.0", "riscv,plic0"),
+                        words("#address-cells", 0),
+                        words("#interrupt-cells", 1)))
     _virtio(soc, ph)
     return soc
 
 
-def _virtio_interrupts(slot: int, ph: _Phandles) -> list[fdt.Property]:
+def _virtio_interrupts(slot: int, ph: _Phandles) -> list[Prop]:
     """A transport's line: PLIC source PLATFORM.virtio0_irq + slot, as QEMU 7.2's."""
-    return [fdt.PropWords("interrupts", PLATFORM.virtio0_irq + slot),
-            fdt.PropWords("interrupt-parent", ph.plic)]
+    return [words("interrupts", PLATFORM.virtio0_irq + slot),
+            words("interrupt-parent", ph.plic)]
 
 
-def _virtio(soc: fdt.Node, ph: _Phandles) -> None:
+def _virtio(soc: Node, ph: _Phandles) -> None:
     """QEMU 7.2 adds the transports 0..7 with fdt_add_subnode, which puts each new node
     first, so its tree lists them from the highest address down; so does this one."""
     p = PLATFORM
     for slot in reversed(range(p.virtio_count)):
         base = p.virtio_base(slot)
-        soc.append(fdt.Node(f"virtio_mmio@{base:x}", *_virtio_interrupts(slot, ph),
+        soc.append(Node(f"virtio_mmio@{base:x}", *_virtio_interrupts(slot, ph),
                             _reg(base, p.virtio_stride),
-                            fdt.PropStrings("compatible", "virtio,mmio")))
+                            strings("compatible", "virtio,mmio")))
 
 
-def _syscon(name: str, value: int, ph: _Phandles) -> fdt.Node:
-    return fdt.Node(name, fdt.PropWords("value", value), fdt.PropWords("offset", 0),
-                    fdt.PropWords("regmap", ph.finisher),
-                    fdt.PropStrings("compatible", f"syscon-{name}"))
+def _syscon(name: str, value: int, ph: _Phandles) -> Node:
+    return Node(name, words("value", value), words("offset", 0),
+                    words("regmap", ph.finisher),
+                    strings("compatible", f"syscon-{name}"))
 
 
 def build_dtb(ram_base: int, ram_size: int, bootargs: str = "",
@@ -158,27 +157,25 @@ def build_dtb(ram_base: int, ram_size: int, bootargs: str = "",
             ram_base <= initrd_range[0] <= initrd_range[1] <= ram_base + ram_size):
         raise BadInput(f"initrd {initrd_range[0]:#x}..{initrd_range[1]:#x} is not inside RAM")
     uart = f"/soc/serial@{PLATFORM.uart0_base:x}"
-    tree = fdt.FDT()
-    root = tree.root
-    root.append(fdt.PropWords("#address-cells", 2))
-    root.append(fdt.PropWords("#size-cells", 2))
-    root.append(fdt.PropStrings("compatible", "riscv-virtio"))
-    root.append(fdt.PropStrings("model", "privlab,virt"))
-    chosen = fdt.Node("chosen", fdt.PropStrings("stdout-path", uart))
+    root = Node("")
+    root.append(words("#address-cells", 2))
+    root.append(words("#size-cells", 2))
+    root.append(strings("compatible", "riscv-virtio"))
+    root.append(strings("model", "privlab,virt"))
+    chosen = Node("chosen", strings("stdout-path", uart))
     if bootargs:  # QEMU too leaves it out when there is nothing to say
-        chosen.append(fdt.PropStrings("bootargs", bootargs))
+        chosen.append(strings("bootargs", bootargs))
     if initrd_range is not None:
         chosen.append(_addr_prop("linux,initrd-start", initrd_range[0]))
         chosen.append(_addr_prop("linux,initrd-end", initrd_range[1]))
     root.append(chosen)
-    root.append(fdt.Node(f"memory@{ram_base:x}", fdt.PropStrings("device_type", "memory"),
+    root.append(Node(f"memory@{ram_base:x}", strings("device_type", "memory"),
                          _reg(ram_base, ram_size)))
     root.append(_cpus(xlen, timebase_hz, ph))
     root.append(_soc(ph))
     root.append(_syscon("poweroff", PLATFORM.finisher_pass, ph))
     root.append(_syscon("reboot", PLATFORM.finisher_reset, ph))
-    blob: bytes = tree.to_dtb(version=17)
-    return blob
+    return to_dtb(root)
 
 
 def _cells(words: list[int]) -> int:
@@ -191,6 +188,8 @@ def _cells(words: list[int]) -> int:
 def parse_dtb_summary(blob: bytes) -> dict[str, object]:
     """What the kernel reads from a DTB (the same fields as kernel/fdt.c), for tests and
     inspectors: ram_base, ram_size, timebase_hz, bootargs, initrd_start, initrd_end."""
+    import fdt  # a reader: boot/flattree.py only writes
+
     tree = fdt.parse_dtb(blob)
     memory = next(n for n in tree.root.nodes if n.name.startswith("memory"))
     reg = list(memory.get_property("reg").data)

@@ -93,7 +93,9 @@ def test_a_bare_run_loads_only_the_machine_it_runs() -> None:
     """`privlab run --bios none --kernel T`, the riscv-tests' way: Unicorn through
     privlab's own dozen calls (harness/machine/engine.py), not the unicorn package's
     binding and its importlib.resources; no toolchain (the core is built), no disk or
-    virtio-blk model without a drive, no initrd or program packing, no QEMU grammar."""
+    virtio-blk model without a drive, no initrd or program packing, no QEMU grammar; no
+    OpenSSL for the run's keys (harness/digest.py) and no shutil for the help's width
+    (harness/cli/helplayout.py)."""
     kernel = build_asm("PASS")
     code = ("from privlab.cli.main import main\n"
             f"status = main(['run', '--quiet', '--bios', 'none', '--kernel', {str(kernel)!r}])\n"
@@ -103,7 +105,8 @@ def test_a_bare_run_loads_only_the_machine_it_runs() -> None:
     unwanted = ("unicorn", "importlib.resources", "importlib.metadata", "subprocess",
                 "privlab.build.toolchain", "privlab.devices.disk", "privlab.devices.virtio_blk",
                 "privlab.boot.bootargs", "privlab.boot.programs", "privlab.boot.bootdisk",
-                "privlab.qemucmd.grammar", "privlab.kernelinfo.dwarf")
+                "privlab.qemucmd.grammar", "privlab.kernelinfo.dwarf", "hashlib", "_hashlib",
+                "shutil")
     assert sorted(m for m in loaded if m.startswith(unwanted)) == []
 
 
