@@ -143,7 +143,7 @@ class Session(MemoryAccess):
         harts take turns as `smp_seed` decides (`--smp`, `--smp-seed`)."""
         images = images or build_images(arch, listings=False)
         fw, kern = load_elf(images.firmware), load_elf(kernel or images.kernel)
-        ub = user_boot(images.users, program, list(args), add=add)
+        ub = user_boot(images.users, program, list(args), add=add, initrd=images.initrd)
         disk = boot_drive(images.disk, ub.programs, as_drive(drive), attach=bundled_disk)
         m = new_system(fw, kern, ub.initrd, ub.bootargs, ram=ram_mib * MIB,
                        console=Console(echo=echo),

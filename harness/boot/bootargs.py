@@ -59,17 +59,19 @@ class UserBoot:
 
 def user_boot(users: Mapping[str, Path], prog: str | None, args: Sequence[str] = (), *,
               quiet: bool = True, flags: Sequence[str] = (),
-              add: Sequence[str | Path] = ()) -> UserBoot:
+              add: Sequence[str | Path] = (), initrd: Path | None = None) -> UserBoot:
     """PROG is a program's name (a key of `users`, e.g. Images.users, or of a program
     `add` brings, harness/boot/programs.py) or a path to a user ELF, which joins the
     others in the initrd under its file name. With PROG None the initrd holds the
     programs and init starts the shell, with the boot banner (`quiet` applies only to
-    a program run on its own)."""
+    a program run on its own). `initrd` is the build's initrd of exactly `users`
+    (Images.initrd, packed as this packs them): a boot that adds no program loads it
+    as it is instead of reading and packing every program again."""
     programs = gather_programs(users, add)
     if prog is None:
         if args:
             raise BadInput(f"unexpected arguments: {' '.join(args)} (use --user PROG ARGS)")
-        return UserBoot(pack_initrd(programs.files), make_bootargs(flags=flags), None, programs)
+        return UserBoot(_initrd(programs, initrd), make_bootargs(flags=flags), None, programs)
     name = prog
     if prog not in programs.files:
         path = Path(prog)
@@ -82,5 +84,12 @@ def user_boot(users: Mapping[str, Path], prog: str | None, args: Sequence[str] =
         name = program_name(path)
         programs = programs.with_program(name, path, data)
     words = (["quiet"] if quiet else []) + [f for f in flags if not (quiet and f == "quiet")]
-    return UserBoot(pack_initrd(programs.files), make_bootargs(name, args, flags=words), name,
+    return UserBoot(_initrd(programs, initrd), make_bootargs(name, args, flags=words), name,
                     programs)
+
+
+def _initrd(programs: Programs, built: Path | None) -> bytes:
+    """The initrd of these programs: the build's when they are the bundled ones."""
+    if built is not None and not programs.added:
+        return built.read_bytes()
+    return pack_initrd(programs.files)

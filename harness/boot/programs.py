@@ -10,16 +10,41 @@ one-line BadInput.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..abi.fs_layout import DIRSIZ
 from ..errors import BadInput
 
-__all__ = ["ELF_MAGIC", "Programs", "gather_programs", "program_name"]
+__all__ = ["ELF_MAGIC", "ProgramFiles", "Programs", "gather_programs", "program_name"]
 
 ELF_MAGIC = b"\x7fELF"
+
+
+class ProgramFiles(Mapping[str, bytes]):
+    """Each program's bytes by name, read from its path when first asked for: a boot
+    whose initrd the build has packed already reads none of them (harness/boot/
+    bootargs.py user_boot)."""
+
+    def __init__(self, paths: Mapping[str, Path]) -> None:
+        self._paths = dict(paths)
+        self._read: dict[str, bytes] = {}
+
+    def __getitem__(self, name: str) -> bytes:
+        data = self._read.get(name)
+        if data is None:
+            data = self._read[name] = self._paths[name].read_bytes()
+        return data
+
+    def __contains__(self, name: object) -> bool:     # (Mapping's would read the file)
+        return name in self._paths
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._paths)
+
+    def __len__(self) -> int:
+        return len(self._paths)
 
 
 @dataclass(frozen=True)
@@ -29,7 +54,7 @@ class Programs:
     replaced. The order is the initrd's: the bundled programs sorted (one replaced
     keeps its place), then the others in the order they were added."""
 
-    files: dict[str, bytes]
+    files: Mapping[str, bytes]
     paths: dict[str, Path]
     added: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
@@ -89,5 +114,4 @@ def gather_programs(bundled: Mapping[str, Path], add: Sequence[str | Path] = ())
             if name in bundled:
                 notes.append(f"--add {path} replaces the bundled program {name!r}")
     paths.update(added)
-    files = {name: path.read_bytes() for name, path in paths.items()}
-    return Programs(files, paths, tuple(added), tuple(notes))
+    return Programs(ProgramFiles(paths), paths, tuple(added), tuple(notes))

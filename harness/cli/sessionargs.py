@@ -354,7 +354,7 @@ def boot_machine(args: Any, console: Console, uart_input: InputSource) -> Booted
     images = build_images(arch, kernel_dir=sources.kernel, userland_dir=sources.userland,
                           out_dir=sources.out_dir(arch), listings=False)
     ub = user_boot(images.users, args.user or args.default_user, args.args,
-                   flags=args.boot_flag, add=args.add)
+                   flags=args.boot_flag, add=args.add, initrd=images.initrd)
     say_notes(ub.programs.notes)
     drive = boot_drive(images.disk, ub.programs, drive_of(args), attach=not args.no_drive)
     kern = kernel or load_elf(images.kernel)

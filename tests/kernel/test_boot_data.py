@@ -164,6 +164,32 @@ def test_user_boot_adds_an_outside_elf_to_the_initrd(images: Images, tmp_path: P
     with pytest.raises(BadInput):
         user_boot(images.users, str(tmp_path / "missing"))
 
+def test_a_boot_that_adds_nothing_loads_the_builds_initrd(images: Images,
+                                                          tmp_path: Path) -> None:
+    """The build packed exactly the bundled programs, as user_boot packs them: given
+    that initrd, a boot of a bundled program (or of the shell) reads no program."""
+    assert images.initrd.read_bytes() == user_boot(images.users, "hello").initrd
+    gone = {**images.users, "hello": tmp_path / "deleted.elf"}   # unreadable if read
+    built = user_boot(gone, "hello", ["x"], initrd=images.initrd)
+    assert built.initrd == images.initrd.read_bytes()
+    assert built.bootargs == "quiet init=hello x"
+    assert user_boot(gone, None, initrd=images.initrd).initrd == built.initrd
+    with pytest.raises(FileNotFoundError):
+        user_boot(gone, "hello")                                  # packs: reads each
+
+
+def test_a_boot_that_adds_a_program_packs_its_own_initrd(images: Images,
+                                                         tmp_path: Path) -> None:
+    stale = tmp_path / "initrd.cpio"
+    stale.write_bytes(b"not the build's")
+    elf = tmp_path / "mytest.elf"
+    elf.write_bytes(images.users["hello"].read_bytes())
+    for boot in (user_boot(images.users, str(elf), initrd=stale),
+                 user_boot(images.users, "mytest", add=[elf], initrd=stale)):
+        names = [e.name for e in unpack_initrd(boot.initrd)]
+        assert names == [*sorted(images.users), "mytest"]
+
+
 # ---- syscall table --------------------------------------------------------------------
 
 
