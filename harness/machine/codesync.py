@@ -7,10 +7,10 @@ rewrote. QEMU invalidates translations globally on any store, and xv6 relies on 
 (it runs a freshly loaded program on another hart without `fence.i`). After every
 turn the host kernel says which RAM pages were written among those the other harts
 have run code on (harness/native/codesync.c, dirty.c); each of them collects its
-share, and before its next turn the core drops that hart's translations if one of
-them is a page it has run code on (`hart_code_written`, harness/native/guard.c).
-Where the kernel cannot tell, every turn counts as having written every page, which
-is as exact but slower."""
+share, and before its next turn the core drops that hart's blocks on those of them it
+has run code on (`hart_code_written`, harness/native/guard.c), keeping the rest.
+Where the kernel cannot tell, every turn counts as having written every page, and
+each hart drops all its translations: as exact, but slower."""
 
 from __future__ import annotations
 
@@ -48,8 +48,14 @@ class CodeSync:
 
     @property
     def flushes(self) -> list[int]:
-        """Turns that began with a flush of the hart's translations, per hart."""
+        """Turns that began by dropping all of the hart's translations, per hart."""
         return [int(self._lib.codesync_flushes(self.handle, k)) for k in range(len(self._harts))]
+
+    @property
+    def drops(self) -> list[int]:
+        """Turns that began by dropping the hart's blocks on the pages written, per
+        hart."""
+        return [int(self._lib.codesync_drops(self.handle, k)) for k in range(len(self._harts))]
 
     def run_begins(self) -> None:
         """Before a run of several harts: what the host wrote since the last one (a

@@ -87,7 +87,8 @@ struct codesync {
     uint64_t ram_base, npages;
     uint32_t *idx;                  /* scan results, one slot per page of RAM */
     struct pending pending[MAX_HARTS];
-    uint64_t flushes[MAX_HARTS];    /* turns that began with a flush, per hart */
+    uint64_t flushes[MAX_HARTS];    /* turns that began by dropping every translation */
+    uint64_t drops[MAX_HARTS];      /* turns that began by dropping some pages' blocks */
 };
 
 struct codesync *codesync_new(struct ram_tracker *t, hart **harts, uint32_t n,
@@ -168,18 +169,20 @@ void codesync_turn_ended(struct codesync *c, uint32_t k)
 }
 
 /* Before hart k runs: drop its translations of code rewritten since its last turn.
- * Returns 1 if it dropped them. */
+ * Returns 1 if it dropped any. */
 int codesync_turn_begins(struct codesync *c, uint32_t k)
 {
     struct pending *p = &c->pending[k];
     if (!p->all && !p->n)
         return 0;
-    int flushed = hart_code_written(c->harts[k], p->page, p->all ? -1 : (int64_t)p->n);
-    if (flushed)
+    int dropped = hart_code_written(c->harts[k], p->page, p->all ? -1 : (int64_t)p->n);
+    if (dropped == CODE_DROPPED_ALL)
         c->flushes[k]++;
+    else if (dropped == CODE_DROPPED_PAGES)
+        c->drops[k]++;
     p->all = false;
     p->n = 0;
-    return flushed;
+    return dropped != 0;
 }
 
 /* For snapshots (harness/machine/snapshot.py): hart k's pending pages into out (cap
@@ -205,4 +208,9 @@ void codesync_set_pending(struct codesync *c, uint32_t k, const uint32_t *pages,
 uint64_t codesync_flushes(struct codesync *c, uint32_t k)
 {
     return c->flushes[k];
+}
+
+uint64_t codesync_drops(struct codesync *c, uint32_t k)
+{
+    return c->drops[k];
 }

@@ -106,6 +106,8 @@ struct block_info {
 #define HOOK_LIVE_MAX 3072   /* code hooks kept before hooks_evict drops them (hooks.c) */
 #define L0_SLOTS 4096        /* power of two */
 #define GUARD_MAX 32         /* code-page guard ranges (guard.c) before they are reset */
+#define CODE_DROPPED_PAGES 1 /* hart_code_written: the written pages' blocks went */
+#define CODE_DROPPED_ALL 2   /* hart_code_written: every translation went */
 #define GUARD_PENDING 32     /* pages whose guards go at the next block entry (guard.c) */
 
 /* The last blocks seen at a virtual address under satp `ctx`, valid while no

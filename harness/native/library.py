@@ -109,6 +109,7 @@ def load_library() -> ctypes.CDLL:
         "codesync_pending": (ctypes.c_int64, [vp, u32, vp, u64]),
         "codesync_set_pending": (None, [vp, u32, vp, ctypes.c_int64]),
         "codesync_flushes": (u64, [vp, u32]),
+        "codesync_drops": (u64, [vp, u32]),
         "turns_chain": (i32, [vp, vp, vp]),
         "turns_draw": (None, [vp, ctypes.POINTER(u32), ctypes.POINTER(u64)]),
         "ram_tracker_free": (None, [vp]),
