@@ -61,19 +61,19 @@ class _Phandles:
 
 def _cpus(xlen: int, timebase_hz: int, ph: _Phandles) -> Node:
     cpus = Node("cpus", words("#address-cells", 1), words("#size-cells", 0),
-                    words("timebase-frequency", timebase_hz))
+                words("timebase-frequency", timebase_hz))
     for k in range(ph.harts):
         intc = Node("interrupt-controller",
-                        words("#interrupt-cells", 1),
-                        empty("interrupt-controller"),
-                        strings("compatible", "riscv,cpu-intc"),
-                        words("phandle", ph.intc(k)))
+                    words("#interrupt-cells", 1),
+                    empty("interrupt-controller"),
+                    strings("compatible", "riscv,cpu-intc"),
+                    words("phandle", ph.intc(k)))
         cpu = Node(f"cpu@{k}",
-                       words("phandle", ph.cpu(k)),
-                       strings("device_type", "cpu"), words("reg", k),
-                       strings("status", "okay"), strings("compatible", "riscv"),
-                       strings("riscv,isa", f"rv{xlen}imac_zicsr_zifencei"),
-                       strings("mmu-type", "riscv,sv39" if xlen == 64 else "riscv,sv32"))
+                   words("phandle", ph.cpu(k)),
+                   strings("device_type", "cpu"), words("reg", k),
+                   strings("status", "okay"), strings("compatible", "riscv"),
+                   strings("riscv,isa", f"rv{xlen}imac_zicsr_zifencei"),
+                   strings("mmu-type", "riscv,sv39" if xlen == 64 else "riscv,sv32"))
         cpu.append(intc)
         cpus.append(cpu)
     # QEMU 7.2 lists the cpu-map for any number of harts, one included: firmware
@@ -90,31 +90,31 @@ def _cpus(xlen: int, timebase_hz: int, ph: _Phandles) -> Node:
 def _soc(ph: _Phandles) -> Node:
     p = PLATFORM
     soc = Node("soc", words("#address-cells", 2), words("#size-cells", 2),
-                   strings("compatible", "simple-bus"), empty("ranges"))
+               strings("compatible", "simple-bus"), empty("ranges"))
     soc.append(Node(f"serial@{p.uart0_base:x}",
-                        words("interrupts", p.uart0_irq),
-                        words("interrupt-parent", ph.plic),
-                        words("clock-frequency", _UART_CLOCK_HZ),
-                        _reg(p.uart0_base, p.uart0_size),
-                        strings("compatible", "ns16550a")))
+                    words("interrupts", p.uart0_irq),
+                    words("interrupt-parent", ph.plic),
+                    words("clock-frequency", _UART_CLOCK_HZ),
+                    _reg(p.uart0_base, p.uart0_size),
+                    strings("compatible", "ns16550a")))
     soc.append(Node(f"test@{p.finisher_base:x}",
-                        words("phandle", ph.finisher),
-                        _reg(p.finisher_base, p.finisher_size),
-                        strings("compatible", "sifive,test1", "sifive,test0", "syscon")))
+                    words("phandle", ph.finisher),
+                    _reg(p.finisher_base, p.finisher_size),
+                    strings("compatible", "sifive,test1", "sifive,test0", "syscon")))
     soc.append(Node(f"clint@{p.clint_base:x}",
-                        ph.per_hart(Irq.M_SOFTWARE, Irq.M_TIMER),
-                        _reg(p.clint_base, p.clint_size),
-                        strings("compatible", "sifive,clint0", "riscv,clint0")))
+                    ph.per_hart(Irq.M_SOFTWARE, Irq.M_TIMER),
+                    _reg(p.clint_base, p.clint_size),
+                    strings("compatible", "sifive,clint0", "riscv,clint0")))
     soc.append(Node(f"plic@{p.plic_base:x}",
-                        words("phandle", ph.plic),
-                        # QEMU 7.2 counts source 0 in riscv,ndev
-                        words("riscv,ndev", p.plic_num_sources),
-                        _reg(p.plic_base, p.plic_size),
-                        ph.per_hart(Irq.M_EXTERNAL, Irq.S_EXTERNAL),
-                        empty("interrupt-controller"),
-                        strings("compatible", "sifive,plic-1.0.0", "riscv,plic0"),
-                        words("#address-cells", 0),
-                        words("#interrupt-cells", 1)))
+                    words("phandle", ph.plic),
+                    # QEMU 7.2 counts source 0 in riscv,ndev
+                    words("riscv,ndev", p.plic_num_sources),
+                    _reg(p.plic_base, p.plic_size),
+                    ph.per_hart(Irq.M_EXTERNAL, Irq.S_EXTERNAL),
+                    empty("interrupt-controller"),
+                    strings("compatible", "sifive,plic-1.0.0", "riscv,plic0"),
+                    words("#address-cells", 0),
+                    words("#interrupt-cells", 1)))
     _virtio(soc, ph)
     return soc
 
@@ -132,14 +132,14 @@ def _virtio(soc: Node, ph: _Phandles) -> None:
     for slot in reversed(range(p.virtio_count)):
         base = p.virtio_base(slot)
         soc.append(Node(f"virtio_mmio@{base:x}", *_virtio_interrupts(slot, ph),
-                            _reg(base, p.virtio_stride),
-                            strings("compatible", "virtio,mmio")))
+                        _reg(base, p.virtio_stride),
+                        strings("compatible", "virtio,mmio")))
 
 
 def _syscon(name: str, value: int, ph: _Phandles) -> Node:
     return Node(name, words("value", value), words("offset", 0),
-                    words("regmap", ph.finisher),
-                    strings("compatible", f"syscon-{name}"))
+                words("regmap", ph.finisher),
+                strings("compatible", f"syscon-{name}"))
 
 
 def build_dtb(ram_base: int, ram_size: int, bootargs: str = "",
@@ -170,7 +170,7 @@ def build_dtb(ram_base: int, ram_size: int, bootargs: str = "",
         chosen.append(_addr_prop("linux,initrd-end", initrd_range[1]))
     root.append(chosen)
     root.append(Node(f"memory@{ram_base:x}", strings("device_type", "memory"),
-                         _reg(ram_base, ram_size)))
+                     _reg(ram_base, ram_size)))
     root.append(_cpus(xlen, timebase_hz, ph))
     root.append(_soc(ph))
     root.append(_syscon("poweroff", PLATFORM.finisher_pass, ph))
