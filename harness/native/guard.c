@@ -199,8 +199,8 @@ static bool uncover(hart *h, uint64_t page);
  * of them it has run code on (its guarded pages) go, as Unicorn's own invalidation
  * drops the blocks of a page a store rewrote (tb_invalidate_phys_range: each block is
  * marked invalid, taken out of the lookups, and translated again from the new bytes if
- * it runs again); its other blocks and its guards stay, so every translation is still
- * on a guarded page. Dropping every translation instead made xv6's usertests on three
+ * it runs again), and their guards with them; its other blocks and guards stay, so
+ * every translation is still on a guarded page. Dropping every translation instead made xv6's usertests on three
  * harts translate the kernel again ~90 times a second, a quarter of the host's time.
  * An unknown set, or all of RAM guarded, still drops them all.
  * Returns CODE_DROPPED_ALL, CODE_DROPPED_PAGES, or 0 if none of its code was written. */
