@@ -12,7 +12,7 @@ the builtin) that looks the text up in a table of code objects compiled by earli
 runs, compiles only text it has not seen, and at exit saves the table if it grew. A
 code object is what `compile` makes of the text, the same whichever run made it; the
 table is marshalled as `.pyc` files are, in a file named by the interpreter's cache tag
-and holding its full version, so another Python never uses it. Like the other analyses
+and version and holding its full version, so another Python never uses it. Like the other analyses
 in privlab's cache (build/cache.py), the file is trusted as the user's own.
 
 Only the command line installs it (harness/entry.py); imported as a library, privlab
@@ -29,6 +29,8 @@ from pathlib import Path
 from types import CodeType, FunctionType, ModuleType
 from typing import Any
 
+from .digest import sha256
+
 __all__ = ["LIMIT", "CodeTable", "install", "table_path"]
 
 LIMIT = 4096
@@ -36,8 +38,12 @@ LIMIT = 4096
 
 
 def table_path(root: Path) -> Path:
-    """The table's file under the cache `root`, for this interpreter."""
-    return root / "code" / f"dataclass-methods.{sys.implementation.cache_tag}.marshal"
+    """The table's file under the cache `root`, for this interpreter: named by its
+    cache tag and its full version, so that two builds of one Python (a system's and
+    pyenv's 3.11, say) sharing a cache keep a table each instead of overwriting each
+    other's at every run."""
+    build = sha256(sys.version.encode()).hexdigest()[:12]
+    return root / "code" / f"dataclass-methods.{sys.implementation.cache_tag}.{build}.marshal"
 
 
 class CodeTable:

@@ -135,3 +135,14 @@ def test_the_command_line_fills_the_table_once(tmp_path: Path) -> None:
     assert len(codes) > 50          # the records of a run, their methods
     subprocess.run(cmd, env=env, check=True)
     assert path.stat().st_mtime_ns == before
+
+
+def test_each_build_of_a_python_keeps_a_table_of_its_own(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two builds of one Python version sharing a cache (a system's and pyenv's 3.11)
+    would otherwise throw each other's table away at every run."""
+    here = table_path(tmp_path)
+    assert sys.implementation.cache_tag in here.name
+    monkeypatch.setattr(sys, "version", sys.version + " [another build]")
+    there = table_path(tmp_path)
+    assert there != here and there.parent == here.parent
