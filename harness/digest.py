@@ -33,7 +33,9 @@ BULK = 4 << 20
 
 def sha256(data: bytes = b"") -> Hash:
     """A SHA-256 hash object (hashlib's interface) over `data`; more may be added with
-    `update`."""
+    `update`. `data` alone picks the implementation: what `update` adds later (a build
+    key's file contents, say) is hashed by the same one, CPython's when `data` is
+    small."""
     if len(data) >= BULK:
         import hashlib
 
