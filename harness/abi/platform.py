@@ -30,6 +30,8 @@ def parse_define_lines(text: str) -> dict[str, int]:
 
 @dataclass(frozen=True)
 class Platform:
+    """The `virt` board's memory map and device constants, each field a define of
+    platform.h (`from_header` says which)."""
     mrom_base: int
     mrom_size: int
     finisher_base: int

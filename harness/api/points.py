@@ -43,6 +43,8 @@ class NotReached(BadInput):
 
 @dataclass(frozen=True)
 class Point:
+    """A place to stop at, as parsed from `KIND:VALUE[:COUNT]` (`syscall:write`,
+    `pc:0x80200000:3`)."""
     kind: str
     value: str | int
     count: int = 1

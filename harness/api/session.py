@@ -82,6 +82,7 @@ def _cause_code(cause: str | int) -> tuple[int, bool | None]:
 
 @dataclass
 class _AtSeqTrap(AfterTrap):
+    """Stops at the trap numbered `seq` in the event log."""
     seq: int = 0
 
     def matches(self, e: Event) -> bool:
@@ -90,6 +91,7 @@ class _AtSeqTrap(AfterTrap):
 
 @dataclass
 class _AtSeqXret(AfterXret):
+    """Stops at the xRET numbered `seq` in the event log."""
     seq: int = 0
 
     def matches(self, e: Event) -> bool:

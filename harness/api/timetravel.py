@@ -144,6 +144,7 @@ def _backward(move: _F) -> _F:
 
 @dataclass
 class _AtSeq(AfterTrap):
+    """Stops again at the trap numbered `seq` when a run is replayed."""
     seq: int = 0
 
     def matches(self, e: Event) -> bool:
@@ -152,6 +153,7 @@ class _AtSeq(AfterTrap):
 
 @dataclass
 class _AtSeqX(AfterXret):
+    """Stops again at the xRET numbered `seq` when a run is replayed."""
     seq: int = 0
 
     def matches(self, e: Event) -> bool:
@@ -160,6 +162,8 @@ class _AtSeqX(AfterXret):
 
 @dataclass
 class History:
+    """Snapshots of a machine taken every `every` instructions (fewer as they outgrow
+    `budget`), so that any earlier moment can be restored and run forward to."""
     machine: Machine
     every: int = DEFAULT_EVERY
     on_restore: Callable[[], None] | None = None

@@ -32,6 +32,7 @@ _FIELDS = ("ino", "mode", "uid", "gid", "nlink", "mtime", "filesize", "devmajor"
 
 @dataclass(frozen=True)
 class InitrdEntry:
+    """A file of the initrd: its name, its mode bits and its bytes."""
     name: str
     mode: int
     data: bytes

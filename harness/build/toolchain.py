@@ -45,6 +45,8 @@ BASE_FLAGS = (
 
 @dataclass(frozen=True)
 class CompileOptions:
+    """How to compile C for a target: its architecture, include directories, defines, flags
+    and path prefixes to record."""
     arch: Arch
     include_dirs: Sequence[Path] = ()
     defines: Mapping[str, str | int] = field(default_factory=dict)

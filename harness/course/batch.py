@@ -45,6 +45,8 @@ LOCAL_PROCESSES = True   # the local cluster's workers are processes (tests use 
 
 @dataclass(frozen=True)
 class BatchResult:
+    """What grading a batch of submissions gave: each one's report, the gradebook written,
+    and what the run cost."""
     reports: list[tuple[str, GradeReport]]
     gradebook: Path
     graded: int = 0              # graded in this run (the others were already graded)

@@ -64,6 +64,7 @@ def default_jobs() -> int:
 
 @dataclass(frozen=True)
 class GradeOptions:
+    """What `privlab grade` was asked: the lab, the submission and how to grade it."""
     lab: Lab
     submission: Path
     hidden: Path | None = None

@@ -26,6 +26,8 @@ __all__ = ["LabCheck", "check_lab"]
 
 @dataclass
 class LabCheck:
+    """A lab's self-check: the grades of its reference, its handout and its solved handout,
+    and what is wrong with them (nothing, for a sound lab)."""
     lab: str
     reference: GradeReport
     handout: GradeReport

@@ -23,6 +23,7 @@ BINS = 10   # histogram bars: 0-10 %, 10-20 %, ..., 90-100 % of the maximum
 
 @dataclass(frozen=True)
 class TestRate:
+    """How many of the graded submissions passed one test."""
     name: str
     passed: int
     graded: int
@@ -34,6 +35,7 @@ class TestRate:
 
 @dataclass(frozen=True)
 class ClassSummary:
+    """A class's grades for one lab: the scores, their histogram and each test's pass rate."""
     lab: str
     scores: tuple[float, ...]
     max_score: float

@@ -46,6 +46,7 @@ REFUSAL = b"E.privlab: another debugger is attached (one at a time)"
 
 @dataclass(frozen=True)
 class Address:
+    """Where the GDB stub listens: a host name or address and a TCP port."""
     host: str
     port: int
 

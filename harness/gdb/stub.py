@@ -56,6 +56,7 @@ class SessionEnd(Enum):
 
 @dataclass(frozen=True)
 class _Action:
+    """What a resume packet asks of the machine: one step or a run, optionally from `addr`."""
     step: bool
     addr: int | None = None
 

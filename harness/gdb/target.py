@@ -63,6 +63,8 @@ class RegKind(Enum):
 
 @dataclass(frozen=True)
 class Register:
+    """A register as gdb's target description numbers it: an x register, a CSR, pc or the
+    privilege level."""
     name: str
     regnum: int
     kind: RegKind

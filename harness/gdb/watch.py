@@ -58,6 +58,7 @@ class WatchKind(IntEnum):
 
 @dataclass(frozen=True)
 class WatchHit:
+    """An access a watchpoint caught, before the instruction that makes it runs."""
     kind: WatchKind
     addr: int           # virtual address gdb asked to watch that was accessed
     paddr: int
@@ -67,6 +68,7 @@ class WatchHit:
 
 @dataclass
 class Watchpoint:
+    """A watchpoint gdb inserted, split into pieces that each fit one of the core's slots."""
     kind: WatchKind
     addr: int
     length: int

@@ -42,6 +42,8 @@ BASE_DIR = LABS_DIR / "base"
 
 @dataclass(frozen=True)
 class Lab:
+    """A lab as its lab.toml describes it: name, directory, solution files and how it is
+    graded."""
     name: str
     title: str
     number: int

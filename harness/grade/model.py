@@ -49,6 +49,7 @@ def format_points(value: float) -> str:
 
 @dataclass(frozen=True)
 class TestResult:
+    """One graded test of a report, in Gradescope's terms."""
     __test__ = False  # not a pytest test class, whatever its name
 
     name: str

@@ -90,6 +90,8 @@ class RegisterViolation:
 
 @dataclass
 class _Space:
+    """What the register watch knows of one address space: the registers saved at its
+    traps, its threads and its signal handlers."""
     saved: list[Saved] = field(default_factory=list)
     threads: set[int] = field(default_factory=set)
     handlers: set[int] = field(default_factory=set)

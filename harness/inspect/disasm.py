@@ -25,6 +25,8 @@ LOOKBACK = 64
 
 @dataclass(frozen=True)
 class Instruction:
+    """One disassembled instruction: its address, bytes, text and the symbol that starts
+    there."""
     addr: int
     raw: bytes
     text: str

@@ -19,6 +19,7 @@ __all__ = ["MomentView"]
 
 @dataclass
 class MomentView:
+    """A moment of a run as `privlab inspect` shows it: a headline and titled sections."""
     headline: Text
     sections: list[tuple[str, RenderableType | None]]
 

@@ -26,6 +26,8 @@ PER_LINE = 2     # registers side by side on one line
 
 @dataclass(frozen=True)
 class RoundTripView:
+    """The registers at a trap and where its xRET returned, side by side, differences
+    marked."""
     at_trap: RegisterSnapshot       # pc: the trapping instruction (epc)
     at_return: RegisterSnapshot     # pc: where the sret went
     trap_seq: int

@@ -60,6 +60,7 @@ class CsrValue:
 
 @dataclass(frozen=True)
 class CsrSnapshot:
+    """The values of a set of CSRs on one hart at one moment."""
     xlen: int
     priv: Priv
     pc: int
@@ -95,6 +96,7 @@ class CsrSnapshot:
 
 @dataclass(frozen=True)
 class RegisterSnapshot:
+    """The x registers and pc of one hart at one moment."""
     xlen: int
     priv: Priv
     pc: int

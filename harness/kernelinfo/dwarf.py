@@ -46,6 +46,7 @@ class MissingStructure(BadInput, KeyError):
 
 @dataclass(frozen=True)
 class Global:
+    """A global variable of the kernel: its name, address and C type."""
     name: str
     address: int
     type: CType
@@ -79,6 +80,7 @@ def _name(die: Any) -> str | None:
 
 @dataclass
 class DwarfTypes:
+    """The structs and globals a kernel ELF's DWARF describes."""
     path: Path
     pointer_size: int
     structs: dict[str, StructType] = field(default_factory=dict)

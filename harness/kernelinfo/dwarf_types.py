@@ -28,6 +28,7 @@ __all__ = [
 
 @dataclass(frozen=True)
 class BaseType:
+    """A C base type (`int`, `char`, `uint64`)."""
     name: str
     size: int
     signed: bool
@@ -36,6 +37,7 @@ class BaseType:
 
 @dataclass(frozen=True)
 class EnumType:
+    """A C enum: its size and its named values."""
     name: str
     size: int
     values: tuple[tuple[int, str], ...]
@@ -46,12 +48,14 @@ class EnumType:
 
 @dataclass(frozen=True)
 class PointerType:
+    """A C pointer, named by the type it points to."""
     target: str        # "struct proc", "char", "void", ...
     size: int
 
 
 @dataclass(frozen=True)
 class ArrayType:
+    """A C array of `count` elements."""
     elem: CType
     count: int
 
@@ -62,6 +66,7 @@ class ArrayType:
 
 @dataclass(frozen=True)
 class Member:
+    """A struct member: its name, byte offset and type."""
     name: str
     offset: int
     type: CType
@@ -69,6 +74,7 @@ class Member:
 
 @dataclass(frozen=True)
 class StructType:
+    """A C struct: its size and members in declaration order."""
     name: str
     size: int
     members: tuple[Member, ...]
@@ -88,6 +94,7 @@ CType: TypeAlias = BaseType | EnumType | PointerType | ArrayType | StructType
 
 @dataclass(frozen=True)
 class EnumValue:
+    """A decoded enum value, with its name when the enum has one for it."""
     value: int
     name: str | None
 

@@ -91,6 +91,7 @@ class OpenFile:
 
 @dataclass(frozen=True)
 class ProcessTable:
+    """The kernel's process table as read from guest memory, and the slot the hart runs."""
     processes: tuple[Process, ...]      # slots in use
     current: int | None                 # slot of the hart's cpu.proc, None in its scheduler
 

@@ -61,6 +61,8 @@ def read_symtab(elf: Any) -> list[tuple[int, int, str, bool]]:
 
 @dataclass(frozen=True)
 class Location:
+    """Where an address is: the image, the symbol and offset, and the source line when
+    known."""
     addr: int
     image: str | None = None
     symbol: str | None = None

@@ -42,6 +42,7 @@ class Segment:
 
 @dataclass(frozen=True)
 class ElfImage:
+    """An ELF file as the loader sees it: its class, entry, loadable segments and symbols."""
     path: Path
     xlen: int
     entry: int

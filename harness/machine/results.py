@@ -43,6 +43,7 @@ class DataAccess:
 
 @dataclass
 class RunResult:
+    """How a run stopped, and the machine's state when it did."""
     stop: Stop
     exit_status: int | None = None
     message: str = ""

@@ -227,12 +227,15 @@ class PageStore:
 
 @dataclass
 class HartSnapshot:
+    """One hart's saved state: Unicorn's CPU context and the core's own."""
     cpu: Context                  # Unicorn's CPU state
     native: bytes                 # harness/native/snapshot.c
 
 
 @dataclass
 class MachineSnapshot:
+    """Everything needed to put a machine back at one moment (RAM as page hashes into a
+    PageStore)."""
     instret: int                  # all harts together (Machine.total_instret)
     pc: int                       # the current hart's
     harts: list[HartSnapshot]

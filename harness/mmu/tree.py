@@ -72,6 +72,7 @@ def merge(parts: Iterator[Mapping] | list[Mapping]) -> list[Mapping]:
 
 @dataclass
 class TableEntry:
+    """A valid entry of a page table, with the table below it for a non-leaf."""
     index: int
     pte: Pte
     va: VirtAddr
@@ -81,6 +82,7 @@ class TableEntry:
 
 @dataclass
 class TableNode:
+    """One page-table page, at one level, and its valid entries."""
     level: int
     table: PhysAddr
     span: int                          # bytes one entry of this table covers
@@ -105,6 +107,7 @@ class TableNode:
 
 @dataclass
 class PageTable:
+    """A whole page-table tree read from guest memory, from the root satp names."""
     satp: SatpValue
     scheme: PagingScheme
     root: TableNode

@@ -78,6 +78,7 @@ class FaultKind(Enum):
 
 @dataclass(frozen=True)
 class Fault:
+    """Why a page-table walk failed, and the page-fault cause it raises."""
     kind: FaultKind
     level: int | None
     cause: Exc
@@ -110,6 +111,7 @@ def context_from_status(priv: Priv, mstatus: int, access: Access,
 
 @dataclass(frozen=True)
 class WalkStep:
+    """One level of a page-table walk: the table read and the PTE found."""
     level: int
     index: int               # VPN[level]
     table: PhysAddr          # the page table read at this level
@@ -119,6 +121,8 @@ class WalkStep:
 
 @dataclass(frozen=True)
 class Walk:
+    """A whole translation of a virtual address: each level's step, and the physical
+    address or the fault."""
     va: VirtAddr
     access: Access
     context: TranslationContext

@@ -41,6 +41,7 @@ class Loader:
 
 @dataclass
 class QemuLine:
+    """A QEMU command line, as `privlab qemu` understood it."""
     bios: str = "default"             # "default", "none" or a file
     kernel: Path | None = None
     initrd: Path | None = None

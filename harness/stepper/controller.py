@@ -45,6 +45,7 @@ STEP_EVERY = 500_000         # snapshots: a step back re-executes at most this m
 
 @dataclass(frozen=True)
 class Breakpoint:
+    """A place the stepper stops at: a symbol, an address, a system call or a trap."""
     kind: str                 # "symbol", "address", "syscall", "trap"
     text: str
 

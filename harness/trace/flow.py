@@ -126,6 +126,8 @@ class LiveMemory(Protocol):
 
 @dataclass(slots=True)
 class FlowRow:
+    """One row of the trap flow: a trap or an xRET, with who made it, where, and the system
+    call it belongs to."""
     seq: int
     instret: int
     is_trap: bool

@@ -57,6 +57,7 @@ Key = Callable[[FlowRow], Hashable]
 
 @dataclass
 class _Run:
+    """Consecutive units with the same keys, folded into one line when there are enough."""
     key: tuple[Hashable, ...]
     size: int
     rows: list[FlowRow] = field(default_factory=list)

@@ -23,6 +23,7 @@ SBI_FUNCTION_REG = 6   # a6: the function ID
 
 @dataclass(frozen=True)
 class SbiNames:
+    """SBI extension and function names, by EID and FID."""
     extensions: dict[int, str] = field(default_factory=dict)          # EID -> "DBCN"
     functions: dict[tuple[int, int], str] = field(default_factory=dict)  # (EID, FID)
     legacy: dict[int, str] = field(default_factory=dict)              # EID -> "SHUTDOWN"

@@ -68,6 +68,7 @@ class ArgKind(Enum):
 
 @dataclass(frozen=True)
 class ArgSpec:
+    """One argument of a system call: its name, C type and how it is shown."""
     name: str
     ctype: str
     kind: ArgKind
@@ -77,6 +78,7 @@ class ArgSpec:
 
 @dataclass(frozen=True)
 class CallSpec:
+    """A system call as its table declares it: number, name, arguments and return type."""
     number: int
     name: str
     args: tuple[ArgSpec, ...]
