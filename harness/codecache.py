@@ -27,9 +27,12 @@ import os
 import sys
 from pathlib import Path
 from types import CodeType, FunctionType, ModuleType
-from typing import Any
 
 from .digest import sha256
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["LIMIT", "CodeTable", "install", "table_path"]
 

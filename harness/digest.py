@@ -11,8 +11,7 @@ an ELF that collides with another's cached facts.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from hashlib import _Hash as Hash
     from hashlib import sha256 as _builtin

@@ -26,7 +26,10 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "BSIZE",

@@ -12,10 +12,11 @@ from __future__ import annotations
 import ctypes
 import struct
 from enum import IntEnum
-from typing import TYPE_CHECKING
 
 from . import spec_header
 from .unicorn_abi import UNICORN_CONSTANTS
+
+TYPE_CHECKING = False
 
 __all__ = [
     "EVENT_FIELDS",

@@ -9,9 +9,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
 
 from ..paths import PLATFORM_HEADER
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["PLATFORM", "Platform", "parse_define_lines", "parse_defines"]
 

@@ -8,9 +8,11 @@
 from __future__ import annotations
 
 from importlib import import_module
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from .memaccess import DEBUGGER, MemoryAccess
     from .points import POINT_HELP, Point, parse_point, run_to
     from .session import Handle, Session

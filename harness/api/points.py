@@ -17,10 +17,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from ..errors import BadInput
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ..machine import RunResult
     from .session import Session

@@ -13,10 +13,9 @@ not the initrd, the programs or the disk.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ..lazyload import lazy_exports
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from .bootargs import UserBoot, make_bootargs, user_boot
     from .bootdisk import RUN_IMAGE_NAME, boot_drive

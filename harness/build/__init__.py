@@ -6,10 +6,9 @@ cache (harness/build/cache.py, stamp.py) without loading the toolchain.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ..lazyload import lazy_exports
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from .arch import ARCHES, RV32, RV64, Arch
     from .toolchain import CompileOptions, compile_object, link

@@ -11,13 +11,16 @@ import os
 import threading
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TypeVar
 
 from ..digest import sha256
 
-__all__ = ["cache_root", "content_key", "read_pickle", "write_if_changed", "write_pickle"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import TypeVar
 
-T = TypeVar("T")
+    T = TypeVar("T")
+
+__all__ = ["cache_root", "content_key", "read_pickle", "write_if_changed", "write_pickle"]
 
 
 def cache_root() -> Path:

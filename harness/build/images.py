@@ -24,7 +24,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ..errors import BadInput, BuildError
 from ..paths import KERNEL_DIR, REPO_ROOT, USERLAND_DIR
@@ -32,6 +31,7 @@ from . import prebuilt
 from .arch import ARCHES, RV64, Arch
 from .stamp import check_stamp, input_files, stamp_path, write_stamp
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from concurrent.futures import ThreadPoolExecutor
 

@@ -17,10 +17,13 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any
 
 from ..digest import sha256
 from ..paths import DATA_DIR, INSTALLED, PACKAGE_DIR
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["MANIFEST", "build_home", "digest", "images_in", "is_packaged", "library_in",
            "write_manifest"]

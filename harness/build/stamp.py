@@ -21,9 +21,12 @@ import os
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
 
 from ..digest import sha256
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["RACY_NS", "check_stamp", "harness_inputs", "input_files", "stamp_path", "tree",
            "write_stamp", "zig_binary"]

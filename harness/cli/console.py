@@ -7,7 +7,6 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
-from typing import IO, TYPE_CHECKING
 
 from ..abi.csr import Csr, Priv
 from ..errors import ExitStatus
@@ -17,7 +16,10 @@ from ..sigint import on_sigint
 from ..trace import TrapEvent
 from .diagnose import Namer, describe_machine, info_for
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import IO
+
     from ..kernelinfo.system import SystemInfo
 
 __all__ = ["format_trap", "interrupt_stops", "report_run", "terminal_input"]

@@ -15,10 +15,10 @@ when Ctrl-C or the budget ends them.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from ..abi.csr import Csr, Priv
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ..kernelinfo.dwarf_types import StructType
     from ..kernelinfo.mirrors import KernelInfo, Process

@@ -20,12 +20,12 @@ import argparse
 import sys
 from contextlib import ExitStack
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ..errors import BadInput
 from .helplayout import HelpLayout
 from .sessionargs import add_machine_arguments, scripted_input
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ..machine import Machine
     from ..machine.results import RunResult

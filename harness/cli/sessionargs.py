@@ -24,7 +24,6 @@ import argparse
 import sys
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
 
 from ..abi.csr import Exc
 from ..abi.syscall_table import ABIS
@@ -33,7 +32,10 @@ from ..budget import INSPECT_MAX_INSNS
 from ..errors import BadInput, ExitStatus, PrivlabError
 from ..pace import DEFAULT_ICOUNT_SHIFT
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from ..api import Session
     from ..devices import Console
     from ..devices.disk import Drive

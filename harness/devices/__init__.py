@@ -6,10 +6,9 @@ and virtio-blk models.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ..lazyload import lazy_exports
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from .base import Device, DeviceError
     from .clint import Clint

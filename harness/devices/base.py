@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
 
 from ..abi.native_layout import SharedState
 from ..errors import GuestError
+from ..protocol import Protocol
 
 __all__ = ["AccessRule", "Device", "DeviceError", "Halt", "HartLines"]
 

@@ -30,9 +30,9 @@ import select
 import sys
 from collections.abc import Callable
 from enum import IntEnum, IntFlag
-from typing import Protocol
 
 from ..abi.platform import PLATFORM
+from ..protocol import Protocol
 from .base import AccessRule
 
 __all__ = ["IDLE_POLL_LIMIT", "Console", "ScriptedInput", "StdinInput", "Uart"]

@@ -25,9 +25,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from enum import IntEnum
-from typing import Protocol
 
 from ..abi.platform import PLATFORM
+from ..protocol import Protocol
 from .base import DeviceError, unknown_register
 from .virtqueue import Chain, GuestRam, Virtqueue
 

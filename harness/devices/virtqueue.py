@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass, field
-from typing import Protocol
 
 from ..abi.platform import PLATFORM
 from ..errors import GuestError
+from ..protocol import Protocol
 
 __all__ = ["Buffer", "Chain", "GuestRam", "Virtqueue", "VirtqueueError"]
 

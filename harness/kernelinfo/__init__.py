@@ -7,10 +7,9 @@ time that a run which never looks inside the kernel should not pay."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ..lazyload import lazy_exports
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from .dwarf import DwarfTypes, Global
     from .dwarf_types import (

@@ -12,10 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ..errors import BadInput, GuestError
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:      # loaded when first asked for: a plain run never needs them
     from ..mmu.walk import PhysicalMemory
     from .mirrors import KernelInfo

@@ -17,7 +17,6 @@ and a1 = the device tree, as QEMU 7.2's reset vector leaves them (hw/riscv/boot.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from ..abi.platform import PLATFORM
 from ..boot.dtb import build_dtb
@@ -29,6 +28,7 @@ from .loader import ElfImage
 from .machine import Machine
 from .schedule import DEFAULT_SMP_SEED
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ..devices.disk import Drive
 

@@ -15,10 +15,10 @@ each hart drops all its translations: as exact, but slower."""
 from __future__ import annotations
 
 import ctypes
-from typing import TYPE_CHECKING
 
 from ..native.library import load_library
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from .hart import Hart
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import ctypes
 from collections.abc import Callable
-from typing import Any
 
 from ..abi.unicorn_abi import (
     UC_ARCH_RISCV,
@@ -28,11 +27,16 @@ from ..abi.unicorn_abi import (
 )
 from ..native.library import load_library
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 __all__ = ["Context", "Engine", "EngineError", "MmioRead", "MmioWrite"]
 
-MmioRead = Callable[["Engine", int, int, Any], int]
-MmioWrite = Callable[["Engine", int, int, int, Any], None]
-CodeHook = Callable[["Engine", int, int, Any], None]
+# (Any quoted: these aliases are made at run time, and typing is not loaded then)
+MmioRead = Callable[["Engine", int, int, "Any"], int]
+MmioWrite = Callable[["Engine", int, int, int, "Any"], None]
+CodeHook = Callable[["Engine", int, int, "Any"], None]
 
 _MMIO_READ = ctypes.CFUNCTYPE(ctypes.c_uint64, ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint,
                               ctypes.c_void_p)

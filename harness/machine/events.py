@@ -11,11 +11,14 @@ import json
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import IO, Any
 
 from ..abi.csr import Priv, cause_name
 from ..abi.native_layout import EVENT_FIELDS, EVENT_STRUCT
 from ..native import EventKind
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import IO, Any
 
 __all__ = ["FIELD_NAMES", "RECORD", "Event", "EventLog", "TrapEvent", "XretEvent", "event_json"]
 

@@ -8,13 +8,13 @@ virtualised ones — mip, time, counters — come from the core, not from Unicor
 from __future__ import annotations
 
 import ctypes
-from typing import TYPE_CHECKING
 
 from ..abi.csr import PMPCFG_FIELDS, Csr, Priv
 from ..abi.unicorn_abi import UC_RISCV_REG_PC, UC_RISCV_REG_PRIV, UC_RISCV_REG_X0
 from ..errors import GuestError
 from ..native import EventRecord, SharedState, load_library
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from .engine import Engine
 

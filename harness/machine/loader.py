@@ -13,10 +13,13 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from ..digest import sha256
 from ..errors import BadInput
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["ElfImage", "Segment", "load_elf"]
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import ctypes
 import mmap
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from ..abi.csr import Exc, Priv
 from ..abi.paging import PAGE_SIZE
@@ -62,6 +61,7 @@ from .until import (
     Until,
 )
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ..devices.disk import Disk, Drive
 

@@ -20,7 +20,6 @@ import copy
 import ctypes
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from ..abi.csr import Csr
 from ..abi.native_layout import MAX_HARTS, EventRecord, TurnState
@@ -32,6 +31,7 @@ from .hart import EVENT_BUFFER, Hart
 from .results import MAX_BUDGET_STEPS, TURN_OVER, RunResult, Stop
 from .until import AtInstret, Until
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from .machine import Machine
 

@@ -10,10 +10,9 @@ through keyboard.py and needs nothing else here.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ..lazyload import lazy_exports
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from .grammar import Loader, QemuLine, Refused, parse_qemu_line
 

@@ -79,7 +79,8 @@ def test_a_plain_run_reads_no_dwarf_and_no_package_metadata() -> None:
     for only when the native core must be built), the toolchain and the generated
     headers (the stamp says the images are built), the file-system tools (the build made
     the disk), the page-table walker (nothing is symbolized) and the fdt package (the
-    device tree is written by boot/flattree.py) stay unloaded."""
+    device tree is written by boot/flattree.py) stay unloaded; so does typing, as in a bare
+    run."""
     loaded = _modules_after_warm(["run", "--quiet", "--user", "hello"])
     assert sorted(m for m in loaded if m.startswith(("elftools", "importlib.metadata",
                                                      "subprocess", "privlab.build.toolchain",
@@ -87,7 +88,7 @@ def test_a_plain_run_reads_no_dwarf_and_no_package_metadata() -> None:
                                                      "privlab.kernelinfo.mirrors",
                                                      "privlab.kernelinfo.dwarf",
                                                      "privlab.fs", "privlab.mmu",
-                                                     "privlab.grade", "fdt"))) == []
+                                                     "privlab.grade", "fdt", "typing"))) == []
 
 
 def test_a_bare_run_loads_only_the_machine_it_runs() -> None:
@@ -96,7 +97,9 @@ def test_a_bare_run_loads_only_the_machine_it_runs() -> None:
     binding and its importlib.resources; no toolchain (the core is built), no disk or
     virtio-blk model without a drive, no initrd or program packing, no QEMU grammar; no
     OpenSSL for the run's keys (harness/digest.py) and no shutil for the help's width
-    (harness/cli/helplayout.py); no fdt package for the device tree (boot/flattree.py)."""
+    (harness/cli/helplayout.py); no fdt package for the device tree (boot/flattree.py);
+    no typing module (the modules a run loads import it only for the type checker, and
+    harness/protocol.py stands in for its Protocol)."""
     kernel = build_asm("PASS")
     code = ("from privlab.cli.main import main\n"
             f"status = main(['run', '--quiet', '--bios', 'none', '--kernel', {str(kernel)!r}])\n"
@@ -107,7 +110,7 @@ def test_a_bare_run_loads_only_the_machine_it_runs() -> None:
                 "privlab.build.toolchain", "privlab.devices.disk", "privlab.devices.virtio_blk",
                 "privlab.boot.bootargs", "privlab.boot.programs", "privlab.boot.bootdisk",
                 "privlab.qemucmd.grammar", "privlab.kernelinfo.dwarf", "hashlib", "_hashlib",
-                "shutil", "fdt")
+                "shutil", "fdt", "typing")
     assert sorted(m for m in loaded if m.startswith(unwanted)) == []
 
 
