@@ -304,8 +304,11 @@ def test_the_ctrl_c_helper_ends_with_its_block_not_a_poll_later() -> None:
     """on_sigint's helper thread waits for SIGINT with a timeout; the end of the block
     wakes it at once (sigint.WAKE), so a run does not wait out a poll as it ends. With
     a poll of an hour the block still ends, and a SIGINT after it is the main thread's
-    KeyboardInterrupt again."""
+    KeyboardInterrupt again. (The child starts with Python's own SIGINT handler, as
+    from a terminal: a Python started by a process that ignores SIGINT keeps ignoring
+    it, and then no KeyboardInterrupt could come.)"""
     code = ("import os, signal, sys, threading, time\n"
+            "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
             "import privlab.sigint as s\n"
             "s.POLL_SECONDS = 3600\n"
             "with s.on_sigint(lambda: None):\n"
