@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ctypes
 import mmap
+import threading
 from collections.abc import Callable
 
 from ..abi.csr import Exc, Priv
@@ -145,6 +146,9 @@ class Machine:
         self.uart.on_input_ended = self._input_ended
         self._waiting_for_input = False
         self._stop_wanted = False            # request_stop: kept until a run reports it
+        # request_stop's steps and the run loop's report of them, each whole: a report
+        # between two steps would leave a hart's USER stop behind for the next run
+        self._stop_lock = threading.RLock()   # (a signal handler on this thread may ask)
         self.clint = Clint(self.hart, self.harts)
         self.mrom = Mrom()
         blk = None
@@ -341,10 +345,23 @@ class Machine:
         run ends with Stop.USER, and so does the next one if none is running. The
         request is kept apart from the core's stop reason, so one that arrives while
         the core is stopping for something else (an event, a poll) is not lost."""
-        self._stop_wanted = True
-        self.turns.attend()                  # turns the core runs back to back end too
-        if self.hart.state.stop_reason == StopReason.NONE:
-            self.hart.state.stop_reason = StopReason.USER
+        with self._stop_lock:
+            self._stop_wanted = True
+            self.turns.attend()              # turns the core runs back to back end too
+            if self.hart.state.stop_reason == StopReason.NONE:
+                self.hart.state.stop_reason = StopReason.USER
+
+    def _report_stop(self) -> bool:
+        """The run loop takes a request_stop (True), clearing the USER stop it set on
+        whichever hart was current then (the loop has reset the running hart's)."""
+        with self._stop_lock:
+            if not self._stop_wanted:
+                return False
+            self._stop_wanted = False
+            for hart in self.harts:
+                if hart.state.stop_reason == StopReason.USER:
+                    hart.state.stop_reason = StopReason.NONE
+            return True
 
     def cancel_stop(self) -> None:
         """Forget a request_stop that no run has reported yet."""
@@ -505,11 +522,7 @@ class Machine:
                 return self._result(Stop.INPUT_ENDED, (
                     f"the console input has ended and the guest kept polling for more "
                     f"({IDLE_POLL_LIMIT} times with no output)"))
-            if self._stop_wanted:
-                self._stop_wanted = False
-                for hart in self.harts:      # set after the reset above, on any hart
-                    if hart.state.stop_reason == StopReason.USER:
-                        hart.state.stop_reason = StopReason.NONE
+            if self._stop_wanted and self._report_stop():
                 return self._result(Stop.USER)
             if reason == StopReason.EVENT:
                 hit = self._matched(conditions, first)

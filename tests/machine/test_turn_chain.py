@@ -87,6 +87,32 @@ def test_a_stop_asked_for_during_a_chain_ends_it_once() -> None:
         m.close()
 
 
+def test_a_stop_reported_while_it_is_still_being_asked_for_leaves_no_stop_behind() -> None:
+    """The run loop may see request_stop's flag before request_stop has set the hart's
+    USER stop (the asking thread can lose the interpreter between the two). The report
+    waits for the whole request, so the USER stop it set does not end the next run at
+    once. Here the asking thread pauses between its steps, as a thread switch would."""
+    m = boot_smp("compute", "100000000007", harts=2, seed=0)
+    attend = m.turns.attend
+
+    def slow_attend() -> None:
+        attend()
+        time.sleep(0.3)                # the chain returns and the loop reports meanwhile
+
+    m.turns.attend = slow_attend       # type: ignore[method-assign]
+    try:
+        timer = threading.Timer(0.3, m.request_stop)
+        timer.start()
+        r = m.run(max_insns=50_000_000_000)
+        timer.join()
+        assert r.stop is Stop.USER
+        assert [h.state.stop_reason for h in m.harts] == [0, 0]
+        again = m.run(max_insns=1_000_000)
+        assert again.stop is Stop.BUDGET
+    finally:
+        m.close()
+
+
 def _splitmix_schedule(harts: int, seed: int, n: int) -> list[tuple[int, int]]:
     """The schedule docs/machine.md describes, computed here independently: SplitMix64
     (Steele, Lea and Flood's constants), rounds shuffled by Fisher-Yates and taken from
