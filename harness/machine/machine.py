@@ -357,15 +357,16 @@ class Machine:
         with self._stop_lock:
             if not self._stop_wanted:
                 return False
+            self.cancel_stop()
+            return True
+
+    def cancel_stop(self) -> None:
+        """Forget a request_stop that no run has reported yet, and the USER stop it set."""
+        with self._stop_lock:
             self._stop_wanted = False
             for hart in self.harts:
                 if hart.state.stop_reason == StopReason.USER:
                     hart.state.stop_reason = StopReason.NONE
-            return True
-
-    def cancel_stop(self) -> None:
-        """Forget a request_stop that no run has reported yet."""
-        self._stop_wanted = False
 
     def _drain(self) -> None:
         s = self.hart.state
