@@ -113,6 +113,19 @@ def test_a_stop_reported_while_it_is_still_being_asked_for_leaves_no_stop_behind
         m.close()
 
 
+def test_a_cancelled_stop_request_leaves_the_next_run_alone() -> None:
+    """cancel_stop (the GDB stub's, for a request that came after its run ended)
+    forgets the request whole: the next run is not stopped by the USER stop it set."""
+    m = boot_smp("compute", "100000000007", harts=2, seed=0)
+    try:
+        m.request_stop()
+        m.cancel_stop()
+        assert [h.state.stop_reason for h in m.harts] == [0, 0]
+        assert m.run(max_insns=1_000_000).stop is Stop.BUDGET
+    finally:
+        m.close()
+
+
 def _splitmix_schedule(harts: int, seed: int, n: int) -> list[tuple[int, int]]:
     """The schedule docs/machine.md describes, computed here independently: SplitMix64
     (Steele, Lea and Flood's constants), rounds shuffled by Fisher-Yates and taken from
