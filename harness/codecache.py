@@ -12,8 +12,8 @@ the builtin) that looks the text up in a table of code objects compiled by earli
 runs, compiles only text it has not seen, and at exit saves the table if it grew. A
 code object is what `compile` makes of the text, the same whichever run made it; the
 table is marshalled as `.pyc` files are, in a file named by the interpreter's cache tag
-and version and holding its full version, so another Python never uses it. Like the other analyses
-in privlab's cache (build/cache.py), the file is trusted as the user's own.
+and version and holding its full version, so another Python never uses it. Like the
+other analyses in privlab's cache (build/cache.py), the file is trusted as the user's own.
 
 Only the command line installs it (harness/entry.py); imported as a library, privlab
 leaves the dataclasses module alone.

@@ -200,9 +200,9 @@ static bool uncover(hart *h, uint64_t page);
  * drops the blocks of a page a store rewrote (tb_invalidate_phys_range: each block is
  * marked invalid, taken out of the lookups, and translated again from the new bytes if
  * it runs again), and their guards with them; its other blocks and guards stay, so
- * every translation is still on a guarded page. Dropping every translation instead made xv6's usertests on three
- * harts translate the kernel again ~90 times a second, a quarter of the host's time.
- * An unknown set, or all of RAM guarded, still drops them all.
+ * every translation is still on a guarded page. Dropping them all instead made xv6's
+ * usertests on three harts translate the kernel again ~90 times a second, a quarter
+ * of the host's time. An unknown set, or all of RAM guarded, still drops them all.
  * Returns CODE_DROPPED_ALL, CODE_DROPPED_PAGES, or 0 if none of its code was written. */
 int hart_code_written(hart *h, const uint32_t *idx, int64_t n)
 {
