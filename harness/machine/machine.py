@@ -572,7 +572,7 @@ class Machine:
                 return TURN_OVER
             return self._result(Stop.BUDGET, "instruction budget exhausted")
         if reason == StopReason.USER:
-            self._stop_wanted = False
+            self.cancel_stop()
             return self._result(Stop.USER)
         if reason == StopReason.RESUME:
             self.hart.resume()

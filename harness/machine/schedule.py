@@ -175,8 +175,7 @@ class HartTurns:
             if live and ran >= next_poll:
                 next_poll = ran + INPUT_POLL_INSNS
                 m.uart.update_irq()
-            if m._stop_wanted:
-                m._stop_wanted = False
+            if m._stop_wanted and m._report_stop():
                 return m._result(Stop.USER)
             if max_insns is not None and ran >= max_insns:
                 return m._result(Stop.BUDGET, "instruction budget exhausted")

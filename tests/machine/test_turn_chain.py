@@ -87,12 +87,17 @@ def test_a_stop_asked_for_during_a_chain_ends_it_once() -> None:
         m.close()
 
 
-def test_a_stop_reported_while_it_is_still_being_asked_for_leaves_no_stop_behind() -> None:
+@pytest.mark.parametrize("chain", [True, False])
+def test_a_stop_reported_while_it_is_still_being_asked_for_leaves_no_stop_behind(
+        chain: bool) -> None:
     """The run loop may see request_stop's flag before request_stop has set the hart's
     USER stop (the asking thread can lose the interpreter between the two). The report
     waits for the whole request, so the USER stop it set does not end the next run at
-    once. Here the asking thread pauses between its steps, as a thread switch would."""
+    once. Here the asking thread pauses between its steps, as a thread switch would.
+    Without chains of turns in the core, the report is the one Python makes between two
+    turns (HartTurns.run)."""
     m = boot_smp("compute", "100000000007", harts=2, seed=0)
+    m.turns.allow_chain = chain
     attend = m.turns.attend
 
     def slow_attend() -> None:
