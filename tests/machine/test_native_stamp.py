@@ -5,6 +5,8 @@ to the content-keyed build. The hart core and the trace analysis alike."""
 
 from __future__ import annotations
 
+import os
+import time
 from pathlib import Path
 
 import pytest
@@ -52,7 +54,7 @@ def test_the_two_libraries_have_their_own_stamps_and_files() -> None:
 
 def _tiny_library(tmp_path: Path) -> tuple[clib.CLibrary, Path]:
     src = tmp_path / "src"
-    src.mkdir()
+    src.mkdir(parents=True)
     (src / "tiny.c").write_text("int tiny(void) { return 1; }\n")
     lib = clib.CLibrary("libtiny.so", src, ("tiny.c",), (), "tiny_gen.h", lambda: "",
                         unicorn=False, what="a tiny library")
@@ -96,3 +98,20 @@ def test_a_source_that_keeps_changing_is_one_line(
         clib._build(lib)
     assert str(e.value) == ("cannot build a tiny library: its sources changed during each of "
                             "3 builds; run again once they are saved")
+
+
+def test_two_installs_sharing_a_cache_keep_a_stamp_each(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A checkout's venv and a wheel's share ~/.cache/privlab: runs that alternate
+    between them each find their own stamp, not the other's (which would send every
+    run back to the content-keyed build's key: the compiler's identity, hashing)."""
+    monkeypatch.setenv("PRIVLAB_CACHE", str(tmp_path / "cache"))
+    one, first = _tiny_library(tmp_path / "one")
+    other, second = _tiny_library(tmp_path / "other")
+    for source in (first, second):          # old enough to stamp (stamp.RACY_NS)
+        os.utime(source, ns=(time.time_ns() - 10**10,) * 2)
+    built = clib.built_library(one), clib.built_library(other)
+    assert built[0] == built[1]             # the same content: one build in the cache
+    monkeypatch.setattr(toolchain, "compiler_identity", _no_identity)
+    for _ in range(2):
+        assert (clib.built_library(one), clib.built_library(other)) == built
