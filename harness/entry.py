@@ -4,13 +4,18 @@ Importing the command line takes a few tenths of a second, and a Ctrl-C then wou
 print Python's KeyboardInterrupt traceback: until harness/cli/main.py's own handling
 (harness/sigint.py) is in force, SIGINT ends the process at once with the same one
 line and status 130. Nothing here imports more than the standard library's contextlib,
-gc, os, signal and types, so only the interpreter's own start-up comes before it.
+gc, os, signal, types and the (empty) urllib package, so only the interpreter's own
+start-up comes before it.
 
-The command line also defers the standard `inspect` module (4-5 ms of a 70 ms start:
-it brings ast, dis and tokenize). The dataclasses module imports it for one purpose, to
-write a `__doc__` for a record that has none, and every privlab record has one
-(tests/test_records.py), so a plain run never needs it. It loads, whole, on first use
-by anything else (rich, pytest, a traceback's formatting).
+The command line also defers two standard modules that a plain run imports and never
+uses, each loaded whole on first use:
+- `inspect` (4-5 ms of a 70 ms start: it brings ast, dis and tokenize). The dataclasses
+  module imports it for one purpose, to write a `__doc__` for a record that has none,
+  and every privlab record has one (tests/test_records.py). Rich, pytest and a
+  traceback's formatting use it.
+- `urllib.parse` (1.5-2 ms: it brings ipaddress). pathlib imports one function of it,
+  which only `Path.as_uri` calls. The editable install's import finder has loaded
+  pathlib before this runs, so only an installed wheel gains.
 """
 
 from __future__ import annotations
@@ -20,6 +25,10 @@ import gc
 import os
 import signal
 import types
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 __all__ = ["main"]
 
@@ -40,6 +49,8 @@ class _Deferred(types.ModuleType):
     sys.modules reads its `__spec__`, and that read alone makes LazyLoader load it.)"""
 
     def __getattr__(self, name: str) -> object:
+        if name == "__path__":      # `from M import x` asks whether M is a package
+            raise AttributeError(name)
         import importlib
         import sys
 
@@ -57,6 +68,34 @@ def _defer_inspect() -> None:
     sys.modules.setdefault("inspect", _Deferred("inspect"))
 
 
+def _forwarder(stand_in: _Deferred, name: str) -> Callable[..., object]:
+    """A function that a module can import from `stand_in` without loading the real
+    module: the first call loads it, and every call goes to the real function."""
+    def forward(*args: object, **kwargs: object) -> object:
+        fn = stand_in.__dict__[name]
+        if fn is forward:           # the real module's names replace it once loaded
+            fn = stand_in.__getattr__(name)
+        return fn(*args, **kwargs)
+    forward.__name__ = forward.__qualname__ = name
+    return forward
+
+
+def _defer_url_parsing() -> None:
+    """`import pathlib` without urllib.parse, until a path is written as a URI."""
+    import sys
+
+    if "urllib.parse" in sys.modules or "pathlib" in sys.modules:
+        return
+    import urllib
+
+    stand_in = _Deferred("urllib.parse")
+    stand_in.__dict__["quote_from_bytes"] = _forwarder(stand_in, "quote_from_bytes")
+    sys.modules["urllib.parse"] = stand_in
+    # `import urllib.parse` finds the stand-in in sys.modules and reads the package's
+    # attribute; loading the real module sets that attribute again
+    urllib.parse = stand_in
+
+
 def _compile_dataclass_methods_once() -> None:
     """The records' generated methods come compiled from the cache (harness/codecache.py):
     compiling them was the largest part of start-up."""
@@ -72,6 +111,7 @@ def main() -> int:
     gc.disable()
     try:
         _defer_inspect()
+        _defer_url_parsing()
         _compile_dataclass_methods_once()
         from .cli.main import main as command_line
     finally:

@@ -41,8 +41,10 @@ def test_the_check_finds_a_record_without_one() -> None:
 
 
 def _after_command(args: list[str]) -> dict[str, object]:
-    """Run `privlab ARGS` as the console script does (harness/entry.py), then say
-    whether `inspect` was loaded and whether its stand-in works."""
+    """Run `privlab ARGS` as the console script does (harness/entry.py), a second
+    time (the first builds or stamps what it needs, and a build may use `inspect`),
+    then say whether `inspect` was loaded and whether its stand-in works."""
+    subprocess.run([sys.executable, "-m", "privlab", *args], capture_output=True, check=True)
     probe = (
         "import sys, json, contextlib, io\n"
         f"sys.argv = ['privlab', *{args!r}]\n"
