@@ -18,7 +18,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from common import best_of, time_command, time_qemu_user
+from common import best_of, privlab_cli, time_command, time_qemu_user
 
 from privlab.build.images import Images, build_images
 
@@ -28,7 +28,7 @@ GROWTH = 1.2         # ratio at the largest count / ratio at the smallest
 
 
 def privlab(seed: int, n: int) -> float:
-    took, proc = time_command([sys.executable, "-m", "privlab", "run", "--quiet", "--user",
+    took, proc = time_command([*privlab_cli(), "run", "--quiet", "--user",
                                "fuzz", str(seed), str(n)])
     if proc.returncode != 0:
         sys.exit(f"privlab: fuzz {seed} {n} exited {proc.returncode}: "

@@ -33,7 +33,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from common import QEMU_CPU
+from common import QEMU_CPU, privlab_cli
 
 BENCHMARKS = ("dhrystone", "median", "qsort", "rsort", "spmv", "towers", "vvadd", "memcpy",
               "mm", "multiply", "mt-vvadd", "mt-matmul", "mt-memcpy")
@@ -76,7 +76,7 @@ def privlab_command(elf: Path, harts: int) -> list[str]:
     # On QEMU -icount shift=0's clock (1 ns an instruction), so that the cycle counts
     # the benchmarks print can equal its; the pace changes no instruction they run.
     smp = ["--smp", str(harts)] if harts > 1 else []
-    return [sys.executable, "-m", "privlab", "run", *smp, "--icount-shift", "0", "--bios",
+    return [*privlab_cli(), "run", *smp, "--icount-shift", "0", "--bios",
             "none", "--kernel", str(elf)]
 
 

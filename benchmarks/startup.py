@@ -53,7 +53,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
 
 
 def privlab_command(program: str) -> list[str]:
-    return [sys.executable, "-m", "privlab", "run", "--quiet", "--user", program]
+    from common import privlab_cli
+
+    return [*privlab_cli(), "run", "--quiet", "--user", program]
 
 
 def qemu_command(program: str, initrd: Path, icount: bool = False) -> list[str] | None:
@@ -125,7 +127,9 @@ def riscv_tests(directory: Path, env: dict[str, str],
     tests = sorted(p for p in directory.iterdir() if SUITES.fullmatch(p.name))
     if not tests:
         sys.exit(f"{directory}: no riscv-tests p tests (rv64ui-p-add, ...) in it")
-    ours = sum(median_wall([sys.executable, "-m", "privlab", "run", "--quiet", "--bios",
+    from common import privlab_cli
+
+    ours = sum(median_wall([*privlab_cli(), "run", "--quiet", "--bios",
                             "none", "--kernel", str(t)], 1, env, warm=False, status=None)
                for t in tests)
     if not have_qemu:
@@ -137,7 +141,7 @@ def riscv_tests(directory: Path, env: dict[str, str],
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from common import build
+    from common import build, privlab_cli
 
     args = parse_args(argv)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
@@ -156,7 +160,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         met &= compare(f"  run --user {args.program}", privlab,
                        (qemu[0], qemu[1]) if qemu else None)
     bare = build("alu_loop", 0)
-    ours = median_wall([sys.executable, "-m", "privlab", "run", "--quiet", "--bios", "none",
+    ours = median_wall([*privlab_cli(), "run", "--quiet", "--bios", "none",
                         "--kernel", str(bare)], args.runs, env)
     qemu_bare_times = (median_wall(qemu_bare(bare, False), args.runs),
                        median_wall(qemu_bare(bare, True), args.runs)) if have_qemu else None

@@ -28,6 +28,7 @@ from common import (
     best_of,
     build,
     cpu_command,
+    privlab_cli,
     qemu_bare_command,
     qemu_reference,
     report,
@@ -40,13 +41,13 @@ GOAL = 5.0
 
 
 def privlab_command(elf: Path, out: Path) -> list[str]:
-    return [sys.executable, "-m", "privlab", "run", "--quiet", "--bios", "none", "--kernel",
+    return [*privlab_cli(), "run", "--quiet", "--bios", "none", "--kernel",
             str(elf), "--trace-out", str(out)]
 
 
 def trace_command(elf: Path, out: Path) -> list[str]:
     """`privlab trace --format jsonl`, its budget large enough for the whole run."""
-    return [sys.executable, "-m", "privlab", "trace", "--format", "jsonl", "-o", str(out),
+    return [*privlab_cli(), "trace", "--format", "jsonl", "-o", str(out),
             "--max-insns", "100000000000", "--bios", "none", "--kernel", str(elf)]
 
 

@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from common import privlab_cli
 from startup import qemu_command
 
 FIRST_ROW = 1.0        # seconds
@@ -74,7 +75,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    privlab = [sys.executable, "-m", "privlab"]
+    privlab = privlab_cli()
     with tempfile.TemporaryDirectory(prefix="privlab-trace-stream-") as tmp:
         out = Path(tmp) / "t.trace"
         out_jsonl = Path(tmp) / "t.jsonl"

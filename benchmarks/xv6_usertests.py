@@ -41,6 +41,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from common import privlab_cli
+
 from privlab.pace import DEFAULT_ICOUNT_SHIFT
 
 DONE = b"ALL TESTS PASSED"
@@ -69,7 +71,7 @@ def _qemu_command(kernel: Path, image: Path, icount_shift: int | None = None,
 
 def _privlab_command(kernel: Path, image: Path, icount_shift: int,
                      smp: int = 1) -> list[str]:
-    return [sys.executable, "-m", "privlab", "run", "--bios", "none", "--kernel", str(kernel),
+    return [*privlab_cli(), "run", "--bios", "none", "--kernel", str(kernel),
             "--drive", f"{image},snapshot=on", "--icount-shift", str(icount_shift),
             "--smp", str(smp)]
 
