@@ -3,7 +3,8 @@
 Boots the bundled firmware and kernel, runs `hello`, and shows, from the run itself:
 the boot (M to S to U), the trap flow of hello's write() through U, S and M, the CSRs
 the ecall changed, and hello's page table with the walk that finds its buffer.
-Non-interactive; takes a few seconds.
+Non-interactive; takes a fraction of a second (a checkout's first run builds the
+kernel first).
 """
 
 # The parser is built on every run of `privlab` (harness/cli/main.py): this module
