@@ -25,8 +25,8 @@ system calls than a guest clocked by its instructions (docs/other-kernels.md).
 
 `--smp N` boots both with N harts: build xv6 with `make CPUS=N` (xv6's own default is
 3). Its scheduler spins while it has nothing to run, so on privlab the idle harts are
-what `--smp` costs (docs/machine.md#several-harts: a hart proven to spin in an idle
-loop yields its turns); QEMU runs its harts on host threads.
+what `--smp` costs: only a hart in `wfi` gives up its turns, and one that spins takes
+them (docs/machine.md#several-harts says why); QEMU runs its harts on host threads.
 """
 
 from __future__ import annotations
