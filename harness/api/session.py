@@ -147,7 +147,7 @@ class Session(MemoryAccess):
         fw, kern = load_elf(images.firmware), load_elf(kernel or images.kernel)
         ub = user_boot(images.users, program, list(args), add=add, initrd=images.initrd)
         disk = boot_drive(images.disk, ub.programs, as_drive(drive), attach=bundled_disk)
-        m = new_system(fw, kern, ub.initrd, ub.bootargs, ram=ram_mib * MIB,
+        m = new_system(fw, kern, ub.initrd_image(), ub.bootargs, ram=ram_mib * MIB,
                        console=Console(echo=echo),
                        uart_input=ScriptedInput(console_input, final=input_ends),
                        drive=disk, virtio_legacy=virtio_legacy,

@@ -360,7 +360,7 @@ def boot_machine(args: Any, console: Console, uart_input: InputSource) -> Booted
     say_notes(ub.programs.notes)
     drive = boot_drive(images.disk, ub.programs, drive_of(args), attach=not args.no_drive)
     kern = kernel or load_elf(images.kernel)
-    m = new_system(firmware or load_elf(images.firmware), kern, ub.initrd, ub.bootargs,
+    m = new_system(firmware or load_elf(images.firmware), kern, ub.initrd_image(), ub.bootargs,
                    ram=ram, console=console, uart_input=uart_input, drive=drive,
                    virtio_legacy=args.virtio_legacy, icount_shift=args.icount_shift,
                    smp=args.smp, smp_seed=args.smp_seed)

@@ -30,6 +30,8 @@ from .schedule import DEFAULT_SMP_SEED
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import mmap
+
     from ..devices.disk import Drive
 
 __all__ = ["BootLayout", "boot_bare", "boot_system", "new_bare", "new_system"]
@@ -74,7 +76,8 @@ def new_bare(image: ElfImage, *, ram: int = PLATFORM.ram_size_default,
     return machine
 
 
-def new_system(firmware: ElfImage, kernel: ElfImage, initrd: bytes, bootargs: str, *,
+def new_system(firmware: ElfImage, kernel: ElfImage, initrd: bytes | mmap.mmap, bootargs: str,
+               *,
                ram: int = PLATFORM.ram_size_default, console: Console | None = None,
                uart_input: InputSource | None = None, keep_events: bool = True,
                drive: Drive | None = None, virtio_legacy: bool = False,
@@ -98,8 +101,8 @@ def _extent(image: ElfImage) -> tuple[int, int]:
             max(s.paddr + s.memsz for s in image.segments))
 
 
-def boot_system(machine: Machine, firmware: ElfImage, kernel: ElfImage, initrd: bytes,
-                bootargs: str = "") -> BootLayout:
+def boot_system(machine: Machine, firmware: ElfImage, kernel: ElfImage,
+                initrd: bytes | mmap.mmap, bootargs: str = "") -> BootLayout:
     from ..boot.initrd import initrd_load_address  # a bare run packs no initrd
 
     mem = machine.memory

@@ -29,6 +29,7 @@ from ..native.library import load_library
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import mmap
     from typing import Any
 
 __all__ = ["Context", "Engine", "EngineError", "MmioRead", "MmioWrite"]
@@ -144,8 +145,11 @@ class Engine:
         _check(self._lib.uc_mem_read(self._uch, address, buf, size))
         return buf.raw
 
-    def mem_write(self, address: int, data: bytes) -> None:
-        _check(self._lib.uc_mem_write(self._uch, address, data, len(data)))
+    def mem_write(self, address: int, data: bytes | mmap.mmap) -> None:
+        """Write `data` (bytes, or a writable mapping such as a mapped file's private
+        copy, passed by address) to guest memory."""
+        buf = data if isinstance(data, bytes) else (ctypes.c_char * len(data)).from_buffer(data)
+        _check(self._lib.uc_mem_write(self._uch, address, buf, len(data)))
 
     def mmio_map(self, address: int, size: int, read: MmioRead, read_data: Any,
                  write: MmioWrite, write_data: Any) -> None:

@@ -85,7 +85,7 @@ class Memory:
             raise GuestError(f"physical range {paddr:#x}+{size:#x} is not RAM")
         return self._uc.mem_read(paddr, size)
 
-    def write(self, paddr: int, data: bytes) -> None:
+    def write(self, paddr: int, data: bytes | mmap.mmap) -> None:
         if not self.in_ram(paddr, len(data)):
             raise GuestError(f"physical range {paddr:#x}+{len(data):#x} is not RAM")
         self._uc.mem_write(paddr, data)

@@ -3,8 +3,9 @@
 `privlab run --trace-out FILE` writes this unless FILE ends in `.jsonl`. It costs a
 write of the buffer the core already filled, so a traced run to disk runs at the
 in-memory trace's speed; JSON Lines (formatted from the same records in C, jsonl.c)
-cost 1.3 to 1.7 times its CPU and take half as much room again. `privlab trace --from FILE` reads it back (as text, calls, JSON Lines, Perfetto
-or HTML), and so does `read_trace()` in the API.
+cost 1.3 to 1.7 times its CPU and take half as much room again. `privlab trace --from
+FILE` reads it back (as text, calls, JSON Lines, Perfetto or HTML), and so does
+`read_trace()` in the API.
 
 Layout (every integer little-endian; docs/inspect/exports.md, "Trace files"):
 

@@ -3,6 +3,7 @@ the syscall table generator."""
 
 from __future__ import annotations
 
+import mmap
 import shutil
 import subprocess
 from pathlib import Path
@@ -22,6 +23,7 @@ from privlab.boot.dtb import build_dtb, parse_dtb_summary
 from privlab.boot.initrd import initrd_load_address, pack_initrd, unpack_initrd
 from privlab.build.images import Images
 from privlab.errors import BadInput
+from privlab.machine import Machine
 
 # ---- initrd ---------------------------------------------------------------------------
 
@@ -176,6 +178,37 @@ def test_a_boot_that_adds_nothing_loads_the_builds_initrd(images: Images,
     assert user_boot(gone, None, initrd=images.initrd).initrd == built.initrd
     with pytest.raises(FileNotFoundError):
         user_boot(gone, "hello")                                  # packs: reads each
+
+
+def test_the_builds_initrd_is_mapped_for_the_machine_not_read(images: Images) -> None:
+    """A machine loads the build's initrd from a private mapping of the file: the same
+    bytes land in guest RAM, and nothing written to the mapping reaches the file."""
+    boot = user_boot(images.users, "hello", initrd=images.initrd)
+    image = boot.initrd_image()
+    assert isinstance(image, mmap.mmap)
+    on_disk = images.initrd.read_bytes()
+    assert image[:] == on_disk == boot.initrd
+    m = Machine(64)
+    start = m.memory.ram_base + 0x100000
+    m.memory.write(start, image)
+    assert m.memory.read(start, len(on_disk)) == on_disk
+    image[:4] = b"XXXX"                    # a private copy: the build's file stays
+    assert images.initrd.read_bytes() == on_disk
+
+
+def test_a_packed_initrd_is_handed_over_as_its_bytes(images: Images, tmp_path: Path) -> None:
+    elf = tmp_path / "mytest.elf"
+    elf.write_bytes(images.users["hello"].read_bytes())
+    boot = user_boot(images.users, str(elf), initrd=images.initrd)
+    assert boot.built is None
+    assert boot.initrd_image() is boot.packed == boot.initrd
+
+
+def test_an_empty_built_initrd_maps_to_no_bytes(images: Images, tmp_path: Path) -> None:
+    """mmap cannot map an empty file: an empty initrd is b"" (a machine then loads none)."""
+    empty = tmp_path / "initrd.cpio"
+    empty.write_bytes(b"")
+    assert user_boot(images.users, "hello", initrd=empty).initrd_image() == b""
 
 
 def test_a_boot_that_adds_a_program_packs_its_own_initrd(images: Images,
