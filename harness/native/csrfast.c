@@ -211,9 +211,13 @@ bool csrfast_install(void)
         {(void *)helper_csrrw_riscv64, (void *)helper_csrrs_riscv64,
          (void *)helper_csrrc_riscv64},
     };
+    static const char *const names[2][HELPERS] = {
+        {"helper_csrrw_riscv32", "helper_csrrs_riscv32", "helper_csrrc_riscv32"},
+        {"helper_csrrw_riscv64", "helper_csrrs_riscv64", "helper_csrrc_riscv64"},
+    };
     for (unsigned x = 0; x < 2; x++)
         for (unsigned i = 0; i < HELPERS; i++)
-            if (!code_range_of(fns[x][i], &helpers[x][i].lo, &helpers[x][i].hi))
+            if (!code_range_of(names[x][i], fns[x][i], &helpers[x][i].lo, &helpers[x][i].hi))
                 return false;
     return plt_patch("riscv_csrrw_riscv64", (void *)csrrw64) &&
            plt_patch("riscv_csrrw_riscv32", (void *)csrrw32);

@@ -292,13 +292,17 @@ HELPERS(DECLARE)
 HELPERS_RV64(DECLARE64)
 
 struct replacement {
-    char *helper;   /* Unicorn's helper */
-    void *fn;       /* the core's */
+    const char *name;   /* Unicorn's helper, by its symbol */
+    char *helper;       /* and its address */
+    void *fn;           /* the core's */
 };
 
-#define BOTH(name) {helper_##name##_riscv32, (void *)r_##name##_riscv32},                 \
-                   {helper_##name##_riscv64, (void *)r_##name##_riscv64},
-#define RV64(name) {helper_##name##_riscv64, (void *)r_##name##_riscv64},
+#define BOTH(name) {"helper_" #name "_riscv32", helper_##name##_riscv32,                   \
+                    (void *)r_##name##_riscv32},                                          \
+                   {"helper_" #name "_riscv64", helper_##name##_riscv64,                   \
+                    (void *)r_##name##_riscv64},
+#define RV64(name) {"helper_" #name "_riscv64", helper_##name##_riscv64,                   \
+                    (void *)r_##name##_riscv64},
 /* x86-64 only (fpu_install), as are the two functions below. */
 static const struct replacement replacements[] __attribute__((unused)) = {HELPERS(BOTH) HELPERS_RV64(RV64)};
 #define NREPL (sizeof replacements / sizeof replacements[0])
@@ -356,7 +360,8 @@ void fpu_install(void)
     uint64_t x = 0xcbf29ce484222325ull;
     for (size_t i = 0; i < NREPL; i++) {
         uintptr_t lo, hi;
-        if (!code_range_of(replacements[i].helper, &lo, &hi) || hi - lo < JUMP_BYTES)
+        if (!code_range_of(replacements[i].name, replacements[i].helper, &lo, &hi) ||
+            hi - lo < JUMP_BYTES)
             return;
         x = fnv1a(x, (const uint8_t *)lo, hi - lo);
     }

@@ -453,7 +453,7 @@ hart *hart_of_env(void *env, unsigned xlen);
 hart *hart_of_cpu(const void *cpu);
 bool plt_patch(const char *name, void *fn);
 void **plt_slot(const char *name);
-bool code_range_of(void *fn, uintptr_t *lo, uintptr_t *hi);
+bool code_range_of(const char *name, void *fn, uintptr_t *lo, uintptr_t *hi);
 bool csrfast_install(void);
 bool csrfast_handles(unsigned csr);
 hart *hart_of_engine(const void *uc);

@@ -53,37 +53,17 @@ bool no_plt(void)
 }
 
 #if defined(__ELF__)
-/* libunicorn's PLT slot for `name`, made writable; NULL when it has none. */
-static void **find_slot(const ElfW(Addr) base, const ElfW(Dyn) *dyn, const char *name)
-{
-    const ElfW(Rela) *rela = NULL;
-    const ElfW(Sym) *symtab = NULL;
-    const char *strtab = NULL;
-    size_t relsz = 0;
-    for (const ElfW(Dyn) *d = dyn; d->d_tag != DT_NULL; d++) {
-        switch (d->d_tag) {
-        case DT_JMPREL: rela = (const ElfW(Rela) *)d->d_un.d_ptr; break;
-        case DT_PLTRELSZ: relsz = d->d_un.d_val; break;
-        case DT_SYMTAB: symtab = (const ElfW(Sym) *)d->d_un.d_ptr; break;
-        case DT_STRTAB: strtab = (const char *)d->d_un.d_ptr; break;
-        default: break;
-        }
-    }
-    if (!rela || !symtab || !strtab)
-        return NULL;
-    for (size_t k = 0; k < relsz / sizeof *rela; k++) {
-        const ElfW(Sym) *s = &symtab[ELF64_R_SYM(rela[k].r_info)];
-        if (strcmp(strtab + s->st_name, name) != 0)
-            continue;
-        void **slot = (void **)(base + rela[k].r_offset);
-        long pg = sysconf(_SC_PAGESIZE);
-        void *start = (void *)((uintptr_t)slot & ~(uintptr_t)(pg - 1));
-        if (mprotect(start, (size_t)pg, PROT_READ | PROT_WRITE) != 0)
-            return NULL;
-        return slot;
-    }
-    return NULL;
-}
+/* libunicorn as the dynamic linker placed it: where it is loaded, and the tables of its
+ * dynamic section that a lookup by name reads. */
+struct dynobj {
+    ElfW(Addr) base;
+    const ElfW(Sym) *symtab;
+    const char *strtab;
+    const uint32_t *gnu_hash;    /* DT_GNU_HASH, or */
+    const uint32_t *sysv_hash;   /* DT_HASH */
+    const ElfW(Rela) *jmprel;    /* its PLT's relocations */
+    size_t njmprel;
+};
 
 struct find_arg {
     uintptr_t inside;
@@ -108,17 +88,113 @@ static int find_object(struct dl_phdr_info *info, size_t size, void *data)
     return 0;
 }
 
+/* libunicorn's dynamic tables, found once; NULL when they cannot be. */
+static const struct dynobj *unicorn_object(void)
+{
+    static struct dynobj o;
+    static int state;   /* 0: not looked for, 1: found, -1: not found */
+    if (state)
+        return state > 0 ? &o : NULL;
+    state = -1;
+    struct find_arg a = {.inside = (uintptr_t)(void *)&uc_open};
+    if (!dl_iterate_phdr(find_object, &a) || !a.dyn)
+        return NULL;
+    size_t relsz = 0;
+    for (const ElfW(Dyn) *d = a.dyn; d->d_tag != DT_NULL; d++) {
+        switch (d->d_tag) {
+        case DT_SYMTAB: o.symtab = (const ElfW(Sym) *)d->d_un.d_ptr; break;
+        case DT_STRTAB: o.strtab = (const char *)d->d_un.d_ptr; break;
+        case DT_GNU_HASH: o.gnu_hash = (const uint32_t *)d->d_un.d_ptr; break;
+        case DT_HASH: o.sysv_hash = (const uint32_t *)d->d_un.d_ptr; break;
+        case DT_JMPREL: o.jmprel = (const ElfW(Rela) *)d->d_un.d_ptr; break;
+        case DT_PLTRELSZ: relsz = d->d_un.d_val; break;
+        default: break;
+        }
+    }
+    if (!o.symtab || !o.strtab || (!o.gnu_hash && !o.sysv_hash))
+        return NULL;
+    o.base = a.base;
+    o.njmprel = relsz / sizeof *o.jmprel;
+    state = 1;
+    return &o;
+}
+
+static uint32_t gnu_hash_of(const char *s)
+{
+    uint32_t h = 5381;
+    for (; *s; s++)
+        h = h * 33 + (uint8_t)*s;
+    return h;
+}
+
+static uint32_t sysv_hash_of(const char *s)
+{
+    uint32_t h = 0;
+    for (; *s; s++) {
+        h = (h << 4) + (uint8_t)*s;
+        uint32_t g = h & 0xf0000000u;
+        if (g)
+            h ^= g >> 24;
+        h &= ~g;
+    }
+    return h;
+}
+
+/* The index of `name` in the object's dynamic symbol table (0: none), through its hash
+ * table as the dynamic linker looks it up: a few entries read, where a walk of the
+ * whole table (30,000 symbols, 0.7 MB) faulted in some 230 pages at every start. */
+static size_t symbol_index(const struct dynobj *o, const char *name)
+{
+    if (o->gnu_hash) {
+        const uint32_t *g = o->gnu_hash;
+        uint32_t nbuckets = g[0], symoffset = g[1], bloom_words = g[2];
+        if (!nbuckets)
+            return 0;
+        const uint32_t *buckets = (const uint32_t *)((const ElfW(Addr) *)(g + 4) + bloom_words);
+        const uint32_t *chain = buckets + nbuckets;
+        uint32_t h = gnu_hash_of(name);
+        uint32_t i = buckets[h % nbuckets];
+        if (i < symoffset)
+            return 0;
+        for (;; i++) {
+            uint32_t h2 = chain[i - symoffset];
+            if ((h | 1) == (h2 | 1) && strcmp(o->strtab + o->symtab[i].st_name, name) == 0)
+                return i;
+            if (h2 & 1)
+                return 0;
+        }
+    }
+    uint32_t nbucket = o->sysv_hash[0];
+    if (!nbucket)
+        return 0;
+    const uint32_t *bucket = o->sysv_hash + 2, *chain = bucket + nbucket;
+    for (uint32_t i = bucket[sysv_hash_of(name) % nbucket]; i; i = chain[i])
+        if (strcmp(o->strtab + o->symtab[i].st_name, name) == 0)
+            return i;
+    return 0;
+}
+
 /* libunicorn's PLT slot for `name` (writable), where its own calls to `name` jump
  * through; NULL when libunicorn has none. */
 void **plt_slot(const char *name)
 {
-    static struct find_arg a;
     if (no_plt())
         return NULL;
-    a.inside = (uintptr_t)(void *)&uc_open;
-    if (!a.dyn && !(dl_iterate_phdr(find_object, &a) && a.dyn))
+    const struct dynobj *o = unicorn_object();
+    size_t sym = o && o->jmprel ? symbol_index(o, name) : 0;
+    if (!sym)
         return NULL;
-    return find_slot(a.base, a.dyn, name);
+    for (size_t k = 0; k < o->njmprel; k++) {
+        if (ELF64_R_SYM(o->jmprel[k].r_info) != sym)
+            continue;
+        void **slot = (void **)(o->base + o->jmprel[k].r_offset);
+        long pg = sysconf(_SC_PAGESIZE);
+        void *start = (void *)((uintptr_t)slot & ~(uintptr_t)(pg - 1));
+        if (mprotect(start, (size_t)pg, PROT_READ | PROT_WRITE) != 0)
+            return NULL;
+        return slot;
+    }
+    return NULL;
 }
 
 /* Point libunicorn's PLT slot for `name` at `fn`; false when libunicorn has none. */
@@ -131,138 +207,22 @@ bool plt_patch(const char *name, void *fn)
     return true;
 }
 
-/* The number of symbols in a dynamic symbol table, which its hash table alone knows:
- * DT_HASH's chain count, or past DT_GNU_HASH's highest bucket to the end of its chain. */
-static size_t dynsym_count(const ElfW(Dyn) *dyn)
+/* Where libunicorn's function `name` lies, from its symbol's size, checked against
+ * `fn`, the address the core was linked to: how a replacement tells which of
+ * libunicorn's functions called it (csrfast.c), and how much of a function there is
+ * to fingerprint (fpu.c). */
+bool code_range_of(const char *name, void *fn, uintptr_t *lo, uintptr_t *hi)
 {
-    const uint32_t *gnu = NULL, *sysv = NULL;
-    for (const ElfW(Dyn) *d = dyn; d->d_tag != DT_NULL; d++) {
-        if (d->d_tag == DT_GNU_HASH)
-            gnu = (const uint32_t *)d->d_un.d_ptr;
-        else if (d->d_tag == DT_HASH)
-            sysv = (const uint32_t *)d->d_un.d_ptr;
-    }
-    if (sysv)
-        return sysv[1];
-    if (!gnu)
-        return 0;
-    uint32_t nbuckets = gnu[0], symoffset = gnu[1], bloom_words = gnu[2];
-    const uint32_t *buckets = (const uint32_t *)((const ElfW(Addr) *)(gnu + 4) + bloom_words);
-    const uint32_t *chain = buckets + nbuckets;
-    uint32_t last = 0;
-    for (uint32_t b = 0; b < nbuckets; b++)
-        if (buckets[b] > last)
-            last = buckets[b];
-    if (last < symoffset)
-        return symoffset;
-    while (!(chain[last - symoffset] & 1))
-        last++;
-    return (size_t)last + 1;
-}
-
-struct code_range {
-    uintptr_t lo, hi;
-};
-
-static int by_lo(const void *a, const void *b)
-{
-    uintptr_t x = ((const struct code_range *)a)->lo, y = ((const struct code_range *)b)->lo;
-    return (x > y) - (x < y);
-}
-
-enum { DIGIT_BITS = 11, DIGITS = 1 << DIGIT_BITS };
-
-/* Sort `t` by address. A radix sort on the offset from libunicorn's load address,
- * three 11-bit digits, when every offset fits in 33 bits (libunicorn is 24 MB): glibc's
- * qsort spent 4 ms of each process's first hart on libunicorn's 30,000 functions, a
- * twentieth of a bare run's start-up. */
-static void sort_by_lo(struct code_range *t, size_t n, uintptr_t base)
-{
-    struct code_range *tmp = malloc(n * sizeof *tmp);
-    bool fits = tmp != NULL;
-    for (size_t i = 0; fits && i < n; i++)
-        fits = t[i].lo >= base && (t[i].lo - base) >> (3 * DIGIT_BITS) == 0;
-    if (!fits) {
-        free(tmp);
-        qsort(t, n, sizeof *t, by_lo);
-        return;
-    }
-    size_t count[DIGITS];
-    for (unsigned shift = 0; shift < 3 * DIGIT_BITS; shift += DIGIT_BITS) {
-        memset(count, 0, sizeof count);
-        for (size_t i = 0; i < n; i++)
-            count[(t[i].lo - base) >> shift & (DIGITS - 1)]++;
-        size_t at = 0;
-        for (size_t d = 0; d < DIGITS; d++) {
-            size_t c = count[d];
-            count[d] = at;
-            at += c;
-        }
-        for (size_t i = 0; i < n; i++)
-            tmp[count[(t[i].lo - base) >> shift & (DIGITS - 1)]++] = t[i];
-        memcpy(t, tmp, n * sizeof *t);
-    }
-    free(tmp);
-}
-
-/* libunicorn's defined functions sorted by address, read once from its dynamic symbol
- * table: dladdr1 searches every symbol of the object on each call (0.15 ms each on
- * libunicorn, about 80 calls at the first hart). NULL when the table cannot be read. */
-static const struct code_range *unicorn_functions(size_t *n)
-{
-    static struct code_range *table;
-    static size_t count;
-    static bool tried;
-    if (tried) {
-        *n = count;
-        return table;
-    }
-    tried = true;
-    struct find_arg a = {.inside = (uintptr_t)(void *)&uc_open};
-    if (!dl_iterate_phdr(find_object, &a) || !a.dyn)
-        return NULL;
-    const ElfW(Sym) *symtab = NULL;
-    for (const ElfW(Dyn) *d = a.dyn; d->d_tag != DT_NULL; d++)
-        if (d->d_tag == DT_SYMTAB)
-            symtab = (const ElfW(Sym) *)d->d_un.d_ptr;
-    size_t nsyms = dynsym_count(a.dyn);
-    if (!symtab || !nsyms || !(table = calloc(nsyms, sizeof *table)))
-        return NULL;
-    for (size_t i = 0; i < nsyms; i++) {
-        const ElfW(Sym) *s = &symtab[i];
-        if (ELF64_ST_TYPE(s->st_info) == STT_FUNC && s->st_shndx != SHN_UNDEF && s->st_size) {
-            table[count].lo = a.base + s->st_value;
-            table[count].hi = table[count].lo + s->st_size;
-            count++;
-        }
-    }
-    sort_by_lo(table, count, a.base);
-    *n = count;
-    return table;
-}
-
-/* Where function `fn` of libunicorn lies, from its symbol's size: how a replacement
- * tells which of libunicorn's functions called it (csrfast.c, tlbflush.c). */
-bool code_range_of(void *fn, uintptr_t *lo, uintptr_t *hi)
-{
-    size_t n = 0;
-    const struct code_range *t = unicorn_functions(&n);
-    if (t) {
-        const struct code_range key = {.lo = (uintptr_t)fn};
-        const struct code_range *r = bsearch(&key, t, n, sizeof *t, by_lo);
-        if (!r)
-            return false;
-        *lo = r->lo;
-        *hi = r->hi;
-        return true;
-    }
-    Dl_info info;
-    const ElfW(Sym) *sym = NULL;
-    if (!dladdr1(fn, &info, (void **)&sym, RTLD_DL_SYMENT) || !sym || !sym->st_size ||
-        info.dli_saddr != fn)
+    const struct dynobj *o = unicorn_object();
+    size_t i = o ? symbol_index(o, name) : 0;
+    if (!i)
+        return false;
+    const ElfW(Sym) *s = &o->symtab[i];
+    if (ELF64_ST_TYPE(s->st_info) != STT_FUNC || s->st_shndx == SHN_UNDEF || !s->st_size ||
+        o->base + s->st_value != (uintptr_t)fn)
         return false;
     *lo = (uintptr_t)fn;
-    *hi = *lo + sym->st_size;
+    *hi = *lo + s->st_size;
     return true;
 }
 
@@ -277,7 +237,7 @@ bool plt_patch(const char *name, void *fn)
     return false;
 }
 
-bool code_range_of(void *fn, uintptr_t *lo, uintptr_t *hi)
+bool code_range_of(const char *name, void *fn, uintptr_t *lo, uintptr_t *hi)
 {
     return false;
 }
