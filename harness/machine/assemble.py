@@ -76,10 +76,10 @@ def new_bare(image: ElfImage, *, ram: int = PLATFORM.ram_size_default,
     return machine
 
 
-def new_system(firmware: ElfImage, kernel: ElfImage, initrd: bytes | mmap.mmap, bootargs: str,
-               *,
-               ram: int = PLATFORM.ram_size_default, console: Console | None = None,
-               uart_input: InputSource | None = None, keep_events: bool = True,
+def new_system(firmware: ElfImage, kernel: ElfImage, initrd: bytes | mmap.mmap,
+               bootargs: str, *, ram: int = PLATFORM.ram_size_default,
+               console: Console | None = None, uart_input: InputSource | None = None,
+               keep_events: bool = True,
                drive: Drive | None = None, virtio_legacy: bool = False,
                icount_shift: int = DEFAULT_ICOUNT_SHIFT, smp: int = 1,
                smp_seed: int = DEFAULT_SMP_SEED) -> Machine:
