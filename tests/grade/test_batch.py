@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+from compiles import count_compiles
 
 from privlab.course import submission_build
 from privlab.course.packing import content_hash, pack, unpack
@@ -101,7 +102,6 @@ def test_a_kernel_built_at_a_new_place_reuses_every_cached_object(
     objects record them (the prefix map), a new place compiles nothing."""
     import shutil
 
-    from privlab.build import toolchain
     from privlab.build.images import build_images
     from privlab.paths import KERNEL_DIR, USERLAND_DIR
 
@@ -115,13 +115,6 @@ def test_a_kernel_built_at_a_new_place_reuses_every_cached_object(
     # What this build compiles, not what the cache holds: the suite's other workers
     # share the cache and compile into it meanwhile (a file in flight in a temporary
     # directory one moment, in place the next).
-    compiled: list[str] = []
-    real = toolchain.run_compiler
-
-    def counting(cmd: list[str], what: str) -> str:
-        if "-c" in cmd:
-            compiled.append(cmd[cmd.index("-c") + 1])
-        return real(cmd, what)
-    monkeypatch.setattr(toolchain, "run_compiler", counting)
+    compiled = count_compiles(monkeypatch)
     assert build(tmp_path / "slot-b") == first
     assert compiled == []

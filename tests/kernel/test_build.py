@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
+from compiles import count_compiles
 from elftools.elf.elffile import ELFFile
 
 import privlab.build.images as images_module
@@ -47,15 +48,7 @@ def test_rebuild_after_editing_one_file_recompiles_only_that_file(
     build_images("rv64", kernel_dir=kernel, userland_dir=userland, out_dir=out, listings=False)
     proc = kernel / "proc.c"
     proc.write_text(proc.read_text() + f"\n// edited at {time.time()}\n")
-    compiles: list[str] = []
-    real_run = toolchain.run_compiler
-
-    def counting_run(cmd: list[str], what: str) -> str:
-        if "-c" in cmd:
-            compiles.append(cmd[cmd.index("-c") + 1])
-        return real_run(cmd, what)
-
-    monkeypatch.setattr(toolchain, "run_compiler", counting_run)
+    compiles = count_compiles(monkeypatch)
     images = build_images("rv64", kernel_dir=kernel, userland_dir=userland, out_dir=out)
     # How long that takes is measured by benchmarks/rebuild.py, not asserted here.
     assert [Path(c).name for c in compiles] == ["proc.c"]
