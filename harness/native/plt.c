@@ -88,35 +88,51 @@ static int find_object(struct dl_phdr_info *info, size_t size, void *data)
     return 0;
 }
 
-/* libunicorn's dynamic tables, found once; NULL when they cannot be. */
-static const struct dynobj *unicorn_object(void)
+/* libunicorn's dynamic tables into `*out`; false when they cannot be found. Found once
+ * and kept: the copy kept is published only once complete, and a caller that comes
+ * meanwhile (a hart made on another thread) finds the same tables itself. */
+static bool unicorn_object(struct dynobj *out)
 {
-    static struct dynobj o;
-    static int state;   /* 0: not looked for, 1: found, -1: not found */
-    if (state)
-        return state > 0 ? &o : NULL;
-    state = -1;
+    static struct dynobj kept;
+    static int state;   /* 0: not looked for, 2: being kept, 1: kept, -1: not found */
+    int known = __atomic_load_n(&state, __ATOMIC_ACQUIRE);
+    if (known == 1) {
+        *out = kept;
+        return true;
+    }
+    if (known == -1)
+        return false;
     struct find_arg a = {.inside = (uintptr_t)(void *)&uc_open};
-    if (!dl_iterate_phdr(find_object, &a) || !a.dyn)
-        return NULL;
+    struct dynobj found = {0};
     size_t relsz = 0;
-    for (const ElfW(Dyn) *d = a.dyn; d->d_tag != DT_NULL; d++) {
-        switch (d->d_tag) {
-        case DT_SYMTAB: o.symtab = (const ElfW(Sym) *)d->d_un.d_ptr; break;
-        case DT_STRTAB: o.strtab = (const char *)d->d_un.d_ptr; break;
-        case DT_GNU_HASH: o.gnu_hash = (const uint32_t *)d->d_un.d_ptr; break;
-        case DT_HASH: o.sysv_hash = (const uint32_t *)d->d_un.d_ptr; break;
-        case DT_JMPREL: o.jmprel = (const ElfW(Rela) *)d->d_un.d_ptr; break;
-        case DT_PLTRELSZ: relsz = d->d_un.d_val; break;
-        default: break;
+    if (dl_iterate_phdr(find_object, &a) && a.dyn) {
+        for (const ElfW(Dyn) *d = a.dyn; d->d_tag != DT_NULL; d++) {
+            switch (d->d_tag) {
+            case DT_SYMTAB: found.symtab = (const ElfW(Sym) *)d->d_un.d_ptr; break;
+            case DT_STRTAB: found.strtab = (const char *)d->d_un.d_ptr; break;
+            case DT_GNU_HASH: found.gnu_hash = (const uint32_t *)d->d_un.d_ptr; break;
+            case DT_HASH: found.sysv_hash = (const uint32_t *)d->d_un.d_ptr; break;
+            case DT_JMPREL: found.jmprel = (const ElfW(Rela) *)d->d_un.d_ptr; break;
+            case DT_PLTRELSZ: relsz = d->d_un.d_val; break;
+            default: break;
+            }
         }
     }
-    if (!o.symtab || !o.strtab || (!o.gnu_hash && !o.sysv_hash))
-        return NULL;
-    o.base = a.base;
-    o.njmprel = relsz / sizeof *o.jmprel;
-    state = 1;
-    return &o;
+    int expected = 0;
+    if (!found.symtab || !found.strtab || (!found.gnu_hash && !found.sysv_hash)) {
+        __atomic_compare_exchange_n(&state, &expected, -1, false, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE);
+        return false;
+    }
+    found.base = a.base;
+    found.njmprel = relsz / sizeof *found.jmprel;
+    if (__atomic_compare_exchange_n(&state, &expected, 2, false, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE)) {
+        kept = found;
+        __atomic_store_n(&state, 1, __ATOMIC_RELEASE);
+    }
+    *out = found;
+    return true;
 }
 
 static uint32_t gnu_hash_of(const char *s)
@@ -180,14 +196,14 @@ void **plt_slot(const char *name)
 {
     if (no_plt())
         return NULL;
-    const struct dynobj *o = unicorn_object();
-    size_t sym = o && o->jmprel ? symbol_index(o, name) : 0;
+    struct dynobj o;
+    size_t sym = unicorn_object(&o) && o.jmprel ? symbol_index(&o, name) : 0;
     if (!sym)
         return NULL;
-    for (size_t k = 0; k < o->njmprel; k++) {
-        if (ELF64_R_SYM(o->jmprel[k].r_info) != sym)
+    for (size_t k = 0; k < o.njmprel; k++) {
+        if (ELF64_R_SYM(o.jmprel[k].r_info) != sym)
             continue;
-        void **slot = (void **)(o->base + o->jmprel[k].r_offset);
+        void **slot = (void **)(o.base + o.jmprel[k].r_offset);
         long pg = sysconf(_SC_PAGESIZE);
         void *start = (void *)((uintptr_t)slot & ~(uintptr_t)(pg - 1));
         if (mprotect(start, (size_t)pg, PROT_READ | PROT_WRITE) != 0)
@@ -213,13 +229,13 @@ bool plt_patch(const char *name, void *fn)
  * to fingerprint (fpu.c). */
 bool code_range_of(const char *name, void *fn, uintptr_t *lo, uintptr_t *hi)
 {
-    const struct dynobj *o = unicorn_object();
-    size_t i = o ? symbol_index(o, name) : 0;
+    struct dynobj o;
+    size_t i = unicorn_object(&o) ? symbol_index(&o, name) : 0;
     if (!i)
         return false;
-    const ElfW(Sym) *s = &o->symtab[i];
+    const ElfW(Sym) *s = &o.symtab[i];
     if (ELF64_ST_TYPE(s->st_info) != STT_FUNC || s->st_shndx == SHN_UNDEF || !s->st_size ||
-        o->base + s->st_value != (uintptr_t)fn)
+        o.base + s->st_value != (uintptr_t)fn)
         return false;
     *lo = (uintptr_t)fn;
     *hi = *lo + s->st_size;
