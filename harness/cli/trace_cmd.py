@@ -260,16 +260,16 @@ def _export(args: argparse.Namespace, s: Session) -> int:
     flow = s.flow
     shown = write_export(args, flow, row_filter(args, _owners(args, flow)),
                          f"privlab trace: {args.user or args.kernel or 'system'}",
-                         locator(s, flow))
+                         locator(s, flow), s.machine.icount_shift)
     say_wrote(args, shown)
     return _status(result, budget, args, s)
 
 
 def write_export(args: argparse.Namespace, flow: Flow, filt: FlowFilter, title: str,
-                 locate: RowLocator | None = None) -> int:
+                 locate: RowLocator | None = None, icount_shift: int | None = None) -> int:
     """--format perfetto or html: every row of `flow` that passes `filt`, at once, to
-    --output (processes named where the flow knows them, places by `locate`);
-    returns the rows written."""
+    --output (processes named where the flow knows them, places by `locate`; a
+    Perfetto trace records the run's pace, `icount_shift`); returns the rows written."""
     from ..trace.html import write_html
     from ..trace.perfetto import write_chrome_trace
 
@@ -278,7 +278,7 @@ def write_export(args: argparse.Namespace, flow: Flow, filt: FlowFilter, title: 
         rows = list(flow.rows(filt))
         if args.format == "perfetto":
             names = {satp: f"pid {pid} {name}" for satp, (pid, name) in flow.named.items()}
-            write_chrome_trace(rows, out, names, locate, flow.xlen)
+            write_chrome_trace(rows, out, names, locate, flow.xlen, icount_shift)
         else:
             write_html(rows, out, title, locate=locate, xlen=flow.xlen, specs=flow.specs)
     return len(rows)
@@ -332,7 +332,8 @@ def replay(args: argparse.Namespace) -> int:
         for chunk in reader.chunks():
             log.append_raw(chunk)
         flow = Flow(log, specs, reader.xlen, sbi, initial=reader.initial, start=0)
-        shown = write_export(args, flow, filt, f"privlab trace: {reader.path.name}")
+        shown = write_export(args, flow, filt, f"privlab trace: {reader.path.name}",
+                             icount_shift=reader.icount_shift)
     else:
         with ExitStack() as stack:
             shown = _stream(args, reader, specs, sbi, filt, output_to(args.output, stack))

@@ -16,8 +16,9 @@ Two kinds of track groups (a Chrome "process" each):
 A trap slice's arguments are the row's who and where (`who`, `hart`, `at`), the CSRs
 of the level that took it as the trap left them (`sepc`, `scause`, `stval`,
 `sstatus` before and after, the vector it jumped to, `satp`) and the decoded call.
-Timestamps are guest time: one retired instruction is one nanosecond
-(harness/native: time derives from instret).
+Timestamps count retired instructions, one a nanosecond on the trace's time axis,
+whatever the run's pace: the guest's own clock runs 2^N ns an instruction (the run's
+`--icount-shift N`, 32 ns by default), and `otherData` records N when it is known.
 """
 
 from __future__ import annotations
@@ -150,9 +151,12 @@ class _Tracks:
 
 
 def chrome_trace(rows: Iterable[FlowRow], names: dict[int, str] | None = None,
-                 locate: RowLocator | None = None, xlen: int = 64) -> dict[str, Any]:
+                 locate: RowLocator | None = None, xlen: int = 64,
+                 icount_shift: int | None = None) -> dict[str, Any]:
     """The trace as a dict (json.dump it). `names` labels address spaces by satp
-    where the rows name no process; `locate` gives symbols for `at`."""
+    where the rows name no process; `locate` gives symbols for `at`; `icount_shift`
+    is the run's pace, recorded in `otherData` (None: not known, as for a trace file
+    written before files recorded it)."""
     tracks = _Tracks(names or {})
     tracks.hart(0)
     events: list[dict[str, Any]] = []
@@ -228,12 +232,17 @@ def chrome_trace(rows: Iterable[FlowRow], names: dict[int, str] | None = None,
         args = _args(t, xlen, locate)
         args["returned"] = False
         slice_(t, name, cat, last, args)
-    return {"traceEvents": tracks.meta + events, "displayTimeUnit": "ns",
-            "otherData": {"source": "privlab", "clock": "1 instruction retired = 1 ns"}}
+    other: dict[str, Any] = {"source": "privlab",
+                             "clock": "ts: instructions retired, 1 instruction = 1 ns"}
+    if icount_shift is not None:
+        other["icount_shift"] = icount_shift
+        other["guest_ns_per_instruction"] = 1 << icount_shift
+    return {"traceEvents": tracks.meta + events, "displayTimeUnit": "ns", "otherData": other}
 
 
 def write_chrome_trace(rows: Iterable[FlowRow], out: IO[str],
                        names: dict[int, str] | None = None,
-                       locate: RowLocator | None = None, xlen: int = 64) -> None:
-    json.dump(chrome_trace(rows, names, locate, xlen), out)
+                       locate: RowLocator | None = None, xlen: int = 64,
+                       icount_shift: int | None = None) -> None:
+    json.dump(chrome_trace(rows, names, locate, xlen, icount_shift), out)
     out.write("\n")

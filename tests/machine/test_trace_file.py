@@ -155,6 +155,30 @@ def test_trace_from_file_writes_the_perfetto_and_html_exports(
     assert (tmp_path / "t.html").read_text().startswith("<!DOCTYPE html>")
 
 
+def test_a_perfetto_trace_records_the_runs_pace(hello_traces: tuple[Path, Path],
+                                                tmp_path: Path) -> None:
+    """Its time axis counts instructions, one a nanosecond, whatever the pace: the
+    pace the guest's clock ran at (2^N ns an instruction) is recorded beside it, from
+    the live run or from the trace file's header."""
+    def other(*args: str) -> dict[str, object]:
+        out = tmp_path / "t.json"
+        p = privlab("trace", "--format", "perfetto", "-o", str(out), *args)
+        assert p.returncode == 0, p.stderr
+        data: dict[str, object] = json.loads(out.read_text())["otherData"]
+        return data
+
+    axis = "ts: instructions retired, 1 instruction = 1 ns"
+    assert other("--user", "hello") == {"source": "privlab", "clock": axis,
+                                        "icount_shift": 5, "guest_ns_per_instruction": 32}
+    assert other("--icount-shift", "3", "--user", "hello")["guest_ns_per_instruction"] == 8
+    assert other("--from", str(hello_traces[0]))["icount_shift"] == 5
+    coarse = tmp_path / "coarse.trace"
+    p = privlab("run", "--quiet", "--icount-shift", "2", "--trace-out", str(coarse),
+                "--user", "hello")
+    assert p.returncode == 0, p.stderr
+    assert other("--from", str(coarse))["icount_shift"] == 2
+
+
 def test_the_file_records_the_runs_clock(hello_traces: tuple[Path, Path],
                                          tmp_path: Path) -> None:
     """The header says the pace the run had (2^N ns an instruction): the default's, or
