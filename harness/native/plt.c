@@ -16,7 +16,6 @@
 #include "portable.h"
 
 #if defined(__ELF__)
-#include <dlfcn.h>
 #include <elf.h>
 #include <link.h>
 #include <sys/mman.h>
