@@ -18,12 +18,12 @@ import argparse
 import sys
 from collections.abc import Sequence
 from contextlib import ExitStack
-from typing import TYPE_CHECKING
 
 from ..errors import BadInput
 from .helplayout import HelpLayout
 from .sessionargs import positive_int
 
+TYPE_CHECKING = False     # typing itself is 2 ms of every start
 if TYPE_CHECKING:
     from ..machine.results import RunResult
 
@@ -56,7 +56,7 @@ def split_privlab_options(words: Sequence[str]) -> tuple[argparse.Namespace, lis
             raise BadInput(f"{name} needs a value")
         mine += words[i:i + 1 + takes]
         i += 1 + takes
-    p = argparse.ArgumentParser(prog="privlab qemu", add_help=False)
+    p = argparse.ArgumentParser(prog="privlab qemu", add_help=False, formatter_class=HelpLayout)
     p.add_argument("--pmp-before-qemu7", action="store_true")
     p.add_argument("--max-insns", type=positive_int)
     p.add_argument("--trace-out")

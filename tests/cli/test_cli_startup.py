@@ -114,6 +114,21 @@ def test_a_bare_run_loads_only_the_machine_it_runs() -> None:
     assert sorted(m for m in loaded if m.startswith(unwanted)) == []
 
 
+def test_a_qemu_command_line_loads_what_a_bare_run_leaves_out_no_more() -> None:
+    """`privlab qemu ...`, what a course's Makefile runs in QEMU's place: its own
+    option parser builds no argparse formatter that loads shutil (and with it zlib, bz2
+    and lzma), and the command imports typing for the type checker alone."""
+    kernel = build_asm("PASS")
+    code = ("from privlab.cli.main import main\n"
+            f"status = main(['qemu', '-nographic', '-machine', 'virt', '-bios', 'none', "
+            f"'-kernel', {str(kernel)!r}])\n"
+            "assert status == 0, status\n")
+    loaded = _modules_after(code)
+    assert "privlab.qemucmd.grammar" in loaded     # the probe ran the QEMU line
+    assert sorted(m for m in loaded if m.startswith(("shutil", "typing", "lzma", "bz2"))) \
+        == []
+
+
 def test_a_warm_trace_reads_no_elf_with_pyelftools_and_loads_no_disassembler() -> None:
     """`privlab trace --user hello` names each row's place from the cached symbol and
     line tables (kernelinfo/symbols.py ElfTable) and the cached DWARF types: pyelftools
