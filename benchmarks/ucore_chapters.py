@@ -96,10 +96,11 @@ def chapter_of(arg: str) -> Chapter:
 
 
 def command_line(chapter: Chapter, firmware: Path) -> list[str]:
-    """Build the chapter, and return what `make run` would then run, QEMU's name left
-    as EMULATOR."""
+    """Build what the chapter's `make run` needs (its kernel, and its disk from chapter
+    6 on: `make run` with `true` in QEMU's place), and return what `make run` then
+    runs, QEMU's name left as EMULATOR."""
     make = ["make", *chapter.make_args(firmware)]
-    built = subprocess.run([*make, "build/kernel"], cwd=chapter.directory,
+    built = subprocess.run([*make, "run", "QEMU=true"], cwd=chapter.directory,
                            capture_output=True, check=False)
     if built.returncode != 0:
         raise SystemExit(f"ucore_chapters: chapter {chapter.number}: the build failed:\n"

@@ -74,8 +74,9 @@ def test_the_command_timed_is_what_make_run_runs(bench: ModuleType, tmp_path: Pa
     args = bench.command_line(chapter, Path("/fw.bin"))
     assert args == ["-nographic", "-machine", "virt", "-bios", "/fw.bin", "-kernel",
                     "build/kernel", "-drive", "file=nfs/fs-copy.img,if=none,format=raw,id=x0"]
-    # built with the chapter's usertests as its first process
+    # built with the chapter's usertests as its first process, and its disk made
     assert (tmp_path / "build" / "kernel").read_text() == "ch8b_usertest\n"
+    assert (tmp_path / "nfs" / "fs-copy.img").read_bytes() == b"disk"
     # and each run starts from the disk as built
     (tmp_path / "nfs" / "fs-copy.img").write_bytes(b"written by the last run")
     bench.fresh_disk(tmp_path)
@@ -85,7 +86,7 @@ def test_the_command_timed_is_what_make_run_runs(bench: ModuleType, tmp_path: Pa
 @pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
 def test_a_failed_build_names_the_chapter_and_shows_makes_output(
         bench: ModuleType, tmp_path: Path) -> None:
-    (tmp_path / "Makefile").write_text("build/kernel:\n\t@echo no compiler; false\n")
+    (tmp_path / "Makefile").write_text("run:\n\t@echo no compiler; false\n")
     with pytest.raises(SystemExit, match="chapter 2: the build failed:\nno compiler\n"):
         bench.command_line(bench.Chapter(2, tmp_path), Path("/fw.bin"))
 
