@@ -79,6 +79,10 @@ class Fcr(IntFlag):
     XFR = 0x04   # reset the transmit FIFO
 
 
+REGISTERS = len(Reg)
+LSR_IDLE = int(Lsr.THRE | Lsr.TEMT)          # nothing received, transmitter empty
+LSR_DATA_READY = LSR_IDLE | int(Lsr.DR)
+IER_RDI, IER_THRI, FCR_FE = int(Ier.RDI), int(Ier.THRI), int(Fcr.FE)
 LCR_DLAB = 0x80
 IER_MASK = 0x0F
 IIR_ID_MASK = 0x0F
@@ -251,9 +255,9 @@ class Uart:
         levels above one byte and the character timeout are not modelled: with RDI
         enabled, any received byte interrupts."""
         ident: int = Iir.NO_INT
-        if self.ier & Ier.RDI and self._data_ready():
+        if self.ier & IER_RDI and self._data_ready():
             ident = Iir.RDI
-        elif self.ier & Ier.THRI and self.thr_ipending:
+        elif self.ier & IER_THRI and self.thr_ipending:
             ident = Iir.THRI
         self.iir_id = ident
         level = ident != Iir.NO_INT
@@ -262,13 +266,16 @@ class Uart:
         self._level = level
 
     def iir(self) -> int:
-        return (IIR_FIFO_ENABLED if self.fcr & Fcr.FE else 0) | self.iir_id
+        return (IIR_FIFO_ENABLED if self.fcr & FCR_FE else 0) | self.iir_id
 
     # -- MMIO ------------------------------------------------------------------------
+    # The registers are compared as the plain numbers they are (IntEnum members equal
+    # them): making a Reg of each offset, and an Lsr of each answer, was a tenth of what
+    # a polled console costs per character.
     def read(self, offset: int, size: int) -> int:
-        if offset >= len(Reg):
+        reg = offset
+        if reg >= REGISTERS:
             return 0    # a page-table walk's read (a load there is an access fault)
-        reg = Reg(offset)
         if reg == Reg.RBR_THR_DLL:
             if self._dlab():
                 return self._divisor & 0xFF
@@ -288,12 +295,12 @@ class Uart:
             return value
         if reg == Reg.LSR:
             if self.source.peek():
-                return Lsr.THRE | Lsr.TEMT | Lsr.DR
+                return LSR_DATA_READY
             if self.on_input_ended is not None and self.source.ended():
                 self._idle_polls += 1
                 if self._idle_polls == IDLE_POLL_LIMIT:
                     self.on_input_ended()
-            return Lsr.THRE | Lsr.TEMT
+            return LSR_IDLE
         if reg == Reg.LCR:
             return self.lcr
         if reg == Reg.MCR:
@@ -303,9 +310,9 @@ class Uart:
         return self.scr
 
     def write(self, offset: int, size: int, value: int) -> None:
-        if offset >= len(Reg):
+        reg, value = offset, value & 0xFF
+        if reg >= REGISTERS:
             return      # not reached: a store there is an access fault
-        reg, value = Reg(offset), value & 0xFF
         if reg == Reg.RBR_THR_DLL:
             if self._dlab():
                 self._divisor = (self._divisor & 0xFF00) | value

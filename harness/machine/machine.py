@@ -797,6 +797,4 @@ def _upper_half(addr: int) -> bool:
     """Is a device call at physical `addr` the second half of an access Unicorn split in
     two (an 8-byte access reaches a device as two 4-byte calls)? Asked by the device
     calls of a device QEMU serves one register per access, whatever its size."""
-    start, size = ctypes.c_uint64(), ctypes.c_uint64()
-    load_library().devaccess_last(ctypes.byref(start), ctypes.byref(size))
-    return start.value < addr < start.value + size.value
+    return bool(load_library().devaccess_in_last(addr))

@@ -21,7 +21,7 @@
  *
  * The check also keeps the last access it let through (a walk's page-table read too),
  * so that the device call for the upper half of a split access knows it is one
- * (`devaccess_last`): QEMU's NS16550A answers an access of any size with the one
+ * (`devaccess_in_last`): QEMU's NS16550A answers an access of any size with the one
  * register at its address.
  */
 #include <stdbool.h>
@@ -83,7 +83,7 @@ bool devaccess_page(uint64_t pa)
 
 /* May an access of `size` bytes at physical `pa` reach the device? Yes outside the
  * regions with rules (RAM, devices without rules: left to Unicorn). Notes what it lets
- * through for devaccess_last. */
+ * through for devaccess_in_last. */
 bool devaccess_check(uint64_t pa, uint64_t size)
 {
     if (!devaccess_page(pa))
@@ -99,11 +99,13 @@ bool devaccess_check(uint64_t pa, uint64_t size)
     return false;
 }
 
-/* The last device access let through on this thread: its address and size. */
-void devaccess_last(uint64_t *addr, uint64_t *size)
+/* Is a device call at physical `pa` past the start of the last device access let
+ * through on this thread, so the upper half of one Unicorn split in two? One call
+ * with one number: the machine asks it at every access of such a device, a console's
+ * every character. */
+bool devaccess_in_last(uint64_t pa)
 {
-    *addr = last_addr;
-    *size = last_size;
+    return last_addr < pa && pa < last_addr + last_size;
 }
 
 /* A fetch from a device stopped Unicorn (it cannot execute from a device:

@@ -447,7 +447,7 @@ int devaccess_region(uint64_t lo, uint64_t hi);
 int devaccess_rule(uint64_t lo, uint64_t hi, unsigned min, unsigned max);
 bool devaccess_page(uint64_t pa);
 bool devaccess_check(uint64_t pa, uint64_t size);
-void devaccess_last(uint64_t *addr, uint64_t *size);
+bool devaccess_in_last(uint64_t pa);
 void hart_device_fetch_trap(hart *h, uint64_t pc, unsigned code, uint64_t tval);
 hart *hart_of_env(void *env, unsigned xlen);
 hart *hart_of_cpu(const void *cpu);

@@ -119,7 +119,7 @@ def load_library() -> ctypes.CDLL:
         "devaccess_clear": (None, []),
         "devaccess_region": (i32, [u64, u64]),
         "devaccess_rule": (i32, [u64, u64, u32, u32]),
-        "devaccess_last": (None, [vp, vp]),
+        "devaccess_in_last": (ctypes.c_bool, [u64]),
         "hart_device_fetch_trap": (None, [vp, u64, u32, u64]),
         "dispatch_installed": (ctypes.c_bool, []),
         "tlbflush_count": (u64, [ctypes.c_bool]),

@@ -438,7 +438,7 @@ static bool check(void *env, unsigned xlen, uint64_t addr, uint64_t size, unsign
             ok = false;
     }
     /* A device register window refuses what QEMU's region does (devaccess.c): an
-     * access fault. A walk's page-table read is only noted (devaccess_last). */
+     * access fault. A walk's page-table read is only noted (devaccess_in_last). */
     if (ok && size && !devaccess_check(addr, size) && access)
         ok = false;
     last_check.caller = caller;
