@@ -83,9 +83,12 @@ class Timing:
 def chapter_of(arg: str) -> Chapter:
     """`N:DIR`, or DIR whose git branch is chN or whose name ends with N."""
     number, sep, rest = arg.partition(":")
+    directory = Path(rest) if sep and number.isdigit() else Path(arg)
+    if not (directory / "Makefile").is_file():
+        raise SystemExit(f"ucore_chapters: {directory}: no Makefile (a chapter's "
+                         "uCore-Tutorial-Code checkout?)")
     if sep and number.isdigit():
-        return Chapter(int(number), Path(rest))
-    directory = Path(arg)
+        return Chapter(int(number), directory)
     branch = subprocess.run(["git", "-C", str(directory), "rev-parse", "--abbrev-ref", "HEAD"],
                             capture_output=True, text=True, check=False).stdout.strip()
     found = re.fullmatch(r"ch([1-8])", branch) or re.search(r"([1-8])$", directory.name)

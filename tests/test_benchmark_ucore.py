@@ -50,12 +50,20 @@ def bench() -> Iterator[ModuleType]:
 
 def test_a_chapter_is_named_by_its_prefix_or_its_directory(bench: ModuleType,
                                                            tmp_path: Path) -> None:
-    assert bench.chapter_of(f"6:{tmp_path}") == bench.Chapter(6, tmp_path)
-    (tmp_path / "uc8").mkdir()
+    for name in ("uc8", "course"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "Makefile").write_text(MAKEFILE)
+    assert bench.chapter_of(f"6:{tmp_path / 'course'}") == bench.Chapter(6, tmp_path / "course")
     assert bench.chapter_of(str(tmp_path / "uc8")).number == 8
-    (tmp_path / "course").mkdir()
     with pytest.raises(SystemExit, match="which chapter"):
         bench.chapter_of(str(tmp_path / "course"))
+
+
+def test_a_directory_without_a_makefile_is_one_line_of_error(bench: ModuleType,
+                                                             tmp_path: Path) -> None:
+    for arg in (str(tmp_path / "uc3"), f"3:{tmp_path}"):
+        with pytest.raises(SystemExit, match=r"no Makefile \(a chapter's"):
+            bench.chapter_of(arg)
 
 
 def test_usertests_are_the_first_process_from_chapter_5_on(bench: ModuleType) -> None:
