@@ -4,23 +4,49 @@
  * Unicorn callbacks (hooks.c), RAM, the event buffer, CSR access as the guest sees it,
  * breakpoints, single steps, and the state the run loop asks after a stop.
  */
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hart.h"
 #include "portable.h"
 
+/* What the core replaces inside libunicorn is replaced once per process, before any
+ * hart runs: 0 not begun, 1 one thread at it, 2 done. Each *_install marks itself tried
+ * before it patches, so a thread making its first hart while another thread is still
+ * patching must wait for it, not go on with a decision half made (fpu.c's above all: a
+ * block translated while the FPU still counted as emulated, and run once its helpers
+ * were replaced, would be done as fsgnj.s). */
+static int installs;
+static bool installs_ok;
+
+static bool install_once(void)
+{
+    int expected = 0;
+    if (__atomic_compare_exchange_n(&installs, &expected, 1, false, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE)) {
+        /* Without libunicorn's PLT, PMP and the MMU are vtlb.c's: nothing is replaced. */
+        bool ok = vtlb_mode() || pmp_install();
+        if (ok) {
+            dispatch_install();
+            exitcheck_install();
+            chain_install();
+            tbcache_install();
+            guard_install();
+            fpu_install();
+        }
+        installs_ok = ok;
+        __atomic_store_n(&installs, 2, __ATOMIC_RELEASE);
+    }
+    while (__atomic_load_n(&installs, __ATOMIC_ACQUIRE) != 2)
+        sched_yield();
+    return installs_ok;
+}
+
 hart *hart_new(uc_engine *uc, unsigned xlen)
 {
-    /* Without libunicorn's PLT, PMP and the MMU are vtlb.c's: nothing is replaced. */
-    if (!vtlb_mode() && !pmp_install())
+    if (!install_once())
         return NULL;   /* Unicorn's PMP could not be replaced (pmp.c) */
-    dispatch_install();
-    exitcheck_install();
-    chain_install();
-    tbcache_install();
-    guard_install();
-    fpu_install();
     hart *h = calloc(1, sizeof *h);
     if (!h)
         return NULL;
