@@ -11,6 +11,7 @@ import threading
 from pathlib import Path
 
 from machine.asm import build_asm
+from machine.fpu_cases import BODY, QEMU_7_2
 from privlab.boot import user_boot
 from privlab.build.images import build_images
 from privlab.devices import Console
@@ -44,43 +45,16 @@ def test_two_machines_in_threads_give_the_same_traces_as_alone() -> None:
     assert together == alone
 
 
-# QEMU 7.2's F/D where Unicorn's QEMU 5.0 differs (fpu.c): fmax.s of a signalling NaN
-# and 1.0 is 1.0 (minimumNumber), an unboxed operand of fsgnj.s reads as the canonical
-# NaN, and fmadd.s of inf x 0 + qNaN raises NV. Each wrong answer fails with its own code.
-FP_EXACT = """
-    .option arch, +d
-    li t0, 0x6000
-    csrs mstatus, t0
-    la t1, operands
-    fld f1, 0(t1)
-    fld f2, 8(t1)
-    fmax.s f0, f1, f2
-    fmv.x.d a0, f0
-    li a1, 0xffffffff3f800000
-    bne a0, a1, 1f
-    fld f3, 16(t1)
-    fld f4, 24(t1)
-    fsgnj.s f0, f3, f4
-    fmv.x.d a0, f0
-    li a1, 0xffffffff7fc00000
-    bne a0, a1, 2f
-    fld f5, 32(t1)
-    fld f6, 40(t1)
-    csrwi fflags, 0
-    fmadd.s f0, f5, f4, f6
-    csrr a0, fflags
-    li a1, 0x10
-    bne a0, a1, 3f
+# fpu_cases.BODY with its five results kept in memory (`got`) and a clean power-off.
+FP_RESULTS = BODY.replace("    ecall\n", """
+    la t2, got
+    sd a0, 0(t2)
+    sd a1, 8(t2)
+    sd a2, 16(t2)
+    sd a3, 24(t2)
+    sd a4, 32(t2)
     PASS
-1:  FAIL 1
-2:  FAIL 2
-3:  FAIL 3
-    .data
-    .balign 8
-operands:
-    .dword 0xffffffff7f800001, 0xffffffff3f800000, 0x7ffffffe12345678
-    .dword 0xffffffff00000000, 0xffffffff7f800000, 0xffffffff7fc00000
-"""
+""") + "got:\n    .dword 0, 0, 0, 0, 0\n"
 
 FIRST_HARTS = r"""
 import json, sys, threading
@@ -96,7 +70,9 @@ def worker(i):
     m = Machine(image.xlen)
     boot_bare(m, image)
     r = m.run(max_insns=100_000)
-    out[i] = [r.stop.name, r.exit_status]
+    got = m.memory.read(image.symbols["got"], 40)
+    out[i] = [r.stop.name, r.exit_status,
+              [int.from_bytes(got[k:k + 8], "little") for k in range(0, 40, 8)]]
 
 threads = [threading.Thread(target=worker, args=(i,)) for i in range(n)]
 for t in threads:
@@ -110,8 +86,8 @@ print(json.dumps([out, load_library().fpu_exact(), load_library().fpu_emulating(
 def test_the_first_harts_of_a_process_made_at_once_on_threads_all_get_the_exact_fpu() -> None:
     """hart_new replaces parts of libunicorn once per process (hartapi.c install_once):
     threads that make their first harts at once wait for that, and every one of them
-    computes F/D as QEMU 7.2 does."""
-    elf = build_asm(FP_EXACT, "rv64")
+    computes F/D as QEMU 7.2 does (fpu_cases: where Unicorn's own FPU differs)."""
+    elf = build_asm(FP_RESULTS, "rv64")
     here = Path(__file__).resolve().parent
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(here.parent), str(here.parent.parent)]))
     for _ in range(3):
@@ -119,5 +95,5 @@ def test_the_first_harts_of_a_process_made_at_once_on_threads_all_get_the_exact_
                               capture_output=True, text=True, env=env, timeout=300, check=False)
         assert proc.returncode == 0, proc.stderr
         results, exact, emulating = json.loads(proc.stdout.strip().splitlines()[-1])
-        assert results == [["HALT", 0]] * 6
+        assert results == [["HALT", 0, QEMU_7_2]] * 6
         assert exact != emulating      # one of the two, decided once for every hart
