@@ -65,10 +65,6 @@ static void exit_tb64(void *tcg_ctx, void *tb, unsigned idx)
  * context), before any core translates. */
 void chain_install(void)
 {
-    static bool tried;
-    if (tried)
-        return;
-    tried = true;
     if (portable_mode())
         return;   /* portable.h: CSR blocks exit to Unicorn's loop */
     plt_patch("tcg_gen_exit_tb_riscv32", (void *)exit_tb32);

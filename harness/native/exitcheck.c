@@ -124,10 +124,6 @@ static void generate64(void *tcg_ctx)
 /* Once per process, from the first hart_new, before any core translates. */
 void exitcheck_install(void)
 {
-    static bool tried;
-    if (tried)
-        return;
-    tried = true;
     if (portable_mode())
         return;   /* portable.h: Unicorn's checks stay after every load and store */
     generator_fn ours[2] = {generate32, generate64};

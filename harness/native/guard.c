@@ -454,10 +454,6 @@ void guard_release(hart *h)
 /* Once per process, from the first hart_new, before any core translates. */
 void guard_install(void)
 {
-    static bool tried;
-    if (tried)
-        return;
-    tried = true;
     if (portable_mode())
         return;   /* portable.h: a code page keeps its guard until the guards reset */
     /* A guard may go only if its page's new blocks are seen too: the second slot is

@@ -12,11 +12,11 @@
 #include "portable.h"
 
 /* What the core replaces inside libunicorn is replaced once per process, before any
- * hart runs: 0 not begun, 1 one thread at it, 2 done. Each *_install marks itself tried
- * before it patches, so a thread making its first hart while another thread is still
- * patching must wait for it, not go on with a decision half made (fpu.c's above all: a
- * block translated while the FPU still counted as emulated, and run once its helpers
- * were replaced, would be done as fsgnj.s). */
+ * hart runs (the *_install functions are called from here alone): 0 not begun, 1 one
+ * thread at it, 2 done. A thread making its first hart while another thread is still
+ * patching waits for it, rather than go on with a decision half made (fpu.c's above
+ * all: a block translated while the FPU still counted as emulated, and run once its
+ * helpers were replaced, would be done as fsgnj.s). */
 static int installs;
 static bool installs_ok;
 

@@ -557,13 +557,11 @@ static void fill64(void *cpu, uint64_t vaddr, uint64_t paddr, int prot, int mmu_
     tlb_set_page_riscv64(cpu, vaddr, paddr, prot, mmu_idx, size);
 }
 
-/* Once per process. False when libunicorn is not laid out as expected (then the
- * hart must not run: PMP would be Unicorn's). */
+/* Once per process, from the first hart_new (hartapi.c install_once). False when
+ * libunicorn is not laid out as expected (then no hart may run: PMP would be
+ * Unicorn's). */
 bool pmp_install(void)
 {
-    static int state;   /* 0 not tried, 1 installed, -1 failed */
-    if (state)
-        return state > 0;
     bool ok = plt_patch("pmp_hart_has_privs_riscv32", (void *)check32) &&
         plt_patch("pmp_hart_has_privs_riscv64", (void *)check64) &&
         plt_patch("tlb_set_page_riscv32", (void *)fill32) &&
@@ -573,6 +571,5 @@ bool pmp_install(void)
         plt_patch("tlb_flush_riscv32", (void *)tlbflush_full32);
         plt_patch("tlb_flush_riscv64", (void *)tlbflush_full64);
     }
-    state = ok ? 1 : -1;
     return ok;
 }
