@@ -4,13 +4,12 @@ GIL while it runs), each giving exactly the trace it gives alone."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import threading
-from pathlib import Path
 
 from machine.asm import build_asm
+from machine.child_env import child_env
 from machine.fpu_cases import BODY, QEMU_7_2
 from privlab.boot import user_boot
 from privlab.build.images import build_images
@@ -88,11 +87,10 @@ def test_the_first_harts_of_a_process_made_at_once_on_threads_all_get_the_exact_
     threads that make their first harts at once wait for that, and every one of them
     computes F/D as QEMU 7.2 does (fpu_cases: where Unicorn's own FPU differs)."""
     elf = build_asm(FP_RESULTS, "rv64")
-    here = Path(__file__).resolve().parent
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(here.parent), str(here.parent.parent)]))
     for _ in range(3):
         proc = subprocess.run([sys.executable, "-c", FIRST_HARTS, str(elf), "6"],
-                              capture_output=True, text=True, env=env, timeout=300, check=False)
+                              capture_output=True, text=True, env=child_env(), timeout=300,
+                              check=False)
         assert proc.returncode == 0, proc.stderr
         results, exact, emulating = json.loads(proc.stdout.strip().splitlines()[-1])
         assert results == [["HALT", 0, QEMU_7_2]] * 6

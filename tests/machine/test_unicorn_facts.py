@@ -719,14 +719,12 @@ def unicorn_pmp_probe(arch: str, body: str, sym: str) -> tuple[list[tuple[int, i
     """Run `body` on a bare Unicorn in a fresh interpreter: the exceptions it reported
     (code, PC in the hook) and the address of symbol `sym`."""
     import ast
-    import os
     import subprocess
     import sys
-    from pathlib import Path
-    tests = Path(__file__).resolve().parent.parent
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tests), str(tests.parent)]))
+
+    from machine.child_env import child_env
     out = subprocess.run([sys.executable, "-c", PMP_PROBE, arch, body, sym, "0"],
-                         capture_output=True, text=True, env=env, check=True).stdout
+                         capture_output=True, text=True, env=child_env(), check=True).stdout
     seen, addr = out.rsplit(" ", 1)
     return ast.literal_eval(seen), int(addr)
 
