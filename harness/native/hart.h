@@ -225,6 +225,9 @@ struct hart {
     /* pmp.c could not decide that access: PMP entries divide a page it was given
      * only the base of (the exact address is decided in hooks.c as well). */
     bool pmp_undecided;
+    /* pmp.c refused a page-table walk's read of an Sv39/Sv48 entry with reserved bits
+     * set: the access fault Unicorn raises for it is a page fault (hooks.c on_intr). */
+    bool pte_reserved;
     /* vtlb.c (portable mode): the TLB fill its hook refused last, for hart_vtlb_stop,
      * and the page one instruction's access is let through on, once. */
     struct vtlb_state {
@@ -371,6 +374,10 @@ bool sstc_on(const hart *h);
 int pending_interrupt(hart *h);
 bool check_interrupts(hart *h, uint64_t pc);
 void update_deadline(hart *h);
+
+/* bitmanip.c */
+bool bitmanip_result(uint32_t insn, unsigned xlen, uint64_t a, uint64_t b, uint64_t *rd);
+bool emulate_bitmanip(hart *h, uint32_t insn, uint64_t pc);
 
 /* csrops.c */
 bool emulate_csr(hart *h, uint32_t insn, uint64_t pc, unsigned priv);

@@ -428,6 +428,17 @@ void on_intr(uc_engine *uc, uint32_t intno, void *user)
     if (code == CAUSE_USER_ECALL)   /* Unicorn reports every ecall as 8 */
         code = priv == PRV_M ? CAUSE_MACHINE_ECALL : priv == PRV_S ? CAUSE_SUPERVISOR_ECALL : CAUSE_USER_ECALL;
     retire_before(h, epc);
+    if (h->pte_reserved) {
+        /* pmp.c refused the walk's read of an entry with reserved bits: QEMU 7.2's
+         * walk fails there, so the access fault Unicorn raised is a page fault. */
+        h->pte_reserved = false;
+        h->trig_hit = false;
+        code = code == CAUSE_FAULT_FETCH ? CAUSE_EXEC_PAGE_FAULT
+            : code == CAUSE_FAULT_LOAD ? CAUSE_LOAD_PAGE_FAULT
+            : code == CAUSE_FAULT_STORE ? CAUSE_STORE_PAGE_FAULT : code;
+        take_exception(h, code, epc);
+        return;
+    }
     if (h->trig_hit) {
         h->trig_hit = false;
         if (code == CAUSE_FAULT_LOAD || code == CAUSE_FAULT_STORE) {
@@ -437,9 +448,12 @@ void on_intr(uc_engine *uc, uint32_t intno, void *user)
     }
     if (code == CAUSE_ILLEGAL_INSTRUCTION) {
         uint32_t insn;
-        if (read_insn(h, epc, &insn) && classify(insn, h->s.xlen) == INSN_CSR &&
-            emulate_csr(h, insn, epc, priv))
-            return;   /* rdtime, or a CSR only QEMU 7.2 has */
+        if (read_insn(h, epc, &insn)) {
+            if (classify(insn, h->s.xlen) == INSN_CSR && emulate_csr(h, insn, epc, priv))
+                return;   /* rdtime, or a CSR only QEMU 7.2 has */
+            if (emulate_bitmanip(h, insn, epc))
+                return;   /* Zba, Zbb, Zbc, Zbs: QEMU 7.2 has them, Unicorn does not */
+        }
     }
     take_exception(h, code, epc);
 }

@@ -18,7 +18,7 @@ SOURCES = ("regs.c", "decode.c", "fetch.c", "icount.c", "interrupt.c", "trapentr
            "csrops.c", "events.c", "guard.c", "hooks.c", "hartapi.c", "snapshot.c",
            "dirty.c", "codesync.c", "pmp.c", "tlbflush.c", "tlbbank.c", "dispatch.c", "trigger.c",
            "hpm.c", "plt.c", "csrfast.c", "vtlb.c",
-           "exitcheck.c", "chain.c", "tbcache.c", "fpu.c", "devaccess.c", "turns.c")
+           "exitcheck.c", "chain.c", "tbcache.c", "fpu.c", "devaccess.c", "turns.c", "bitmanip.c")
 HART_LIBRARY = CLibrary("libprivlab_hart.so", SOURCE_DIR, SOURCES, ("hart.h",), "privlab_gen.h",
                         gen_header, unicorn=True, what="the native core (harness/native)")
 
