@@ -393,6 +393,26 @@ bool pmp_store_backed(hart *h, uint64_t pa)
     return store_backed(h, pa);
 }
 
+/* Is the access checked a page-table walk's read of an Sv39/Sv48 entry (an S-mode read
+ * of 8 bytes from elsewhere than the access's own check) whose reserved bits 63:54 are
+ * set? QEMU 7.2's walk fails there, at any level, before it looks at V: a page fault.
+ * Unicorn's QEMU 5.0 walk ignores them (docs/unicorn.md#pte-reserved-bits). The entry
+ * is read here, before the walk reads it; a read PMP forbids stays an access fault. */
+static bool reserved_pte(hart *h, unsigned xlen, uint64_t addr, uint64_t size,
+                         unsigned privs, uint64_t mode, void *caller)
+{
+    void *known = access_caller[xlen == 64];
+    if (xlen != 64 || size != 8 || privs != PMP_R || mode != PRV_S || !known || known == caller)
+        return false;
+    const uint8_t *p = ram_ptr(h, addr, 8);
+    uint64_t pte;
+    if (!p)
+        return false;
+    memcpy(&pte, p, 8);   /* little-endian host and guest */
+    return (pte >> (PTE_PPN_SHIFT + SV39_PPN_BITS)) != 0 &&
+        (probing > 0 || pmp_allows(h, addr, size, privs, (unsigned)mode));
+}
+
 static bool check(void *env, unsigned xlen, uint64_t addr, uint64_t size, unsigned privs,
                   uint64_t mode, void *caller)
 {
@@ -401,6 +421,11 @@ static bool check(void *env, unsigned xlen, uint64_t addr, uint64_t size, unsign
         return true;   /* an engine no hart drives: nothing to enforce */
     if (!h->env)
         h->env = env;   /* tlbbank.c finds the TLB from it */
+    if (reserved_pte(h, xlen, addr, size, privs, mode, caller)) {
+        h->pte_reserved = probing == 0;   /* a host probe just finds no translation */
+        last_check.h = NULL;
+        return false;
+    }
     if (probing > 0) {
         last_check.h = h;
         last_check.page = addr & ~(PAGE - 1);

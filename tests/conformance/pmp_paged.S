@@ -29,11 +29,7 @@
 #define ALLOW_ALL (PMP_A_NAPOT | PMP_R | PMP_W | PMP_X)
 
 .macro FAULT check, cause, tval, insn:vararg
-    EXPECT \check, PRV_M, PRV_S, \cause, .Linsn\@, \tval, RESUME_AT, .Lnext\@
-.Linsn\@:
-    \insn
-    FAIL_NO_TRAP \check
-.Lnext\@:
+    EXPECT_FAULT \check, PRV_M, PRV_S, \cause, \tval, \insn
 .endm
 
 TEST_MAIN pmp_paged

@@ -24,7 +24,7 @@
 //   2: fetch_page_fault  S->M  epc = tval = VA_EXEC1 + 0x1000 (after the c.nop that ends VA_EXEC1)
 //   3: fetch_page_fault  S->M  epc = VA_EXEC2 + 0xffe, tval = VA_EXEC2 + 0x1000 (a 4-byte
 //      instruction whose second half is on the unmapped page)
-//   4-17: load/store page faults S->M, see the FAULT lines (tval = VA_HOLE + offset)
+//   4-17: load/store page faults S->M, see the EXPECT_FAULT lines (tval = VA_HOLE + offset)
 //  18: load_page_fault S->M  lw at VA_DATA + 0xffe (misaligned, crossing into VA_HOLE):
 //      tval = VA_HOLE, the first byte that could not be accessed
 //  19: store_page_fault S->M sw at VA_DATA + 0xffe: tval = VA_HOLE (idem)
@@ -45,31 +45,14 @@
 #define PAGE_FAULTS ((1 << CAUSE_EXEC_PAGE_FAULT) | (1 << CAUSE_LOAD_PAGE_FAULT) | \
                      (1 << CAUSE_STORE_PAGE_FAULT))
 
-// vm_map(va, physical address of `symbol` + offset, flags)
-.macro MAP va, symbol, flags
-    li a0, \va
-    la a1, \symbol
-    li a2, \flags
-    call vm_map
-.endm
-
-// `insn` must raise `cause` from `from` at `level` with tval `tval`; resume after it.
-.macro FAULT check, level, from, cause, tval, insn:vararg
-    EXPECT \check, \level, \from, \cause, .Linsn\@, \tval, RESUME_AT, .Lnext\@
-.Linsn\@:
-    \insn
-    FAIL_NO_TRAP \check
-.Lnext\@:
-.endm
-
 TEST_MAIN vm_page_faults
     call vm_init
     mv s11, a0
-    MAP VA_EXEC1, exec_pages, PTE_R | PTE_X | PTE_A
-    MAP VA_EXEC2, exec_pages + PAGE_SIZE, PTE_R | PTE_X | PTE_A
-    MAP VA_DATA, data_page, PTE_R | PTE_W | PTE_A | PTE_D
-    MAP VA_UDATA, data_page, PTE_U | PTE_R | PTE_W | PTE_A | PTE_D
-    MAP VA_UCODE, u_page, PTE_U | PTE_R | PTE_X | PTE_A
+    VM_MAP VA_EXEC1, exec_pages, PTE_R | PTE_X | PTE_A
+    VM_MAP VA_EXEC2, exec_pages + PAGE_SIZE, PTE_R | PTE_X | PTE_A
+    VM_MAP VA_DATA, data_page, PTE_R | PTE_W | PTE_A | PTE_D
+    VM_MAP VA_UDATA, data_page, PTE_U | PTE_R | PTE_W | PTE_A | PTE_D
+    VM_MAP VA_UCODE, u_page, PTE_U | PTE_R | PTE_X | PTE_A
     csrw satp, s11
     sfence.vma
     MRET_TO PRV_S, in_s
@@ -93,32 +76,32 @@ in_s:
     li a1, VA_HOLE
     li s1, VA_HOLE + 0x1000       // the page after the hole: negative offsets reach back
     mv s2, sp
-    FAULT 4, PRV_M, PRV_S, CAUSE_LOAD_PAGE_FAULT, VA_HOLE + 8, lw a0, 8(s0)
-    FAULT 5, PRV_M, PRV_S, CAUSE_LOAD_PAGE_FAULT, VA_HOLE + 0xfff, lbu a0, -1(s1)
-    FAULT 6, PRV_M, PRV_S, CAUSE_LOAD_PAGE_FAULT, VA_HOLE + 0x7fe, lh a0, 0x7fe(s0)
-    FAULT 7, PRV_M, PRV_S, CAUSE_LOAD_PAGE_FAULT, VA_HOLE + 4, c.lw a0, 4(a1)
-    FAULT 8, PRV_M, PRV_S, CAUSE_STORE_PAGE_FAULT, VA_HOLE + 0x800, sw a0, -0x800(s1)
-    FAULT 9, PRV_M, PRV_S, CAUSE_STORE_PAGE_FAULT, VA_HOLE + 0x7c, c.sw a0, 124(a1)
-    FAULT 10, PRV_M, PRV_S, CAUSE_STORE_PAGE_FAULT, VA_HOLE + 3, sb a0, 3(s0)
+    EXPECT_FAULT 4, PRV_M, PRV_S, CAUSE_LOAD_PAGE_FAULT, VA_HOLE + 8, lw a0, 8(s0)
+    EXPECT_FAULT 5, PRV_M, PRV_S, CAUSE_LOAD_PAGE_FAULT, VA_HOLE + 0xfff, lbu a0, -1(s1)
+    EXPECT_FAULT 6, PRV_M, PRV_S, CAUSE_LOAD_PAGE_FAULT, VA_HOLE + 0x7fe, lh a0, 0x7fe(s0)
+    EXPECT_FAULT 7, PRV_M, PRV_S, CAUSE_LOAD_PAGE_FAULT, VA_HOLE + 4, c.lw a0, 4(a1)
+    EXPECT_FAULT 8, PRV_M, PRV_S, CAUSE_STORE_PAGE_FAULT, VA_HOLE + 0x800, sw a0, -0x800(s1)
+    EXPECT_FAULT 9, PRV_M, PRV_S, CAUSE_STORE_PAGE_FAULT, VA_HOLE + 0x7c, c.sw a0, 124(a1)
+    EXPECT_FAULT 10, PRV_M, PRV_S, CAUSE_STORE_PAGE_FAULT, VA_HOLE + 3, sb a0, 3(s0)
     li sp, VA_HOLE
-    FAULT 11, PRV_M, PRV_S, CAUSE_LOAD_PAGE_FAULT, VA_HOLE + 12, c.lwsp a0, 12(sp)
-    FAULT 12, PRV_M, PRV_S, CAUSE_STORE_PAGE_FAULT, VA_HOLE + 252, c.swsp a0, 252(sp)
+    EXPECT_FAULT 11, PRV_M, PRV_S, CAUSE_LOAD_PAGE_FAULT, VA_HOLE + 12, c.lwsp a0, 12(sp)
+    EXPECT_FAULT 12, PRV_M, PRV_S, CAUSE_STORE_PAGE_FAULT, VA_HOLE + 252, c.swsp a0, 252(sp)
 #if __riscv_xlen == 64
-    FAULT 13, PRV_M, PRV_S, CAUSE_LOAD_PAGE_FAULT, VA_HOLE + 16, c.ld a0, 16(a1)
-    FAULT 14, PRV_M, PRV_S, CAUSE_STORE_PAGE_FAULT, VA_HOLE + 248, c.sd a0, 248(a1)
-    FAULT 15, PRV_M, PRV_S, CAUSE_LOAD_PAGE_FAULT, VA_HOLE + 504, c.ldsp a0, 504(sp)
-    FAULT 16, PRV_M, PRV_S, CAUSE_STORE_PAGE_FAULT, VA_HOLE + 8, c.sdsp a0, 8(sp)
-    FAULT 17, PRV_M, PRV_S, CAUSE_STORE_PAGE_FAULT, VA_HOLE + 0x10, sd a0, 0x10(s0)
+    EXPECT_FAULT 13, PRV_M, PRV_S, CAUSE_LOAD_PAGE_FAULT, VA_HOLE + 16, c.ld a0, 16(a1)
+    EXPECT_FAULT 14, PRV_M, PRV_S, CAUSE_STORE_PAGE_FAULT, VA_HOLE + 248, c.sd a0, 248(a1)
+    EXPECT_FAULT 15, PRV_M, PRV_S, CAUSE_LOAD_PAGE_FAULT, VA_HOLE + 504, c.ldsp a0, 504(sp)
+    EXPECT_FAULT 16, PRV_M, PRV_S, CAUSE_STORE_PAGE_FAULT, VA_HOLE + 8, c.sdsp a0, 8(sp)
+    EXPECT_FAULT 17, PRV_M, PRV_S, CAUSE_STORE_PAGE_FAULT, VA_HOLE + 0x10, sd a0, 0x10(s0)
 #endif
     mv sp, s2
     // Misaligned accesses crossing from a mapped page into the hole.
     li s3, VA_DATA + 0x800
-    FAULT 18, PRV_M, PRV_S, CAUSE_LOAD_PAGE_FAULT, VA_HOLE, lw a0, 0x7fe(s3)
-    FAULT 19, PRV_M, PRV_S, CAUSE_STORE_PAGE_FAULT, VA_HOLE, sw a0, 0x7fe(s3)
+    EXPECT_FAULT 18, PRV_M, PRV_S, CAUSE_LOAD_PAGE_FAULT, VA_HOLE, lw a0, 0x7fe(s3)
+    EXPECT_FAULT 19, PRV_M, PRV_S, CAUSE_STORE_PAGE_FAULT, VA_HOLE, sw a0, 0x7fe(s3)
     // AMOs and LR.
     addi a2, s0, 0x10
-    FAULT 20, PRV_M, PRV_S, CAUSE_LOAD_PAGE_FAULT, VA_HOLE + 0x10, amoadd.w a0, a1, (a2)
-    FAULT 21, PRV_M, PRV_S, CAUSE_LOAD_PAGE_FAULT, VA_HOLE + 0x10, lr.w a0, (a2)
+    EXPECT_FAULT 20, PRV_M, PRV_S, CAUSE_LOAD_PAGE_FAULT, VA_HOLE + 0x10, amoadd.w a0, a1, (a2)
+    EXPECT_FAULT 21, PRV_M, PRV_S, CAUSE_LOAD_PAGE_FAULT, VA_HOLE + 0x10, lr.w a0, (a2)
     // The mapped data page works.
     li t0, 0x5a
     sb t0, -0x7f0(s3)           // VA_DATA + 0x10
@@ -134,11 +117,11 @@ in_s:
     EXPECT 30, PRV_S, PRV_S, CAUSE_EXEC_PAGE_FAULT, VA_HOLE, VA_HOLE, RESUME_AT, 1f
     jalr t0
     FAIL_NO_TRAP 30
-1:  FAULT 31, PRV_S, PRV_S, CAUSE_LOAD_PAGE_FAULT, VA_HOLE + 0x20, lw a0, 0x20(s0)
-    FAULT 32, PRV_S, PRV_S, CAUSE_STORE_PAGE_FAULT, VA_HOLE + 0x28, sw a0, 0x28(s0)
+1:  EXPECT_FAULT 31, PRV_S, PRV_S, CAUSE_LOAD_PAGE_FAULT, VA_HOLE + 0x20, lw a0, 0x20(s0)
+    EXPECT_FAULT 32, PRV_S, PRV_S, CAUSE_STORE_PAGE_FAULT, VA_HOLE + 0x28, sw a0, 0x28(s0)
     mv s2, sp
     li sp, VA_HOLE
-    FAULT 33, PRV_S, PRV_S, CAUSE_LOAD_PAGE_FAULT, VA_HOLE + 0x40, c.lwsp a0, 0x40(sp)
+    EXPECT_FAULT 33, PRV_S, PRV_S, CAUSE_LOAD_PAGE_FAULT, VA_HOLE + 0x40, c.lwsp a0, 0x40(sp)
     mv sp, s2
     // Into the U code, at its virtual address.
     li t0, SSTATUS_SPP

@@ -38,19 +38,8 @@
 #define VA_NOD   (TEST_VA + 0x6000)
 #define VA_URO   (TEST_VA + 0x7000)
 
-.macro MAP va, symbol, flags
-    li a0, \va
-    la a1, \symbol
-    li a2, \flags
-    call vm_map
-.endm
-
 .macro FAULT check, from, cause, tval, insn:vararg
-    EXPECT \check, PRV_M, \from, \cause, .Linsn\@, \tval, RESUME_AT, .Lnext\@
-.Linsn\@:
-    \insn
-    FAIL_NO_TRAP \check
-.Lnext\@:
+    EXPECT_FAULT \check, PRV_M, \from, \cause, \tval, \insn
 .endm
 
 // A jump to `va` that must fail to fetch (epc = tval = va); resumes after the jump.
@@ -74,14 +63,14 @@
 TEST_MAIN vm_permissions
     call vm_init
     mv s11, a0
-    MAP VA_USER, pages + 0 * PAGE_SIZE, PTE_U | PTE_R | PTE_W | PTE_A | PTE_D
-    MAP VA_RO, pages + 1 * PAGE_SIZE, PTE_R | PTE_A
-    MAP VA_XONLY, pages + 2 * PAGE_SIZE, PTE_X | PTE_A
-    MAP VA_NX, pages + 3 * PAGE_SIZE, PTE_R | PTE_W | PTE_A | PTE_D
-    MAP VA_UCODE, u_page, PTE_U | PTE_R | PTE_X | PTE_A
-    MAP VA_NOA, pages + 4 * PAGE_SIZE, PTE_R | PTE_W
-    MAP VA_NOD, pages + 5 * PAGE_SIZE, PTE_R | PTE_W | PTE_A
-    MAP VA_URO, pages + 6 * PAGE_SIZE, PTE_U | PTE_R | PTE_A
+    VM_MAP VA_USER, pages + 0 * PAGE_SIZE, PTE_U | PTE_R | PTE_W | PTE_A | PTE_D
+    VM_MAP VA_RO, pages + 1 * PAGE_SIZE, PTE_R | PTE_A
+    VM_MAP VA_XONLY, pages + 2 * PAGE_SIZE, PTE_X | PTE_A
+    VM_MAP VA_NX, pages + 3 * PAGE_SIZE, PTE_R | PTE_W | PTE_A | PTE_D
+    VM_MAP VA_UCODE, u_page, PTE_U | PTE_R | PTE_X | PTE_A
+    VM_MAP VA_NOA, pages + 4 * PAGE_SIZE, PTE_R | PTE_W
+    VM_MAP VA_NOD, pages + 5 * PAGE_SIZE, PTE_R | PTE_W | PTE_A
+    VM_MAP VA_URO, pages + 6 * PAGE_SIZE, PTE_U | PTE_R | PTE_A
     // The word at pages + 2 pages + 0x10 (VA_XONLY + 0x10) holds a known value.
     la t0, pages + 2 * PAGE_SIZE
     li t1, 0x1234

@@ -160,6 +160,25 @@ test_main:
     FAIL \check, WHAT_NO_TRAP
 .endm
 
+// `insn` must raise `cause` from `from`, taken at `level` with xtval = tval and xepc =
+// the instruction; the handler resumes after it.
+.macro EXPECT_FAULT check, level, from, cause, tval, insn:vararg
+    EXPECT \check, \level, \from, \cause, .Linsn\@, \tval, RESUME_AT, .Lnext\@
+.Linsn\@:
+    \insn
+    FAIL_NO_TRAP \check
+.Lnext\@:
+.endm
+
+// Map the 4 KiB page at `va` to the physical address of `symbol` with PTE bits
+// `flags` (lib/runtime.c vm_map; clobbers the caller-saved registers).
+.macro VM_MAP va, symbol, flags
+    li a0, \va
+    la a1, \symbol
+    li a2, \flags
+    call vm_map
+.endm
+
 // A jump from `from` to the device register at `addr`, which QEMU 7.2 fetches and
 // decodes: it reads as the illegal instruction `parcel`, taken into M with tval = it.
 .macro FETCH_ILLEGAL check, from, addr, parcel

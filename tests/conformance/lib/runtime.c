@@ -410,3 +410,9 @@ void vm_map(reg_t va, reg_t pa, reg_t flags) {
 reg_t *vm_pte(reg_t va) {
     return pte_slot(va, 0);
 }
+
+// The entry the walk of `va` reads at `level` (0: the leaf of a page mapped with
+// vm_map; 1: the entry pointing to that leaf's table), for setting bits in it.
+reg_t *vm_entry(reg_t va, int level) {
+    return pte_slot(va, level);
+}
