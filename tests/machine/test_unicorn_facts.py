@@ -468,6 +468,38 @@ def test_an_instruction_above_the_current_privilege_is_illegal(priv: int, insn: 
     assert seen == [2]
 
 
+@pytest.mark.parametrize("insn", ["sh1add a0, a1, a2", "clz a0, a1", "clmul a0, a1, a2",
+                                  "bseti a0, a1, 3", "rev8 a0, a1", "add.uw a0, a1, a2"])
+def test_bit_manipulation_instructions_are_illegal(insn: str) -> None:
+    # docs/unicorn.md#no-bit-manipulation: QEMU 7.2's default CPU has Zba, Zbb, Zbc and
+    # Zbs; bitmanip.c does them from on_intr's illegal-instruction path.
+    uc, _ = bare_unicorn(f"""
+        .option arch, +zba, +zbb, +zbc, +zbs
+        {insn}
+    """)
+    seen: list[int] = []
+    run_catching(uc, {UC_HOOK_INTR: stop_recording(seen)})
+    assert seen == [2]
+
+
+def test_a_walk_ignores_the_reserved_bits_of_an_sv39_entry() -> None:
+    # docs/unicorn.md#pte-reserved-bits: an entry with bit 63 set still maps its page;
+    # QEMU 7.2 page-faults (pmp.c reserved_pte, tests/conformance/vm_reserved_bits.S).
+    uc = Uc(UC_ARCH_RISCV, UC_MODE_RISCV64)
+    uc.mem_map(RAM, 1 << 20)
+    leaf = ((RAM >> 12) << 10) | 0xCF | (1 << 63)   # 1 GiB at VA 0 -> RAM, and bit 63
+    uc.mem_write(ROOT, leaf.to_bytes(8, "little"))
+    uc.reg_write(UC_RISCV_REG_SATP, SV39 | (ROOT >> 12))
+    uc.reg_write(UC_RISCV_REG_PRIV, 1)
+    translate = uclib.uc_vmem_translate
+    translate.restype = ctypes.c_int
+    translate.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_int,
+                          ctypes.POINTER(ctypes.c_uint64)]
+    out = ctypes.c_uint64()
+    assert translate(uc._uch, 0x1234, UC_PROT_READ, ctypes.byref(out)) == 0
+    assert out.value == RAM + 0x1234
+
+
 @pytest.mark.parametrize("csr", [0x30A, 0x10A, 0x320, 0xF15, 0x7A0, 0x7A1, 0x7A2, 0x7A4])
 def test_csrs_newer_than_priv_1_10_are_illegal(csr: int) -> None:
     # docs/unicorn.md#csrs-newer-than-priv-1-10: menvcfg, senvcfg, mcountinhibit and
