@@ -114,6 +114,26 @@ static uint64_t rev8(uint64_t v, unsigned n)
     return x;
 }
 
+/* sh1add, sh2add, sh3add (funct3 2, 4, 6) of `a` and `b`: on OP, and on OP-32 with `a`
+ * zero-extended from 32 bits (the .uw forms). */
+static bool shadd(unsigned f3, uint64_t a, uint64_t b, uint64_t *rd)
+{
+    if (f3 != 2 && f3 != 4 && f3 != 6)
+        return false;
+    *rd = (a << (f3 / 2)) + b;
+    return true;
+}
+
+/* rol (funct3 1) and ror (5) of the low `n` bits of `a` by `b` mod n. */
+static bool rotate(unsigned f3, uint64_t a, uint64_t b, unsigned n, uint64_t *rd)
+{
+    if (f3 != 1 && f3 != 5)
+        return false;
+    unsigned sh = (unsigned)(b & (n - 1));
+    *rd = rotl(a, f3 == 1 ? sh : n - sh, n);
+    return true;
+}
+
 /* OP: the register-register forms of all four extensions. */
 static bool op(uint32_t insn, uint64_t a, uint64_t b, unsigned n, uint64_t *rd)
 {
@@ -121,10 +141,7 @@ static bool op(uint32_t insn, uint64_t a, uint64_t b, unsigned n, uint64_t *rd)
     unsigned bit = (unsigned)(b & (n - 1));
     switch (f7) {
     case F7_ZBA_SHADD:
-        if (f3 != 2 && f3 != 4 && f3 != 6)
-            return false;
-        *rd = (a << (f3 / 2)) + b;   /* sh1add, sh2add, sh3add */
-        return true;
+        return shadd(f3, a, b, rd);
     case F7_ZBB_NEG:
         if (f3 == 7)
             *rd = a & ~b;
@@ -149,10 +166,7 @@ static bool op(uint32_t insn, uint64_t a, uint64_t b, unsigned n, uint64_t *rd)
         }
         return true;
     case F7_ROT:
-        if (f3 != 1 && f3 != 5)
-            return false;
-        *rd = rotl(a, f3 == 1 ? bit : n - bit, n);   /* rol, ror */
-        return true;
+        return rotate(f3, a, b, n, rd);
     case F7_BCLR_BEXT:
         if (f3 == 1)
             *rd = a & ~(1ull << bit);
@@ -192,14 +206,11 @@ static bool op_32(uint32_t insn, uint64_t a, uint64_t b, uint64_t *rd)
             return false;
         return true;
     case F7_ZBA_SHADD:
-        if (f3 != 2 && f3 != 4 && f3 != 6)
-            return false;
-        *rd = (w << (f3 / 2)) + b;                  /* sh1add.uw .. sh3add.uw */
-        return true;
+        return shadd(f3, w, b, rd);                 /* sh1add.uw .. sh3add.uw */
     case F7_ROT:
-        if (f3 != 1 && f3 != 5)
+        if (!rotate(f3, w, b, 32, rd))              /* rolw, rorw */
             return false;
-        *rd = (uint64_t)sext_from(rotl(w, f3 == 1 ? (unsigned)b & 31 : 32 - ((unsigned)b & 31), 32), 32);
+        *rd = (uint64_t)sext_from(*rd, 32);
         return true;
     default:
         return false;

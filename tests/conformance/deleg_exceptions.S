@@ -29,15 +29,6 @@
                    (1 << CAUSE_FAULT_LOAD) | (1 << CAUSE_FAULT_STORE))
 #define SPEC_DELEGABLE 0xb3ff   // causes 0-9, 12, 13, 15
 
-// `insn` raises `cause` (tval `tval`) from `from` and must reach `level`.
-.macro RAISE check, level, from, cause, tval, insn:vararg
-    EXPECT \check, \level, \from, \cause, .Linsn\@, \tval, RESUME_AT, .Lnext\@
-.Linsn\@:
-    \insn
-    FAIL_NO_TRAP \check
-.Lnext\@:
-.endm
-
 // Causes 1, 2, 3, 4, 5, 7 from `from`, each expected at `level`, checks base..base+5.
 // Needs s0 = UNMAPPED_ADDR, s1 = buf + 1 (misaligned).
 .macro SIX_EXCEPTIONS base, level, from
@@ -45,11 +36,11 @@
     jalr s0
     FAIL_NO_TRAP \base
 .Lback\@:
-    RAISE (\base + 1), \level, \from, CAUSE_ILLEGAL_INSTRUCTION, 0, .half 0
-    RAISE (\base + 2), \level, \from, CAUSE_BREAKPOINT, 0, ebreak
-    RAISE (\base + 3), \level, \from, CAUSE_MISALIGNED_LOAD, buf + 1, lr.w a0, (s1)
-    RAISE (\base + 4), \level, \from, CAUSE_FAULT_LOAD, UNMAPPED_ADDR + 8, lw a0, 8(s0)
-    RAISE (\base + 5), \level, \from, CAUSE_FAULT_STORE, UNMAPPED_ADDR + 4, sw a0, 4(s0)
+    EXPECT_FAULT (\base + 1), \level, \from, CAUSE_ILLEGAL_INSTRUCTION, 0, .half 0
+    EXPECT_FAULT (\base + 2), \level, \from, CAUSE_BREAKPOINT, 0, ebreak
+    EXPECT_FAULT (\base + 3), \level, \from, CAUSE_MISALIGNED_LOAD, buf + 1, lr.w a0, (s1)
+    EXPECT_FAULT (\base + 4), \level, \from, CAUSE_FAULT_LOAD, UNMAPPED_ADDR + 8, lw a0, 8(s0)
+    EXPECT_FAULT (\base + 5), \level, \from, CAUSE_FAULT_STORE, UNMAPPED_ADDR + 4, sw a0, 4(s0)
 .endm
 
 TEST_MAIN deleg_exceptions
@@ -83,7 +74,7 @@ s_delegated:
     li t0, (1 << CAUSE_SUPERVISOR_ECALL)
     csrw medeleg, t0
     MRET_TO PRV_S, 1f
-1:  RAISE 27, PRV_S, PRV_S, CAUSE_SUPERVISOR_ECALL, 0, ecall
+1:  EXPECT_FAULT 27, PRV_S, PRV_S, CAUSE_SUPERVISOR_ECALL, 0, ecall
     EXPECT 28, PRV_M, PRV_S, CAUSE_BREAKPOINT, 1f, 0, RESUME_JUMP, 2f
 1:  ebreak
     FAIL_NO_TRAP 28
@@ -93,7 +84,7 @@ s_delegated:
     li t0, -1
     csrw medeleg, t0
     SIX_EXCEPTIONS 30, PRV_M, PRV_M
-    RAISE 36, PRV_M, PRV_M, CAUSE_MACHINE_ECALL, 0, ecall
+    EXPECT_FAULT 36, PRV_M, PRV_M, CAUSE_MACHINE_ECALL, 0, ecall
 
     // Nothing delegated: taken in M from U and from S.
     csrw medeleg, zero

@@ -57,6 +57,19 @@
     SREG t1, 0(a0)
 .endm
 
+// data_page's first byte = 0x5a, paging on with the tables vm_init made (satp in
+// s11), then S at in_s with s0 = VA_N.
+.macro INTO_S
+    li t0, 0x5a
+    la t1, data_page
+    sb t0, 0(t1)
+    csrw satp, s11
+    sfence.vma
+    MRET_TO PRV_S, in_s
+in_s:
+    li s0, VA_N
+.endm
+
 TEST_MAIN vm_reserved_bits
 #if __riscv_xlen == 64
     call vm_init
@@ -74,14 +87,7 @@ TEST_MAIN vm_reserved_bits
     mv s10, a0                    // VA_NOA's entry, and its value
     ld s9, 0(a0)
     SET_ENTRY_BIT VA_MID, 1, 58
-    li t0, 0x5a
-    la t1, data_page
-    sb t0, 0(t1)
-    csrw satp, s11
-    sfence.vma
-    MRET_TO PRV_S, in_s
-in_s:
-    li s0, VA_N
+    INTO_S
     EXPECT_FAULT 1, PRV_M, PRV_S, CAUSE_LOAD_PAGE_FAULT, VA_N + 8, ld a0, 8(s0)
     EXPECT_FAULT 2, PRV_M, PRV_S, CAUSE_STORE_PAGE_FAULT, VA_N + 0x10, sd a0, 0x10(s0)
     li t0, VA_N + 0x40
@@ -121,14 +127,7 @@ in_s:
     mv s11, a0
     VM_MAP VA_N, data_page, RW_AD
     SET_ENTRY_BIT VA_N, 0, 31
-    li t0, 0x5a
-    la t1, data_page
-    sb t0, 0(t1)
-    csrw satp, s11
-    sfence.vma
-    MRET_TO PRV_S, in_s
-in_s:
-    li s0, VA_N
+    INTO_S
     lw a0, 0(s0)
     CHECK_REG 22, a0, 0x5a
     ECALL_TO_M 12, PRV_S
