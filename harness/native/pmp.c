@@ -421,6 +421,9 @@ static bool check(void *env, unsigned xlen, uint64_t addr, uint64_t size, unsign
         return true;   /* an engine no hart drives: nothing to enforce */
     if (!h->env)
         h->env = env;   /* tlbbank.c finds the TLB from it */
+    /* Set only by the refusal just before the exception it is for: a walk that was
+     * refused but raised nothing (a non-faulting probe) leaves no mark for a later one. */
+    h->pte_reserved = false;
     if (reserved_pte(h, xlen, addr, size, privs, mode, caller)) {
         h->pte_reserved = probing == 0;   /* a host probe just finds no translation */
         last_check.h = NULL;
