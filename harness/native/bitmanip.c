@@ -284,9 +284,8 @@ static bool op_imm_32(uint32_t insn, uint64_t a, uint64_t *rd)
 }
 
 /* The result `insn` (a Zba/Zbb/Zbc/Zbs instruction) gives for rs1 = a, rs2 = b; false
- * when it is none of them. Exported for the tests of each instruction
- * (tests/native/test_bitmanip.py). */
-bool bitmanip_result(uint32_t insn, unsigned xlen, uint64_t a, uint64_t b, uint64_t *rd)
+ * when it is none of them. */
+static bool bitmanip_result(uint32_t insn, unsigned xlen, uint64_t a, uint64_t b, uint64_t *rd)
 {
     uint64_t mask = ones(xlen);
     a &= mask;

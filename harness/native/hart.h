@@ -376,7 +376,6 @@ bool check_interrupts(hart *h, uint64_t pc);
 void update_deadline(hart *h);
 
 /* bitmanip.c */
-bool bitmanip_result(uint32_t insn, unsigned xlen, uint64_t a, uint64_t b, uint64_t *rd);
 bool emulate_bitmanip(hart *h, uint32_t insn, uint64_t pc);
 
 /* csrops.c */
