@@ -17,45 +17,32 @@ from __future__ import annotations
 import bisect
 import contextlib
 import os
-import struct
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from ..build.cache import cache_root, content_key, read_pickle, write_pickle
+from ..machine.elfread import SHN_UNDEF, RawElf
 from ..paths import REPO_ROOT
 
 __all__ = ["ElfSymbols", "Location", "Symbolizer"]
 
 STT_NOTYPE, STT_OBJECT, STT_FUNC = 0, 1, 2
-SHN_UNDEF, SHN_LORESERVE = 0, 0xFF00
-_SYM = {64: struct.Struct("<IBBHQQ"), 32: struct.Struct("<IIIBBH")}
+SHN_LORESERVE = 0xFF00
 MAX_LABEL_DISTANCE = 0x10000  # a size-less label covers at most this much after it
 
 
-def read_symtab(elf: Any) -> list[tuple[int, int, str, bool]]:
-    """(address, size, name, is_function) of each named code or data symbol. Reads the
-    raw table: pyelftools' per-symbol parsing is too slow for a tool that starts often."""
-    table = elf.get_section_by_name(".symtab")
-    if table is None:
-        return []
-    strtab = elf.get_section(table["sh_link"]).data()
-    fmt = _SYM[elf.elfclass]
+def read_symtab(elf: RawElf) -> list[tuple[int, int, str, bool]]:
+    """(address, size, name, is_function) of each named code or data symbol."""
     out = []
-    for fields in fmt.iter_unpack(table.data()):
-        if elf.elfclass == 64:
-            name_off, info, _other, shndx, value, size = fields
-        else:
-            name_off, value, size, info, _other, shndx = fields
-        kind = info & 0xF
-        if kind not in (STT_NOTYPE, STT_OBJECT, STT_FUNC) or shndx == SHN_UNDEF \
-                or shndx >= SHN_LORESERVE or not name_off:
+    for sym in elf.symbols():
+        kind = sym.info & 0xF
+        if kind not in (STT_NOTYPE, STT_OBJECT, STT_FUNC) or sym.shndx == SHN_UNDEF \
+                or sym.shndx >= SHN_LORESERVE or not sym.name \
+                or sym.name.startswith((".L", "$")):
             continue
-        name = strtab[name_off:strtab.index(b"\0", name_off)].decode(errors="replace")
-        if name.startswith((".L", "$")):
-            continue
-        out.append((value, size, name, kind == STT_FUNC))
+        out.append((sym.value, sym.size, sym.name, kind == STT_FUNC))
     return out
 
 
@@ -137,7 +124,7 @@ class ElfTable:
 
         with path.open("rb") as f:
             elf = ELFFile(f)
-            syms = read_symtab(elf)
+            syms = read_symtab(RawElf(path.read_bytes()))
             by_name: dict[str, tuple[int, int]] = {}
             for addr, size, name, _ in syms:
                 by_name.setdefault(name, (addr, size))

@@ -26,7 +26,7 @@ CAUSE_NAMES = {"code", "cause", "scause", "mcause", "exception", "exc_code"}
 
 # struct layouts outside abi/, each with why it is defined where it is.
 OWN_LAYOUTS = {
-    "kernelinfo/symbols.py": "ELF's Elf32_Sym/Elf64_Sym: the ELF specification's",
+    "machine/elfread.py": "ELF's headers and symbols: the System V gABI's (loader, symbolizer)",
     "devices/virtio_blk.py": "virtio-blk's request header: the virtio specification's",
     "devices/virtqueue.py": "virtqueue descriptors and rings: the virtio specification's",
     "machine/tracefile.py": "the trace file's own prefix, defined in that one module",

@@ -99,7 +99,8 @@ def test_a_bare_run_loads_only_the_machine_it_runs() -> None:
     OpenSSL for the run's keys (harness/digest.py) and no shutil for the help's width
     (harness/cli/helplayout.py); no fdt package for the device tree (boot/flattree.py);
     no typing module (the modules a run loads import it only for the type checker, and
-    harness/protocol.py stands in for its Protocol)."""
+    harness/protocol.py stands in for its Protocol); no pyelftools, even the first time
+    an ELF runs (harness/machine/loader.py reads it with struct)."""
     kernel = build_asm("PASS")
     code = ("from privlab.cli.main import main\n"
             f"status = main(['run', '--quiet', '--bios', 'none', '--kernel', {str(kernel)!r}])\n"
@@ -110,7 +111,7 @@ def test_a_bare_run_loads_only_the_machine_it_runs() -> None:
                 "privlab.build.toolchain", "privlab.devices.disk", "privlab.devices.virtio_blk",
                 "privlab.boot.bootargs", "privlab.boot.programs", "privlab.boot.bootdisk",
                 "privlab.qemucmd.grammar", "privlab.kernelinfo.dwarf", "hashlib", "_hashlib",
-                "shutil", "fdt", "typing")
+                "shutil", "fdt", "typing", "elftools")
     assert sorted(m for m in loaded if m.startswith(unwanted)) == []
 
 

@@ -5,7 +5,6 @@ kernel, and addresses as symbol+offset and file:line."""
 from __future__ import annotations
 
 import pytest
-from elftools.elf.elffile import ELFFile
 
 from privlab.abi.csr import Csr
 from privlab.abi.platform import parse_defines
@@ -13,6 +12,7 @@ from privlab.api import Session
 from privlab.build.images import Images
 from privlab.kernelinfo import ArrayType, DwarfTypes, KernelInfo, StructType
 from privlab.kernelinfo.symbols import read_symtab
+from privlab.machine.elfread import RawElf
 from privlab.mmu import decode_satp
 
 
@@ -30,10 +30,9 @@ def test_every_dwarf_global_is_where_the_symbol_table_puts_it(
     """clang merges globals into blocks and describes each as block + offset: the
     address must include the offset (`cpus` and `initproc` may share one block)."""
     kernel = (images if arch == "rv64" else images32).kernel
-    with kernel.open("rb") as f:
-        symbols: dict[str, set[int]] = {}
-        for addr, _size, name, _func in read_symtab(ELFFile(f)):
-            symbols.setdefault(name, set()).add(addr)
+    symbols: dict[str, set[int]] = {}
+    for addr, _size, name, _func in read_symtab(RawElf(kernel.read_bytes())):
+        symbols.setdefault(name, set()).add(addr)
     globals_ = DwarfTypes.load(kernel).globals
     assert {"cpus", "initproc", "proc"} <= set(globals_)
     wrong = {n: hex(g.address) for n, g in globals_.items() if g.address not in symbols.get(n, ())}
