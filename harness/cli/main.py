@@ -9,6 +9,12 @@ from the `PrivlabError` hierarchy become one line on stderr and their exit statu
 an OSError (a file that cannot be written, say) becomes one line and status 1, never a
 traceback; Ctrl-C is status 130 (harness/sigint.py) and a closed output pipe 141, as
 for `cat`.
+
+A command that runs a guest and then has nothing left to write (`run`, `qemu`: the
+commands a Makefile runs once per test) sets `leave_at_once`: its process ends as soon
+as its output is flushed and the exit handlers have run, without the interpreter's
+teardown of every module and the guest's memory, a tenth of a bare run's start-up
+(`leave_at_once` below says what it still does).
 """
 
 from __future__ import annotations
@@ -26,7 +32,7 @@ from ..sigint import interrupts_exit, run_cleanups
 from .helplayout import HelpLayout
 from .sessionargs import set_program, split_program
 
-__all__ = ["COMMANDS", "main"]
+__all__ = ["COMMANDS", "leave_at_once", "main"]
 
 # Every command, in `privlab --help` order: the two a newcomer needs first, then the
 # views of a run, then the tools around them. Command NAME lives in NAME_cmd.py.
@@ -87,10 +93,35 @@ def _quiet_stdout() -> None:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
-def _run(argv: Sequence[str]) -> int:
+def leave_at_once(status: int) -> None:
+    """End the process with `status` now, as the interpreter's own exit would end it but
+    without tearing down its modules and objects: stdout and stderr flushed, the exit
+    handlers run (atexit, weakref.finalize: the compiled-code table, temporary
+    directories). Files a command opened are its own to close (they are: an ExitStack,
+    the disk's unbuffered writes). Returns instead, for the usual exit, when a thread
+    other than a daemon is still running, which that exit would wait for, or when a
+    profiler or tracer is on (`python -m cProfile`, a debugger, coverage): they report
+    after the program returns."""
+    if sys.getprofile() is not None or sys.gettrace() is not None:
+        return
+    threading = sys.modules.get("threading")
+    if threading is not None and any(
+            not t.daemon for t in threading.enumerate() if t is not threading.main_thread()):
+        return
+    import atexit
+
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    os._exit(status)
+
+
+def _run(argv: Sequence[str], leave: list[bool]) -> int:
     try:
         args = parse(argv)
         status: int = args.func(args)
+        leave.append(bool(getattr(args, "leave_at_once", False)))
         sys.stdout.flush()              # a closed pipe shows here, not at the exit
     except PrivlabError as e:
         sys.stdout.flush()
@@ -113,6 +144,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     (harness/sigint.py), a closed output pipe with 141 and none, a PrivlabError with
     its one line and status, never a traceback."""
     said: list[bool] = []
+    leave: list[bool] = []              # the command asked to leave at once (leave_at_once)
 
     def say_interrupted() -> None:
         if not said:
@@ -122,7 +154,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     with interrupts_exit(say_interrupted, restore=argv is not None):
         try:
             try:
-                status = _run(sys.argv[1:] if argv is None else argv)
+                status = _run(sys.argv[1:] if argv is None else argv, leave)
             except KeyboardInterrupt:
                 run_cleanups()          # compilers and test processes still running
                 with contextlib.suppress(OSError):
@@ -139,7 +171,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 with contextlib.suppress(OSError, ValueError):
                     stream.flush()
             os._exit(status)
-        return status
+    if argv is None and leave == [True]:
+        leave_at_once(status)
+    return status
 
 
 if __name__ == "__main__":

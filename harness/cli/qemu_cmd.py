@@ -41,7 +41,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                        description=__doc__, prefix_chars="+", add_help=False,
                        formatter_class=HelpLayout)
     p.add_argument("words", nargs="*", metavar="[PRIVLAB-OPTIONS] QEMU-OPTIONS")
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, leave_at_once=True)   # cli/main.py leave_at_once
 
 
 def split_privlab_options(words: Sequence[str]) -> tuple[argparse.Namespace, list[str]]:

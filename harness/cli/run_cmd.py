@@ -52,7 +52,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="with --gdb: host memory the reverse-execution history may hold "
                         "(512M, 2G; default $PRIVLAB_HISTORY_BUDGET or 1G); past it the "
                         "oldest history goes (monitor status says what is kept)")
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, leave_at_once=True)   # cli/main.py leave_at_once
 
 
 def _input(args: argparse.Namespace) -> Typed:
