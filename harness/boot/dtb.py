@@ -87,11 +87,19 @@ def _cpus(xlen: int, timebase_hz: int, ph: _Phandles) -> Node:
     return cpus
 
 
-def _soc(ph: _Phandles) -> Node:
+def _uart_node(before_qemu72: bool) -> str:
+    """The UART's node name. QEMU 7.2 renamed it from uart@ to serial@, the name the
+    devicetree specification gives serial ports; firmware of the QEMU 7.0 and 7.1 years
+    that looks the UART up by its node's name (RustSBI-QEMU with rustsbi 0.3.0-alpha.2,
+    until its January 2023 fix) finds no UART on 7.2's tree."""
+    return f"{'uart' if before_qemu72 else 'serial'}@{PLATFORM.uart0_base:x}"
+
+
+def _soc(ph: _Phandles, before_qemu72: bool) -> Node:
     p = PLATFORM
     soc = Node("soc", words("#address-cells", 2), words("#size-cells", 2),
                strings("compatible", "simple-bus"), empty("ranges"))
-    soc.append(Node(f"serial@{p.uart0_base:x}",
+    soc.append(Node(_uart_node(before_qemu72),
                     words("interrupts", p.uart0_irq),
                     words("interrupt-parent", ph.plic),
                     words("clock-frequency", _UART_CLOCK_HZ),
@@ -144,11 +152,13 @@ def _syscon(name: str, value: int, ph: _Phandles) -> Node:
 
 def build_dtb(ram_base: int, ram_size: int, bootargs: str = "",
               initrd_range: tuple[int, int] | None = None, xlen: int = 64, *,
-              timebase_hz: int = PLATFORM.timebase_hz, harts: int = 1) -> bytes:
+              timebase_hz: int = PLATFORM.timebase_hz, harts: int = 1,
+              before_qemu72: bool = False) -> bytes:
     """A flattened device tree (DTB, version 17) describing privlab's `virt` machine
     with `harts` cpus.
 
     `initrd_range` is (start, end) of the initrd in RAM, end exclusive, or None.
+    `before_qemu72`: the UART's node named as before QEMU 7.2 (`_uart_node`).
     """
     ph = _Phandles(harts)
     if xlen not in (32, 64):
@@ -156,7 +166,7 @@ def build_dtb(ram_base: int, ram_size: int, bootargs: str = "",
     if initrd_range is not None and not (
             ram_base <= initrd_range[0] <= initrd_range[1] <= ram_base + ram_size):
         raise BadInput(f"initrd {initrd_range[0]:#x}..{initrd_range[1]:#x} is not inside RAM")
-    uart = f"/soc/serial@{PLATFORM.uart0_base:x}"
+    uart = f"/soc/{_uart_node(before_qemu72)}"
     root = Node("")
     root.append(words("#address-cells", 2))
     root.append(words("#size-cells", 2))
@@ -172,7 +182,7 @@ def build_dtb(ram_base: int, ram_size: int, bootargs: str = "",
     root.append(Node(f"memory@{ram_base:x}", strings("device_type", "memory"),
                      _reg(ram_base, ram_size)))
     root.append(_cpus(xlen, timebase_hz, ph))
-    root.append(_soc(ph))
+    root.append(_soc(ph, before_qemu72))
     root.append(_syscon("poweroff", PLATFORM.finisher_pass, ph))
     root.append(_syscon("reboot", PLATFORM.finisher_reset, ph))
     return to_dtb(root)

@@ -6,10 +6,10 @@
         -device virtio-blk-device,drive=x0,bus=virtio-mmio-bus.0
 
 A course switches its Makefile with one variable: `make qemu QEMU="privlab qemu"`.
-privlab's own options (--pmp-before-qemu7, --max-insns, --trace-out) come first; the
-rest is QEMU's, and an option privlab does not model is refused in one line naming
-it. `privlab qemu -help` lists what is modelled. The console is the terminal (or a
-pipe); exit status as `privlab run`.
+privlab's own options (--pmp-before-qemu7, --dtb-before-qemu7.2, --max-insns,
+--trace-out) come first; the rest is QEMU's, and an option privlab does not model is
+refused in one line naming it. `privlab qemu -help` lists what is modelled. The
+console is the terminal (or a pipe); exit status as `privlab run`.
 """
 
 from __future__ import annotations
@@ -30,8 +30,8 @@ if TYPE_CHECKING:
 __all__ = ["register", "split_privlab_options"]
 
 # privlab's options of this command, and whether each takes a value.
-OWN: dict[str, bool] = {"--pmp-before-qemu7": False, "--max-insns": True,
-                        "--trace-out": True}
+OWN: dict[str, bool] = {"--pmp-before-qemu7": False, "--dtb-before-qemu7.2": False,
+                        "--max-insns": True, "--trace-out": True}
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -58,6 +58,7 @@ def split_privlab_options(words: Sequence[str]) -> tuple[argparse.Namespace, lis
         i += 1 + takes
     p = argparse.ArgumentParser(prog="privlab qemu", add_help=False, formatter_class=HelpLayout)
     p.add_argument("--pmp-before-qemu7", action="store_true")
+    p.add_argument("--dtb-before-qemu7.2", dest="dtb_before_qemu72", action="store_true")
     p.add_argument("--max-insns", type=positive_int)
     p.add_argument("--trace-out")
     try:
@@ -87,7 +88,8 @@ def run(args: argparse.Namespace) -> int:
     with ExitStack() as stack:
         keys = Typed(StdinInput())
         machine = boot_qemu_line(line, Console(echo=True), keys,
-                                 pmp_before_qemu7=own.pmp_before_qemu7)
+                                 pmp_before_qemu7=own.pmp_before_qemu7,
+                                 dtb_before_qemu72=own.dtb_before_qemu72)
         keys.attach(machine.uart)
         if own.trace_out is not None:
             _trace_out(own.trace_out, machine, stack)

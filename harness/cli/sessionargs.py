@@ -217,6 +217,11 @@ def add_machine_arguments(p: argparse.ArgumentParser, *, default_user: str | Non
                         "memory and mret may return to them (QEMU 7.2, the default, makes "
                         "that mret illegal); for firmware of that time, such as the uCore "
                         "course's RustSBI 0.1.1")
+    g.add_argument("--dtb-before-qemu7.2", dest="dtb_before_qemu72", action="store_true",
+                   help="QEMU before 7.2's device tree: the UART's node is uart@10000000 "
+                        "(7.2 renamed it serial@10000000); for firmware of that time that "
+                        "finds the UART by its node's name, such as the RustSBI-QEMU of the "
+                        "uCore course's 2023 handouts, which without it polls address 0x5")
     g.add_argument("--icount-shift", type=icount_shift, metavar="N",
                    default=DEFAULT_ICOUNT_SHIFT,
                    help="guest time per instruction: 2^N ns, 0 to 10 (default "
@@ -302,6 +307,9 @@ def _refuse_bare(args: Any) -> None:
                         ("--boot-flag", bool(args.boot_flag)), ("--src", args.src is not None)):
         if given:
             raise BadInput(f"{flag} needs the bundled firmware and kernel, not --bios none")
+    if getattr(args, "dtb_before_qemu72", False):
+        raise BadInput("--dtb-before-qemu7.2 names a node of the device tree, which "
+                       "--bios none does not pass")
 
 
 def _firmware(path: str) -> ElfImage:
@@ -363,7 +371,8 @@ def boot_machine(args: Any, console: Console, uart_input: InputSource) -> Booted
     m = new_system(firmware or load_elf(images.firmware), kern, ub.initrd_image(), ub.bootargs,
                    ram=ram, console=console, uart_input=uart_input, drive=drive,
                    virtio_legacy=args.virtio_legacy, icount_shift=args.icount_shift,
-                   smp=args.smp, smp_seed=args.smp_seed)
+                   smp=args.smp, smp_seed=args.smp_seed,
+                   dtb_before_qemu72=getattr(args, "dtb_before_qemu72", False))
     _pmp_rule(args, m)
     info = SystemInfo(kern.xlen, Path(args.bios or images.firmware),
                       Path(args.kernel or images.kernel), dict(ub.programs.paths),

@@ -82,13 +82,14 @@ def new_system(firmware: ElfImage, kernel: ElfImage, initrd: bytes | mmap.mmap,
                keep_events: bool = True,
                drive: Drive | None = None, virtio_legacy: bool = False,
                icount_shift: int = DEFAULT_ICOUNT_SHIFT, smp: int = 1,
-               smp_seed: int = DEFAULT_SMP_SEED) -> Machine:
+               smp_seed: int = DEFAULT_SMP_SEED, dtb_before_qemu72: bool = False) -> Machine:
     """A machine of the kernel's XLEN with firmware, kernel, initrd and device tree in
     place (boot_system), at reset."""
     machine = Machine(kernel.xlen, ram, console=console, uart_input=uart_input,
                       keep_events=keep_events, drive=drive, virtio_legacy=virtio_legacy,
                       icount_shift=icount_shift, smp=smp, smp_seed=smp_seed)
-    boot_system(machine, firmware, kernel, initrd, bootargs)
+    boot_system(machine, firmware, kernel, initrd, bootargs,
+                dtb_before_qemu72=dtb_before_qemu72)
     return machine
 
 
@@ -102,7 +103,8 @@ def _extent(image: ElfImage) -> tuple[int, int]:
 
 
 def boot_system(machine: Machine, firmware: ElfImage, kernel: ElfImage,
-                initrd: bytes | mmap.mmap, bootargs: str = "") -> BootLayout:
+                initrd: bytes | mmap.mmap, bootargs: str = "", *,
+                dtb_before_qemu72: bool = False) -> BootLayout:
     from ..boot.initrd import initrd_load_address  # a bare run packs no initrd
 
     mem = machine.memory
@@ -111,7 +113,7 @@ def boot_system(machine: Machine, firmware: ElfImage, kernel: ElfImage,
     start = initrd_load_address(mem.ram_base, mem.ram_size, PLATFORM.kernel_base)
     end = start + len(initrd)
     dtb = build_dtb(mem.ram_base, mem.ram_size, bootargs, (start, end) if initrd else None,
-                    machine.xlen, harts=machine.smp)
+                    machine.xlen, harts=machine.smp, before_qemu72=dtb_before_qemu72)
     dtb_addr = (mem.ram_end - len(dtb)) // FDT_ALIGN * FDT_ALIGN
     regions = {"firmware": _extent(firmware), "kernel": _extent(kernel),
                "initrd": (start, end), "device tree": (dtb_addr, dtb_addr + len(dtb))}

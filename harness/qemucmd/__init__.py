@@ -56,6 +56,9 @@ privlab options, before the QEMU ones:
 --pmp-before-qemu7
                 QEMU before 7.0's rule: with no PMP entry S and U access all memory and
                 mret may return to them (the uCore course's RustSBI 0.1.1 needs it)
+--dtb-before-qemu7.2
+                QEMU before 7.2's device tree: the UART's node is uart@10000000, not
+                serial@ (the uCore course's 2023 RustSBI-QEMU finds it by that name)
 --max-insns n   stop after n instructions (exit 124)
 --trace-out file
                 write every trap and xRET (JSON Lines if file ends in .jsonl)

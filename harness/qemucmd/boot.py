@@ -67,7 +67,7 @@ def _check(line: QemuLine) -> None:
 
 
 def boot_qemu_line(line: QemuLine, console: Console, uart_input: InputSource, *,
-                   pmp_before_qemu7: bool = False) -> Machine:
+                   pmp_before_qemu7: bool = False, dtb_before_qemu72: bool = False) -> Machine:
     """The machine `line` describes, at reset."""
     from ..machine.assemble import new_bare, new_system
 
@@ -79,6 +79,9 @@ def boot_qemu_line(line: QemuLine, console: Console, uart_input: InputSource, *,
     shift = DEFAULT_ICOUNT_SHIFT if line.icount_shift is None else line.icount_shift
     ram = line.ram_mib * MIB
     if line.bios == "none":
+        if dtb_before_qemu72:
+            raise BadInput("--dtb-before-qemu7.2 names a node of the device tree, which "
+                           "-bios none does not pass")
         m = new_bare(image_at(line.kernel, PLATFORM.ram_base, "-kernel"), ram=ram,
                      console=console, uart_input=uart_input, drive=drive,
                      virtio_legacy=line.legacy, icount_shift=shift, smp=line.smp)
@@ -93,7 +96,7 @@ def boot_qemu_line(line: QemuLine, console: Console, uart_input: InputSource, *,
             initrd = line.initrd.read_bytes()
         m = new_system(firmware, kernel, initrd, line.append, ram=ram, console=console,
                        uart_input=uart_input, drive=drive, virtio_legacy=line.legacy,
-                       icount_shift=shift, smp=line.smp)
+                       icount_shift=shift, smp=line.smp, dtb_before_qemu72=dtb_before_qemu72)
     for loader in line.loaders:
         if not loader.path.is_file():
             raise BadInput(f"-device loader,file={loader.path}: no such file")

@@ -89,6 +89,20 @@ def test_dtb_describes_the_virt_devices() -> None:
     assert not tree.get_node("/chosen").exist_property("linux,initrd-start")
 
 
+def test_dtb_before_qemu_7_2_names_the_uart_node_uart() -> None:
+    """QEMU 7.0 and 7.1 named the UART's node uart@; 7.2 serial@. Only the name (and
+    the stdout-path that names it) differs."""
+    new = fdt.parse_dtb(build_dtb(0x8000_0000, 64 << 20, "", None, 64))
+    old = fdt.parse_dtb(build_dtb(0x8000_0000, 64 << 20, "", None, 64, before_qemu72=True))
+    assert [n.name for n in old.get_node("/soc").nodes if "10000000" in n.name] == \
+        ["uart@10000000"]
+    assert not new.exist_node("/soc/uart@10000000")
+    assert old.get_property("stdout-path", "/chosen").value == "/soc/uart@10000000"
+    assert old.get_node("/soc/uart@10000000").props == new.get_node("/soc/serial@10000000").props
+    names = [n.name for n in old.get_node("/soc").nodes]
+    assert names == [n.name.replace("serial@", "uart@") for n in new.get_node("/soc").nodes]
+
+
 def test_dtb_lists_eight_virtio_transports_as_qemu_7_2_does() -> None:
     tree = fdt.parse_dtb(build_dtb(0x8000_0000, 64 << 20, "", None, 64))
     names = [n.name for n in tree.get_node("/soc").nodes if n.name.startswith("virtio")]

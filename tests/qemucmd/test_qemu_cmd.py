@@ -79,6 +79,42 @@ def test_raw_bios_kernel_and_loader_land_where_qemu_puts_them(tmp_path: Path) ->
         assert qemu(*words).returncode == 42
 
 
+def test_firmware_that_finds_the_uart_by_node_name_needs_the_tree_before_qemu_7_2(
+        tmp_path: Path) -> None:
+    """uart_by_node_name.c looks the UART up as the uCore course's 2023 RustSBI-QEMU
+    does: by the node's name, `uart...`. QEMU 7.2's tree names it serial@10000000, so on
+    QEMU 7.2 and on privlab by default it polls address 5: a load access fault (its
+    trap handler exits with the cause). --dtb-before-qemu7.2 names it as QEMU 7.0 and
+    7.1 did, and the firmware prints through it and powers off."""
+    firmware = build_baremetal([HERE / "uart_by_node_name.c"], ARCHES["rv64"],
+                               tmp_path / "firmware.elf", listings=False)
+    words = ("-machine", "virt", "-nographic", "-bios", firmware,
+             "-kernel", raw("raw_kernel", tmp_path))
+    assert privlab_qemu(*words).returncode == 5
+    if QEMU is not None:
+        assert qemu(*words).returncode == 5
+    run = privlab_qemu("--dtb-before-qemu7.2", *words)
+    assert (run.returncode, run.stdout) == (0, b"uart found by its node's name\n")
+
+
+def test_the_tree_before_qemu_7_2_needs_a_tree(tmp_path: Path) -> None:
+    """With -bios none (--bios none) there is no device tree to name a node of."""
+    elf = program("mret_no_pmp", tmp_path)
+    for words in (["qemu", "--dtb-before-qemu7.2", *BARE, str(elf)],
+                  ["run", "--dtb-before-qemu7.2", "--bios", "none", "--kernel", str(elf)]):
+        done = subprocess.run([*PRIVLAB, *words], capture_output=True, text=True, timeout=120)
+        assert (done.returncode, done.stderr) == (
+            2, "privlab: --dtb-before-qemu7.2 names a node of the device tree, which "
+               f"{'-' if words[0] == 'qemu' else '--'}bios none does not pass\n")
+
+
+def test_the_bundled_system_boots_on_the_tree_before_qemu_7_2() -> None:
+    """privlab's firmware and kernel find nothing by the UART node's name."""
+    done = subprocess.run([*PRIVLAB, "run", "--dtb-before-qemu7.2", "--user", "hello"],
+                          capture_output=True, text=True, timeout=120)
+    assert (done.returncode, done.stdout) == (0, "Hello, world!\n")
+
+
 def test_piped_input_reaches_the_guest_as_typed_keys(tmp_path: Path) -> None:
     """The program first empties the UART as OpenSBI does, then waits for a key: the
     first byte of the pipe is the key it gets, not the one its blind read took."""
