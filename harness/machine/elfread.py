@@ -110,20 +110,56 @@ class RawElf:
 
     def symbols(self) -> list[Symbol]:
         """The entries of `.symtab` in order, the null entry first; none without it."""
+        table = self._symtab()
+        if table is None:
+            return []
+        rows, strtab = table
+        value, size, info, shndx = self._sym_fields
+        return [Symbol(self._string(strtab.offset, strtab.size, row[0]), row[value], row[size],
+                       row[info], row[shndx])
+                for row in self._sym.iter_unpack(rows)]
+
+    def defined_symbols(self) -> dict[str, int]:
+        """Name -> value of each named symbol of `.symtab` defined in a section (not
+        SHN_UNDEF), the first of a name winning: what `symbols()` gives, filtered,
+        without a record per entry (a kernel's table is thousands of entries, most of
+        them the assembler's `.L` labels, and a run reads it at every start)."""
+        table = self._symtab()
+        if table is None:
+            return {}
+        rows, strtab = table
+        names = self.data[strtab.offset:strtab.offset + strtab.size]
+        value_at, _, _, shndx_at = self._sym_fields
+        out: dict[str, int] = {}
+        for row in self._sym.iter_unpack(rows):
+            at = row[0]
+            if at and row[shndx_at] != SHN_UNDEF:
+                end = names.find(b"\0", at)
+                if end < 0:
+                    raise ElfError(f"a name at {strtab.offset + at:#x} runs past its string "
+                                   "table")
+                name = names[at:end].decode("utf-8", "replace")
+                if name not in out:
+                    out[name] = row[value_at]
+        return out
+
+    @property
+    def _sym_fields(self) -> tuple[int, int, int, int]:
+        """Where a symbol's value, size, info and section index are in its row."""
+        return (1, 2, 3, 5) if self.xlen == 32 else (4, 5, 1, 3)
+
+    def _symtab(self) -> tuple[bytes, Section] | None:
+        """`.symtab`'s whole rows and its string table's section, or None."""
         sections = self.sections()
         symtab = next((s for s in sections if s.name == ".symtab"), None)
         if symtab is None:
-            return []
+            return None
         if symtab.link >= len(sections):
             raise ElfError(f".symtab links section {symtab.link} of {len(sections)}")
-        strtab = sections[symtab.link]
         rows = self.data[symtab.offset:symtab.offset + symtab.size]
         if len(rows) < symtab.size:
             raise ElfError("the symbol table runs past the end of the file")
-        value, size, info, shndx = (1, 2, 3, 5) if self.xlen == 32 else (4, 5, 1, 3)
-        return [Symbol(self._string(strtab.offset, strtab.size, row[0]), row[value], row[size],
-                       row[info], row[shndx])
-                for row in self._sym.iter_unpack(rows[:len(rows) - len(rows) % self._sym.size])]
+        return rows[:len(rows) - len(rows) % self._sym.size], sections[symtab.link]
 
     def _unpack(self, layout: struct.Struct, at: int, what: str) -> tuple[int, ...]:
         try:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import BadInput
-from .elfread import EM_RISCV, PT_LOAD, SHN_UNDEF, ElfError, RawElf
+from .elfread import EM_RISCV, PT_LOAD, ElfError, RawElf
 
 __all__ = ["ElfImage", "Segment", "load_elf"]
 
@@ -97,9 +97,5 @@ def _parse(p: Path, data: bytes) -> ElfImage:
                                 flags=ph.flags, offset=ph.offset))
     if not segments:
         raise BadInput(f"{p}: has no loadable segments")
-    symbols: dict[str, int] = {}
-    for sym in elf.symbols():
-        if sym.name and sym.shndx != SHN_UNDEF:
-            symbols.setdefault(sym.name, sym.value)
     return ElfImage(path=p, xlen=elf.xlen, entry=elf.entry, segments=tuple(segments),
-                    symbols=symbols)
+                    symbols=elf.defined_symbols())

@@ -14,6 +14,7 @@ from elftools.elf.elffile import ELFFile
 from machine.asm import build_asm
 from privlab.build.images import Images
 from privlab.errors import BadInput
+from privlab.machine.elfread import SHN_UNDEF, RawElf
 from privlab.machine.loader import ElfImage, Segment, load_elf
 
 
@@ -54,6 +55,18 @@ def test_every_rv64_elf_reads_as_pyelftools_reads_it(images: Images) -> None:
         _same(path)
     kernel = load_elf(images.kernel)
     assert kernel.xlen == 64 and len(kernel.symbols) > 100 and "main" in kernel.symbols
+
+
+def test_the_loaders_symbols_are_the_symbol_tables_defined_names(images: Images) -> None:
+    """defined_symbols (the loader's, at every start) filters what symbols() lists."""
+    elf = RawElf(images.kernel.read_bytes())
+    rows = elf.symbols()
+    assert len(rows) > 1000                   # the assembler's labels among them
+    first: dict[str, int] = {}
+    for sym in rows:
+        if sym.name and sym.shndx != SHN_UNDEF:
+            first.setdefault(sym.name, sym.value)
+    assert elf.defined_symbols() == first
 
 
 def test_every_rv32_elf_reads_as_pyelftools_reads_it(images32: Images) -> None:
