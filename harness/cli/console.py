@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 
 from ..abi.csr import Csr, Priv
 from ..errors import ExitStatus
 from ..machine.machine import Machine
-from ..machine.results import RunResult, Stop
+from ..machine.results import VECTOR_FAULTS, RunResult, Stop
 from ..sigint import on_sigint
 from ..trace import TrapEvent
 from .diagnose import Namer, describe_machine, info_for
@@ -68,12 +68,14 @@ def format_trap(e: TrapEvent, name: Callable[[int, int | None], str] | None = No
 
 def report_run(result: RunResult, budget: int | None, err: IO[str],
                default: bool = False, machine: Machine | None = None,
-               info: SystemInfo | None = None) -> int:
+               info: SystemInfo | None = None, older_qemu: Sequence[str] = ()) -> int:
     """Explain a run that did not end by the guest powering off; return the status.
     `default`: the budget is the default one, not a --max-insns (the message says how
     to change it). With the `machine` (and what it runs, `info`, else read from its
     images), every address is named and a stall or hang shows every hart and the
-    process table (harness/cli/diagnose.py)."""
+    process table (harness/cli/diagnose.py). `older_qemu`: the options for firmware
+    of an earlier QEMU that the user's own firmware runs without; named when M's trap
+    vector faults, as such firmware's does when this QEMU's machine surprises it."""
     if result.stop is Stop.HALT:
         return result.status
     if machine is not None and info is None:
@@ -109,7 +111,11 @@ def report_run(result: RunResult, budget: int | None, err: IO[str],
     else:
         head = (f"privlab: {result.message} (pc {pc}, {result.priv.letter}-mode, "
                 f"after {result.instret} instructions)")
-    lines = [head, *more]
+    lines = [head]
+    if older_qemu and result.stop is Stop.ERROR and VECTOR_FAULTS in result.message:
+        lines.append(f"firmware written for an earlier QEMU may need {' or '.join(older_qemu)}"
+                     " (docs/moving-from-qemu.md)")
+    lines += more
     if result.last_traps:
         lines.append("last traps:")
         lines += [format_trap(e, namer) for e in result.last_traps]

@@ -21,7 +21,7 @@ from contextlib import ExitStack
 
 from ..errors import BadInput
 from .helplayout import HelpLayout
-from .sessionargs import positive_int
+from .sessionargs import older_qemu_options, positive_int
 
 TYPE_CHECKING = False     # typing itself is 2 ms of every start
 if TYPE_CHECKING:
@@ -104,4 +104,6 @@ def run(args: argparse.Namespace) -> int:
         else:
             stack.enter_context(interrupt_stops(machine))
             result = machine.run(max_insns=own.max_insns)
-    return report_run(result, own.max_insns, sys.stderr)
+    return report_run(result, own.max_insns, sys.stderr,
+                      older_qemu=older_qemu_options(own) if line.bios not in ("none", "default")
+                      else ())

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from ..errors import BadInput
 from .helplayout import HelpLayout
-from .sessionargs import add_machine_arguments, scripted_input
+from .sessionargs import add_machine_arguments, older_qemu_options, scripted_input
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -135,4 +135,6 @@ def run(args: argparse.Namespace) -> int:
         else:
             stack.enter_context(interrupt_stops(machine))
             result = machine.run(max_insns=args.max_insns)
-    return report_run(result, args.max_insns, sys.stderr, machine=machine)
+    return report_run(result, args.max_insns, sys.stderr, machine=machine,
+                      older_qemu=older_qemu_options(args) if args.bios not in (None, "none")
+                      else ())

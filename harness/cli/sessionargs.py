@@ -51,8 +51,9 @@ if TYPE_CHECKING:
 
 __all__ = ["Booted", "RunStopped", "add_abi_argument", "add_at_argument",
            "add_machine_arguments", "boot_machine", "budget_of", "input_bytes",
-           "open_session", "positive_int", "raise_for_stop", "scripted_input", "session_at",
-           "set_program", "split_program", "stray_options", "symbolize_now"]
+           "older_qemu_options", "open_session", "positive_int", "raise_for_stop",
+           "scripted_input", "session_at", "set_program", "split_program", "stray_options",
+           "symbolize_now"]
 
 MIB = 1 << 20
 USER = "--user"
@@ -320,6 +321,16 @@ def _firmware(path: str) -> ElfImage:
     from ..qemucmd.boot import image_at
 
     return image_at(Path(path), PLATFORM.ram_base, "--bios")
+
+
+# The options for firmware written for an earlier QEMU, and their Namespace names.
+OLDER_QEMU = (("--pmp-before-qemu7", "pmp_before_qemu7"),
+              ("--dtb-before-qemu7.2", "dtb_before_qemu72"))
+
+
+def older_qemu_options(args: Any) -> list[str]:
+    """The options for firmware of an earlier QEMU that `args` does not already give."""
+    return [flag for flag, dest in OLDER_QEMU if not getattr(args, dest, False)]
 
 
 def _pmp_rule(args: Any, m: Machine) -> None:

@@ -14,7 +14,7 @@ import mmap
 import threading
 from collections.abc import Callable
 
-from ..abi.csr import Exc, Priv
+from ..abi.csr import Csr, Exc, Priv
 from ..abi.paging import PAGE_SIZE
 from ..abi.platform import PLATFORM
 from ..abi.unicorn_abi import (
@@ -50,7 +50,7 @@ from .events import Event, EventLog, TrapEvent
 from .hart import Hart
 from .loader import ElfImage
 from .memory import Memory
-from .results import MAX_BUDGET_STEPS, TURN_OVER, DataAccess, RunResult, Stop
+from .results import MAX_BUDGET_STEPS, TURN_OVER, VECTOR_FAULTS, DataAccess, RunResult, Stop
 from .schedule import DEFAULT_SMP_SEED, HartTurns, Schedule, check_smp
 from .until import (
     AfterSyscall,
@@ -588,9 +588,13 @@ class Machine:
             return None
         if reason == StopReason.STORM:
             name = self._cause_name(s.storm_cause)
+            mtvec = self.hart.csr(Csr.MTVEC)
+            at_vector = (f"; {VECTOR_FAULTS} (mtvec {mtvec:#x})"
+                         if self.hart.priv is Priv.M and s.storm_epc == mtvec & ~3 else "")
             return self._result(Stop.ERROR, (
                 f"trap storm: {name} (cause {s.storm_cause:#x}) at epc {s.storm_epc:#x}, "
-                f"tval {s.storm_tval:#x}, repeated {s.storm_limit} times with no progress"))
+                f"tval {s.storm_tval:#x}, repeated {s.storm_limit} times with no progress"
+                f"{at_vector}"))
         if reason == StopReason.WFI and self.turns.in_turn:
             self.turns.wfi_yield = True      # the hart waits; the others run on
             return TURN_OVER

@@ -12,10 +12,13 @@ from ..errors import ExitStatus
 from .events import Event, TrapEvent
 from .until import Until
 
-__all__ = ["EXIT_GUEST_ERROR", "MAX_BUDGET_STEPS", "TURN_OVER", "DataAccess", "RunResult",
-           "Stop"]
+__all__ = ["EXIT_GUEST_ERROR", "MAX_BUDGET_STEPS", "TURN_OVER", "VECTOR_FAULTS", "DataAccess",
+           "RunResult", "Stop"]
 
 EXIT_GUEST_ERROR = 3
+VECTOR_FAULTS = "M's trap vector itself faults"
+"""What a trap-storm message adds when the storm is at mtvec in M-mode: the handler's
+first instruction traps again, so every trap lands there (mtvec 0: none was set)."""
 MAX_BUDGET_STEPS = 1024      # more than a translated block holds (TCG: 512)
 
 

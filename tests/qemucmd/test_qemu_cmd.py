@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from conformance.programs import build_program, scratch_drive
+from machine.asm import build_asm
 
 from privlab.build.baremetal import build_baremetal
 from privlab.build.toolchain import ARCHES
@@ -106,6 +107,49 @@ def test_the_tree_before_qemu_7_2_needs_a_tree(tmp_path: Path) -> None:
         assert (done.returncode, done.stderr) == (
             2, "privlab: --dtb-before-qemu7.2 names a node of the device tree, which "
                f"{'-' if words[0] == 'qemu' else '--'}bios none does not pass\n")
+
+
+VECTOR_ZERO = """
+    csrw mtvec, zero
+    li t0, 5
+    lbu t1, 0(t0)
+"""
+
+
+def test_firmware_whose_trap_vector_faults_is_told_of_the_earlier_qemu_options(
+        tmp_path: Path) -> None:
+    """Firmware that takes a trap before it sets mtvec (the 2023 RustSBI-QEMU's fate on
+    QEMU 7.2) storms at address 0: the report says M's vector faults and names the
+    options for an earlier QEMU's firmware that are not already given."""
+    firmware = build_asm(VECTOR_ZERO)
+    words = ("-machine", "virt", "-nographic", "-bios", firmware,
+             "-kernel", raw("raw_kernel", tmp_path))
+    done = privlab_qemu(*words)
+    lines = done.stderr.decode().splitlines()
+    assert done.returncode == 3
+    assert lines[0].startswith("privlab: trap storm: fault_fetch (cause 0x1) at epc 0x0, "
+                               "tval 0x0, repeated 1000 times with no progress; M's trap "
+                               "vector itself faults (mtvec 0x0) (pc 0x0, M-mode")
+    assert lines[1] == ("firmware written for an earlier QEMU may need --pmp-before-qemu7 "
+                        "or --dtb-before-qemu7.2 (docs/moving-from-qemu.md)")
+    done = privlab_qemu("--pmp-before-qemu7", *words)
+    assert done.stderr.decode().splitlines()[1] == (
+        "firmware written for an earlier QEMU may need --dtb-before-qemu7.2 "
+        "(docs/moving-from-qemu.md)")
+    run = subprocess.run([*PRIVLAB, "run", "--dtb-before-qemu7.2", "--bios", str(firmware)],
+                         capture_output=True, text=True, timeout=120)     # the bundled kernel
+    assert run.returncode == 3
+    assert run.stderr.splitlines()[1] == (
+        "firmware written for an earlier QEMU may need --pmp-before-qemu7 "
+        "(docs/moving-from-qemu.md)")
+
+
+def test_a_bare_program_whose_trap_vector_faults_is_told_no_more() -> None:
+    """-bios none: the program is no firmware, and its own vector is its own bug."""
+    done = privlab_qemu(*BARE, build_asm(VECTOR_ZERO))
+    lines = done.stderr.decode().splitlines()
+    assert done.returncode == 3 and "M's trap vector itself faults (mtvec 0x0)" in lines[0]
+    assert not any("earlier QEMU" in line for line in lines)
 
 
 def test_the_bundled_system_boots_on_the_tree_before_qemu_7_2() -> None:
