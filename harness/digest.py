@@ -2,11 +2,11 @@
 
 `hashlib` loads OpenSSL's libcrypto when it is imported: about 2.5 ms, a tenth of what
 twice QEMU's start-up allows a whole run. The keys a run computes cover a few kilobytes
-to a few hundred (an ELF's facts, a build stamp's place), where CPython's own SHA-256
-(the module `random` uses for the same reason) is done sooner than libcrypto is loaded.
-Data of BULK bytes or more goes to OpenSSL, which hashes three times as fast. Both give
-the same digest: SHA-256 stays, since a weaker hash would let a student hand the grader
-an ELF that collides with another's cached facts.
+to a few hundred (a build stamp's place, the compiled-code table's name), where
+CPython's own SHA-256 (the module `random` uses for the same reason) is done sooner than
+libcrypto is loaded. Data of BULK bytes or more goes to OpenSSL, which hashes three
+times as fast. Both give the same digest: SHA-256 stays, since a weaker hash would let
+a student hand the grader a file that collides with another's cached results.
 """
 
 from __future__ import annotations
