@@ -14,7 +14,6 @@ written to.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
@@ -58,11 +57,15 @@ def image_inputs(kernel_dir: Path, userland_dir: Path) -> list[tuple[str, Path]]
 
 
 def write_manifest(where: Path, key: str, result: Any) -> None:
+    import json  # here, as in the readers: a run that finds its stamp reads no manifest
+
     (where / MANIFEST).write_text(json.dumps({"format": FORMAT, "digest": key,
                                               "result": result}, indent=1) + "\n")
 
 
 def _manifest(where: Path, key: str) -> Any | None:
+    import json
+
     try:
         data = json.loads((where / MANIFEST).read_bytes())
     except (OSError, ValueError):
@@ -92,6 +95,8 @@ def library_in(name: str,
     where = DATA_DIR / "native"
     if not (where / name).is_file() or not (where / MANIFEST).is_file():
         return None
+    import json
+
     try:
         data = json.loads((where / MANIFEST).read_bytes())
     except (OSError, ValueError):

@@ -1,12 +1,13 @@
 """The build's up-to-date stamp: `build_images` answers "nothing changed" from file
 sizes and modification times, without compiling, hashing or linking anything.
 
-A successful build writes a stamp, `<cache>/stamps/<hash of the output directory>.json`
+A successful build writes a stamp, `<cache>/stamps/<hash of the output directory>.marshal`
 (in the cache, not beside the outputs: it holds this machine's paths, and the outputs
-are the same bytes in every checkout): the build's parameters and the
-(size, mtime_ns) of every file it read (the kernel and userland trees, the harness's own
-Python and data files that generate sources, the zig binary) and of every file it
-wrote. The next build whose parameters and files all stat the same returns the
+are the same bytes in every checkout; marshalled, since a stamp is read by this machine's
+Python alone, which would otherwise import json for it at every run): the build's
+parameters and the (size, mtime_ns) of every file it read (the kernel and userland
+trees, the harness's own Python and data files that generate sources, the zig binary)
+and of every file it wrote. The next build whose parameters and files all stat the same returns the
 stamped outputs; any difference, or no stamp, means the full content-keyed build
 (toolchain.py), which writes a new stamp. A file changed within `RACY_NS` of the
 stamp could change again within the file system's timestamp granularity unseen, so
@@ -16,7 +17,7 @@ such a build writes no stamp (git's "racily clean" rule).
 from __future__ import annotations
 
 import importlib.util
-import json
+import marshal
 import os
 import time
 from collections.abc import Iterable, Iterator, Sequence
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
 __all__ = ["RACY_NS", "check_stamp", "harness_inputs", "input_files", "stamp_path", "tree",
            "write_stamp", "zig_binary"]
 
-FORMAT = 1
+FORMAT = 2     # 2: marshalled, no longer JSON
 RACY_NS = 2_000_000_000
 HARNESS_DIR = Path(__file__).resolve().parent.parent
 
@@ -93,15 +94,15 @@ def stamp_path(out_dir: Path) -> Path:
     from .cache import cache_root
 
     where = sha256(str(out_dir.resolve()).encode()).hexdigest()[:24]
-    return cache_root() / "stamps" / f"{where}.json"
+    return cache_root() / "stamps" / f"{where}.marshal"
 
 
 def check_stamp(out_dir: Path, params: dict[str, Any], inputs: Sequence[Path | str]) -> Any | None:
     """The `result` stored by `write_stamp` if the parameters, every input and every
     output stat exactly as stamped; else None."""
     try:
-        stamp = json.loads(stamp_path(out_dir).read_bytes())
-    except (OSError, ValueError):
+        stamp = marshal.loads(stamp_path(out_dir).read_bytes())
+    except (OSError, ValueError, EOFError, TypeError):   # none yet, or another Python's
         return None
     if not isinstance(stamp, dict) or stamp.get("format") != FORMAT \
             or stamp.get("params") != params:
@@ -130,7 +131,7 @@ def write_stamp(out_dir: Path, params: dict[str, Any], inputs: Sequence[Path | s
     tmp = stamp.with_name(f".{stamp.name}.{os.getpid()}.tmp")
     try:
         stamp.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_text(json.dumps(data))
+        tmp.write_bytes(marshal.dumps(data))
         tmp.replace(stamp)
     except OSError:
         tmp.unlink(missing_ok=True)

@@ -7,7 +7,6 @@ little. The JSON fields are documented in docs/inspect/exports.md ("JSON Lines")
 
 from __future__ import annotations
 
-import json
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -240,5 +239,7 @@ class EventLog:
         return [e for e in self if isinstance(e, TrapEvent)]
 
     def write_jsonl(self, out: IO[str]) -> None:
+        import json  # here: a run that writes no JSON does not load the module
+
         for ev in self:
             out.write(json.dumps(event_json(ev, self.harts)) + "\n")

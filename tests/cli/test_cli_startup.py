@@ -19,7 +19,8 @@ HEAVY = ("rich", "elftools", "unicorn", "capstone", "privlab.machine.hart",
 
 
 def _modules_after(code: str) -> set[str]:
-    probe = f"import sys, json\n{code}\nprint(json.dumps(sorted(sys.modules)))"
+    probe = (f"import sys\n{code}\nloaded = sorted(sys.modules)\n"   # before json's own import
+             "import json\nprint(json.dumps(loaded))")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                          check=True).stdout
     return set(json.loads(out.splitlines()[-1]))
@@ -100,7 +101,8 @@ def test_a_bare_run_loads_only_the_machine_it_runs() -> None:
     (harness/cli/helplayout.py); no fdt package for the device tree (boot/flattree.py);
     no typing module (the modules a run loads import it only for the type checker, and
     harness/protocol.py stands in for its Protocol); no pyelftools, even the first time
-    an ELF runs (harness/machine/loader.py reads it with struct)."""
+    an ELF runs (harness/machine/loader.py reads it with struct); no json (the build
+    stamps are marshalled, harness/build/stamp.py)."""
     kernel = build_asm("PASS")
     code = ("from privlab.cli.main import main\n"
             f"status = main(['run', '--quiet', '--bios', 'none', '--kernel', {str(kernel)!r}])\n"
@@ -111,7 +113,7 @@ def test_a_bare_run_loads_only_the_machine_it_runs() -> None:
                 "privlab.build.toolchain", "privlab.devices.disk", "privlab.devices.virtio_blk",
                 "privlab.boot.bootargs", "privlab.boot.programs", "privlab.boot.bootdisk",
                 "privlab.qemucmd.grammar", "privlab.kernelinfo.dwarf", "hashlib", "_hashlib",
-                "shutil", "fdt", "typing", "elftools")
+                "shutil", "fdt", "typing", "elftools", "json")
     assert sorted(m for m in loaded if m.startswith(unwanted)) == []
 
 
