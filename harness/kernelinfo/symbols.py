@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..build.cache import cache_root, content_key, read_pickle, write_pickle
-from ..machine.elfread import SHN_UNDEF, RawElf
+from ..machine.elfread import PT_LOAD, SHN_UNDEF, RawElf
 from ..paths import REPO_ROOT
 
 __all__ = ["ElfSymbols", "Location", "Symbolizer"]
@@ -120,11 +120,15 @@ class ElfTable:
     @classmethod
     def read(cls, path: Path) -> ElfTable:
         """The symbols and ranges of `path` (its DWARF is read as lookups need it)."""
+        import io
+
         from elftools.elf.elffile import ELFFile
 
-        with path.open("rb") as f:
+        data = path.read_bytes()
+        raw = RawElf(data)               # headers and symbols; pyelftools for DWARF alone
+        with io.BytesIO(data) as f:
             elf = ELFFile(f)
-            syms = read_symtab(RawElf(path.read_bytes()))
+            syms = read_symtab(raw)
             by_name: dict[str, tuple[int, int]] = {}
             for addr, size, name, _ in syms:
                 by_name.setdefault(name, (addr, size))
@@ -139,10 +143,10 @@ class ElfTable:
             # marker (uservec over trampoline), then one that does not look reserved.
             syms.sort(key=lambda t: (t[0], not t[3], t[1] == 0, marker(t[2]),
                                      t[2].startswith("_")))
-            ranges = [(seg["p_vaddr"], seg["p_vaddr"] + seg["p_memsz"])
-                      for seg in elf.iter_segments() if seg["p_type"] == "PT_LOAD"]
+            ranges = [(ph.vaddr, ph.vaddr + ph.memsz)
+                      for ph in raw.program_headers() if ph.type == PT_LOAD]
             dwarf = elf.has_dwarf_info()
-            out = cls(elf.elfclass, syms, by_name, ranges, dwarf)
+            out = cls(raw.xlen, syms, by_name, ranges, dwarf)
             if dwarf:
                 aranges = elf.get_dwarf_info().get_aranges()
                 if aranges is not None:
