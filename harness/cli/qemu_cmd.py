@@ -6,10 +6,12 @@
         -device virtio-blk-device,drive=x0,bus=virtio-mmio-bus.0
 
 A course switches its Makefile with one variable: `make qemu QEMU="privlab qemu"`.
-privlab's own options (--pmp-before-qemu7, --dtb-before-qemu7.2, --max-insns,
---trace-out) come first; the rest is QEMU's, and an option privlab does not model is
-refused in one line naming it. `privlab qemu -help` lists what is modelled. The
-console is the terminal (or a pipe); exit status as `privlab run`.
+privlab's own options (--pmp-before-qemu7, --dtb-before-qemu7.2, --no-known-firmware,
+--max-insns, --trace-out) come first; the rest is QEMU's, and an option privlab does
+not model is refused in one line naming it. `privlab qemu -help` lists what is
+modelled. The console is the terminal (or a pipe); exit status as `privlab run`.
+A course's firmware written for an earlier QEMU that privlab knows by its bytes
+(harness/boot/knownfirmware.py) runs as that QEMU would run it.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ __all__ = ["register", "split_privlab_options"]
 
 # privlab's options of this command, and whether each takes a value.
 OWN: dict[str, bool] = {"--pmp-before-qemu7": False, "--dtb-before-qemu7.2": False,
-                        "--max-insns": True, "--trace-out": True}
+                        "--no-known-firmware": False, "--max-insns": True, "--trace-out": True}
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -59,6 +61,7 @@ def split_privlab_options(words: Sequence[str]) -> tuple[argparse.Namespace, lis
     p = argparse.ArgumentParser(prog="privlab qemu", add_help=False, formatter_class=HelpLayout)
     p.add_argument("--pmp-before-qemu7", action="store_true")
     p.add_argument("--dtb-before-qemu7.2", dest="dtb_before_qemu72", action="store_true")
+    p.add_argument("--no-known-firmware", action="store_true")
     p.add_argument("--max-insns", type=positive_int)
     p.add_argument("--trace-out")
     try:
@@ -85,6 +88,14 @@ def run(args: argparse.Namespace) -> int:
     if line.gdb is not None:
         from ..gdb import parse_address
         parse_address(line.gdb)       # a bad port before anything is built
+    if line.bios not in ("none", "default"):
+        from pathlib import Path
+
+        from ..boot.knownfirmware import run_as_written_for
+
+        said = run_as_written_for(Path(line.bios), own)
+        if said:
+            print(f"privlab: note: {said}", file=sys.stderr, flush=True)
     with ExitStack() as stack:
         keys = Typed(StdinInput())
         machine = boot_qemu_line(line, Console(echo=True), keys,

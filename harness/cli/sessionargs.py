@@ -223,6 +223,11 @@ def add_machine_arguments(p: argparse.ArgumentParser, *, default_user: str | Non
                         "(7.2 renamed it serial@10000000); for firmware of that time that "
                         "finds the UART by its node's name, such as the RustSBI-QEMU of the "
                         "uCore course's 2023 handouts, which without it polls address 0x5")
+    g.add_argument("--no-known-firmware", action="store_true",
+                   help="run a course's firmware that privlab knows by its bytes (the uCore "
+                        "course's RustSBI of 2022 and RustSBI-QEMU of 2023 and 2024) as "
+                        "QEMU 7.2 does; by default privlab runs it as the earlier QEMU it "
+                        "was written for, with the options above, and says so")
     g.add_argument("--icount-shift", type=icount_shift, metavar="N",
                    default=DEFAULT_ICOUNT_SHIFT,
                    help="guest time per instruction: 2^N ns, 0 to 10 (default "
@@ -323,13 +328,10 @@ def _firmware(path: str) -> ElfImage:
     return image_at(Path(path), PLATFORM.ram_base, "--bios")
 
 
-# The options for firmware written for an earlier QEMU, and their Namespace names.
-OLDER_QEMU = (("--pmp-before-qemu7", "pmp_before_qemu7"),
-              ("--dtb-before-qemu7.2", "dtb_before_qemu72"))
-
-
 def older_qemu_options(args: Any) -> list[str]:
     """The options for firmware of an earlier QEMU that `args` does not already give."""
+    from ..boot.knownfirmware import OLDER_QEMU
+
     return [flag for flag, dest in OLDER_QEMU if not getattr(args, dest, False)]
 
 
@@ -366,6 +368,12 @@ def boot_machine(args: Any, console: Console, uart_input: InputSource) -> Booted
     from ..project import sources_for
 
     sources = sources_for(args.src)
+    if args.bios:
+        from ..boot.knownfirmware import run_as_written_for
+
+        said_firmware = run_as_written_for(Path(args.bios), args)
+        if said_firmware:
+            say_notes([said_firmware])
     kernel = load_elf(args.kernel) if args.kernel else None
     firmware = _firmware(args.bios) if args.bios else None
     arch = args.arch or (f"rv{kernel.xlen}" if kernel else "rv64")

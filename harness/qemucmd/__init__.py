@@ -59,6 +59,10 @@ privlab options, before the QEMU ones:
 --dtb-before-qemu7.2
                 QEMU before 7.2's device tree: the UART's node is uart@10000000, not
                 serial@ (the uCore course's 2023 RustSBI-QEMU finds it by that name)
+--no-known-firmware
+                run the uCore course's own RustSBI (2022) and RustSBI-QEMU (2023, 2024)
+                as QEMU 7.2 does; without it privlab knows them by their bytes and gives
+                each the option above it needs, with a note on stderr
 --max-insns n   stop after n instructions (exit 124)
 --trace-out file
                 write every trap and xRET (JSON Lines if file ends in .jsonl)
