@@ -171,7 +171,7 @@ def build_dtb(ram_base: int, ram_size: int, bootargs: str = "",
     root.append(words("#address-cells", 2))
     root.append(words("#size-cells", 2))
     root.append(strings("compatible", "riscv-virtio"))
-    root.append(strings("model", "privlab,virt"))
+    root.append(strings("model", "riscv-virtio,qemu"))   # firmware prints it (OpenSBI, RustSBI)
     chosen = Node("chosen", strings("stdout-path", uart))
     if bootargs:  # QEMU too leaves it out when there is nothing to say
         chosen.append(strings("bootargs", bootargs))

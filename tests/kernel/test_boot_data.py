@@ -148,6 +148,18 @@ def test_dtb_plic_and_uart_interrupt_match_qemu(xlen: int, tmp_path: Path) -> No
     assert _props(ours.get_node(serial), uart) == _props(theirs.get_node(serial), uart)
 
 
+@pytest.mark.parametrize("xlen", [64, 32])
+def test_dtb_root_names_the_board_as_qemu_does(xlen: int, tmp_path: Path) -> None:
+    """Firmware prints the root's model as the platform's name (OpenSBI's "Platform
+    Name", RustSBI-QEMU's): the same words on privlab as on QEMU 7.2."""
+    ours = fdt.parse_dtb(build_dtb(0x8000_0000, 128 << 20, "", None, xlen))
+    assert (ours.get_property("model").value, ours.get_property("compatible").value) == (
+        "riscv-virtio,qemu", "riscv-virtio")
+    theirs = _qemus_dtb(xlen, tmp_path)
+    for name in ("model", "compatible"):
+        assert ours.get_property(name).value == theirs.get_property(name).value
+
+
 def test_dtb_for_rv32_says_sv32() -> None:
     tree = fdt.parse_dtb(build_dtb(0x8000_0000, 64 << 20, "", None, 32))
     assert tree.get_property("mmu-type", "/cpus/cpu@0").value == "riscv,sv32"
