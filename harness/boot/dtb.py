@@ -59,6 +59,13 @@ class _Phandles:
         return words("interrupts-extended", *cells)
 
 
+# The hart's extensions as QEMU 7.2 names those of its default cpu without the
+# hypervisor (`-cpu rv64,h=false`): misa's letters (but S and U, which the string leaves
+# out), then the named extensions. Firmware and kernels that read the tree to learn the
+# hart (Linux: F and D for its FPU state) see what the hart does.
+ISA_EXTENSIONS = "imafdc_zicsr_zifencei_zihintpause_zba_zbb_zbc_zbs_sstc"
+
+
 def _cpus(xlen: int, timebase_hz: int, ph: _Phandles) -> Node:
     cpus = Node("cpus", words("#address-cells", 1), words("#size-cells", 0),
                 words("timebase-frequency", timebase_hz))
@@ -72,7 +79,7 @@ def _cpus(xlen: int, timebase_hz: int, ph: _Phandles) -> Node:
                    words("phandle", ph.cpu(k)),
                    strings("device_type", "cpu"), words("reg", k),
                    strings("status", "okay"), strings("compatible", "riscv"),
-                   strings("riscv,isa", f"rv{xlen}imac_zicsr_zifencei"),
+                   strings("riscv,isa", f"rv{xlen}{ISA_EXTENSIONS}"),
                    strings("mmu-type", "riscv,sv39" if xlen == 64 else "riscv,sv32"))
         cpu.append(intc)
         cpus.append(cpu)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import fdt
 import pytest
+from machine.asm import build_asm
 
 from privlab.abi.syscall_table import (
     generate_kernel_header,
@@ -158,6 +159,31 @@ def test_dtb_root_names_the_board_as_qemu_does(xlen: int, tmp_path: Path) -> Non
     theirs = _qemus_dtb(xlen, tmp_path)
     for name in ("model", "compatible"):
         assert ours.get_property(name).value == theirs.get_property(name).value
+
+
+@pytest.mark.parametrize("xlen", [64, 32])
+def test_dtb_names_the_harts_extensions_as_qemu_does_without_h(xlen: int,
+                                                             tmp_path: Path) -> None:
+    """QEMU 7.2's string for its default cpu without the hypervisor, whose misa equals
+    privlab's hart's; the single letters are misa's (S and U left out)."""
+    from privlab.machine.assemble import new_bare
+    from privlab.machine.loader import load_elf
+
+    ours = fdt.parse_dtb(build_dtb(0x8000_0000, 128 << 20, "", None, xlen))
+    isa = ours.get_property("riscv,isa", "/cpus/cpu@0").value
+    assert isa == f"rv{xlen}imafdc_zicsr_zifencei_zihintpause_zba_zbb_zbc_zbs_sstc"
+    elf = build_asm("PASS", f"rv{xlen}")
+    misa = new_bare(load_elf(elf)).hart.csr(0x301)
+    letters = {chr(ord("a") + i) for i in range(26) if misa >> i & 1}
+    assert set(isa[4:].split("_")[0]) == letters - {"s", "u"}
+    qemu = shutil.which(f"qemu-system-riscv{xlen}")
+    if qemu is None:
+        pytest.skip(f"qemu-system-riscv{xlen} is not installed")
+    dumped = tmp_path / "virt.dtb"
+    subprocess.run([qemu, "-machine", f"virt,dumpdtb={dumped}", "-cpu", f"rv{xlen},h=false",
+                    "-bios", "none", "-nographic"], capture_output=True, timeout=60, check=True)
+    theirs = fdt.parse_dtb(dumped.read_bytes())
+    assert isa == theirs.get_property("riscv,isa", "/cpus/cpu@0").value
 
 
 def test_dtb_for_rv32_says_sv32() -> None:
