@@ -13,6 +13,7 @@ from enum import IntFlag
 from .csr import Field
 
 __all__ = [
+    "ALL_SCHEMES",
     "FLAG_ORDER",
     "KERNEL_PTE_FIELDS",
     "LEAF_BITS",
@@ -25,6 +26,8 @@ __all__ = [
     "SCHEMES",
     "SV32",
     "SV39",
+    "SV48",
+    "SV57",
     "PagingScheme",
     "PteFlag",
 ]
@@ -105,7 +108,8 @@ class PagingScheme:
         return 1 << (PAGE_SHIFT + level * self.vpn_bits)
 
     def canonical(self, va: int) -> bool:
-        """Sv39 requires bits 63..39 to equal bit 38; Sv32 uses all 32 bits."""
+        """Sv39 requires bits 63..39 to equal bit 38 (Sv48 63..48 bit 47, Sv57 63..57
+        bit 56); Sv32 uses all 32 bits."""
         if self.va_bits >= self.xlen:
             return 0 <= va < (1 << self.xlen)
         top = va >> (self.va_bits - 1)
@@ -121,3 +125,9 @@ class PagingScheme:
 SV39 = PagingScheme("Sv39", 64, 8, 3, 9, 8, 39, 44, ((1 << 64) - 1) ^ ((1 << 54) - 1))
 SV32 = PagingScheme("Sv32", 32, 1, 2, 10, 4, 32, 22, 0)
 SCHEMES: dict[int, PagingScheme] = {64: SV39, 32: SV32}
+"""The scheme a kernel of each XLEN is built for (kernel/, the generated headers)."""
+# RV64's deeper schemes, which the hart walks as QEMU 7.2 does (satp MODE 9 and 10):
+# Sv39's entries one and two levels further up, nine more virtual bits each.
+SV48 = PagingScheme("Sv48", 64, 9, 4, 9, 8, 48, 44, SV39.reserved_mask)
+SV57 = PagingScheme("Sv57", 64, 10, 5, 9, 8, 57, 44, SV39.reserved_mask)
+ALL_SCHEMES: tuple[PagingScheme, ...] = (SV32, SV39, SV48, SV57)

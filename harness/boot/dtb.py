@@ -62,7 +62,9 @@ class _Phandles:
 # The hart's extensions as QEMU 7.2 names those of its default cpu without the
 # hypervisor (`-cpu rv64,h=false`): misa's letters (but S and U, which the string leaves
 # out), then the named extensions. Firmware and kernels that read the tree to learn the
-# hart (Linux: F and D for its FPU state) see what the hart does.
+# hart (Linux: F and D for its FPU state) see what the hart does. Its mmu-type is QEMU
+# 7.2's too: RV64's largest scheme that tree names is Sv48 (the hart walks Sv57 as well,
+# as QEMU's does; tests/conformance/vm_deeper.S).
 ISA_EXTENSIONS = "imafdc_zicsr_zifencei_zihintpause_zba_zbb_zbc_zbs_sstc"
 
 
@@ -80,7 +82,7 @@ def _cpus(xlen: int, timebase_hz: int, ph: _Phandles) -> Node:
                    strings("device_type", "cpu"), words("reg", k),
                    strings("status", "okay"), strings("compatible", "riscv"),
                    strings("riscv,isa", f"rv{xlen}{ISA_EXTENSIONS}"),
-                   strings("mmu-type", "riscv,sv39" if xlen == 64 else "riscv,sv32"))
+                   strings("mmu-type", "riscv,sv48" if xlen == 64 else "riscv,sv32"))
         cpu.append(intc)
         cpus.append(cpu)
     # QEMU 7.2 lists the cpu-map for any number of harts, one included: firmware

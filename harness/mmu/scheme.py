@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from ..abi.csr import Csr, csr_fields
 from ..abi.paging import (
+    ALL_SCHEMES,
     FLAG_ORDER,
     LEAF_BITS,
     PTE_FIELDS,
@@ -90,6 +91,6 @@ class SatpValue:
 def decode_satp(satp: int, xlen: int) -> SatpValue:
     fields = {f.name: f for f in csr_fields(Csr.SATP, xlen)}
     mode = fields["MODE"].extract(satp, xlen)
-    scheme = SCHEMES[xlen] if mode == SCHEMES[xlen].satp_mode else None
+    scheme = next((s for s in ALL_SCHEMES if s.xlen == xlen and s.satp_mode == mode), None)
     return SatpValue(satp, mode, fields["ASID"].extract(satp, xlen),
                      PPN(fields["PPN"].extract(satp, xlen)), scheme)

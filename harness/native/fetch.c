@@ -40,8 +40,9 @@ void stlb_flush(hart *h)
     }
 }
 
-/* The scheme `satp` selects (spec 4.3 Sv32; 4.4, 4.5 Sv39, Sv48): false when it
- * translates nothing here (bare; Sv57, which this core does not walk). */
+/* The scheme `satp` selects (spec 4.3 Sv32; 4.4-4.6 Sv39, Sv48, Sv57): false when it
+ * translates nothing (bare). Sv48 and Sv57 are Sv39 with one and two more levels above
+ * it, their modes the next two numbers, as QEMU 7.2 accepts all three on RV64. */
 bool pt_scheme(bool rv64, uint64_t satp, struct pt_scheme *s)
 {
     if (!rv64) {
@@ -52,10 +53,10 @@ bool pt_scheme(bool rv64, uint64_t satp, struct pt_scheme *s)
         return true;
     }
     uint64_t mode = satp >> SATP64_MODE_SHIFT;
-    if (mode != SV39_MODE && mode != SV39_MODE + 1)   /* Sv48 is Sv39's mode + 1 */
+    if (mode < SV39_MODE || mode > SV39_MODE + 2)
         return false;
     *s = (struct pt_scheme){(satp & ((1ull << SATP64_PPN_BITS) - 1)) << PAGE_SHIFT,
-                            mode == SV39_MODE ? SV39_LEVELS : SV39_LEVELS + 1, SV39_PTE_SIZE,
+                            SV39_LEVELS + (unsigned)(mode - SV39_MODE), SV39_PTE_SIZE,
                             SV39_VPN_BITS};
     return true;
 }
@@ -107,8 +108,8 @@ int pt_walk(hart *h, uint64_t va, const struct pt_scheme *s, unsigned flags, pte
     return PTW_PAGE_FAULT;
 }
 
-/* Walk `va` through an RV64 satp (Sv39 or Sv48), as tlbbank.c records a fill's walk:
- * false if the mode is neither or the walk ends without a leaf in RAM. */
+/* Walk `va` through an RV64 satp (Sv39, Sv48 or Sv57), as tlbbank.c records a fill's
+ * walk: false if the mode is none of them or the walk ends without a leaf in RAM. */
 bool walk_rv64(hart *h, uint64_t va, uint64_t satp, pte_seen seen, void *arg)
 {
     struct pt_scheme s;

@@ -120,9 +120,9 @@ in_s:
     ECALL_TO_M 11, PRV_S
     CHECK_AD 12, VA_NOA, PTE_A
     CHECK_AD 13, VA_NOD, PTE_A | PTE_D
-    li t0, PTE_V | PTE_R | PTE_W        // A = D = 0 again: a store sets both
     li a0, VA_NOA
-    call vm_pte
+    call vm_pte                         // (a call: t0 and t1 are the callee's)
+    li t0, PTE_V | PTE_R | PTE_W        // A = D = 0 again: a store sets both
     la t1, pages + 4 * PAGE_SIZE
     srli t1, t1, 12
     slli t1, t1, 10

@@ -128,6 +128,17 @@ def test_normal_mode_keeps_pmp_in_libunicorns_plt() -> None:
     assert line.startswith(PMP_LINE + " plt ") and not line.endswith(" unicorn")
 
 
+VM_PROGRAMS = ["vm_deeper", "vm_page_faults", "vm_reserved_bits", "vm_permissions"]
+
+
+def test_the_virtual_tlb_walks_sv39_sv48_and_sv57() -> None:
+    """vtlb.c walks the tables itself (fetch.c pt_walk): every scheme QEMU 7.2 accepts,
+    with the faults the programs check (cause, epc, tval), as in normal mode."""
+    env = {"PRIVLAB_PORTABLE": "1", "PRIVLAB_VTLB": "1"}
+    line = run_script(RUN_PROGRAMS + 'print(" ".join(results))', "rv64", VM_PROGRAMS, env)
+    assert line == " ".join(f"{n}=HALT:0" for n in VM_PROGRAMS)
+
+
 def test_a_host_without_libunicorns_plt_runs_with_the_virtual_tlb(tmp_path: Path) -> None:
     # PRIVLAB_NO_PLT=1 makes plt.c find no slot, as on macOS (a Mach-O libunicorn):
     # portable mode and vtlb.c by themselves, PMP exact (cause, epc, tval) and the

@@ -3,6 +3,7 @@ Sv32, and the WalkView rendering (golden text at width 100)."""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 
 import pytest
@@ -150,3 +151,27 @@ def test_walk_view_colours_the_offending_flag(
     out = render_ansi(WalkView(walk(mem, SATP, 0x12008, Access.WRITE, U)))
     # rw---ad: the '-' in the U column carries the fault style (bold #c0392b)
     assert "\x1b[1;38;2;192;57;43m-\x1b[0m" in out
+
+
+@pytest.mark.parametrize(("mode", "levels", "va", "bad"), [
+    (9, 4, 0x0000_7fff_fff0_0123, 0x00ff_0000_0000_0000),    # Sv48: bit 47 sign-extends
+    (9, 4, 0xffff_8000_0000_0123, 0x0000_8000_0000_0000),
+    (10, 5, 0x00ff_0000_0000_0123, 0x0100_0000_0000_0000),   # Sv57: bit 56 does
+])
+def test_sv48_and_sv57_walk_one_and_two_levels_more(mode: int, levels: int, va: int,
+                                                    bad: int) -> None:
+    """The schemes the hart walks as QEMU 7.2 does beside Sv39 (vm_deeper.S): the walk
+    reads `levels` entries to a 4 KiB page; an address not sign-extended from the
+    scheme's top bit is refused before any table is read."""
+    m = FakeMemory()
+    tables = [0x8000_1000 + 0x1000 * k for k in range(levels)]
+    for level, (table, below) in enumerate(itertools.pairwise(tables)):
+        m.pte(table, (va >> (12 + 9 * (levels - 1 - level))) & 511, pte(below, "v"))
+    m.pte(tables[-1], (va >> 12) & 511, pte(0x8002_0000, "vrwad"))
+    satp = (mode << 60) | (tables[0] >> 12)
+    w = walk(m, satp, va, Access.READ, S)
+    assert w.ok and w.pa == 0x8002_0000 | (va & 0xfff)
+    assert [s.level for s in w.steps] == list(range(levels - 1, -1, -1))
+    refused = walk(m, satp, bad, Access.READ, S)
+    assert refused.fault is not None and refused.fault.kind is FaultKind.NOT_CANONICAL
+    assert (refused.fault.cause, refused.steps) == (Exc.LOAD_PAGE_FAULT, ())

@@ -341,7 +341,7 @@ __asm__(".text\n"
         "    ecall\n"
         "    ret\n");
 
-// ---- Page tables: Sv39 (RV64) / Sv32 (RV32) --------------------------------------------
+// ---- Page tables: Sv39 (RV64; Sv48 and Sv57 with vm_init_levels) / Sv32 (RV32) ---------
 
 // PT_LEVELS, PT_INDEX_BITS, SATP_MODE and PTE_PPN_SHIFT come from riscv_gen.h.
 #define PTES_PER_PAGE (PAGE_SIZE / sizeof(reg_t))
@@ -350,6 +350,7 @@ __asm__(".text\n"
 static reg_t pt_pool[PT_POOL_PAGES][PTES_PER_PAGE] __attribute__((aligned(PAGE_SIZE)));
 static unsigned pt_used;
 static reg_t *pt_root;
+static int pt_levels = PT_LEVELS;   // Sv48 and Sv57 walk one and two levels more
 
 static reg_t *pt_alloc(void) {
     if (pt_used == PT_POOL_PAGES)
@@ -371,7 +372,7 @@ static unsigned vpn(reg_t va, int level) {
 // The PTE slot for `va` at `level` (0 = 4 KiB leaf), creating the tables above it.
 static reg_t *pte_slot(reg_t va, int level) {
     reg_t *table = pt_root;
-    for (int l = PT_LEVELS - 1; l > level; l--) {
+    for (int l = pt_levels - 1; l > level; l--) {
         reg_t *pte = &table[vpn(va, l)];
         if (!(*pte & PTE_V))
             *pte = pte_for((reg_t)pt_alloc(), PTE_V);
@@ -385,7 +386,7 @@ static reg_t *pte_slot(reg_t va, int level) {
 
 // Fresh tables mapping MMIO and all of RAM at their physical addresses for S-mode
 // (superpages, A and D preset), nothing else. Returns the satp value that enables them.
-reg_t vm_init(void) {
+static reg_t vm_tables(void) {
     pt_used = 0;
     pt_root = pt_alloc();
 #if __riscv_xlen == 64
@@ -398,8 +399,23 @@ reg_t vm_init(void) {
     for (reg_t off = 0; off < PLATFORM_RAM_SIZE_DEFAULT; off += 0x400000)
         *pte_slot(PLATFORM_RAM_BASE + off, 1) = pte_for(PLATFORM_RAM_BASE + off, KERNEL_RWX);
 #endif
-    return SATP_MODE | ((reg_t)pt_root >> PAGE_SHIFT);
+    return (reg_t)pt_root >> PAGE_SHIFT;
 }
+
+reg_t vm_init(void) {
+    pt_levels = PT_LEVELS;
+    return SATP_MODE | vm_tables();
+}
+
+#if __riscv_xlen == 64
+// The same for a walk of `levels` levels: 4 for Sv48, 5 for Sv57, whose satp modes
+// follow Sv39's. A 1 GiB page is a level-2 entry in all three.
+reg_t vm_init_levels(int levels) {
+    pt_levels = levels;
+    reg_t mode = (SATP_MODE >> SATP_MODE_SHIFT) + (reg_t)(levels - PT_LEVELS);
+    return (mode << SATP_MODE_SHIFT) | vm_tables();
+}
+#endif
 
 // Map the 4 KiB page at `va` to `pa` with PTE bits `flags` (V is added).
 void vm_map(reg_t va, reg_t pa, reg_t flags) {
