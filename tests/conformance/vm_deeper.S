@@ -19,6 +19,8 @@
 //   3: supervisor_ecall  S->M
 //   4: load_page_fault   S->M  ld at VA_BAD + 0x18 under Sv57, tval = VA_BAD + 0x18
 //   5: load_page_fault   S->M  lw at VA_57 + 0x1004, its leaf with bit 63 set
+//   7: illegal_instruction S->M  at VA_57 + 0x2000 (code_page: csrr a0 of M's CSR 0x7c0),
+//      tval = its bits, read through the Sv57 walk
 //   6: supervisor_ecall  S->M
 // and the loads through VA_48, VA_NEG and (under Sv57) VA_57 read 0x5a (checks 20-23).
 //
@@ -30,6 +32,7 @@
 #define VA_57  0x00ff000000000000
 #define VA_BAD 0x0100000000000000
 #define RW_AD  (PTE_R | PTE_W | PTE_A | PTE_D)
+#define CSRR_A0_7C0 0x7c002573     // csrr a0, 0x7c0: a custom M CSR, illegal from S
 
 // Paging on with the satp in s11, then S at `target`.
 .macro PAGED_S target
@@ -83,6 +86,7 @@ in_sv48:
     or t1, t1, t0
     sd t1, 0(a0)
     VM_MAP VA_48, data_page, RW_AD
+    VM_MAP VA_57 + 0x2000, code_page, PTE_R | PTE_X | PTE_A
     PAGED_S in_sv57
 in_sv57:
     li s2, VA_57
@@ -95,7 +99,12 @@ in_sv57:
     EXPECT_FAULT 4, PRV_M, PRV_S, CAUSE_LOAD_PAGE_FAULT, VA_BAD + 0x18, ld a0, 0x18(s3)
     li s3, VA_57 + 0x1000
     EXPECT_FAULT 5, PRV_M, PRV_S, CAUSE_LOAD_PAGE_FAULT, VA_57 + 0x1004, lw a0, 4(s3)
-    ECALL_TO_M 6, PRV_S
+    li t0, VA_57 + 0x2000
+    EXPECT 7, PRV_M, PRV_S, CAUSE_ILLEGAL_INSTRUCTION, VA_57 + 0x2000, CSRR_A0_7C0, \
+        RESUME_AT, 1f
+    jalr t0
+    FAIL_NO_TRAP 7
+1:  ECALL_TO_M 6, PRV_S
     PAGING_OFF
 #else
     MRET_TO PRV_S, in_s
@@ -103,6 +112,14 @@ in_s:
     ECALL_TO_M 10, PRV_S
 #endif
     TEST_PASS
+
+#if __riscv_xlen == 64
+    .text
+    .balign PAGE_SIZE
+code_page:
+    csrr a0, 0x7c0
+    .balign PAGE_SIZE
+#endif
 
     .data
     .balign PAGE_SIZE
