@@ -14,7 +14,6 @@ from ..machine.machine import Machine
 from ..machine.results import VECTOR_FAULTS, RunResult, Stop
 from ..sigint import on_sigint
 from ..trace import TrapEvent
-from .diagnose import Namer, describe_machine, info_for
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -78,6 +77,8 @@ def report_run(result: RunResult, budget: int | None, err: IO[str],
     vector faults, as such firmware's does when this QEMU's machine surprises it."""
     if result.stop is Stop.HALT:
         return result.status
+    from .diagnose import Namer, describe_machine, info_for  # only a run that ends badly
+
     if machine is not None and info is None:
         try:
             info = info_for(machine)

@@ -26,8 +26,6 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 from ..abi.csr import Exc
-from ..abi.syscall_table import ABIS
-from ..api.points import POINT_HELP
 from ..budget import INSPECT_MAX_INSNS
 from ..errors import BadInput, ExitStatus, PrivlabError
 from ..pace import DEFAULT_ICOUNT_SHIFT
@@ -244,6 +242,8 @@ def add_machine_arguments(p: argparse.ArgumentParser, *, default_user: str | Non
 
 
 def add_abi_argument(p: argparse.ArgumentParser) -> None:
+    from ..abi.syscall_table import ABIS  # the inspectors' alone: `run` reads no calls
+
     p.add_argument("--abi", choices=tuple(ABIS), default="rcore",
                    help="the kernel the calls are decoded for and its process table read "
                         "from: rcore (the booted kernel's, rCore numbering; default), xv6 "
@@ -252,6 +252,8 @@ def add_abi_argument(p: argparse.ArgumentParser) -> None:
 
 
 def add_at_argument(p: argparse.ArgumentParser, default: str) -> None:
+    from ..api.points import POINT_HELP  # the inspectors' alone, as --abi
+
     p.add_argument("--at", metavar="POINT", default=default,
                    help=f"where to stop: {POINT_HELP} (default: {default})")
 

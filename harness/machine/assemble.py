@@ -19,7 +19,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..abi.platform import PLATFORM
-from ..boot.dtb import build_dtb
 from ..devices.mrom import FW_DYNAMIC_INFO_OFFSET, reset_rom
 from ..devices.uart import Console, InputSource
 from ..errors import BadInput
@@ -105,7 +104,8 @@ def _extent(image: ElfImage) -> tuple[int, int]:
 def boot_system(machine: Machine, firmware: ElfImage, kernel: ElfImage,
                 initrd: bytes | mmap.mmap, bootargs: str = "", *,
                 dtb_before_qemu72: bool = False) -> BootLayout:
-    from ..boot.initrd import initrd_load_address  # a bare run packs no initrd
+    from ..boot.dtb import build_dtb  # a bare run passes no tree
+    from ..boot.initrd import initrd_load_address  # and packs no initrd
 
     mem = machine.memory
     machine.load(firmware)

@@ -102,7 +102,9 @@ def test_a_bare_run_loads_only_the_machine_it_runs() -> None:
     no typing module (the modules a run loads import it only for the type checker, and
     harness/protocol.py stands in for its Protocol); no pyelftools, even the first time
     an ELF runs (harness/machine/loader.py reads it with struct); no json (the build
-    stamps are marshalled, harness/build/stamp.py)."""
+    stamps are marshalled, harness/build/stamp.py); no device tree (a bare run passes
+    none), no system-call tables or stopping points (the inspectors' options), and none
+    of the diagnosis a run that ends badly prints."""
     kernel = build_asm("PASS")
     code = ("from privlab.cli.main import main\n"
             f"status = main(['run', '--quiet', '--bios', 'none', '--kernel', {str(kernel)!r}])\n"
@@ -113,7 +115,9 @@ def test_a_bare_run_loads_only_the_machine_it_runs() -> None:
                 "privlab.build.toolchain", "privlab.devices.disk", "privlab.devices.virtio_blk",
                 "privlab.boot.bootargs", "privlab.boot.programs", "privlab.boot.bootdisk",
                 "privlab.qemucmd.grammar", "privlab.kernelinfo.dwarf", "hashlib", "_hashlib",
-                "shutil", "fdt", "typing", "elftools", "json")
+                "shutil", "fdt", "typing", "elftools", "json", "privlab.boot.dtb",
+                "privlab.boot.flattree", "privlab.abi.syscall_table", "privlab.api.points",
+                "privlab.cli.diagnose")
     assert sorted(m for m in loaded if m.startswith(unwanted)) == []
 
 
