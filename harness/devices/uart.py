@@ -18,9 +18,13 @@ rate). Input that arrives from stdin while the guest runs raises RDI at the next
 access or the next run.
 
 A UART has no end of file: a guest reading a console whose input has ended (a pipe
-or file at its end, `--input` used up) polls forever. When the source says it has
-ended and the guest has polled IDLE_POLL_LIMIT times since it last printed, the UART
-calls `on_input_ended`, so `privlab run < script` stops like `sh < script` does.
+or file at its end, `--input` used up) polls forever, or sleeps forever waiting for the
+receive interrupt. When the source says it has ended and the guest has polled
+IDLE_POLL_LIMIT times since it last printed, the UART calls `on_input_ended`, so
+`privlab run < script` stops like `sh < script` does. A guest that sleeps until the
+interrupt (xv6) runs on, as on QEMU: nothing tells its wait for input from a long
+silent computation (xv6's usertests on three harts run billions of instructions
+without printing), and stopping it in one would cut a run short.
 """
 
 from __future__ import annotations
@@ -267,6 +271,18 @@ class Uart:
 
     def iir(self) -> int:
         return (IIR_FIFO_ENABLED if self.fcr & FCR_FE else 0) | self.iir_id
+
+    def look_for_input(self) -> None:
+        """The run loop looked for input fed or typed since the last look (at a run's
+        start, and while it runs for a live source): report the line if input is
+        waiting, as QEMU's serial does when a byte arrives, and not otherwise. Nothing
+        else changes between two guest accesses, and a report re-raises a line that is
+        high: a THR-empty interrupt the guest never acknowledges (xv6 never reads IIR)
+        would be taken again at every look, which QEMU never does. Only a guest that
+        waits for the receive interrupt has the source looked at (the first look is
+        the guest's to make: harness/qemucmd/keyboard.py)."""
+        if self.ier & IER_RDI and self._data_ready():
+            self.update_irq()
 
     # -- MMIO ------------------------------------------------------------------------
     # The registers are compared as the plain numbers they are (IntEnum members equal

@@ -420,7 +420,7 @@ class Machine:
         self._arm(conditions)
         self._schedule_input_poll()
         if not self.turns.in_turn:           # (a multi-hart run looks once, at its start)
-            self.uart.update_irq()           # input fed since the last run
+            self.uart.look_for_input()       # fed since the last run
         self.hart.update()
         try:
             return self._loop(on_stop, conditions)
@@ -583,7 +583,7 @@ class Machine:
                 self.checkpoint()            # between two blocks: nothing the guest sees
             self._schedule_input_poll()
             if getattr(self.uart.source, "live", False):
-                self.uart.update_irq()
+                self.uart.look_for_input()
                 self.hart.update()
             return None
         if reason == StopReason.STORM:

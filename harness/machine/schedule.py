@@ -162,7 +162,7 @@ class HartTurns:
         instruction of the hart whose turn it is, then stop."""
         m = self.m
         ran = 0
-        m.uart.update_irq()               # input fed since the last run
+        m.uart.look_for_input()           # fed since the last run
         live = bool(getattr(m.uart.source, "live", False))
         next_poll = INPUT_POLL_INSNS         # live input: looked at as often as one hart
         if m._codesync is not None:
@@ -174,7 +174,7 @@ class HartTurns:
         while True:
             if live and ran >= next_poll:
                 next_poll = ran + INPUT_POLL_INSNS
-                m.uart.update_irq()
+                m.uart.look_for_input()
             if m._stop_wanted and m._report_stop():
                 return m._result(Stop.USER)
             if max_insns is not None and ran >= max_insns:

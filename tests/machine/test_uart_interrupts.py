@@ -113,3 +113,44 @@ def test_turning_ier_off_lowers_the_line() -> None:
     u.write(Reg.IER_DLM, 1, ETBEI)
     u.write(Reg.IER_DLM, 1, 0)
     assert line.levels == [True, False]
+
+
+def test_looking_for_input_reports_the_line_only_when_a_byte_waits() -> None:
+    """The run loop looks for input at each run's start and, for a terminal or a pipe,
+    every INPUT_POLL_INSNS instructions. A THR-empty interrupt the guest never
+    acknowledges (xv6 reads no IIR) stays as QEMU leaves it: its line is not driven
+    again, so the PLIC does not take it again. A byte that waits is reported."""
+    source = ScriptedInput()
+    line = Recorder()
+    u = Uart(Console(), source, irq=line)
+    u.write(Reg.IER_DLM, 1, ETBEI | ERBFI)
+    u.write(Reg.RBR_THR_DLL, 1, ord("x"))
+    reported = len(line.levels)
+    assert line.high
+    for _ in range(3):
+        u.look_for_input()
+    assert len(line.levels) == reported          # nothing arrived: no report
+    source.feed(b"k")
+    u.look_for_input()
+    assert len(line.levels) == reported + 1 and line.high
+    assert u.read(Reg.IIR_FCR, 1) == 0x04           # received data before THR empty
+
+
+
+def test_a_guest_waiting_for_the_receive_interrupt_is_not_stopped_by_looks() -> None:
+    """A guest that sleeps until the receive interrupt (xv6) polls nothing once its
+    input has ended, and the run loop's looks do not stand in for its polls: nothing
+    tells that wait from a long silent computation (xv6's usertests on three harts),
+    and QEMU runs on too. A guest that polls is still told (IDLE_POLL_LIMIT polls)."""
+    from privlab.devices.uart import IDLE_POLL_LIMIT
+
+    ended: list[int] = []
+    u = Uart(Console(), ScriptedInput(b"", final=True), irq=Recorder())
+    u.on_input_ended = lambda: ended.append(1)
+    u.write(Reg.IER_DLM, 1, ERBFI)
+    for _ in range(10 * IDLE_POLL_LIMIT):
+        u.look_for_input()
+    assert ended == []
+    for _ in range(IDLE_POLL_LIMIT):
+        u.read(Reg.LSR, 1)
+    assert ended == [1]

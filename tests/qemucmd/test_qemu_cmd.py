@@ -159,6 +159,47 @@ def test_the_bundled_system_boots_on_the_tree_before_qemu_7_2() -> None:
     assert (done.returncode, done.stdout) == (0, "Hello, world!\n")
 
 
+UNACKNOWLEDGED_THRE = """
+    UART_IRQ_TO_M
+    li t0, PLATFORM_UART0_BASE
+    li t1, 0x02                 // IER: THR-empty interrupts only
+    sb t1, 1(t0)
+    li s1, 0                    // external interrupts taken
+    li t1, 1 << 11
+    csrw mie, t1
+    csrsi mstatus, 8
+    li t1, 'x'
+    sb t1, 0(t0)                // sent at once: THR empty again, the line high
+    li s2, 4000000              // about four of the run loop's looks at a pipe
+1:  addi s2, s2, -1
+    bnez s2, 1b
+    slli a0, s1, 16
+    FAIL_REG a0                 // exit status: the count
+    .balign 4
+trap:                           // (t0 and t1 are the loop's)
+    li t3, PLATFORM_PLIC_BASE + PLIC_CONTEXT + PLIC_CLAIM
+    lw t4, 0(t3)
+    addi s1, s1, 1
+    sw t4, 0(t3)                // completed; IIR is never read, so THRI stays pending
+    mret
+"""
+
+
+def test_an_unacknowledged_thr_empty_interrupt_is_taken_once(tmp_path: Path) -> None:
+    """A guest that never reads IIR (xv6's uart.c) leaves QEMU's THR-empty interrupt
+    pending with its line high: QEMU's PLIC takes it once, and again only when the UART
+    reports its line anew (a register access, a byte's arrival). privlab's run loop
+    looks at a piped stdin every INPUT_POLL_INSNS instructions; a look reports the line
+    only when a byte waits, or xv6 under `make qemu < script` took a UART interrupt at
+    every look, and stopped as if waiting for input when the script had ended."""
+    elf = build_asm(UNACKNOWLEDGED_THRE)
+    words = (*BARE, elf)
+    # twice: the IER write with THR empty raises it, and so does the byte's sending
+    assert privlab_qemu(*words, stdin=b"").returncode == 2
+    if QEMU is not None:
+        assert qemu(*words).returncode == 2
+
+
 def test_piped_input_reaches_the_guest_as_typed_keys(tmp_path: Path) -> None:
     """The program first empties the UART as OpenSBI does, then waits for a key: the
     first byte of the pipe is the key it gets, not the one its blind read took."""
