@@ -41,6 +41,13 @@
     MRET_TO PRV_S, \target
 .endm
 
+// `reg` := `va`, whose dword (through the page tables) must be data_page's 0x5a.
+.macro READS_5A check, reg, va
+    li \reg, \va
+    ld a0, 0(\reg)
+    CHECK_REG \check, a0, 0x5a
+.endm
+
 // Back in M after an ecall from S: paging off.
 .macro PAGING_OFF
     csrw satp, zero
@@ -59,12 +66,8 @@ TEST_MAIN vm_deeper
     VM_MAP VA_NEG, data_page, RW_AD
     PAGED_S in_sv48
 in_sv48:
-    li s0, VA_48
-    ld a0, 0(s0)
-    CHECK_REG 20, a0, 0x5a
-    li s1, VA_NEG
-    ld a0, 0(s1)
-    CHECK_REG 21, a0, 0x5a
+    READS_5A 20, s0, VA_48
+    READS_5A 21, s1, VA_NEG
     li s2, VA_57
     EXPECT_FAULT 1, PRV_M, PRV_S, CAUSE_LOAD_PAGE_FAULT, VA_57 + 0x10, ld a0, 0x10(s2)
     li s3, VA_48 + 0x1000
@@ -89,12 +92,8 @@ in_sv48:
     VM_MAP VA_57 + 0x2000, code_page, PTE_R | PTE_X | PTE_A
     PAGED_S in_sv57
 in_sv57:
-    li s2, VA_57
-    ld a0, 0(s2)
-    CHECK_REG 22, a0, 0x5a
-    li s0, VA_48
-    ld a0, 0(s0)
-    CHECK_REG 23, a0, 0x5a
+    READS_5A 22, s2, VA_57
+    READS_5A 23, s0, VA_48
     li s3, VA_BAD
     EXPECT_FAULT 4, PRV_M, PRV_S, CAUSE_LOAD_PAGE_FAULT, VA_BAD + 0x18, ld a0, 0x18(s3)
     li s3, VA_57 + 0x1000
