@@ -11,9 +11,7 @@ changed" from file sizes and times, without hashing anything.
 
 from __future__ import annotations
 
-import ctypes
 import importlib.util
-import os
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -24,7 +22,7 @@ from ..build.prebuilt import library_in
 from ..errors import NativeBuildError
 
 __all__ = ["CFLAGS", "PACKAGED_CFLAGS", "CLibrary", "built_library", "compile_library",
-           "open_library", "packaged_key"]
+           "packaged_key"]
 
 _BUILD_TRIES = 3             # builds a changing source gets before giving up
 CFLAGS = ("-O2", "-g", "-shared", "-fPIC", "-std=c11", "-Wall", "-Wextra", "-Werror",
@@ -76,23 +74,6 @@ class CLibrary:
         include, libdir = unicorn_dirs()
         return [include / "unicorn" / "unicorn.h", include / "unicorn" / "riscv.h",
                 libdir / libunicorn_name()]
-
-
-def open_library(path: Path) -> ctypes.CDLL:
-    """The library at `path`, loaded with ctypes, the libraries it brings in bound
-    lazily. ctypes always asks the dynamic loader for RTLD_NOW, which binds at load
-    every call slot of every library the open brings in: for the core, all 7,800 of
-    libunicorn's own PLT slots, 1.5-2 ms of every start, where a run calls a few
-    hundred of those functions. Opened lazily first, the libraries are already there
-    when ctypes opens them, and are not bound again. Our own libraries lose no check:
-    zig links them with -z now (BIND_NOW), so a function they call that no library
-    defines still stops the load with its name."""
-    if sys.platform.startswith("linux"):
-        dlopen = ctypes.CDLL(None).dlopen
-        dlopen.restype = ctypes.c_void_p
-        dlopen.argtypes = [ctypes.c_char_p, ctypes.c_int]
-        dlopen(os.fsencode(path), os.RTLD_LAZY)   # on failure, ctypes' open says why
-    return ctypes.CDLL(str(path))
 
 
 def _stamp_inputs(lib: CLibrary) -> list[Path]:

@@ -9,7 +9,7 @@ from functools import cache
 from pathlib import Path
 
 from ..abi.native_layout import gen_header
-from .clib import CLibrary, built_library, open_library
+from .clib import CLibrary, built_library
 
 __all__ = ["HART_LIBRARY", "library_path", "load_library", "unicorn_signatures"]
 
@@ -59,7 +59,7 @@ def library_path() -> Path:
 @cache
 def load_library() -> ctypes.CDLL:
     """The loaded native core, with its function signatures declared."""
-    lib = open_library(library_path())
+    lib = ctypes.CDLL(str(library_path()))
     vp, u64, u32, i32 = ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint32, ctypes.c_int
     signatures: dict[str, tuple[object, list[object]]] = {
         "hart_new": (vp, [vp, u32]),

@@ -11,7 +11,7 @@ from functools import cache
 from pathlib import Path
 
 from ..abi.pairing import gen_header
-from ..native.clib import CLibrary, built_library, open_library
+from ..native.clib import CLibrary, built_library
 
 __all__ = ["TRACE_LIBRARY", "load_trace_library"]
 
@@ -22,7 +22,7 @@ TRACE_LIBRARY = CLibrary("libprivlab_trace.so", Path(__file__).resolve().parent,
 
 @cache
 def load_trace_library() -> ctypes.CDLL:
-    lib = open_library(built_library(TRACE_LIBRARY))
+    lib = ctypes.CDLL(str(built_library(TRACE_LIBRARY)))
     vp, u64, u32, i32 = ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint32, ctypes.c_int
     signatures: dict[str, tuple[object, list[object]]] = {
         "shaper_new": (vp, [ctypes.c_uint8]),
