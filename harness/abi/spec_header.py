@@ -43,6 +43,7 @@ from .csr import (
     csr_fields,
 )
 from .paging import (
+    ALL_SCHEMES,
     KERNEL_PTE_FIELDS,
     PAGE_SHIFT,
     PAGE_SIZE,
@@ -111,13 +112,13 @@ def _neutral_defines(field_xlen: int) -> list[str]:
         if f.lsb < 0:   # at bit XLEN - FROM_TOP, for the XLEN-neutral native core
             out += [_num(f"MCONTROL_{f.name}_FROM_TOP", -f.lsb),
                     _num(f"MCONTROL_{f.name}_WIDTH", f.width)]
-    out += ["", "/* Pages and page-table entries (Sv39, Sv32). */"]
+    out += ["", "/* Pages and page-table entries (Sv32, Sv39, Sv48, Sv57). */"]
     out += [_num("PAGE_SHIFT", PAGE_SHIFT), _num("PAGE_SIZE", PAGE_SIZE)]
     out += _field_defines("PTE", PTE_FIELDS, 64)
     out += ["/* The kernel's software bits, inside RSW (the hart ignores them). */"]
     out += _field_defines("PTE", KERNEL_PTE_FIELDS, 64)
     out.append(_num("PTE_PPN_SHIFT", PTE_PPN_SHIFT))
-    for scheme in SCHEMES.values():
+    for scheme in ALL_SCHEMES:
         name = scheme.name.upper()
         out += [_num(f"{name}_MODE", scheme.satp_mode), _num(f"{name}_LEVELS", scheme.levels),
                 _num(f"{name}_VPN_BITS", scheme.vpn_bits),

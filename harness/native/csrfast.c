@@ -164,7 +164,7 @@ static uint64_t satp_after(int status, uint64_t old, uint64_t value)
 {
     uint64_t mode = value >> SATP64_MODE_SHIFT;
     bool taken = status == 0 &&
-        (mode == 0 || mode == SV39_MODE || mode == SV39_MODE + 1 || mode == SV39_MODE + 2);
+        (mode == 0 || mode == SV39_MODE || mode == SV48_MODE || mode == SV57_MODE);
     return taken ? value : old;
 }
 

@@ -40,9 +40,9 @@ void stlb_flush(hart *h)
     }
 }
 
-/* The scheme `satp` selects (spec 4.3 Sv32; 4.4-4.6 Sv39, Sv48, Sv57): false when it
- * translates nothing (bare). Sv48 and Sv57 are Sv39 with one and two more levels above
- * it, their modes the next two numbers, as QEMU 7.2 accepts all three on RV64. */
+/* The scheme `satp` selects (spec 4.3 Sv32; 4.4-4.6 Sv39, Sv48, Sv57, all three of
+ * which QEMU 7.2 accepts on RV64): false when it translates nothing (bare). Sv48 and
+ * Sv57 are Sv39 with one and two more levels above it, the same entries. */
 bool pt_scheme(bool rv64, uint64_t satp, struct pt_scheme *s)
 {
     if (!rv64) {
@@ -53,11 +53,12 @@ bool pt_scheme(bool rv64, uint64_t satp, struct pt_scheme *s)
         return true;
     }
     uint64_t mode = satp >> SATP64_MODE_SHIFT;
-    if (mode < SV39_MODE || mode > SV39_MODE + 2)
+    unsigned levels = mode == SV39_MODE ? SV39_LEVELS : mode == SV48_MODE ? SV48_LEVELS :
+                      mode == SV57_MODE ? SV57_LEVELS : 0;
+    if (!levels)
         return false;
     *s = (struct pt_scheme){(satp & ((1ull << SATP64_PPN_BITS) - 1)) << PAGE_SHIFT,
-                            SV39_LEVELS + (unsigned)(mode - SV39_MODE), SV39_PTE_SIZE,
-                            SV39_VPN_BITS};
+                            levels, SV39_PTE_SIZE, SV39_VPN_BITS};
     return true;
 }
 
