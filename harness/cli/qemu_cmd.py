@@ -23,7 +23,7 @@ from contextlib import ExitStack
 
 from ..errors import BadInput
 from .helplayout import HelpLayout
-from .sessionargs import older_qemu_options, positive_int
+from .sessionargs import older_qemu_options, positive_int, say_notes
 
 TYPE_CHECKING = False     # typing itself is 2 ms of every start
 if TYPE_CHECKING:
@@ -95,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
 
         said = run_as_written_for(Path(line.bios), own)
         if said:
-            print(f"privlab: note: {said}", file=sys.stderr, flush=True)
+            say_notes([said])
     with ExitStack() as stack:
         keys = Typed(StdinInput())
         machine = boot_qemu_line(line, Console(echo=True), keys,
