@@ -106,6 +106,20 @@ def _compile_dataclass_methods_once() -> None:
         install(cache_root())
 
 
+BOOTS = frozenset({"run", "trace", "inspect", "step", "pagetable", "translate", "qemu", "tour"})
+"""The commands that boot a machine in this process (lab and grade run theirs in
+workers): for them the native core is loaded while the rest is imported."""
+
+
+def _preload_core() -> None:
+    import sys
+
+    if len(sys.argv) > 1 and sys.argv[1] in BOOTS:
+        from .native.preload import preload_core
+
+        preload_core()
+
+
 def main() -> int:
     signal.signal(signal.SIGINT, _interrupted)
     gc.disable()
@@ -113,6 +127,7 @@ def main() -> int:
         _defer_inspect()
         _defer_url_parsing()
         _compile_dataclass_methods_once()
+        _preload_core()
         from .cli.main import main as command_line
     finally:
         gc.freeze()

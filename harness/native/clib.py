@@ -22,7 +22,7 @@ from ..build.prebuilt import library_in
 from ..errors import NativeBuildError
 
 __all__ = ["CFLAGS", "PACKAGED_CFLAGS", "CLibrary", "built_library", "compile_library",
-           "packaged_key"]
+           "packaged_key", "stamped_library"]
 
 _BUILD_TRIES = 3             # builds a changing source gets before giving up
 CFLAGS = ("-O2", "-g", "-shared", "-fPIC", "-std=c11", "-Wall", "-Wextra", "-Werror",
@@ -88,20 +88,37 @@ def _stamp_inputs(lib: CLibrary) -> list[Path]:
 def built_library(lib: CLibrary) -> Path:
     """Build `lib` if needed and return its path: a wheel's own copy when it was built
     from these very sources (harness/build/prebuilt.py), else the cached build."""
-    from ..build.stamp import check_stamp, write_stamp
+    from ..build.stamp import write_stamp
 
-    params = {"cflags": list(CFLAGS), "library": lib.name}
-    # A stamp per install (its sources' place names it): installs sharing one cache
-    # (a checkout's venv and a wheel's) would otherwise each find the other's stamp
-    # and work out the library's key again, 0.03-0.06 s, at every run that alternates.
-    inputs = _stamp_inputs(lib)
-    stamp_dir = cache_root() / "native" / lib.name / str(lib.source_dir).lstrip("/")
-    stamped = check_stamp(stamp_dir, params, inputs)
-    if isinstance(stamped, str) and Path(stamped).is_file():
-        return Path(stamped)
+    ready = stamped_library(lib)
+    if ready is not None:
+        return ready
+    stamp_dir, params, inputs = _stamp_of(lib)
     out = library_in(lib.name, lambda: packaged_key(lib)) or _build(lib)
     write_stamp(stamp_dir, params, inputs, [out], str(out))
     return out
+
+
+def stamped_library(lib: CLibrary) -> Path | None:
+    """`lib`'s path if the stamp of its last build still holds (nothing it is made
+    from has changed since), else None: built_library without the build."""
+    from ..build.stamp import check_stamp
+
+    stamped = check_stamp(*_stamp_of(lib))
+    if isinstance(stamped, str) and Path(stamped).is_file():
+        return Path(stamped)
+    return None
+
+
+def _stamp_of(lib: CLibrary) -> tuple[Path, dict[str, object], list[Path]]:
+    """The directory, parameters and inputs of `lib`'s build stamp (check_stamp's
+    arguments)."""
+    params: dict[str, object] = {"cflags": list(CFLAGS), "library": lib.name}
+    # A stamp per install (its sources' place names it): installs sharing one cache
+    # (a checkout's venv and a wheel's) would otherwise each find the other's stamp
+    # and work out the library's key again, 0.03-0.06 s, at every run that alternates.
+    stamp_dir = cache_root() / "native" / lib.name / str(lib.source_dir).lstrip("/")
+    return stamp_dir, params, _stamp_inputs(lib)
 
 
 def packaged_key(lib: CLibrary, unicorn_root: Path | None = None) -> list[tuple[str, Path | str]]:

@@ -59,7 +59,9 @@ def library_path() -> Path:
 @cache
 def load_library() -> ctypes.CDLL:
     """The loaded native core, with its function signatures declared."""
-    lib = ctypes.CDLL(str(library_path()))
+    from .preload import preloaded_core
+
+    lib = ctypes.CDLL(str(preloaded_core() or library_path()))
     vp, u64, u32, i32 = ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint32, ctypes.c_int
     signatures: dict[str, tuple[object, list[object]]] = {
         "hart_new": (vp, [vp, u32]),
