@@ -20,6 +20,7 @@ from __future__ import annotations
 import _thread
 import ctypes
 import os
+import signal
 from pathlib import Path
 
 __all__ = ["preload_core", "preloaded_core"]
@@ -56,6 +57,9 @@ def preload_core() -> None:
 
     def load() -> None:
         try:
+            # Signals are the main thread's (harness/sigint.py waits for SIGINT on a
+            # thread whose mask it sets): none is delivered here.
+            signal.pthread_sigmask(signal.SIG_BLOCK, signal.valid_signals())
             dlopen(os.fsencode(path), os.RTLD_NOW)   # a foreign call: the GIL is let go
         finally:
             lock.release()
