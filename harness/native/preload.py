@@ -38,12 +38,12 @@ def preload_core() -> None:
     from .clib import stamped_library
     from .library import HART_LIBRARY
 
-    path = stamped_library(HART_LIBRARY)
-    if path is None:
-        return
     try:
+        path = stamped_library(HART_LIBRARY)
         dlopen = ctypes.CDLL(None).dlopen
-    except (OSError, AttributeError):     # no dlopen to call by name on this host
+    except Exception:   # a cache it cannot make, no dlopen by name: load_library says
+        return          # what is wrong, in the command's own words
+    if path is None:
         return
     dlopen.restype, dlopen.argtypes = ctypes.c_void_p, [ctypes.c_char_p, ctypes.c_int]
     # A run imports these extension modules after this point; each is itself a

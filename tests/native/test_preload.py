@@ -5,11 +5,14 @@ library the thread loaded; a core that must be built first is not touched there.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
+from machine.asm import build_asm
 
 from privlab.cli.main import COMMANDS
 from privlab.entry import BOOTS
@@ -109,3 +112,15 @@ def test_the_console_script_runs_and_answers_help_with_the_thread_at_work() -> N
     proc = subprocess.run([sys.executable, "-m", "privlab", "run", "--help"],
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0 and proc.stdout.startswith("usage: privlab run"), proc.stderr
+
+
+
+def test_a_cache_that_cannot_be_made_is_reported_in_one_line(tmp_path: Path) -> None:
+    """The preload meets it first, and leaves it to the command to report."""
+    kernel = build_asm("PASS")
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    proc = subprocess.run([sys.executable, "-m", "privlab", "run", "--bios", "none",
+                           "--kernel", str(kernel)], capture_output=True, text=True,
+                          timeout=60, env={**os.environ, "PRIVLAB_CACHE": str(blocker / "x")})
+    assert (proc.returncode, proc.stderr) == (1, f"privlab: {blocker / 'x'}: Not a directory\n")
