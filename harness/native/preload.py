@@ -65,7 +65,8 @@ def preload_core() -> None:
             lock.release()
 
     _loading, _path = lock, path
-    # A fork while the loader is at work would leave the child's loader locked.
+    # A child forked while the loader is at work must not inherit its lock held:
+    # glibc's fork sees to that, and this does for a C library whose fork does not.
     os.register_at_fork(before=_wait)
     _thread.start_new_thread(load, ())
 
