@@ -83,3 +83,30 @@ def test_nothing_is_deferred_once_pathlib_is_loaded() -> None:
         "entry._defer_url_parsing()\n"
         "out['type'] = type(sys.modules['urllib.parse']).__name__\n")
     assert seen == {"type": "module"}
+
+
+def test_argparse_answers_untranslated_without_loading_gettext() -> None:
+    seen = _probe(
+        "entry._untranslated_argparse()\n"
+        "out['loaded'] = sorted(m for m in ('gettext', 'locale') if m in sys.modules)\n"
+        "import argparse\n"
+        "out['words'] = [argparse._('usage: '), argparse.ngettext('expected %s argument',\n"
+        "    'expected %s arguments', 1), argparse.ngettext('expected %s argument',\n"
+        "    'expected %s arguments', 2)]\n"
+        "p = argparse.ArgumentParser(prog='p', exit_on_error=False)\n"
+        "p.add_argument('--n', nargs=2)\n"
+        "try:\n    p.parse_args(['--n', '1'])\nexcept argparse.ArgumentError as e:\n"
+        "    out['error'] = str(e)\n"
+        "out['still'] = 'gettext' in sys.modules\n")
+    assert seen == {"loaded": [], "words": ["usage: ", "expected %s argument",
+                                            "expected %s arguments"],
+                    "error": "argument --n: expected 2 arguments", "still": False}
+
+
+def test_whatever_imports_gettext_next_gets_the_real_module() -> None:
+    seen = _probe(
+        "entry._untranslated_argparse()\n"
+        "import argparse, gettext\n"
+        "out['real'] = [hasattr(gettext, 'translation'), gettext.gettext is argparse._]\n"
+        "out['same'] = gettext.gettext('usage: ') == argparse._('usage: ')\n")
+    assert seen == {"real": [True, False], "same": True}
