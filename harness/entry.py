@@ -7,8 +7,8 @@ line and status 130. Nothing before that handler imports more than the standard
 library's contextlib, gc, os, signal and types, so only the interpreter's own start-up
 comes before it.
 
-The command line also leaves out gettext (and the locale module it imports, 0.7-0.9
-ms of every command): argparse imports it to translate its own few words ("usage:",
+The command line also leaves out gettext (and the locale module it imports, 1.5 ms of
+every command): argparse imports it to translate its own few words ("usage:",
 "options", its error messages) through a catalogue named messages.mo, which Python
 does not ship. privlab's command line is English throughout, its help and its
 errors, so argparse gets the two functions with the untranslated answers gettext

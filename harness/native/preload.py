@@ -3,10 +3,11 @@
 Loading the core loads libunicorn with it: 24 MB and 75,000 relocations, which the
 dynamic loader resolves all at once (ctypes opens a library with RTLD_NOW, and binding
 lazily is not safe here: plt.c points some of libunicorn's PLT slots at the core, and a
-binding made later on another thread could write over one). That is 6 ms of a 45 ms
-bare run, during which Python does nothing else. A command that will boot a machine
-starts it here instead, as soon as the core's path is known, and goes on importing the
-rest of the command line (15-20 ms) on the main thread: the loader needs no GIL, and
+binding made later on another thread could write over one). That is 4-6 ms of a
+40-45 ms bare run, during which Python did nothing else. A command that will boot a
+machine starts it here instead, as soon as the core's path is known, and goes on
+importing the rest of the command line (about 10 ms) on the main thread: the loader
+needs no GIL, and
 the host has a second core for it. `load_library` then opens the same path, which the
 loader finds already loaded.
 
