@@ -289,3 +289,21 @@ def test_an_address_longer_than_64_bits_is_an_error_not_wrapped_round(served: Se
     assert c.ask(b"m180000000" + b"0" * 8 + b",4") == b"E01"    # 2^68 + 2^31 + ...: wraps to RAM
     assert c.ask(b"M1" + b"0" * 8 + b"80000000,4:00000000") == b"E01"
     assert c.ask(b"m80000000,4") == ram                         # nothing written
+
+
+def test_a_client_that_acknowledges_nothing_drives_the_guest_as_mit_gradelib_does(
+        served: Serve, images: Images) -> None:
+    """MIT 6.1810's grading scripts (gradelib.py) attach to `make qemu-gdb` with a
+    client of their own: it sends `Z1,ADDR,1` and `c` back to back without waiting for
+    a reply, never acknowledges a packet, and takes the first T05 as the breakpoint."""
+    s = served("hello")
+    c = Client(s.port, ack=False)
+    write = symbol(images.users["hello"], "write")
+    c.raw(encode(b"Z1,%x,1" % write) + encode(b"c"))
+    assert c.packet() == b"OK"
+    assert c.packet() == STOPPED
+    assert s.machine.hart.pc == write
+    c.raw(encode(b"z1,%x,1" % write) + encode(b"c"))
+    assert c.packet() == b"OK"
+    assert c.packet() == b"W00"
+    assert s.finish().exit_status == 0
