@@ -21,6 +21,9 @@ int64_t ram_tracker_scan_range(struct ram_tracker *t, uint64_t lo, uint64_t hi, 
 int64_t hart_guard_ranges(hart *h, uint64_t *out, uint64_t cap);
 
 #define SPANS (GUARD_MAX * 8)
+/* Spans this close (bytes) are scanned in one call: walking the pages between costs
+ * the kernel less than another call's entry and address-space lookup. */
+#define BRIDGE (256 * PAGE_SIZE)
 
 static int by_start(const void *a, const void *b)
 {
@@ -51,14 +54,26 @@ int64_t codesync_scan(struct ram_tracker *t, hart **harts, uint32_t n, uint32_t 
     qsort(spans, count, sizeof spans[0], by_start);
     int64_t found = 0;
     for (uint64_t i = 0; i < count;) {
-        uint64_t lo = spans[i][0], hi = spans[i][1];   /* inclusive */
-        for (i++; i < count && spans[i][0] <= hi + 1; i++)
+        uint64_t first = i, lo = spans[i][0], hi = spans[i][1];   /* inclusive */
+        for (i++; i < count && spans[i][0] <= hi + 1 + BRIDGE; i++)
             hi = spans[i][1] > hi ? spans[i][1] : hi;
         int64_t got = ram_tracker_scan_range(t, lo - ram_base, hi + 1 - ram_base,
                                              idx + found, cap - (uint64_t)found);
         if (got < 0)
             return -1;
-        found += got;
+        /* Keep the pages of the spans; those of the gaps bridged hold no other hart's
+         * code, so their marks were not wanted. */
+        int64_t kept = 0;
+        for (int64_t g = 0; g < got; g++) {
+            uint64_t pa = ram_base + (uint64_t)idx[found + g] * PAGE_SIZE;
+            for (uint64_t s = first; s < i; s++) {
+                if (pa >= spans[s][0] && pa <= spans[s][1]) {
+                    idx[found + kept++] = idx[found + g];
+                    break;
+                }
+            }
+        }
+        found += kept;
     }
     return found;
 }
