@@ -250,6 +250,64 @@ def test_stores_to_data_pages_leave_translations_alone() -> None:
         m.close()
 
 
+def test_code_rewritten_past_a_written_data_page_is_seen_and_the_data_page_is_not() -> None:
+    """Hart 0 runs code on the first page and on the third (`far`); hart 1 stores to the
+    page between them many times, then rewrites `far` to return 2. The core asks the
+    host kernel about both code pages in one call, across the data page, and keeps only
+    the code pages' writes: hart 0 runs the new `far`, dropping what it translated there
+    and nothing else (no flush of all its translations)."""
+    m = machine(build_asm("""
+        csrr s0, mhartid
+        bnez s0, 2f
+        call far
+        la t0, before
+        sw a0, 0(t0)
+    1:  lw t1, rewritten
+        beqz t1, 1b
+        call far
+        la t0, after
+        sw a0, 0(t0)
+        PASS
+    2:  li s1, 20000
+        la t0, gap
+    3:  sw s1, 0(t0)
+        addi s1, s1, -1
+        bnez s1, 3b
+    4:  lw t1, before              // hart 0 has run the old far
+        beqz t1, 4b
+        li t1, 0x00200513          // addi a0, zero, 2
+        la t0, far
+        sw t1, 0(t0)
+        li t1, 1
+        la t0, rewritten
+        sw t1, 0(t0)
+    5:  wfi
+        j 5b
+        .balign 4096
+    gap: .space 4096
+        .option push
+        .option norvc
+    far: addi a0, zero, 1
+        ret
+        .option pop
+        .data
+        .align 3
+    before: .word 0
+    after: .word 0
+    rewritten: .word 0
+    """), 2, seed=1)
+    try:
+        assert m.symbols["far"] - m.symbols["gap"] == 4096
+        assert (m.symbols["gap"] - m.symbols["_start"]) // 4096 == 1
+        r = m.run(max_insns=20_000_000)
+        assert r.stop is Stop.HALT, r.message
+        assert (word(m, "before"), word(m, "after")) == (1, 2)
+        assert m._codesync is not None and m._codesync.tracked
+        assert m._codesync.flushes == [0, 0] and m._codesync.drops[0] >= 1
+    finally:
+        m.close()
+
+
 def test_one_hart_has_no_code_sync() -> None:
     m = Machine(64)
     try:
@@ -364,6 +422,85 @@ def test_timers_wake_waiting_harts_on_one_clock() -> None:
         assert 10_000 <= w1 < 10_000 + QUANTUM_MAX // 100
         assert 20_000 <= w0 < 20_000 + QUANTUM_MAX // 100
         assert sum(h.state.instret for h in m.harts) < 1000   # the rest was skipped
+    finally:
+        m.close()
+
+
+def test_harts_idle_in_an_s_mode_wfi_loop_cost_nothing_and_tick_on_their_sstc_timers() -> None:
+    """xv6 since 2024 idles as this does: a hart with nothing to run sleeps in wfi in S,
+    with SIE set, and its Sstc comparator (menvcfg.STCE, stimecmp) wakes it once a
+    period; the handler moves stimecmp on and srets to the loop. Hart 0 computes 2
+    million instructions meanwhile. Harts 1 and 2 each take exactly one tick per period
+    that passed (guest time is hart 0's instructions, 32 ns each: 64 ms, 640,000
+    ticks of 100 ns, 64 periods; one hart's first deadline may fall just after the
+    end), and retire about 16 instructions a tick (the handler, the sret, the loop):
+    together not 1/250 of hart 0's."""
+    period = 10_000
+    m = machine(build_asm(f"""
+        csrr s0, mhartid
+        OPEN_PMP
+        li t0, -1
+        slli t0, t0, 63
+        csrs 0x30a, t0                // menvcfg.STCE: STIP is stimecmp's
+        li t0, 2
+        csrw mcounteren, t0           // TM: S reads time and stimecmp
+        li t0, 1 << 5
+        csrw mideleg, t0              // the supervisor timer interrupt goes to S
+        csrw sie, t0                  // STIE
+        la t0, strap
+        csrw stvec, t0
+        ENTER 1, s_entry
+    s_entry:
+        bnez s0, idle
+        li t0, 1000000
+    1:  addi t0, t0, -1
+        bnez t0, 1b
+        rdtime t1
+        la t2, done
+        sd t1, 0(t2)
+        PASS
+    idle:
+        rdtime t0
+        li t1, {period}
+        add t0, t0, t1
+        csrw 0x14d, t0                // stimecmp: the first tick
+    2:  csrsi sstatus, 2              // SIE
+        wfi
+        j 2b
+        .align 2
+    strap:                            // one tick: count it, and the next one period on
+        la t0, ticks
+        slli t1, s0, 3
+        add t0, t0, t1
+        ld t1, 0(t0)
+        addi t1, t1, 1
+        sd t1, 0(t0)
+        csrr t0, 0x14d
+        li t1, {period}
+        add t0, t0, t1
+        csrw 0x14d, t0
+        sret
+        .data
+        .align 3
+    ticks: .dword 0, 0, 0
+    done: .dword 0
+    """), 3)
+    try:
+        assert m.harts[0].state.icount_shift == DEFAULT_ICOUNT_SHIFT == 5
+        r = m.run(max_insns=50_000_000)
+        assert (r.stop, r.exit_status) == (Stop.HALT, 0), r.message
+        done = int.from_bytes(m.read_physical(m.symbols["done"], 8), "little")
+        raw = m.read_physical(m.symbols["ticks"], 24)
+        ticks = [int.from_bytes(raw[8 * k:8 * k + 8], "little") for k in range(3)]
+        busy = int(m.harts[0].state.instret)
+        assert 2_000_000 <= busy < 2_000_100
+        assert 640_000 <= done < 640_000 + QUANTUM_MAX
+        assert ticks[0] == 0
+        for k in (1, 2):
+            assert done // period - 1 <= ticks[k] <= done // period      # 63 or 64
+            idle = int(m.harts[k].state.instret)
+            assert idle <= 20 + 19 * ticks[k], (k, idle, ticks[k])
+        assert sum(int(h.state.instret) for h in m.harts[1:]) * 250 < busy
     finally:
         m.close()
 
