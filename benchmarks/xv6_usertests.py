@@ -24,9 +24,10 @@ gets a tick per 100 ms of the host's time, in which QEMU makes 20 to 40 times fe
 system calls than a guest clocked by its instructions (docs/other-kernels.md).
 
 `--smp N` boots both with N harts: build xv6 with `make CPUS=N` (xv6's own default is
-3). Its scheduler spins while it has nothing to run, so on privlab the idle harts are
-what `--smp` costs: only a hart in `wfi` gives up its turns, and one that spins takes
-them (docs/machine.md#several-harts says why); QEMU runs its harts on host threads.
+3). Before 2024 its scheduler spins while it has nothing to run, so on privlab the idle
+harts are what `--smp` costs: only a hart in `wfi` gives up its turns, and one that
+spins takes them (docs/machine.md#several-harts says why); QEMU runs its harts on host
+threads. Since 2024 it waits in `wfi` there.
 """
 
 from __future__ import annotations
