@@ -10,16 +10,18 @@ from __future__ import annotations
 
 import ctypes
 import mmap
+from collections.abc import Callable, Iterator
 
 import pytest
 
 from privlab.native.library import load_library
 
 PAGE = 4096
+Tracked = tuple[mmap.mmap, Callable[..., list[int]]]
 
 
 @pytest.fixture
-def tracked():
+def tracked() -> Iterator[Tracked]:
     lib = load_library()
     pages = 1024
     area = mmap.mmap(-1, pages * PAGE)
@@ -43,7 +45,7 @@ def tracked():
         area.close()
 
 
-def test_every_written_page_is_listed_however_many_regions_they_make(tracked) -> None:
+def test_every_written_page_is_listed_however_many_regions_they_make(tracked: Tracked) -> None:
     """400 written pages, each apart from the next (400 regions, more than one call
     returns): all are listed, once; a second scan lists none, a page written since."""
     area, scan = tracked
@@ -56,7 +58,7 @@ def test_every_written_page_is_listed_however_many_regions_they_make(tracked) ->
     assert scan() == [999]
 
 
-def test_a_scan_of_a_range_leaves_the_marks_outside_it(tracked) -> None:
+def test_a_scan_of_a_range_leaves_the_marks_outside_it(tracked: Tracked) -> None:
     area, scan = tracked
     for p in (3, 40, 41, 300):
         area[p * PAGE] = 1
