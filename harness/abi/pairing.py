@@ -23,7 +23,9 @@ __all__ = [
     "CALL",
     "CALL_FIELDS",
     "ECALL_INSN",
+    "JSONL_CALLS_FIELDS",
     "SIGNALS",
+    "ArgForm",
     "CallKind",
     "Op",
     "gen_header",
@@ -64,6 +66,17 @@ class Op(IntEnum):
     SIG_RETURNED = 11  # the trap at seq is how the handler for signal c returned
 
 
+class ArgForm(IntEnum):
+    """How a system call's argument reads in its call text when nothing was read from
+    memory for it (jsonl.c writes these; the rest are Python's: harness/trace/syscalls.py)."""
+
+    HEX = 0           # a call with no spec: every argument 0x..., zero too
+    INT = 1           # signed, at the machine's XLEN
+    UINT = 2          # unsigned, as the register holds it
+    POINTER = 3       # 0x... or NULL
+    TEXT = 4          # named flags, signals: formatted by Python
+
+
 I64, U64, U32 = "int64_t", "uint64_t", "uint32_t"
 _FORMATS = {I64: "q", U64: "Q", U32: "I"}
 
@@ -89,6 +102,18 @@ ACTION_FIELDS: tuple[tuple[str, str, int, str], ...] = (
 )
 
 
+JSONL_CALLS_FIELDS: tuple[tuple[str, str, int, str], ...] = (
+    ("name", "const char *const *", 1, "[number]: an identifier; NULL: no spec (syscall_N)"),
+    ("nargs", "const uint8_t *", 1, "[number]: the arguments the spec names"),
+    ("form", "const uint8_t *", 1, "[number * 6 + i]: how argument i reads, an ArgForm"),
+    ("flags", "const uint8_t *", 1, "[number]: its CallKind"),
+    ("numbers", U32, 1, "the numbers the arrays cover"),
+    ("xlen", U32, 1, "the machine's XLEN: the width of an int argument"),
+)
+"""struct jsonl_calls: what jsonl.c needs to write a system call's line, from the spec
+(harness/trace/jsonl.py makes it, with ctypes fields from this list)."""
+
+
 def _layout(fields: tuple[tuple[str, str, int, str], ...]) -> struct.Struct:
     return struct.Struct("<" + "".join(f"{n if n > 1 else ''}{_FORMATS[t]}"
                                         for _, t, n, _ in fields))
@@ -105,6 +130,7 @@ def _defines() -> list[str]:
            f"#define ALARM {ALARM}"]
     out += [f"#define CALL_{k.name} {int(k)}" for k in CallKind]
     out += [f"#define ACT_{op.name} {int(op)}" for op in Op]
+    out += [f"#define FORM_{form.name} {int(form)}" for form in ArgForm]
     return out
 
 
@@ -119,6 +145,7 @@ def gen_header() -> str:
               "", *_defines(), "",
               *c_struct("pair_call", CALL_FIELDS), "",
               *c_struct("pair_action", ACTION_FIELDS), "",
+              *c_struct("jsonl_calls", JSONL_CALLS_FIELDS), "",
               "/* Python unpacks these records with no padding: the compiler must agree. */",
               f'_Static_assert(sizeof(struct pair_call) == {CALL.size}, "pair_call");',
               f'_Static_assert(sizeof(struct pair_action) == {ACTION.size}, "pair_action");',

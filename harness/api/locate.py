@@ -26,7 +26,8 @@ def locator(s: Session, flow: Flow | None = None) -> Callable[[FlowRow], Locatio
         else lookup
 
     def locate(row: FlowRow) -> Location | None:
-        who = (flow or s.flow).owner_at(row.satp, row.seq)   # a root may be reused
+        # (a Flow is falsy while it has consumed nothing: `flow or s.flow` is not this)
+        who = (flow if flow is not None else s.flow).owner_at(row.satp, row.seq)
         return remembered(row.pc if row.is_trap else row.target, row.satp,
                           who[1] if who else None)
     return locate

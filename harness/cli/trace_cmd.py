@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from ..api import Session
     from ..inspect.calltable import CallsWriter
     from ..inspect.timeline import RowLocator, TimelineWriter
+    from ..machine.events import EventLog
     from ..machine.results import RunResult
     from ..machine.tracefile import TraceReader
     from ..trace.flow import Flow, FlowFilter, FlowRow
@@ -184,8 +185,10 @@ def run(args: argparse.Namespace) -> int:
         rows = RowOutput(args, out, lambda console: TimelineWriter(
             console, s.machine.xlen, locate, args.limit, harts=s.machine.smp,
             fold=not args.unfold), harts=s.machine.smp, locate=locate)
+        stack.callback(rows.end)
         stream = FlowStream(flow, filt, rows.sink, pid=args.pid, satp=args.satp,
-                            roots=s.tracer.process_roots, quiet=rows.catch_up)
+                            roots=s.tracer.process_roots, quiet=rows.catch_up,
+                            native=rows.native)
         s.events.subscribe_raw(stream.feed_chunk)
         with interrupt_stops(s.machine):     # Ctrl-C stops the guest; its rows are shown
             result = _run_sliced(s, budget, stream)
@@ -210,8 +213,10 @@ class RowOutput:
 
         self.writer: TimelineWriter | CallsWriter | None = None
         self.sink: Callable[[list[FlowRow]], None]
+        self.native: RowsJsonl | None = None       # JSON Lines: rows written natively too
+        self._jsonl: RowsJsonl | None = None
         if args.format == "jsonl":
-            lines = RowsJsonl(out, harts, locate)
+            lines = self.native = self._jsonl = RowsJsonl(out, harts, locate)
 
             def sink(rows: list[FlowRow]) -> None:
                 lines.write(rows)
@@ -222,6 +227,12 @@ class RowOutput:
         self.writer = (CallsWriter(console, args.limit, locate, harts)
                        if args.format == "calls" else timeline(console))
         self.sink = self.writer.write
+
+    def end(self) -> None:
+        """Wait until the JSON Lines written on a thread of their own are written (also
+        when the run ends by an error: every row it made is kept)."""
+        if self._jsonl is not None:
+            self._jsonl.close()
 
     def catch_up(self) -> None:
         """The run has been quiet: show the rows a fold holds back."""
@@ -236,6 +247,7 @@ class RowOutput:
 
         writer = self.writer
         if writer is None:
+            self.end()
             return
         writer.close()
         if isinstance(writer, TimelineWriter) and stream.made and not filt.syscalls:
@@ -347,14 +359,24 @@ def _stream(args: argparse.Namespace, reader: TraceReader, specs: dict[int, Call
     from ..inspect.timeline import TimelineWriter
     from ..machine.events import EventLog
     from ..trace.flow import Flow
-    from ..trace.stream import FlowStream
 
     log = EventLog(keep=False)
     flow = Flow(log, specs, reader.xlen, sbi, initial=reader.initial, start=0, retain=False)
     rows = RowOutput(args, out, lambda console: TimelineWriter(
         console, reader.xlen, lambda row: None, args.limit, harts=reader.harts,
         fold=not args.unfold), harts=reader.harts, locate=lambda row: None)
-    stream = FlowStream(flow, filt, rows.sink, satp=args.satp, quiet=rows.catch_up)
+    try:
+        return _stream_rows(args, reader, flow, log, rows, filt)
+    finally:
+        rows.end()
+
+
+def _stream_rows(args: argparse.Namespace, reader: TraceReader, flow: Flow, log: EventLog,
+                 rows: RowOutput, filt: FlowFilter) -> int:
+    from ..trace.stream import FlowStream
+
+    stream = FlowStream(flow, filt, rows.sink, satp=args.satp, quiet=rows.catch_up,
+                        native=rows.native)
     log.subscribe_raw(stream.feed_chunk)
     for chunk in reader.chunks():
         log.append_raw(chunk)

@@ -31,10 +31,10 @@ from __future__ import annotations
 
 import gc
 from array import array
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from ..abi.csr import Exc, Priv, cause_name
@@ -66,7 +66,9 @@ from ..machine.rawevents import (
 from ..mmu.scheme import decode_satp
 from .calllist import CallList, record_of, set_return
 from .pairer import (
+    ACTION,
     ALARM,
+    CALL,
     CALL_SATP,
     CALL_SEQ,
     ID,
@@ -87,12 +89,15 @@ from .shaper import NONE, Shaped, Shaper
 from .syscalls import CallSpec, SyscallRecord, to_signed
 from .who import Threads
 
-__all__ = ["Flow", "FlowFilter", "FlowRow", "LiveMemory"]
+__all__ = ["Flow", "FlowFilter", "FlowRow", "LiveMemory", "PairedRun"]
 
 _PRIVS = {int(p): p for p in Priv}
 _U, _S = int(Priv.U), int(Priv.S)
 _ECALL_U = int(Exc.USER_ECALL)
 _RETURN, _DISOWN, _MOVE = int(Op.RETURN), int(Op.DISOWN), int(Op.MOVE)
+_COMPLETE = frozenset((int(Op.RETURN), int(Op.NORETURN)))
+_CALL_OPS = frozenset(int(op) for op in (Op.RETURN, Op.NORETURN, Op.FORGET, Op.CHILD))
+SEQ_MIN, SEQ_MAX = -(1 << 63), (1 << 63) - 1     # before and after every event
 
 
 @contextmanager
@@ -197,6 +202,43 @@ class FlowFilter:
     instret: tuple[int | None, int | None] = (None, None)   # [start, stop)
 
 
+@dataclass(slots=True)
+class PairedRun:
+    """One run of the pairer (harness/trace/pairer.c) over events from #first to
+    #last, applied to the flow as far as `acted` (its actions applied, in order). Its
+    calls are numbered on from `base`; `upto` counts the calls made (in all runs) by
+    the next DISOWN or MOVE, which must be applied before later calls are made."""
+
+    paired: Paired
+    base: int
+    last: int
+    acted: int = 0
+    upto: int = -1
+    early: list[int] = field(default_factory=list)   # ecalls of calls made ahead of them
+    _seqs: memoryview | None = None
+
+    def __post_init__(self) -> None:
+        if self.upto < 0:
+            self.upto = self.paired.upto
+
+    def concerns_before(self, stop: int) -> bool:
+        """Whether an action not applied yet concerns an event before #stop (the
+        pairer concluded it later)."""
+        words = ACTION.size // 8            # seq is each record's second 64-bit word
+        seqs = memoryview(self.paired.raw_actions).cast("q")[self.acted * words + 1::words]
+        return min(seqs, default=stop) < stop
+
+    def made_before(self, stop: int | None) -> int:
+        """The number of the first call (counted over all runs) made at or after event
+        #stop (None: the number after the run's last call)."""
+        calls = len(self.paired.raw_calls) // CALL.size
+        if stop is None:
+            return self.base + calls
+        if self._seqs is None:
+            self._seqs = memoryview(self.paired.raw_calls).cast("q")[CALL_SEQ::CALL.size // 8]
+        return self.base + bisect_left(self._seqs, stop)
+
+
 def _within(v: int, r: tuple[int | None, int | None]) -> bool:
     return (r[0] is None or v >= r[0]) and (r[1] is None or v < r[1])
 
@@ -223,8 +265,13 @@ class Flow:
         self.syscalls: CallList | list[SyscallRecord] = \
             CallList(specs, xlen) if retain else []
         self.pids: dict[int, tuple[int, str]] = {}     # satp -> (pid, name), current
+        # The owners calls take when made, if not `pids`: a streamed trace names a
+        # chunk's spaces before it applies the chunk (harness/trace/stream.py), and its
+        # calls are made as if they were not named yet.
+        self.pids_at_calls: dict[int, tuple[int, str]] | None = None
         self.spaces: dict[int, set[int]] = {}          # pid -> every satp it ever had
         self.named: dict[int, tuple[int, str]] = {}    # satp -> its latest (pid, name)
+        self.naming = 0         # counts the changes to named (what was made from it is stale)
         # satp -> each (seq, pid, name) it was learned to be from: a page-table root a
         # process's exit freed may be the next process's, so rows kept from before
         # are named by the owner of their time, not the latest (owner_at).
@@ -322,17 +369,50 @@ class Flow:
         (harness/native/pairer.c) and apply what the pairer concluded. Returns a
         system call the last one completed, if any. This runs for every event of a
         traced run: it is written for speed."""
-        done = None
         last = first + len(raw) // RECORD.size - 1
-        paired = self._pairer.run(raw, first, tid)
-        base = self.calls_made                     # the number of paired.calls[0]
-        self._make(paired, base, paired.upto, live)
+        run = PairedRun(self._pairer.run(raw, first, tid), self.calls_made, last)
+        done = self.apply(run, None, live)
+        self.next_seq = last + 1
+        return done
+
+    def pair_ahead(self, first: int, raw: bytes) -> PairedRun:
+        """Pair events #first... (the next to feed) and apply nothing yet: a streamed
+        trace (retain=False) applies the run a stretch at a time (`apply` up to an
+        event), or shows a stretch natively (`shown_natively`)."""
+        if self.retain or first != self.next_seq:
+            raise ValueError("pair_ahead: a flow that keeps no calls, fed in order")
+        return PairedRun(self._pairer.run(raw, first, 0), self.calls_made,
+                         first + len(raw) // RECORD.size - 1)
+
+    def apply(self, run: PairedRun, stop: int | None,
+              live: LiveMemory | None = None) -> SyscallRecord | None:
+        """Apply what `run` concluded of its events before event #stop (None: all of
+        them) that was not applied yet, making the records of the calls they made.
+        Returns a system call its last event completed, if that was applied."""
+        done = None
+        last = run.last
+        paired, base = run.paired, run.base
+        limit = run.made_before(stop)
+        self._make(paired, base, min(run.upto, limit), live)
         fresh, index, waiting = self.fresh, self._returns_at, self._waiting
         kept = self.syscalls if isinstance(self.syscalls, CallList) else None
         if kept is not None:
             rets, exits, made = kept.returns()
-        for act in paired.actions:
+        # (unpacked as they are read: a stretch may apply a few of many)
+        acts = ACTION.iter_unpack(memoryview(paired.raw_actions)[run.acted * ACTION.size:])
+        k = run.acted
+        for act in acts:
             op, seq = act[OP], act[SEQ]
+            if stop is not None and seq >= stop:
+                break
+            k += 1
+            if op in _CALL_OPS and act[ID] >= self.calls_made:
+                # about a call made after `stop` (the pairer concludes things of later
+                # events): made now, its ecall's row waits for it in `fresh`
+                made_from = self.calls_made
+                self._make(paired, base, min(act[ID] + 1, run.upto), live)
+                run.early.extend(t[CALL_SEQ] for t in paired.calls(made_from - base,
+                                                                  self.calls_made - base))
             if op == _RETURN:
                 number = act[ID]
                 if kept is not None:
@@ -362,9 +442,52 @@ class Flow:
                 if ended is not None and seq == last:
                     done = ended
                 if op in (_DISOWN, _MOVE):
-                    self._make(paired, base, act[ID], live)
-        self.next_seq = last + 1
+                    run.upto = act[ID]
+                    self._make(paired, base, min(run.upto, limit), live)
+        run.acted = k
+        if stop is not None:
+            self.next_seq = max(self.next_seq, min(stop, last + 1))
         return done
+
+    def waiting_returns(self, run: PairedRun, stop: int) -> list[SyscallRecord]:
+        """The calls waiting as records that `run` says, before event #stop, returned
+        or will not return: calls a row before then completes."""
+        waiting = self._waiting
+        if not waiting:
+            return []
+        words = ACTION.size // 8            # op and c, seq, id, ...: 64-bit words
+        acts = memoryview(run.paired.raw_actions).cast("q")
+        start = run.acted * words
+        ids = acts[start + 2::words].tolist()
+        if not any(number in ids for number in waiting):
+            return []
+        ops = memoryview(run.paired.raw_actions).cast("I")[run.acted * 2 * words::2 * words]
+        return [waiting[number] for op, seq, number in zip(ops, acts[start + 1::words], ids,
+                                                            strict=True)
+                if number in waiting and op in _COMPLETE and seq < stop]
+
+    def shown_natively(self, run: PairedRun, stop: int, returned: bytearray, acted: int) -> None:
+        """The events of `run` before event #stop were shown without records
+        (harness/trace/jsonl.c), which took its first `acted` actions (returns only)
+        and wrote the line of each call flagged in `returned` (by its place in the
+        run). The calls made there that have not returned wait for their returns as
+        records, as if made by `apply`."""
+        limit = run.made_before(stop)
+        specs, xlen, waiting = self.specs, self.xlen, self._waiting
+        pids = self.pids if self.pids_at_calls is None else self.pids_at_calls
+        raw, base = run.paired.raw_calls, run.base
+        i, end = self.calls_made - base, limit - base
+        while (i := returned.find(0, i, end)) >= 0:
+            t = CALL.unpack_from(raw, i * CALL.size)
+            waiting[base + i] = record_of(t, specs, xlen, pids.get(t[CALL_SATP]))
+            i += 1
+        self.calls_made = max(self.calls_made, limit)
+        run.acted = acted
+        self.next_seq = stop
+        if run.early:                # their ecalls' rows are written: they wait no more
+            for seq in [seq for seq in run.early if seq < stop]:
+                self.fresh.pop(seq, None)
+            run.early = [seq for seq in run.early if seq >= stop]
 
     def _make(self, paired: Paired, base: int, upto: int, live: LiveMemory | None) -> None:
         """The records of the calls made, from the next one to call #upto (not
@@ -380,8 +503,8 @@ class Flow:
                 for number in range(made, upto):
                     live.capture_inputs(self.syscalls[number])
             return
-        specs, xlen, pids, waiting, fresh = \
-            self.specs, self.xlen, self.pids, self._waiting, self.fresh
+        specs, xlen, waiting, fresh = self.specs, self.xlen, self._waiting, self.fresh
+        pids = self.pids if self.pids_at_calls is None else self.pids_at_calls
         for t in paired.calls(made - base, upto - base):
             call = record_of(t, specs, xlen, pids.get(t[CALL_SATP]))
             waiting[made] = call
@@ -476,6 +599,8 @@ class Flow:
     def _own(self, satp: int, who: tuple[int, str], tell: bool = True) -> None:
         """Address space satp is process who's (the pairer is told, unless it
         concluded so itself)."""
+        if self.named.get(satp) != who:
+            self.naming += 1
         self.pids[satp] = self.named[satp] = who
         self.spaces.setdefault(who[0], set()).add(satp)
         since = self._owners_since.setdefault(satp, [])
@@ -493,6 +618,16 @@ class Flow:
         at = bisect_right(since, seq, key=lambda e: e[0])
         _, pid, name = since[max(at - 1, 0)]
         return pid, name
+
+    def owner_span(self, satp: int, seq: int) -> tuple[int, int]:
+        """Events lo..hi (hi not included) around event #seq for which `owner_at(satp,
+        ...)` gives what it gives for seq, as far as the owners learned so far say."""
+        since = self._owners_since.get(satp)
+        if not since:
+            return SEQ_MIN, SEQ_MAX
+        at = bisect_right(since, seq, key=lambda e: e[0])
+        return (since[at - 1][0] if at >= 2 else SEQ_MIN,
+                since[at][0] if at < len(since) else SEQ_MAX)
 
     def resolve_pids(self, roots: dict[int, tuple[int, str]]) -> None:
         """Name address spaces from a process table (page-table root physical address

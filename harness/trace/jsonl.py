@@ -29,17 +29,22 @@ from __future__ import annotations
 import ctypes
 import json
 import queue
+import re
 import threading
+import weakref
 from array import array
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from json.encoder import encode_basestring_ascii
 from typing import IO, TYPE_CHECKING, Any
 
 from ..abi.csr import EXCEPTION_NAMES, INTERRUPT_NAMES, Priv, cause_name
+from ..abi.pairing import ACTION, CALL, JSONL_CALLS_FIELDS, ArgForm
 from ..machine.events import RECORD, decode, event_json
 from ..machine.rawevents import TRAP, XRET
-from .flow import FlowRow
-from .syscalls import NOTHING, SyscallRecord
+from .flow import Flow, FlowRow, PairedRun
+from .pairer import call_flags
+from .syscalls import NOTHING, ArgKind, CallSpec, SyscallRecord
 from .who import location
 
 if TYPE_CHECKING:
@@ -207,6 +212,7 @@ def write_jsonl(rows: Iterable[FlowRow], out: IO[str], harts: int = 1,
             writer.write(batch)
             batch = []
     writer.write(batch)
+    writer.close()
     return writer.lines
 
 
@@ -218,6 +224,81 @@ _U = Priv.U
 CACHED = 1 << 16
 """Tails (and call texts) a RowsJsonl remembers before it starts over: a run shows a
 few hundred combinations of who and where; this bounds one that shows more."""
+
+
+_CTYPES: dict[str, type[ctypes._Pointer[Any]] | type[ctypes.c_uint32]] = {
+    "const char *const *": ctypes.POINTER(ctypes.c_char_p),
+    "const uint8_t *": ctypes.POINTER(ctypes.c_uint8), "uint32_t": ctypes.c_uint32}
+
+
+class _Calls(ctypes.Structure):
+    """jsonl.c's struct jsonl_calls, from the fields harness/abi/pairing.py renders."""
+
+    _fields_ = [(name, _CTYPES[ctype]) for name, ctype, _, _ in JSONL_CALLS_FIELDS]
+
+
+NUMBERS_MAX = 1 << 16
+"""System-call numbers a spec may use for jsonl.c to write call lines (a table
+with more, which no kernel here has, leaves every line to Python)."""
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,99}")
+NOBODY = -(1 << 63)
+"""jsonl.c's pid of a call whose process is not known (null)."""
+_ROOM = 1 << 20          # bytes jsonl_flow writes at a time
+_PROGRESS = ("events", "actions", "lines", "stop")
+FLOW_TAIL, FLOW_FULL = 1, 3   # why jsonl_flow stopped (jsonl.c's FLOW_*)
+
+
+def _address(data: bytes) -> int:
+    """Where a bytes object's data is (valid while it is referenced)."""
+    return ctypes.cast(ctypes.c_char_p(data), ctypes.c_void_p).value or 0
+
+
+class _CallTable:
+    """The spec as jsonl.c reads it (struct jsonl_calls), with the arrays it points
+    into. A call whose name is not a plain identifier, or one with an argument shown
+    by name (flags, signals), is left to Python."""
+
+    def __init__(self, specs: dict[int, CallSpec], xlen: int) -> None:
+        numbers = max((n for n in specs if n >= 0), default=-1) + 1
+        self.usable = numbers <= NUMBERS_MAX
+        numbers = min(numbers, NUMBERS_MAX)
+        names: list[bytes | None] = [None] * numbers
+        nargs, form, flags = bytearray(numbers), bytearray(6 * numbers), bytearray(numbers)
+        for number, spec in specs.items():
+            if not 0 <= number < numbers:
+                continue
+            names[number] = spec.name.encode()
+            flags[number] = call_flags(spec)
+            if not _IDENTIFIER.fullmatch(spec.name) or len(spec.args) > 6:
+                nargs[number], form[6 * number] = 1, ArgForm.TEXT
+                continue
+            nargs[number] = len(spec.args)
+            for i, arg in enumerate(spec.args):
+                form[6 * number + i] = _FORMS.get(arg.kind, ArgForm.POINTER)
+        self._arrays = ((ctypes.c_char_p * numbers)(*names), (ctypes.c_uint8 * numbers)(*nargs),
+                        (ctypes.c_uint8 * (6 * numbers))(*form),
+                        (ctypes.c_uint8 * numbers)(*flags))
+        u8 = ctypes.POINTER(ctypes.c_uint8)
+        name, nargs_, form_, flags_ = self._arrays
+        self.struct = _Calls(ctypes.cast(name, ctypes.POINTER(ctypes.c_char_p)),
+                             ctypes.cast(nargs_, u8), ctypes.cast(form_, u8),
+                             ctypes.cast(flags_, u8), numbers, xlen)
+
+
+_FORMS = {ArgKind.INT: ArgForm.INT, ArgKind.UINT: ArgForm.UINT,
+          ArgKind.OPEN_FLAGS: ArgForm.TEXT, ArgKind.SIGNAL: ArgForm.TEXT,
+          ArgKind.SIGNAL_SET: ArgForm.TEXT}
+"""How each kind of argument reads with nothing read from memory (syscalls.py's
+SyscallRecord.arg_text); the other kinds are pointers."""
+
+
+@dataclass(slots=True)
+class Shown:
+    """What RowsJsonl.write_flow showed: `events` rows, taking the pairer's first
+    `acted` actions after those already taken (each a return whose line it wrote)."""
+
+    events: int
+    acted: int
 
 
 class RowsJsonl:
@@ -240,19 +321,107 @@ class RowsJsonl:
         self._tails: dict[tuple[int, int | None, int | None, bool, str], str] = {}
         self._calls: dict[tuple[int, int, tuple[int, ...]], tuple[object, str, str, str]] = {}
         self.lines = 0
+        self._lib = load_trace_library()
+        self._native_tails: int | None = None    # jsonl.c's cache of tails
+        self._naming = -1                        # the flow's naming they were made at
+        self._spec_table: _CallTable | None = None
+        self._spec_for: tuple[dict[int, CallSpec], int] | None = None
+        self._progress = (ctypes.c_size_t * len(_PROGRESS))()
+        self._behind: Behind | None = None
+
+    def write_flow(self, flow: Flow, raw: bytes, end: int, first: int, i: int,
+                   owners: array[int], run: PairedRun, own_from: int,
+                   pids: dict[int, int | None], returned: bytearray,
+                   row: Callable[[int], FlowRow]) -> Shown:
+        """Write the rows of events i..end of `raw` (records of events #first...) and the
+        lines of the calls they return from, in C, as far as it can (FlowStream's
+        native stretches, harness/trace/stream.py). `owners`: shape.c's owner of each
+        event; `run`: the pairer's run from event #first + i, its calls from number
+        `own_from` on written here (`returned` flags each whose line was), `pids` the
+        process of each address space they were made in; `row(k)` makes the row of
+        event k, whose tail Python makes when the C has none for it."""
+        lib, progress = self._lib, self._progress
+        table = self._call_table(flow)
+        if not table.usable:
+            return Shown(0, 0)
+        if self._native_tails is None:
+            self._native_tails = lib.jsonl_tails_new()
+            if not self._native_tails:
+                raise MemoryError("no memory for the rows' tails")
+            weakref.finalize(self, lib.jsonl_tails_free, self._native_tails)
+        if flow.naming != self._naming:       # who and where were made from old names
+            lib.jsonl_tails_clear(self._native_tails)
+            self._naming = flow.naming
+        satps = array("Q", pids)
+        pid = array("q", (NOBODY if p is None else p for p in pids.values()))
+        paired, size = run.paired, RECORD.size
+        calls = len(paired.raw_calls) // CALL.size
+        owners_at, satps_at, pid_at = (a.buffer_info()[0] for a in (owners, satps, pid))
+        returned_at = (ctypes.c_uint8 * len(returned)).from_buffer(returned) if returned else None
+        raw_at, acts_at = _address(raw), _address(paired.raw_actions)   # (held: raw, paired)
+        nacts = len(paired.raw_actions) // ACTION.size
+        n = end
+        k, acted = i, run.acted
+        room = _ROOM
+        while k < n:
+            if len(self._buf) < room:
+                self._buf = ctypes.create_string_buffer(room)
+            written = lib.jsonl_flow(
+                self._native_tails, raw_at + k * size, n - k, first + k, owners_at + 8 * k,
+                paired.raw_calls, calls, run.base, own_from, acts_at + acted * ACTION.size,
+                nacts - acted, satps_at, pid_at, len(pid), self._harts,
+                ctypes.byref(self._table.words), ctypes.byref(table.struct), returned_at,
+                LINE_MAX, self._buf, room, progress)
+            self._put(written)
+            events, actions, lines, stop = progress
+            k += events
+            acted += actions
+            self.lines += lines
+            if stop == FLOW_TAIL:
+                self._remember(flow, row(k))
+            elif stop == FLOW_FULL:
+                if not events:                # a tail longer than the room
+                    room *= 2
+            else:
+                break
+        return Shown(k - i, acted - run.acted)
+
+    def _call_table(self, flow: Flow) -> _CallTable:
+        made_for = self._spec_for
+        if self._spec_table is None or made_for is None or made_for[0] is not flow.specs \
+                or made_for[1] != flow.xlen:
+            self._spec_table = _CallTable(flow.specs, flow.xlen)
+            self._spec_for = (flow.specs, flow.xlen)
+        return self._spec_table
+
+    def _remember(self, flow: Flow, row: FlowRow) -> None:
+        """Give jsonl.c the tail of `row` and of the rows like it (the same owner,
+        address space, place and touch of U), for as long as the owner of that address
+        space is the same."""
+        user = row.priv_from is _U or row.priv_to is _U
+        tail = self._tail(row, self._location(row))
+        lo, hi = flow.owner_span(row.satp, row.seq)
+        if self._lib.jsonl_tails_put(self._native_tails, row.owner, row.satp,
+                                     row.pc if row.is_trap else row.target, user, lo, hi,
+                                     tail.encode("ascii")) < 0:
+            raise MemoryError("no memory for the rows' tails")
+
+    def _location(self, row: FlowRow) -> str:
+        """location(row, locate), as write() makes it."""
+        where = self._locate(row) if self._locate is not None else None
+        return where.name if where is not None and where.symbol is not None else \
+            f"{row.pc if row.is_trap else row.target:#x}"
 
     def write(self, rows: Sequence[FlowRow]) -> None:
         """Write these rows' lines (and the lines of the calls they complete)."""
-        locate, tails, cached = self._locate, self._tails, []
+        tails, cached = self._tails, []
         seqs = array("q")
         records = []
         calls = 0
         for row in rows:
             records.append(row.record or _record(row))
             seqs.append(row.seq)
-            where = locate(row) if locate is not None else None
-            loc = where.name if where is not None and where.symbol is not None else \
-                f"{row.pc if row.is_trap else row.target:#x}"     # as location() writes it
+            loc = self._location(row)
             key = (row.owner, row.pid, row.tid, row.priv_from is _U or row.priv_to is _U, loc)
             tail = tails.get(key)
             if tail is None:
@@ -301,14 +470,29 @@ class RowsJsonl:
 
     def _put(self, size: int) -> None:
         """Write the first `size` bytes of the buffer (ASCII: JSON's escapes): to the
-        binary file beneath a text file when there is one (the text layer flushed
-        first, to keep the order), without decoding them and encoding them again."""
-        binary = getattr(self._out, "buffer", None)
-        if binary is not None:
-            self._out.flush()
-            binary.write(memoryview(self._buf)[:size])
-        else:
-            self._out.write(ctypes.string_at(self._buf, size).decode("ascii"))
+        binary file beneath a text file when there is one, without decoding them and
+        encoding them again, on a thread of its own (the guest runs on meanwhile: a
+        million traps make most of a gigabyte of rows), and the buffer is a fresh one."""
+        if self._behind is None:
+            binary = getattr(self._out, "buffer", None)
+            if binary is None:
+                self._out.write(ctypes.string_at(self._buf, size).decode("ascii"))
+                return
+            self._out.flush()                 # what the text layer holds goes first
+            self._behind = Behind(binary)
+        self._buf = self._behind.put(self._buf, size)
+
+    def _text(self, line: str) -> None:
+        """Write a line through the text file, after every buffer handed over."""
+        if self._behind is not None:
+            self._behind.wait()
+        self._out.write(line)
+
+    def close(self) -> None:
+        """Wait until every line is written; raise what writing them raised."""
+        if self._behind is not None:
+            behind, self._behind = self._behind, None
+            behind.close()
 
     def _lines(self, raw: bytes, seqs: array[int], tails: list[str]) -> None:
         """Format the rows whose records are `raw` through jsonl.c, a row the C cannot
@@ -332,9 +516,76 @@ class RowsJsonl:
             if k < len(tails):
                 ev = decode(raw, k * size, seqs[k])
                 line = json.dumps(event_json(ev, self._harts))
-                self._out.write(line[:-1] + tails[k])
+                self._text(line[:-1] + tails[k])
                 k += 1
             first = k
+
+
+BUFFERS = 4
+"""Buffers of rows a Behind keeps going between the formatter and the disk."""
+
+
+class Behind:
+    """Buffers written to a binary file, in the order handed over, by a thread of its
+    own; each buffer written is handed out again (`put` returns one). At most QUEUED
+    wait: then the run waits for the disk. An error writing is raised by the next
+    call from the run's thread."""
+
+    def __init__(self, binary: IO[bytes]) -> None:
+        self._binary = binary
+        self._queue: queue.Queue[tuple[ctypes.Array[ctypes.c_char], int] | None] = \
+            queue.Queue(maxsize=QUEUED)
+        self._spare: queue.SimpleQueue[ctypes.Array[ctypes.c_char]] = queue.SimpleQueue()
+        self._error: BaseException | None = None
+        self._made = 1                        # buffers: the first is the writer's own
+        self._thread = threading.Thread(target=self._drain, name="privlab-rows", daemon=True)
+        self._thread.start()
+
+    def put(self, buf: ctypes.Array[ctypes.c_char], size: int) -> ctypes.Array[ctypes.c_char]:
+        """Hand over the first `size` bytes of `buf`; returns a buffer as large to use
+        (one written already, once BUFFERS are made: new pages cost their zeroing)."""
+        self._raise()
+        self._queue.put((buf, size))
+        if self._made < BUFFERS:
+            try:
+                spare = self._spare.get_nowait()
+            except queue.Empty:
+                self._made += 1
+                return ctypes.create_string_buffer(len(buf))
+        else:
+            spare = self._spare.get()
+        return spare if len(spare) >= len(buf) else ctypes.create_string_buffer(len(buf))
+
+    def wait(self) -> None:
+        """Return once every buffer handed over is written."""
+        self._queue.join()
+        self._raise()
+
+    def close(self) -> None:
+        self._queue.put(None)
+        self._thread.join()
+        self._raise()
+
+    def _raise(self) -> None:
+        if self._error is not None:
+            error, self._error = self._error, None
+            raise error
+
+    def _drain(self) -> None:
+        while True:
+            item = self._queue.get()
+            try:
+                if item is None:
+                    return
+                buf, size = item
+                if self._error is None:
+                    try:
+                        self._binary.write(memoryview(buf)[:size])
+                    except BaseException as e:   # the run's thread raises it (a full disk)
+                        self._error = e
+                self._spare.put(buf)
+            finally:
+                self._queue.task_done()
 
 
 _CALL = ('{"kind": "syscall", "seq": %d, "exit_seq": %s, "instret": %d, "number": %d, '

@@ -44,6 +44,16 @@ def load_trace_library() -> ctypes.CDLL:
                                            u32, vp, vp, ctypes.POINTER(ctypes.c_size_t)]),
         "jsonl_rows": (ctypes.c_size_t, [ctypes.c_char_p, ctypes.c_size_t, vp, u32, vp,
                                          ctypes.c_char_p, vp, ctypes.POINTER(ctypes.c_size_t)]),
+        "jsonl_tails_new": (vp, []),
+        "jsonl_tails_free": (None, [vp]),
+        "jsonl_tails_clear": (None, [vp]),
+        "jsonl_tails_put": (i32, [vp, u64, u64, u64, u32, ctypes.c_int64, ctypes.c_int64,
+                                  ctypes.c_char_p]),
+        "jsonl_flow": (ctypes.c_size_t, [vp, vp, ctypes.c_size_t, ctypes.c_int64,
+                                         vp, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_int64,
+                                         ctypes.c_int64, vp, ctypes.c_size_t,
+                                         vp, vp, ctypes.c_size_t, u32, vp, vp, vp,
+                                         ctypes.c_size_t, vp, ctypes.c_size_t, vp]),
     }
     for name, (restype, argtypes) in signatures.items():
         fn = getattr(lib, name)

@@ -43,14 +43,26 @@ def call_flags(spec: CallSpec) -> int:
 class Paired:
     """What one run of the pairer concluded: the calls made (CALL structs, numbered
     on from the calls of earlier runs; `calls(i, j)` unpacks some), the actions
-    (ACTION tuples) in the order they apply, and `upto`: the calls made (in all runs)
-    by the first DISOWN or MOVE, each of which gives in ID the count by the next one,
-    or by the run's end. A call's record takes its process from the owner of its
-    address space at its ecall."""
+    (ACTION structs; `actions` as tuples) in the order they apply, and `upto`: the
+    calls made (in all runs) by the first DISOWN or MOVE, each of which gives in ID the
+    count by the next one, or by the run's end. A call's record takes its process from
+    the owner of its address space at its ecall."""
 
     raw_calls: bytes
-    actions: list[tuple[int, ...]]
+    raw_actions: bytes       # the ACTION structs, unpacked when `actions` is first read
     upto: int
+    _actions: list[tuple[int, ...]] | None = None
+
+    @property
+    def actions(self) -> list[tuple[int, ...]]:
+        if self._actions is None:
+            self._actions = list(ACTION.iter_unpack(self.raw_actions))
+        return self._actions
+
+    def has(self, ops: frozenset[int]) -> bool:
+        """Whether any of the run's actions is one of these ops."""
+        words = ACTION.size // 4           # op is each record's first 32-bit word
+        return not ops.isdisjoint(memoryview(self.raw_actions).cast("I")[::words])
 
     def raw(self, i: int, j: int) -> bytes:
         """The CALL structs of this run's calls i to j (not included)."""
@@ -61,10 +73,9 @@ class Paired:
         return list(CALL.iter_unpack(self.raw(i, j)))
 
 
-def _unpack(layout: struct.Struct, at: int | None, count: int) -> list[tuple[int, ...]]:
-    if not count or at is None:
-        return []
-    return list(layout.iter_unpack(ctypes.string_at(at, count * layout.size)))
+def _copy(at: int | None, count: int, layout: struct.Struct) -> bytes:
+    """`count` records of `layout` at address `at` (the pairer's, until its next run)."""
+    return ctypes.string_at(at, count * layout.size) if count and at is not None else b""
 
 
 @cache
@@ -97,9 +108,8 @@ class Pairer:
         if self._lib.pairer_run(self._p, raw, len(raw) // RECORD.size, first, tid,
                                 *(ctypes.byref(x) for x in self._out)) < 0:
             raise MemoryError("no memory for a trap flow's call pairing")
-        raw_calls = ctypes.string_at(calls.value, ncalls.value * CALL.size) \
-            if ncalls.value and calls.value is not None else b""
-        return Paired(raw_calls, _unpack(ACTION, acts.value, nacts.value), upto.value)
+        return Paired(_copy(calls.value, ncalls.value, CALL),
+                      _copy(acts.value, nacts.value, ACTION), upto.value)
 
     def own(self, satp: int, pid: int) -> None:
         """Address space satp belongs to process pid."""

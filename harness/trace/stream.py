@@ -16,13 +16,24 @@ HOLD rows are held, and none longer than HOLD_SECONDS once the next batch (or
 The filter is the one Flow.rows() applies, with processes named as the run goes:
 `pid` matches the address spaces known to be that process's when its rows are shown.
 What needs the whole run, the system-call summary, is counted (`made`, `failed`).
+
+A sink that writes rows as JSON Lines can also take them with no FlowRow at all
+(`native`, harness/trace/jsonl.py's RowsJsonl): from the first point of a chunk where
+no row is held and no trap is open, the pairer runs ahead over the rest of the chunk
+and the C writes rows and call lines itself until an event it cannot show as the rows
+would (a process switch, a signal, an SBI call, a call Python holds); rows take over
+from there to the chunk's end.
+Those stretches are neither filtered nor counted in `made` and `failed`: the native
+path is only taken unfiltered, by a sink that shows no summary.
 """
 
 from __future__ import annotations
 
 import time
+from array import array
 from collections import Counter
 from collections.abc import Callable
+from typing import Protocol
 
 from ..abi.csr import Priv
 from ..machine.events import RECORD
@@ -47,8 +58,9 @@ from ..machine.rawevents import (
     TRAP,
     TVAL,
 )
-from .flow import Flow, FlowFilter, FlowRow
-from .shaper import NONE
+from .flow import Flow, FlowFilter, FlowRow, PairedRun
+from .pairer import CALL, CALL_SATP, Op
+from .shaper import NONE, Shaped
 from .syscalls import SyscallRecord, to_signed
 from .who import Threads
 
@@ -59,8 +71,25 @@ HOLD_SECONDS = 0.2      # and for at most this long
 FEED = 128              # events paired at a time: the calls they make wait in flow.fresh
 _PRIVS = {int(p): p for p in Priv}
 
+_CALL_WORDS = CALL.size // 8   # a pairer's call record is so many 64-bit words
+_RENAMES = frozenset((int(Op.MOVE), int(Op.DISOWN)))
+
 RowSink = Callable[[list[FlowRow]], None]
 ProcessRoots = Callable[[], dict[int, tuple[int, str]]]
+
+
+class NativeShown(Protocol):
+    events: int     # events shown
+    acted: int      # the pairer's actions taken (returns whose lines were written)
+
+
+class NativeRows(Protocol):
+    def write_flow(self, flow: Flow, raw: bytes, end: int, first: int, i: int,
+                   owners: array[int], run: PairedRun, own_from: int,
+                   pids: dict[int, int | None], returned: bytearray,
+                   row: Callable[[int], FlowRow]) -> NativeShown:
+        """Write the rows of events i..end of the chunk `raw` (event #first on), as far
+        as it can: harness/trace/jsonl.py's RowsJsonl.write_flow."""
 
 
 class FlowStream:
@@ -68,12 +97,14 @@ class FlowStream:
                  pid: int | None = None, satp: int | None = None,
                  roots: ProcessRoots | None = None,
                  clock: Callable[[], float] = time.monotonic,
-                 quiet: Callable[[], None] | None = None) -> None:
+                 quiet: Callable[[], None] | None = None,
+                 native: NativeRows | None = None) -> None:
         """Rows of `flow` (a retain=False flow) that pass `filt` and, if given, belong
         to process `pid` or address space `satp`, go to `sink` in batches. `roots`
         reads the kernel's process table (page-table root -> (pid, name)). `quiet` is
         called when HOLD_SECONDS pass without a row for the sink (a sink that folds
-        rows shows what it holds back)."""
+        rows shows what it holds back). `native` writes stretches of rows without
+        FlowRows, when nothing is filtered (see above)."""
         if flow.retain:
             raise ValueError("FlowStream needs a flow made with retain=False")
         self.flow = flow
@@ -82,6 +113,7 @@ class FlowStream:
         self.pid = pid
         self.satp = satp
         self._roots = roots
+        self._native = native
         # Without a filter every row is shown (and _passes keeps no state worth keeping).
         self._filtered = (pid is not None or satp is not None or bool(filt.causes) or
                           bool(filt.syscalls) or filt.seq != (None, None) or
@@ -112,11 +144,133 @@ class FlowStream:
     # -- feeding -------------------------------------------------------------------
     def feed_chunk(self, first: int, raw: bytes) -> None:
         """EventLog.subscribe_raw's callback: events #first... as raw records."""
-        flow, held = self.flow, self._held
+        flow = self.flow
         skip = flow.shaped - first        # (a rewound log handing events again)
         if skip > 0:
             first, raw = first + skip, raw[skip * RECORD.size:]
         shaped = flow.shape(first, raw)
+        n = len(shaped.returns)
+        if self._native is None or self._filtered:
+            self._rows(first, raw, shaped, 0, n, None)
+        else:
+            self._mixed(first, raw, shaped, n, self._native)
+        self.seen = flow.next_seq - flow.start
+        self.tick()
+
+    def _mixed(self, first: int, raw: bytes, shaped: Shaped, n: int,
+               native: NativeRows) -> None:
+        """The chunk's events shown natively from the first point where no row is
+        held and no trap is open, on until an event the native rows cannot show; rows
+        before that point and from that event on, as without `native`.
+
+        Rows show what holds once the whole chunk is read, as they do without: the
+        pairer runs over the whole chunk and its address spaces are named before any
+        row is shown, and the rows after the native stretch are made once all the
+        pairer concluded is applied. A chunk in which a space changes hands (rows
+        named when shown: the rows before show the new owner too), or whose first
+        rows are the subject of something concluded after the native stretch would
+        begin, is left to rows whole."""
+        flow = self.flow
+        if flow.threaded or flow.next_seq != first:   # (fed ahead: the tracer captures)
+            self._rows(first, raw, shaped, 0, n, None)
+            return
+        run = flow.pair_ahead(first, raw)
+        if run.paired.has(_RENAMES):
+            self._rows(first, raw, shaped, 0, n, run)
+            return
+        flow.pids_at_calls = dict(flow.pids)  # calls are made as if named at the end
+        try:
+            self._mixed_run(first, raw, shaped, n, native, run)
+        finally:
+            flow.pids_at_calls = None
+
+    def _mixed_run(self, first: int, raw: bytes, shaped: Shaped, n: int, native: NativeRows,
+                   run: PairedRun) -> None:
+        depths = shaped.depths
+        end = n                               # the rows of a nesting still open at
+        while end and depths[end - 1]:        # the chunk's end are held, for its end
+            end -= 1                          # to tell what it may of them
+        pids = self._name_ahead(first, shaped, run, end)
+        i = 0
+        if self._held or self._depth:         # a nesting open across the chunk's start
+            while i < n and depths[i]:
+                i += 1
+            i = min(i + 1, n)
+            self.flow.apply(run, first + i)
+            if run.concerns_before(first + i):   # concluded later, of a row before
+                self._rows(first, raw, shaped, 0, n, run)
+                return
+            self._rows(first, raw, shaped, 0, i, run)
+        if i < end:
+            self._deliver()
+            i = self._native_rows(first, raw, end, shaped, i, run, pids, native)
+        if i < n:
+            self._rows(first, raw, shaped, i, n, run)
+
+    def _native_rows(self, first: int, raw: bytes, end: int, shaped: Shaped, i: int,
+                     run: PairedRun, pids: dict[int, int | None], native: NativeRows) -> int:
+        """Show events i..end natively, as far as they can be; returns where they
+        stopped."""
+        flow = self.flow
+        returned = bytearray(len(run.paired.raw_calls) // CALL.size)
+        shown = native.write_flow(
+            flow, raw, end, first, i, shaped.owners, run, flow.calls_made, pids, returned,
+            lambda k: self._row(first + k, raw, shaped, k))
+        stop = i + shown.events
+        flow.shown_natively(run, first + stop, returned, run.acted + shown.acted)
+        if stop > i:
+            self.shown += shown.events
+            self._depth = shaped.depths[stop - 1]
+            notes = flow.notes
+            if notes:                         # the notes of traps those events returned from
+                for opened in shaped.returns[i:stop]:
+                    if opened != NONE:
+                        notes.pop(opened, None)
+        return stop
+
+    def _name_ahead(self, first: int, shaped: Shaped, run: PairedRun,
+                    end: int) -> dict[int, int | None]:
+        """Name the address spaces the chunk's rows up to event `end` (those shown with
+        it; the rows after it are held) and their system calls need, as `_name` names
+        them when those rows are shown (the process table is the same while a chunk is
+        read); returns the process of each address space a call of the run was made in."""
+        flow, tried, named, pids = self.flow, self._tried, self.flow.named, self.flow.pids
+        calls = memoryview(run.paired.raw_calls).cast("Q")
+        made = set(calls[CALL_SATP::_CALL_WORDS].tolist())
+        shown = run.made_before(first + end) - run.base
+        need = set(calls[CALL_SATP:shown * _CALL_WORDS:_CALL_WORDS].tolist()) - pids.keys()
+        waiting = flow.waiting_returns(run, first + end)     # calls of earlier chunks
+        need |= {call.satp for call in waiting if call.pid is None and call.satp not in pids}
+        need |= set(shaped.owners[:end].tolist()) - named.keys() - tried - {0}
+        if need and self._roots is not None:
+            roots = self._roots()
+            for satp in need:
+                if not flow.name_space(satp, roots):
+                    tried.add(satp)
+        return {satp: who[0] if (who := pids.get(satp)) else None for satp in made}
+
+    def _row(self, seq: int, raw: bytes, shaped: Shaped, i: int) -> FlowRow:
+        """The row of event i of a chunk shown natively (its tail is made from it):
+        no call, note or thread, named as `_name` names rows."""
+        rec = RECORD.unpack_from(raw, i * RECORD.size)
+        is_trap = rec[KIND] == TRAP
+        row = FlowRow(
+            seq, rec[INSTRET], is_trap, _PRIVS[rec[FROM]], _PRIVS[rec[TO]],
+            bool(rec[INTERRUPT]), rec[CODE], rec[CAUSE], rec[EPC] if is_trap else rec[AT],
+            rec[PC], rec[TVAL], rec[SATP], rec[A0:A7 + 1], (), None, None,
+            shaped.owners[i], None, "", rec[STATUS_BEFORE], rec[STATUS_AFTER], "", rec[HART],
+            rec[CLOCK])
+        who = self.flow.named.get(row.owner) if row.owner else None
+        if who is not None:
+            row.pid, row.process = who
+        return row
+
+    def _rows(self, first: int, raw: bytes, shaped: Shaped, lo: int, hi: int,
+              run: PairedRun | None) -> None:
+        """Rows of events lo..hi of the chunk, held until their nestings end. The flow is
+        fed as they go, FEED events at a time (counted from the chunk's first): without
+        `run` by the pairer, with it by applying what the pairer concluded of them."""
+        flow, held = self.flow, self._held
         returns, roots, paths, owners, depths = (shaped.returns, shaped.roots, shaped.paths,
                                                  shaped.owners, shaped.depths)
         path_of, fresh, notes, noted = flow.path, flow.fresh, flow.notes, self._noted
@@ -125,10 +279,14 @@ class FlowStream:
         xlen = flow.xlen
         complete = 0                          # held rows whose nestings are over
         size = RECORD.size
-        for i, rec in enumerate(RECORD.iter_unpack(raw)):
+        for i, rec in enumerate(RECORD.iter_unpack(raw[lo * size:hi * size]), lo):
             seq = first + i
-            if not i % FEED:                  # what the tracer's capture did not feed live
-                flow.feed_raw(seq, raw[i * size:(i + FEED) * size])
+            if seq >= flow.next_seq:          # what the tracer's capture did not feed live
+                upto = min((i // FEED + 1) * FEED, hi)   # FEED events at a time, from 0
+                if run is None:
+                    flow.feed_raw(seq, raw[i * size:upto * size])
+                else:                         # (paired already: what it concluded of them)
+                    flow.apply(run, first + upto)
             opened: int | None = returns[i]
             if opened == NONE:
                 opened = None
@@ -176,8 +334,6 @@ class FlowStream:
                 complete = 0
         if complete:                          # one flush for the chunk's nestings
             self.flush(complete)
-        self.seen = flow.next_seq - flow.start
-        self.tick()
 
     def tick(self) -> None:
         """Show the rows held longer than HOLD_SECONDS, and hand the sink every row
