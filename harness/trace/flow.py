@@ -96,6 +96,7 @@ _U, _S = int(Priv.U), int(Priv.S)
 _ECALL_U = int(Exc.USER_ECALL)
 _RETURN, _DISOWN, _MOVE = int(Op.RETURN), int(Op.DISOWN), int(Op.MOVE)
 _COMPLETE = frozenset((int(Op.RETURN), int(Op.NORETURN)))
+_NORETURN = int(Op.NORETURN)
 _CALL_OPS = frozenset(int(op) for op in (Op.RETURN, Op.NORETURN, Op.FORGET, Op.CHILD))
 SEQ_MIN, SEQ_MAX = -(1 << 63), (1 << 63) - 1     # before and after every event
 
@@ -221,12 +222,29 @@ class PairedRun:
         if self.upto < 0:
             self.upto = self.paired.upto
 
-    def concerns_before(self, stop: int) -> bool:
+    def concerns_before(self, stop: int, waiting: dict[int, SyscallRecord]) -> bool:
         """Whether an action not applied yet concerns an event before #stop (the
-        pairer concluded it later)."""
-        words = ACTION.size // 8            # seq is each record's second 64-bit word
-        seqs = memoryview(self.paired.raw_actions).cast("q")[self.acted * words + 1::words]
-        return min(seqs, default=stop) < stop
+        pairer concluded it later): its own, or for a call found not to return, the
+        ecall's (whose row its line follows). `waiting`: the calls held as records."""
+        words = ACTION.size // 8            # op and c, seq, id, ...: 64-bit words
+        acts = memoryview(self.paired.raw_actions).cast("q")
+        start = self.acted * words
+        if min(acts[start + 1::words], default=stop) < stop:
+            return True
+        ops = memoryview(self.paired.raw_actions).cast("I")[self.acted * 2 * words::2 * words]
+        if _NORETURN not in ops.tolist():
+            return False
+        calls = memoryview(self.paired.raw_calls).cast("q")[CALL_SEQ::CALL.size // 8]
+        for op, number in zip(ops, acts[start + 2::words], strict=True):
+            if op == _NORETURN:
+                if 0 <= number - self.base < len(calls):
+                    entry = calls[number - self.base]
+                else:
+                    call = waiting.get(number)
+                    entry = call.entry_seq if call is not None else stop
+                if entry < stop:
+                    return True
+        return False
 
     def made_before(self, stop: int | None) -> int:
         """The number of the first call (counted over all runs) made at or after event
@@ -265,10 +283,6 @@ class Flow:
         self.syscalls: CallList | list[SyscallRecord] = \
             CallList(specs, xlen) if retain else []
         self.pids: dict[int, tuple[int, str]] = {}     # satp -> (pid, name), current
-        # The owners calls take when made, if not `pids`: a streamed trace names a
-        # chunk's spaces before it applies the chunk (harness/trace/stream.py), and its
-        # calls are made as if they were not named yet.
-        self.pids_at_calls: dict[int, tuple[int, str]] | None = None
         self.spaces: dict[int, set[int]] = {}          # pid -> every satp it ever had
         self.named: dict[int, tuple[int, str]] = {}    # satp -> its latest (pid, name)
         self.naming = 0         # counts the changes to named (what was made from it is stale)
@@ -449,6 +463,10 @@ class Flow:
             self.next_seq = max(self.next_seq, min(stop, last + 1))
         return done
 
+    def concerns_before(self, run: PairedRun, stop: int) -> bool:
+        """PairedRun.concerns_before, the calls held as records known."""
+        return run.concerns_before(stop, self._waiting)
+
     def waiting_returns(self, run: PairedRun, stop: int) -> list[SyscallRecord]:
         """The calls waiting as records that `run` says, before event #stop, returned
         or will not return: calls a row before then completes."""
@@ -473,8 +491,7 @@ class Flow:
         run). The calls made there that have not returned wait for their returns as
         records, as if made by `apply`."""
         limit = run.made_before(stop)
-        specs, xlen, waiting = self.specs, self.xlen, self._waiting
-        pids = self.pids if self.pids_at_calls is None else self.pids_at_calls
+        specs, xlen, pids, waiting = self.specs, self.xlen, self.pids, self._waiting
         raw, base = run.paired.raw_calls, run.base
         i, end = self.calls_made - base, limit - base
         while (i := returned.find(0, i, end)) >= 0:
@@ -503,8 +520,8 @@ class Flow:
                 for number in range(made, upto):
                     live.capture_inputs(self.syscalls[number])
             return
-        specs, xlen, waiting, fresh = self.specs, self.xlen, self._waiting, self.fresh
-        pids = self.pids if self.pids_at_calls is None else self.pids_at_calls
+        specs, xlen, pids, waiting, fresh = \
+            self.specs, self.xlen, self.pids, self._waiting, self.fresh
         for t in paired.calls(made - base, upto - base):
             call = record_of(t, specs, xlen, pids.get(t[CALL_SATP]))
             waiting[made] = call
@@ -636,9 +653,13 @@ class Flow:
             self.syscalls.name_unnamed(self._owners_from(roots))
         # (a flow that keeps no calls: harness/trace/stream.py names its own)
 
+    def owner_in(self, satp: int, roots: dict[int, tuple[int, str]]) -> tuple[int, str] | None:
+        """The process a process table gives address space `satp` (None: none)."""
+        return roots.get(int(decode_satp(satp, self.xlen).ppn.addr))
+
     def name_space(self, satp: int, roots: dict[int, tuple[int, str]]) -> bool:
         """Name the address space `satp` from a process table, if it is there."""
-        who = roots.get(int(decode_satp(satp, self.xlen).ppn.addr))
+        who = self.owner_in(satp, roots)
         if who is not None:
             self._own(satp, who)
         return who is not None

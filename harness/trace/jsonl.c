@@ -409,9 +409,9 @@ size_t jsonl_flow(struct jsonl_tails *t, const char *raw, size_t n, int64_t firs
     size_t i, k = 0, lines = 0;
     uint32_t stop = FLOW_ALL;
     /* later[j]: the earliest event actions j.. concern. The pairer may conclude
-     * something of an event some events after it (that a sigreturn will not return):
-     * a row is written here only when no action still to come concerns it, but for
-     * the return it is. */
+     * something of an event some events after it (that a sigreturn will not return,
+     * whose line follows its ecall's row): a row is written here only when no action
+     * still to come concerns it, but for the return it is. */
     int64_t *later = malloc((nacts + 1) * sizeof *later);
     if (!later) {
         progress[0] = progress[1] = progress[2] = 0;
@@ -422,7 +422,15 @@ size_t jsonl_flow(struct jsonl_tails *t, const char *raw, size_t n, int64_t firs
     for (size_t j = nacts; j-- > 0;) {
         const struct pair_action *aj =
             (const struct pair_action *)(const void *)(acts + j * sizeof *aj);
-        later[j] = aj->seq < later[j + 1] ? aj->seq : later[j + 1];
+        int64_t concern = aj->seq;
+        if (aj->op == ACT_NORETURN && aj->id >= base && aj->id - base < (int64_t)ncalls) {
+            /* its line follows the ecall's row (a sigreturn found not to return) */
+            const struct pair_call *cj = (const struct pair_call *)
+                (const void *)(calls + (size_t)(aj->id - base) * sizeof(struct pair_call));
+            if (cj->seq < concern)
+                concern = cj->seq;
+        }
+        later[j] = concern < later[j + 1] ? concern : later[j + 1];
     }
     for (i = 0; i < n; i++) {
         int64_t seq = first + (int64_t)i;

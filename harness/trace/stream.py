@@ -22,7 +22,7 @@ A sink that writes rows as JSON Lines can also take them with no FlowRow at all
 no row is held and no trap is open, the pairer runs ahead over the rest of the chunk
 and the C writes rows and call lines itself until an event it cannot show as the rows
 would (a process switch, a signal, an SBI call, a call Python holds); rows take over
-from there to the chunk's end.
+from there to the end of that nesting, and the C again after it.
 Those stretches are neither filtered nor counted in `made` and `failed`: the native
 path is only taken unfiltered, by a sink that shows no summary.
 """
@@ -161,49 +161,51 @@ class FlowStream:
                native: NativeRows) -> None:
         """The chunk's events shown natively from the first point where no row is
         held and no trap is open, on until an event the native rows cannot show; rows
-        before that point and from that event on, as without `native`.
+        before that point and to the end of that event's nesting, as without `native`,
+        then natively again; rows for the nesting still open at the chunk's end.
 
-        Rows show what holds once the whole chunk is read, as they do without: the
-        pairer runs over the whole chunk and its address spaces are named before any
-        row is shown, and the rows after the native stretch are made once all the
-        pairer concluded is applied. A chunk in which a space changes hands (rows
-        named when shown: the rows before show the new owner too), or whose first
-        rows are the subject of something concluded after the native stretch would
-        begin, is left to rows whole."""
-        flow = self.flow
+        The native rows say what the rows would. The pairer runs over the whole chunk
+        before the C writes a row, and a row is only written once nothing concluded
+        after it concerns it. A chunk is left to rows whole where showing its rows
+        would change a name (rows are named when shown, so what their showing learns
+        names the rows before too): where an address space changes hands, or a row or
+        call shown with it is of a space the process table newly names."""
+        flow, depths = self.flow, shaped.depths
         if flow.threaded or flow.next_seq != first:   # (fed ahead: the tracer captures)
             self._rows(first, raw, shaped, 0, n, None)
             return
         run = flow.pair_ahead(first, raw)
-        if run.paired.has(_RENAMES):
-            self._rows(first, raw, shaped, 0, n, run)
-            return
-        flow.pids_at_calls = dict(flow.pids)  # calls are made as if named at the end
-        try:
-            self._mixed_run(first, raw, shaped, n, native, run)
-        finally:
-            flow.pids_at_calls = None
-
-    def _mixed_run(self, first: int, raw: bytes, shaped: Shaped, n: int, native: NativeRows,
-                   run: PairedRun) -> None:
-        depths = shaped.depths
         end = n                               # the rows of a nesting still open at
         while end and depths[end - 1]:        # the chunk's end are held, for its end
             end -= 1                          # to tell what it may of them
-        pids = self._name_ahead(first, shaped, run, end)
+        pids = None if run.paired.has(_RENAMES) else self._named_already(first, shaped, run, end)
+        if pids is None:
+            self._rows(first, raw, shaped, 0, n, run)
+            return
         i = 0
         if self._held or self._depth:         # a nesting open across the chunk's start
             while i < n and depths[i]:
                 i += 1
             i = min(i + 1, n)
-            self.flow.apply(run, first + i)
-            if run.concerns_before(first + i):   # concluded later, of a row before
+            flow.apply(run, first + i)
+            if flow.concerns_before(run, first + i):   # concluded later, of a row before
                 self._rows(first, raw, shaped, 0, n, run)
                 return
             self._rows(first, raw, shaped, 0, i, run)
-        if i < end:
+        while i < end:
             self._deliver()
             i = self._native_rows(first, raw, end, shaped, i, run, pids, native)
+            if i == end:
+                break
+            j = i                             # rows to the end of the nesting stopped in,
+            while j < n and depths[j]:        # then natively again if nothing concluded
+                j += 1                        # after it concerns those rows
+            j = min(j + 1, n)
+            flow.apply(run, first + j)
+            if flow.concerns_before(run, first + j):
+                break
+            self._rows(first, raw, shaped, i, j, run)
+            i = j
         if i < n:
             self._rows(first, raw, shaped, i, n, run)
 
@@ -228,25 +230,26 @@ class FlowStream:
                         notes.pop(opened, None)
         return stop
 
-    def _name_ahead(self, first: int, shaped: Shaped, run: PairedRun,
-                    end: int) -> dict[int, int | None]:
-        """Name the address spaces the chunk's rows up to event `end` (those shown with
-        it; the rows after it are held) and their system calls need, as `_name` names
-        them when those rows are shown (the process table is the same while a chunk is
-        read); returns the process of each address space a call of the run was made in."""
+    def _named_already(self, first: int, shaped: Shaped, run: PairedRun,
+                       end: int) -> dict[int, int | None] | None:
+        """The process of each address space a call of the run was made in, if showing
+        the chunk's rows up to event `end` (the rest are held) names no address space;
+        None if it would. `_name` reads the process table for the same spaces (the
+        table is the same while a chunk is read); those it lacks are tried."""
         flow, tried, named, pids = self.flow, self._tried, self.flow.named, self.flow.pids
         calls = memoryview(run.paired.raw_calls).cast("Q")
         made = set(calls[CALL_SATP::_CALL_WORDS].tolist())
         shown = run.made_before(first + end) - run.base
         need = set(calls[CALL_SATP:shown * _CALL_WORDS:_CALL_WORDS].tolist()) - pids.keys()
-        waiting = flow.waiting_returns(run, first + end)     # calls of earlier chunks
-        need |= {call.satp for call in waiting if call.pid is None and call.satp not in pids}
+        earlier = flow.waiting_returns(run, first + end)     # calls of earlier chunks
+        earlier += [row.syscall for row in self._held if row.syscall is not None]
+        need |= {call.satp for call in earlier if call.pid is None and call.satp not in pids}
         need |= set(shaped.owners[:end].tolist()) - named.keys() - tried - {0}
         if need and self._roots is not None:
             roots = self._roots()
-            for satp in need:
-                if not flow.name_space(satp, roots):
-                    tried.add(satp)
+            if any(flow.owner_in(satp, roots) is not None for satp in need):
+                return None
+            tried |= need
         return {satp: who[0] if (who := pids.get(satp)) else None for satp in made}
 
     def _row(self, seq: int, raw: bytes, shaped: Shaped, i: int) -> FlowRow:
