@@ -53,18 +53,42 @@ def trace_command(elf: Path, out: Path) -> list[str]:
 
 def privlab_run(elf: Path, out: Path,
                 command: Callable[[Path, Path], list[str]] = privlab_command) -> float:
+    """Wall time of the command; its output is removed after a timed run (see drop)."""
     took, proc = time_command(command(elf, out))
     if proc.returncode != 0:
         sys.exit(f"privlab run failed ({proc.returncode}): {proc.stderr.decode()}")
     return took
 
 
+def timed(elf: Path, out: Path,
+          command: Callable[[Path, Path], list[str]] = privlab_command) -> float:
+    """privlab_run, then drop(out)."""
+    took = privlab_run(elf, out, command)
+    drop(out)
+    return took
+
+
+def drop(out: Path) -> None:
+    """Remove a run's output before the next. A run writes up to 800 MB: the page cache
+    takes one run's at memory speed, but run after run they pile up faster than a
+    disk writes them back (190 MB/s on the machine docs/benchmarks.md reports), and
+    the kernel then holds each writer back. What was measured would be the disk. A
+    file removed before its pages were written back costs the disk nothing."""
+    out.unlink(missing_ok=True)
+
+
 def cpu_per_trap(work: Path, empty: Path, n: int, tmp: Path) -> None:
     """CPU time a round trip, start-up subtracted (best of 3 each): the figure to
     compare when other jobs share the machine and stretch the wall times."""
+    def cpu(cmd: list[str]) -> float:
+        took = cpu_command(cmd)
+        for name in ("c.trace", "c.jsonl", "r.jsonl"):
+            drop(tmp / name)
+        return took
+
     def best(cmd: Callable[[Path], list[str]]) -> float:
-        return (min(cpu_command(cmd(work)) for _ in range(3)) -
-                min(cpu_command(cmd(empty)) for _ in range(3))) / n * 1e6
+        return (min(cpu(cmd(work)) for _ in range(3)) -
+                min(cpu(cmd(empty)) for _ in range(3))) / n * 1e6
     rows = [("privlab --trace-out t.trace", best(lambda e: privlab_command(e, tmp / "c.trace"))),
             ("privlab --trace-out t.jsonl", best(lambda e: privlab_command(e, tmp / "c.jsonl"))),
             ("privlab trace --format jsonl", best(lambda e: trace_command(e, tmp / "r.jsonl")))]
@@ -86,28 +110,30 @@ def main() -> int:
     work, empty = build("ecall_loop", n), build("ecall_loop", 0)
     with tempfile.TemporaryDirectory(prefix="privlab-trace-file-") as tmp:
         out = Path(tmp) / "t.trace"
-        ours = best_of(3, lambda: privlab_run(work, out)) - \
-            best_of(3, lambda: privlab_run(empty, out))
+        ours = best_of(3, lambda: timed(work, out)) - best_of(3, lambda: timed(empty, out))
         privlab_run(work, out)
         size = out.stat().st_size
         events = len(read_trace(out).events)
         assert events == 2 * n + 3, f"{events} events in the file: every trap and sret must be"
         print(f"{events} events in {size / 1e6:.0f} MB ({size / events:.0f} bytes each)")
         jsonl = Path(tmp) / "t.jsonl"
-        ours_jsonl = best_of(3, lambda: privlab_run(work, jsonl)) - \
-            best_of(3, lambda: privlab_run(empty, jsonl))
+        drop(out)
+        ours_jsonl = best_of(3, lambda: timed(work, jsonl)) - \
+            best_of(3, lambda: timed(empty, jsonl))
         privlab_run(work, jsonl)
         lines = sum(1 for _ in jsonl.open("rb"))
         assert lines == events, f"{lines} lines in the JSON Lines file, {events} events"
         print(f"{lines} JSON lines in {jsonl.stat().st_size / 1e6:.0f} MB")
         rows = Path(tmp) / "rows.jsonl"
-        ours_rows = best_of(3, lambda: privlab_run(work, rows, trace_command)) - \
-            best_of(3, lambda: privlab_run(empty, rows, trace_command))
+        drop(jsonl)
+        ours_rows = best_of(3, lambda: timed(work, rows, trace_command)) - \
+            best_of(3, lambda: timed(empty, rows, trace_command))
         privlab_run(work, rows, trace_command)
         shown = sum(1 for _ in rows.open("rb"))
         # every event, and a line for each of the n system calls its ecalls make
         assert shown == events + n, f"{shown} lines from privlab trace, {events} events"
         print(f"{shown} JSON lines from privlab trace in {rows.stat().st_size / 1e6:.0f} MB")
+        drop(rows)
         cpu_per_trap(work, empty, n, Path(tmp))
     theirs = qemu_reference(work, empty)
     missed = report(f"trap round trip to a trace file, {n} U->S ecalls with sret", ours,

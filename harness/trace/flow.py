@@ -33,7 +33,7 @@ import gc
 from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -477,12 +477,18 @@ class Flow:
         acts = memoryview(run.paired.raw_actions).cast("q")
         start = run.acted * words
         ids = acts[start + 2::words].tolist()
-        if not any(number in ids for number in waiting):
-            return []
+        seqs = acts[start + 1::words]
         ops = memoryview(run.paired.raw_actions).cast("I")[run.acted * 2 * words::2 * words]
-        return [waiting[number] for op, seq, number in zip(ops, acts[start + 1::words], ids,
-                                                            strict=True)
-                if number in waiting and op in _COMPLETE and seq < stop]
+        found = []
+        for number in waiting:              # a few: found by list.index, not a loop
+            k = -1
+            with suppress(ValueError):      # (none left)
+                while True:
+                    k = ids.index(number, k + 1)
+                    if ops[k] in _COMPLETE and seqs[k] < stop:
+                        found.append((k, waiting[number]))
+                        break
+        return [call for _, call in sorted(found, key=lambda f: f[0])]
 
     def shown_natively(self, run: PairedRun, stop: int, returned: bytearray, acted: int) -> None:
         """The events of `run` before event #stop were shown without records

@@ -480,6 +480,9 @@ class RowsJsonl:
                 return
             self._out.flush()                 # what the text layer holds goes first
             self._behind = Behind(binary)
+        if size < _HAND_OVER and self._behind.idle():
+            self._behind.binary.write(memoryview(self._buf)[:size])   # (buffered)
+            return
         self._buf = self._behind.put(self._buf, size)
 
     def _text(self, line: str) -> None:
@@ -523,6 +526,9 @@ class RowsJsonl:
 
 BUFFERS = 4
 """Buffers of rows a Behind keeps going between the formatter and the disk."""
+_HAND_OVER = 1 << 16
+"""Bytes of rows worth a thread's time: fewer (the rows of one stop while the trace
+captures) are written at once when nothing is waiting to be."""
 
 
 class Behind:
@@ -532,7 +538,7 @@ class Behind:
     call from the run's thread."""
 
     def __init__(self, binary: IO[bytes]) -> None:
-        self._binary = binary
+        self.binary = binary
         self._queue: queue.Queue[tuple[ctypes.Array[ctypes.c_char], int] | None] = \
             queue.Queue(maxsize=QUEUED)
         self._spare: queue.SimpleQueue[ctypes.Array[ctypes.c_char]] = queue.SimpleQueue()
@@ -555,6 +561,11 @@ class Behind:
         else:
             spare = self._spare.get()
         return spare if len(spare) >= len(buf) else ctypes.create_string_buffer(len(buf))
+
+    def idle(self) -> bool:
+        """Whether every buffer handed over is written (only the run's thread hands
+        buffers over: if none is left, none comes meanwhile)."""
+        return self._queue.unfinished_tasks == 0
 
     def wait(self) -> None:
         """Return once every buffer handed over is written."""
@@ -580,7 +591,7 @@ class Behind:
                 buf, size = item
                 if self._error is None:
                     try:
-                        self._binary.write(memoryview(buf)[:size])
+                        self.binary.write(memoryview(buf)[:size])
                     except BaseException as e:   # the run's thread raises it (a full disk)
                         self._error = e
                 self._spare.put(buf)
