@@ -213,10 +213,15 @@ class RowOutput:
 
         self.writer: TimelineWriter | CallsWriter | None = None
         self.sink: Callable[[list[FlowRow]], None]
-        self.native: RowsJsonl | None = None       # JSON Lines: rows written natively too
+        # JSON Lines: rows also written natively, on one hart. On several, a nesting
+        # of one hart is open while another's close, rows are shown in other groups
+        # and a reused page-table root's rows can take the owner learned at another
+        # moment: those traces keep to rows.
+        self.native: RowsJsonl | None = None
         self._jsonl: RowsJsonl | None = None
         if args.format == "jsonl":
-            lines = self.native = self._jsonl = RowsJsonl(out, harts, locate)
+            lines = self._jsonl = RowsJsonl(out, harts, locate)
+            self.native = lines if harts == 1 else None
 
             def sink(rows: list[FlowRow]) -> None:
                 lines.write(rows)

@@ -153,17 +153,29 @@ def test_each_form_of_call_line_is_the_rows_own_and_most_rows_are_native(
     assert all(o["pid"] is None for o in calls.values())
 
 
-@pytest.mark.parametrize("argv", [
-    ["--no-capture", "--user", "forktree", "3"],         # processes named as they come
-    ["--capture-limit", "20", "--user", "sigdemo"],      # handlers, sigreturn
-    ["--smp", "2", "--no-capture", "--user", "threaddemo"],   # harts, threads
-    ["--smp", "2", "--no-capture", "--user", "waitpid"],      # roots freed and reused
-    ["--arch", "rv32", "--no-capture", "--user", "forktree", "2"],
-], ids=["forktree", "sigdemo", "smp2-threads", "smp2-waitpid", "rv32"])
+@pytest.mark.parametrize(("argv", "native"), [
+    # (native False: every chunk starts a process or names one, or mostly so)
+    (["--no-capture", "--user", "forktree", "3"], False),
+    (["--capture-limit", "20", "--user", "sigdemo"], False),
+    # usertests: forks, execs, exits, pipes, signals, and stretches of one process
+    (["--no-capture", "--user", "usertests"], True),
+    (["--capture-limit", "100", "--user", "usertests"], True),
+    (["--arch", "rv32", "--no-capture", "--user", "usertests"], False),
+], ids=["forktree", "sigdemo", "usertests", "usertests-captured", "rv32-usertests"])
 def test_a_kernels_run_is_the_same_bytes_with_native_stretches_and_without(
-        tmp_path: Path, argv: list[str]) -> None:
-    got, _ = traced_twice(tmp_path, *argv)
+        tmp_path: Path, argv: list[str], native: bool) -> None:
+    got, shown = traced_twice(tmp_path, *argv)
     assert '"kind": "syscall"' in got
+    if native:
+        assert shown > 0
+
+
+def test_several_harts_keep_to_rows(tmp_path: Path) -> None:
+    # a nesting of one hart is open while another's close: rows are shown in other
+    # groups than one hart's, and a reused root's rows may take another owner
+    got, shown = traced_twice(tmp_path, "--smp", "2", "--no-capture", "--user", "forktree",
+                              "2")
+    assert shown == 0 and '"hart": 1' in got
 
 
 def test_a_trace_file_shown_as_rows_is_the_same_bytes_too(
