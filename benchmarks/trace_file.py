@@ -2,13 +2,13 @@
 1,000,000-ecall program (U -> S and sret back), every trap and xRET written to the
 trace file, as the core's records (FILE) and as JSON Lines (FILE.jsonl, formatted in C
 by harness/trace/jsonl.c), and `privlab trace --format jsonl -o FILE` (the rows of the
-trap flow: each event with who and where, and a line per system call; the C formats
-the events, harness/trace/jsonl.py's RowsJsonl adds the rest), against QEMU 7.2
+trap flow: each event with who and where, and a line per system call, which jsonl.c
+writes whole on one hart wherever the rows would say the same), against QEMU 7.2
 running the same ELF untraced, with its defaults and with -icount shift=0. Goal: each
 format at most 5x QEMU's defaults. Both sides are whole commands as a user types them,
 each with the same program at zero iterations subtracted (start-up). The CPU time of
 each (user + system, threads included) is printed too: on a machine other jobs share,
-wall times stretch.
+wall times stretch. Each run's output is removed before the next (see drop()).
 
     python benchmarks/trace_file.py [ITERATIONS]
 """

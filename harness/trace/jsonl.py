@@ -22,6 +22,12 @@ event from its record as JsonlWriter does, and ends it with the members Python a
 for each combination a run shows and reused: a trap-heavy run shows the same few
 processes and places on row after row. The lines are those of `row_json` and
 `syscall_json`, which make them one at a time (tests/trace check the two agree).
+
+On one hart, FlowStream (harness/trace/stream.py) hands RowsJsonl.write_flow whole
+stretches of events with no row made: jsonl.c's jsonl_flow writes each row, its tail
+from a cache of the tails Python made (`_remember`), and each call's line from the
+pairer's records. The lines go to the file on a thread of their own (Behind) while the
+guest runs on.
 """
 
 from __future__ import annotations
@@ -33,10 +39,10 @@ import re
 import threading
 import weakref
 from array import array
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from json.encoder import encode_basestring_ascii
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, Generic, TypeVar
 
 from ..abi.csr import EXCEPTION_NAMES, INTERRUPT_NAMES, Priv, cause_name
 from ..abi.pairing import ACTION, CALL, JSONL_CALLS_FIELDS, ArgForm
@@ -48,19 +54,19 @@ from .syscalls import NOTHING, ArgKind, CallSpec, SyscallRecord
 from .who import location
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from ..kernelinfo.symbols import Location
 
 __all__ = ["LINE_MAX", "JsonlWriter", "RowsJsonl", "row_json", "syscall_json", "write_jsonl"]
+
+T = TypeVar("T")
 
 LINE_MAX = 1024
 """Bytes a line of jsonl.c's can take at most: its keys, a dozen 20-digit numbers and
 the longest of the strings below (checked when they are made)."""
 _WORDS_MAX = 200
 QUEUED = 16
-"""Batches of records a background JsonlWriter holds at most before the run waits
-for the disk (a batch is a few thousand events)."""
+"""Items a Worker holds at most before the run waits for the disk: a background
+JsonlWriter's batches of records (a few thousand events each), a Behind's buffers."""
 
 
 class _Words(ctypes.Structure):
@@ -115,44 +121,20 @@ class JsonlWriter:
         self._words = self._table.words
         self._buf = ctypes.create_string_buffer(0)
         self.lines = 0
-        self._error: BaseException | None = None
-        self._queue: queue.Queue[tuple[int, bytes] | None] | None = None
-        self._thread: threading.Thread | None = None
-        if background:
-            self._queue = queue.Queue(maxsize=QUEUED)
-            self._thread = threading.Thread(target=self._drain, name="privlab-jsonl",
-                                            daemon=True)
-            self._thread.start()
+        self._worker: Worker[tuple[int, bytes]] | None = \
+            Worker(lambda batch: self._lines(*batch), "privlab-jsonl") if background else None
 
     def write(self, first: int, raw: bytes) -> None:
         """EventLog.subscribe_raw's callback: events #first... as raw records."""
-        if self._queue is None:
+        if self._worker is None:
             self._lines(first, raw)
             return
-        self._raise()
-        self._queue.put((first, raw))
+        self._worker.put((first, raw))
 
     def close(self) -> None:
         """Wait until every line queued is written; raise what writing them raised."""
-        if self._queue is not None and self._thread is not None:
-            self._queue.put(None)
-            self._thread.join()
-            self._thread = None
-        self._raise()
-
-    def _raise(self) -> None:
-        if self._error is not None:
-            error, self._error = self._error, None
-            raise error
-
-    def _drain(self) -> None:
-        assert self._queue is not None
-        while (batch := self._queue.get()) is not None:
-            if self._error is None:
-                try:
-                    self._lines(*batch)
-                except BaseException as e:   # the run's thread raises it (a full disk)
-                    self._error = e
+        if self._worker is not None:
+            self._worker.close()
 
     def _lines(self, first: int, raw: bytes) -> None:
         size = RECORD.size
@@ -531,50 +513,40 @@ _HAND_OVER = 1 << 16
 captures) are written at once when nothing is waiting to be."""
 
 
-class Behind:
-    """Buffers written to a binary file, in the order handed over, by a thread of its
-    own; each buffer written is handed out again (`put` returns one). At most QUEUED
-    wait: then the run waits for the disk. An error writing is raised by the next
-    call from the run's thread."""
+class Worker(Generic[T]):
+    """A thread of its own doing `work(item)` for each item put, in the order put, and
+    then `done(item)`. At most QUEUED items wait: then the run's thread waits too. An
+    error working is raised by the run's thread's next call; the items after it are
+    not worked on (they are still `done`)."""
 
-    def __init__(self, binary: IO[bytes]) -> None:
-        self.binary = binary
-        self._queue: queue.Queue[tuple[ctypes.Array[ctypes.c_char], int] | None] = \
-            queue.Queue(maxsize=QUEUED)
-        self._spare: queue.SimpleQueue[ctypes.Array[ctypes.c_char]] = queue.SimpleQueue()
+    def __init__(self, work: Callable[[T], None], name: str,
+                 done: Callable[[T], None] | None = None) -> None:
+        self._work = work
+        self._done = done
+        self._queue: queue.Queue[T | None] = queue.Queue(maxsize=QUEUED)
         self._error: BaseException | None = None
-        self._made = 1                        # buffers: the first is the writer's own
-        self._thread = threading.Thread(target=self._drain, name="privlab-rows", daemon=True)
+        self._thread = threading.Thread(target=self._drain, name=name, daemon=True)
         self._thread.start()
 
-    def put(self, buf: ctypes.Array[ctypes.c_char], size: int) -> ctypes.Array[ctypes.c_char]:
-        """Hand over the first `size` bytes of `buf`; returns a buffer as large to use
-        (one written already, once BUFFERS are made: new pages cost their zeroing)."""
+    def put(self, item: T) -> None:
         self._raise()
-        self._queue.put((buf, size))
-        if self._made < BUFFERS:
-            try:
-                spare = self._spare.get_nowait()
-            except queue.Empty:
-                self._made += 1
-                return ctypes.create_string_buffer(len(buf))
-        else:
-            spare = self._spare.get()
-        return spare if len(spare) >= len(buf) else ctypes.create_string_buffer(len(buf))
+        self._queue.put(item)
 
     def idle(self) -> bool:
-        """Whether every buffer handed over is written (only the run's thread hands
-        buffers over: if none is left, none comes meanwhile)."""
+        """Whether every item put is worked on (only the run's thread puts items: if
+        none is left, none comes meanwhile)."""
         return self._queue.unfinished_tasks == 0
 
     def wait(self) -> None:
-        """Return once every buffer handed over is written."""
+        """Return once every item put is worked on."""
         self._queue.join()
         self._raise()
 
     def close(self) -> None:
-        self._queue.put(None)
-        self._thread.join()
+        """Wait for every item, end the thread; raise what working on them raised."""
+        if self._thread.is_alive():
+            self._queue.put(None)
+            self._thread.join()
         self._raise()
 
     def _raise(self) -> None:
@@ -588,15 +560,57 @@ class Behind:
             try:
                 if item is None:
                     return
-                buf, size = item
                 if self._error is None:
                     try:
-                        self.binary.write(memoryview(buf)[:size])
+                        self._work(item)
                     except BaseException as e:   # the run's thread raises it (a full disk)
                         self._error = e
-                self._spare.put(buf)
+                if self._done is not None:
+                    self._done(item)
             finally:
                 self._queue.task_done()
+
+
+Buffer = ctypes.Array[ctypes.c_char]
+
+
+class Behind:
+    """Buffers written to a binary file by a Worker, in the order handed over; each
+    buffer written is handed out again (`put` returns one)."""
+
+    def __init__(self, binary: IO[bytes]) -> None:
+        self.binary = binary
+        self._spare: queue.SimpleQueue[Buffer] = queue.SimpleQueue()
+        self._made = 1                        # buffers: the first is the writer's own
+        self._worker: Worker[tuple[Buffer, int]] = Worker(
+            self._write, "privlab-rows", lambda item: self._spare.put(item[0]))
+
+    def put(self, buf: Buffer, size: int) -> Buffer:
+        """Hand over the first `size` bytes of `buf`; returns a buffer as large to use
+        (one written already, once BUFFERS are made: new pages cost their zeroing)."""
+        self._worker.put((buf, size))
+        if self._made < BUFFERS:
+            try:
+                spare = self._spare.get_nowait()
+            except queue.Empty:
+                self._made += 1
+                return ctypes.create_string_buffer(len(buf))
+        else:
+            spare = self._spare.get()
+        return spare if len(spare) >= len(buf) else ctypes.create_string_buffer(len(buf))
+
+    def idle(self) -> bool:
+        return self._worker.idle()
+
+    def wait(self) -> None:
+        self._worker.wait()
+
+    def close(self) -> None:
+        self._worker.close()
+
+    def _write(self, item: tuple[Buffer, int]) -> None:
+        buf, size = item
+        self.binary.write(memoryview(buf)[:size])
 
 
 _CALL = ('{"kind": "syscall", "seq": %d, "exit_seq": %s, "instret": %d, "number": %d, '

@@ -13,6 +13,8 @@ power off through the finisher, `FAIL_REG reg` with the status in reg's bits 16 
 places a page holding `word` and a function at +0x100 returning `value`; `OPEN_PMP`
 opens all memory to S and U;
 `ENTER priv, entry` mrets to `entry` at privilege `priv` (0: U, 1: S);
+`U_ECALLS_TO_S handler, entry` opens memory, delegates U's ecalls to S at `handler`
+and enters U at `entry`;
 `ENTER_S_SV39 root, entry` turns on Sv39 rooted at `root` and enters S at `entry`;
 `UART_IRQ_TO_M` routes the UART's PLIC source to M-mode (context 0), and
 `UART_RX_INTERRUPTS_TO_M` also turns on its received-data interrupt, MEIE and MIE.
@@ -102,6 +104,14 @@ PRELUDE = """\
     csrs mstatus, t0
     .endif
     mret
+.endm
+.macro U_ECALLS_TO_S handler, entry  // memory open, U's ecalls to S at \\handler; U at \\entry
+    OPEN_PMP
+    li t0, 1 << 8
+    csrw medeleg, t0
+    la t0, \\handler
+    csrw stvec, t0
+    ENTER 0, \\entry
 .endm
 .macro ENTER_S_SV39 root, entry   // satp: Sv39 rooted at \\root; then mret to \\entry in S
     la t0, \\root

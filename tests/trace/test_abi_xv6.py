@@ -16,16 +16,7 @@ from privlab.trace.syscalls import ArgKind, call_specs
 # U-mode makes xv6's write(1, "hi\n", 3) (16) and exit(0) (2); an S-mode handler
 # returns n from write and powers off at exit: a kernel in eleven instructions.
 XV6_CALLS = """
-    OPEN_PMP
-    li t0, 1 << 8              # ecalls from U go to S
-    csrw medeleg, t0
-    la t0, s_trap
-    csrw stvec, t0
-    li t0, 3 << 11             # mret to U
-    csrc mstatus, t0
-    la t0, user
-    csrw mepc, t0
-    mret
+    U_ECALLS_TO_S s_trap, user
 user:
     li a0, 1
     la a1, msg

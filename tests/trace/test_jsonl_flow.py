@@ -23,16 +23,7 @@ from privlab.trace.jsonl import RowsJsonl, Shown
 # at). S returns a0 - a7 from every call and srets past the ecall.
 CALLS = 1500
 CALL_FORMS = f"""
-    OPEN_PMP
-    li t0, 1 << 8              # ecalls from U go to S
-    csrw medeleg, t0
-    la t0, s_trap
-    csrw stvec, t0
-    li t0, 3 << 11             # mret to U
-    csrc mstatus, t0
-    la t0, user
-    csrw mepc, t0
-    mret
+    U_ECALLS_TO_S s_trap, user
 user:
     li s0, {CALLS}
 1:  li a0, -3                  # close(-3): an int, signed at XLEN
