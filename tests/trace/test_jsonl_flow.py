@@ -186,3 +186,37 @@ def test_rows_written_on_their_own_thread_reach_a_full_disk_as_one_error(
                  "--bios", "none", "--kernel", str(build_asm(CALL_FORMS))]) == 1
     assert capsys.readouterr().err.strip().splitlines()[-1] == \
         "privlab: No space left on device"
+
+
+# 5,000 ecalls, each at its own address (and each sret to its own): more rows with
+# their own tails than jsonl.c keeps (TAILS), so its cache starts over, twice.
+MANY_PLACES = """
+    U_ECALLS_TO_S s_trap, user
+user:
+    .rept 5000
+    li a7, 172
+    ecall
+    .endr
+    li a7, 93
+    ecall
+    .align 2
+s_trap:
+    li t0, 93
+    beq a7, t0, 1f
+    li a0, 7
+    csrr t0, sepc
+    addi t0, t0, 4
+    csrw sepc, t0
+    sret
+1:  PASS
+"""
+
+
+def test_more_places_than_the_tail_cache_holds_are_the_same_bytes(tmp_path: Path) -> None:
+    got, shown = traced_twice(tmp_path, "--no-capture", "--bios", "none", "--kernel",
+                              str(build_asm(MANY_PLACES)))
+    rows = [json.loads(line) for line in got.splitlines()]
+    places = {o["location"] for o in rows if o["kind"] != "syscall"}
+    assert len(places) > 10_000 and shown > 0.75 * len(places)
+    assert sum(o["kind"] == "syscall" and o["call"] == "getpid()" and o["ret"] == 7
+               for o in rows) == 5000
