@@ -24,9 +24,11 @@ __all__ = [
     "CALL_FIELDS",
     "ECALL_INSN",
     "JSONL_CALLS_FIELDS",
+    "NOBODY",
     "SIGNALS",
     "ArgForm",
     "CallKind",
+    "FlowStop",
     "Op",
     "gen_header",
 ]
@@ -75,6 +77,19 @@ class ArgForm(IntEnum):
     UINT = 2          # unsigned, as the register holds it
     POINTER = 3       # 0x... or NULL
     TEXT = 4          # named flags, signals: formatted by Python
+
+
+class FlowStop(IntEnum):
+    """Why jsonl.c's jsonl_flow stopped writing rows (harness/trace/jsonl.py)."""
+
+    ALL = 0           # every event it was given is written
+    TAIL = 1          # the next event needs a tail Python makes, then it goes on
+    PYTHON = 2        # Python shows the next event and what follows
+    FULL = 3          # the buffer has no room for another row
+
+
+NOBODY = -(1 << 63)
+"""The pid jsonl_flow is given for a call whose process is not known (null)."""
 
 
 I64, U64, U32 = "int64_t", "uint64_t", "uint32_t"
@@ -131,6 +146,8 @@ def _defines() -> list[str]:
     out += [f"#define CALL_{k.name} {int(k)}" for k in CallKind]
     out += [f"#define ACT_{op.name} {int(op)}" for op in Op]
     out += [f"#define FORM_{form.name} {int(form)}" for form in ArgForm]
+    out += [f"#define FLOW_{stop.name} {int(stop)}" for stop in FlowStop]
+    out += [f"#define NOBODY ((int64_t)INT64_MIN)  /* {NOBODY} */"]
     return out
 
 

@@ -302,7 +302,7 @@ static char *put_arg(char *p, uint64_t v, uint8_t form, uint32_t xlen)
 }
 
 #define CALL_LINE_MAX 1024   /* numbers, and a name of at most 100 bytes (Python checks) */
-#define NOBODY INT64_MIN     /* a pid that is not known: null */
+/* NOBODY (trace_gen.h): a pid that is not known, written null. */
 
 /* The line of call c, which returned as action a says, made by process pid. */
 static char *put_call(char *p, const struct pair_call *c, const struct pair_action *a,
@@ -347,11 +347,9 @@ static char *put_call(char *p, const struct pair_call *c, const struct pair_acti
     return put(p, "}\n");
 }
 
-/* Why jsonl_flow stopped (progress[3]). */
-#define FLOW_ALL 0       /* every event is formatted */
-#define FLOW_TAIL 1      /* event progress[0] needs its tail: jsonl_tails_put, then again */
-#define FLOW_PYTHON 2    /* Python shows event progress[0] and what follows */
-#define FLOW_FULL 3      /* out has no room for another row */
+/* Why jsonl_flow stopped (progress[3]): FLOW_* (trace_gen.h). FLOW_TAIL: event
+ * progress[0] needs its tail (jsonl_tails_put, then call again); FLOW_PYTHON: Python
+ * shows event progress[0] and what follows. */
 
 static int64_t pid_of(uint64_t satp, const uint64_t *pid_satp, const int64_t *pids,
                       size_t npids, int *found)

@@ -45,7 +45,7 @@ from json.encoder import encode_basestring_ascii
 from typing import IO, TYPE_CHECKING, Any, Generic, TypeVar
 
 from ..abi.csr import EXCEPTION_NAMES, INTERRUPT_NAMES, Priv, cause_name
-from ..abi.pairing import ACTION, CALL, JSONL_CALLS_FIELDS, ArgForm
+from ..abi.pairing import ACTION, CALL, JSONL_CALLS_FIELDS, NOBODY, ArgForm, FlowStop
 from ..machine.events import RECORD, decode, event_json
 from ..machine.rawevents import TRAP, XRET
 from .flow import Flow, FlowRow, PairedRun
@@ -223,11 +223,8 @@ NUMBERS_MAX = 1 << 16
 """System-call numbers a spec may use for jsonl.c to write call lines (a table
 with more, which no kernel here has, leaves every line to Python)."""
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,99}")
-NOBODY = -(1 << 63)
-"""jsonl.c's pid of a call whose process is not known (null)."""
 _ROOM = 1 << 20          # bytes jsonl_flow writes at a time
 _PROGRESS = ("events", "actions", "lines", "stop")
-FLOW_TAIL, FLOW_FULL = 1, 3   # why jsonl_flow stopped (jsonl.c's FLOW_*)
 
 
 def _address(data: bytes) -> int:
@@ -359,9 +356,9 @@ class RowsJsonl:
             k += events
             acted += actions
             self.lines += lines
-            if stop == FLOW_TAIL:
+            if stop == FlowStop.TAIL:
                 self._remember(flow, row(k))
-            elif stop == FLOW_FULL:
+            elif stop == FlowStop.FULL:
                 if not events:                # a tail longer than the room
                     room *= 2
             else:
