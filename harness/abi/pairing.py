@@ -1,7 +1,10 @@
 """What the trace package's C pairer (harness/trace/pairer.c) and its Python side
 (harness/trace/pairer.py, flow.py, and the grader's resume rules) share, as data: the
 kinds of system call the pairing rules tell apart, the actions the pairer reports and
-the two records it hands back (a call made, an action).
+the two records it hands back (a call made, an action). jsonl.c's rows written whole
+(harness/trace/jsonl.py) share with Python how an argument reads (ArgForm), why the
+writing stopped (FlowStop), the pid of no known process (NOBODY) and the spec's table
+(struct jsonl_calls).
 
 `gen_header()` renders them, with the event record and the spec's numbers, as
 `trace_gen.h` for the C side; `CALL` and `ACTION` are the same records as
