@@ -205,8 +205,8 @@ class FlowFilter:
 
 @dataclass(slots=True)
 class PairedRun:
-    """One run of the pairer (harness/trace/pairer.c) over events from #first to
-    #last, applied to the flow as far as `acted` (its actions applied, in order). Its
+    """One run of the pairer (harness/trace/pairer.c) over events up to #last, applied
+    to the flow as far as `acted` (its actions applied, in order). Its
     calls are numbered on from `base`; `upto` counts the calls made (in all runs) by
     the next DISOWN or MOVE, which must be applied before later calls are made."""
 
