@@ -144,9 +144,9 @@ class EventLog:
         self._count = 0
         self._subscribers: list[Subscriber] = []
         self._raw_subscribers: list[RawSubscriber] = []
-        # The events of the last batch, as decoded for the subscribers (seq of the
-        # first, events): a run stopped at an event reads them again (`tail`).
-        self._decoded: tuple[int, list[Event]] | None = None
+        # The events of the last batch, as decoded for the subscribers: a run stopped
+        # at an event reads them again (`tail`).
+        self._decoded: list[Event] = []
         # Harts of the machine: with more than one, JSON lines name each event's
         # `hart` (with one they stay as they always were).
         self.harts = 1
@@ -178,15 +178,14 @@ class EventLog:
         size = RECORD.size
         for i in range(max(0, n - RECENT), n):
             self._recent.append((first + i, raw[i * size:(i + 1) * size]))
-        self._decoded = None
+        self._decoded = []
         if self._subscribers:
-            events = []
+            events = self._decoded
             for i in range(n):
                 ev = decode(raw, i * RECORD.size, first + i)
                 events.append(ev)
                 for fn in list(self._subscribers):
                     fn(ev)
-            self._decoded = (first, events)
         for raw_fn in list(self._raw_subscribers):
             raw_fn(first, raw)
 
@@ -197,7 +196,7 @@ class EventLog:
         self._chunks, self._starts = list(chunks), list(starts)
         self._count = count
         self._recent.clear()
-        self._decoded = None
+        self._decoded = []
         if self.keep:
             size = RECORD.size
             for first, raw in zip(self._starts, self._chunks, strict=True):
@@ -239,8 +238,8 @@ class EventLog:
 
     def tail(self, n: int) -> list[Event]:
         """The last n events (at most RECENT when the log does not keep everything)."""
-        if self._decoded is not None and 0 < n <= len(self._decoded[1]):
-            return self._decoded[1][-n:]     # (events are frozen: shared as they are)
+        if 0 < n <= len(self._decoded):
+            return self._decoded[-n:]        # (events are frozen: shared as they are)
         if self.keep:
             return [self[i] for i in range(max(0, self._count - n), self._count)]
         return [decode(raw, 0, seq) for seq, raw in list(self._recent)[-n:]] if n else []
