@@ -339,14 +339,13 @@ class RowsJsonl:
         returned_at = (ctypes.c_uint8 * len(returned)).from_buffer(returned) if returned else None
         raw_at, acts_at = _address(raw), _address(paired.raw_actions)   # (held: raw, paired)
         nacts = len(paired.raw_actions) // ACTION.size
-        n = end
         k, acted = i, run.acted
         room = _ROOM
-        while k < n:
+        while k < end:
             if len(self._buf) < room:
                 self._buf = ctypes.create_string_buffer(room)
             written = lib.jsonl_flow(
-                self._native_tails, raw_at + k * size, n - k, first + k, owners_at + 8 * k,
+                self._native_tails, raw_at + k * size, end - k, first + k, owners_at + 8 * k,
                 paired.raw_calls, calls, run.base, own_from, acts_at + acted * ACTION.size,
                 nacts - acted, satps_at, pid_at, len(pid), self._harts,
                 ctypes.byref(self._table.words), ctypes.byref(table.struct), returned_at,
@@ -378,18 +377,12 @@ class RowsJsonl:
         address space, place and touch of U), for as long as the owner of that address
         space is the same."""
         user = row.priv_from is _U or row.priv_to is _U
-        tail = self._tail(row, self._location(row))
+        tail = self._tail(row, location(row, self._locate))
         lo, hi = flow.owner_span(row.satp, row.seq)
         if self._lib.jsonl_tails_put(self._native_tails, row.owner, row.satp,
                                      row.pc if row.is_trap else row.target, user, lo, hi,
                                      tail.encode("ascii")) < 0:
             raise MemoryError("no memory for the rows' tails")
-
-    def _location(self, row: FlowRow) -> str:
-        """location(row, locate), as write() makes it."""
-        where = self._locate(row) if self._locate is not None else None
-        return where.name if where is not None and where.symbol is not None else \
-            f"{row.pc if row.is_trap else row.target:#x}"
 
     def write(self, rows: Sequence[FlowRow]) -> None:
         """Write these rows' lines (and the lines of the calls they complete)."""
@@ -400,7 +393,7 @@ class RowsJsonl:
         for row in rows:
             records.append(row.record or _record(row))
             seqs.append(row.seq)
-            loc = self._location(row)
+            loc = location(row, self._locate)
             key = (row.owner, row.pid, row.tid, row.priv_from is _U or row.priv_to is _U, loc)
             tail = tails.get(key)
             if tail is None:
