@@ -458,10 +458,13 @@ class RowsJsonl:
         self._buf = self._behind.put(self._buf, size)
 
     def _text(self, line: str) -> None:
-        """Write a line through the text file, after every buffer handed over."""
+        """Write a line through the text file, after every buffer handed over and
+        before any handed over next (the text layer is flushed: the buffers go to the
+        binary file beneath it)."""
         if self._behind is not None:
             self._behind.wait()
         self._out.write(line)
+        self._out.flush()
 
     def close(self) -> None:
         """Wait until every line is written; raise what writing them raised."""

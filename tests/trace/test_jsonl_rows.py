@@ -151,3 +151,20 @@ def test_a_cause_harness_abi_does_not_name_is_formatted_in_python_between_rows()
     assert out.getvalue() == reference(rows, 3, None)
     assert '"name": "reserved_60"' in out.getvalue() and writer.lines == 3
     assert '"hart": 2, "owner": 0, "who": "user"' in out.getvalue()
+
+
+def test_a_row_written_in_python_keeps_its_place_in_a_file(tmp_path: Path) -> None:
+    # In a file, jsonl.c's lines go to the binary file beneath and Python's through the
+    # text layer: the reserved cause's line must come out between the other two.
+    def row(seq: int, code: int) -> FlowRow:
+        return FlowRow(seq, seq * 7, True, Priv.S, Priv.M, True, code,
+                       encode_cause(True, code, 64), 0x80 + seq, 0x100, 0, 0, (0,) * 8,
+                       (Priv.S, Priv.M), None, seq, 0, None, "")
+    rows = [row(5, int(Exc.USER_ECALL)), row(6, 60), row(7, int(Exc.BREAKPOINT))]
+    path = tmp_path / "rows.jsonl"
+    with path.open("w") as out:
+        writer = RowsJsonl(out)
+        writer.write(rows)
+        writer.close()
+    assert path.read_text() == reference(rows, 1, None)
+    assert [json.loads(line)["seq"] for line in path.read_text().splitlines()] == [5, 6, 7]
