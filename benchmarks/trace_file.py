@@ -53,7 +53,7 @@ def trace_command(elf: Path, out: Path) -> list[str]:
 
 def privlab_run(elf: Path, out: Path,
                 command: Callable[[Path, Path], list[str]] = privlab_command) -> float:
-    """Wall time of the command; its output is removed after a timed run (see drop)."""
+    """Wall time of the command (its output is kept: `timed` removes it)."""
     took, proc = time_command(command(elf, out))
     if proc.returncode != 0:
         sys.exit(f"privlab run failed ({proc.returncode}): {proc.stderr.decode()}")
@@ -80,18 +80,19 @@ def drop(out: Path) -> None:
 def cpu_per_trap(work: Path, empty: Path, n: int, tmp: Path) -> None:
     """CPU time a round trip, start-up subtracted (best of 3 each): the figure to
     compare when other jobs share the machine and stretch the wall times."""
-    def cpu(cmd: list[str]) -> float:
-        took = cpu_command(cmd)
-        for name in ("c.trace", "c.jsonl", "r.jsonl"):
-            drop(tmp / name)
-        return took
+    def best(cmd: Callable[[Path], list[str]], out: Path | None = None) -> float:
+        def cpu(elf: Path) -> float:
+            took = cpu_command(cmd(elf))
+            if out is not None:
+                drop(out)
+            return took
+        return (min(cpu(work) for _ in range(3)) - min(cpu(empty) for _ in range(3))) / n * 1e6
 
-    def best(cmd: Callable[[Path], list[str]]) -> float:
-        return (min(cpu(cmd(work)) for _ in range(3)) -
-                min(cpu(cmd(empty)) for _ in range(3))) / n * 1e6
-    rows = [("privlab --trace-out t.trace", best(lambda e: privlab_command(e, tmp / "c.trace"))),
-            ("privlab --trace-out t.jsonl", best(lambda e: privlab_command(e, tmp / "c.jsonl"))),
-            ("privlab trace --format jsonl", best(lambda e: trace_command(e, tmp / "r.jsonl")))]
+    def ours(command: Callable[[Path, Path], list[str]], out: Path) -> float:
+        return best(lambda e: command(e, out), out)
+    rows = [("privlab --trace-out t.trace", ours(privlab_command, tmp / "c.trace")),
+            ("privlab --trace-out t.jsonl", ours(privlab_command, tmp / "c.jsonl")),
+            ("privlab trace --format jsonl", ours(trace_command, tmp / "r.jsonl"))]
     if shutil.which("qemu-system-riscv64") is not None:
         rows += [(QEMU_DEFAULT, best(lambda e: qemu_bare_command(e, False))),
                  (QEMU_ICOUNT, best(lambda e: qemu_bare_command(e, True)))]
