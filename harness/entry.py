@@ -21,8 +21,9 @@ loaded whole on first use:
   and every privlab record has one (tests/test_records.py). Rich, pytest and a
   traceback's formatting use it.
 - `urllib.parse` (1.5-2 ms: it brings ipaddress). pathlib imports one function of it,
-  which only `Path.as_uri` calls. The editable install's import finder has loaded
-  pathlib before this runs, so only an installed wheel gains.
+  which only `Path.as_uri` calls. (Nothing has loaded pathlib before this runs: not a
+  wheel's install, nor the checkout's editable one, whose import finder
+  packaging/privlab_backend.py writes to load nothing.)
 """
 
 from __future__ import annotations
@@ -121,13 +122,15 @@ def _untranslated_argparse() -> None:
 
 
 def _compile_dataclass_methods_once() -> None:
-    """The records' generated methods come compiled from the cache (harness/codecache.py):
-    compiling them was the largest part of start-up."""
+    """The records' generated methods come compiled from the command's table in the
+    cache (harness/codecache.py): compiling them was the largest part of start-up."""
+    import sys
+
     from .build.cache import cache_root
     from .codecache import install
 
     with contextlib.suppress(OSError):      # no cache directory: compile as before
-        install(cache_root())
+        install(cache_root(), sys.argv[1] if len(sys.argv) > 1 else "")
 
 
 BOOTS = frozenset({"run", "trace", "inspect", "step", "pagetable", "translate", "qemu", "tour"})
