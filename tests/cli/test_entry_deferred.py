@@ -2,9 +2,9 @@
 a wheel's run never loads it (nor ipaddress, which it brings), and whatever uses it
 later gets the real module by every way of importing it.
 
-The checks run in an interpreter started without `site`, as a wheel's console script
-is before privlab's first line: this venv's editable install has its import finder
-load pathlib from `site`, and the deferral then (rightly) does nothing."""
+The checks run in an interpreter started without `site`, so that nothing a `.pth`
+file loads (another project's editable install, say) has loaded pathlib first, which
+makes the deferral (rightly) do nothing."""
 
 from __future__ import annotations
 
