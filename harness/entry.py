@@ -153,9 +153,9 @@ def main() -> int:
     try:
         _defer_inspect()
         _defer_url_parsing()
-        _untranslated_argparse()
         _compile_dataclass_methods_once()
         _preload_core()
+        _untranslated_argparse()
         from .cli.main import main as command_line
     finally:
         gc.freeze()

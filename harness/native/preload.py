@@ -5,9 +5,10 @@ dynamic loader resolves all at once (ctypes opens a library with RTLD_NOW, and b
 lazily is not safe here: plt.c points some of libunicorn's PLT slots at the core, and a
 binding made later on another thread could write over one). That is 4-6 ms of a
 40-45 ms bare run, during which Python did nothing else. A command that will boot a
-machine starts it here instead, as soon as the core's path is known, and goes on
-importing the rest of the command line (about 10 ms) on the main thread: the loader
-needs no GIL, and the host has a second core for it. `load_library` then opens the
+machine starts it here instead, as soon as the core's path is known (before argparse,
+the command line and the layouts shared with the C are imported: checking the stamp
+needs none of them), and goes on importing the rest (about 15 ms) on the main thread:
+the loader needs no GIL, and the host has a second core for it. `load_library` then opens the
 same path, which the loader finds already loaded.
 
 Only a core that is built and stamped is preloaded: one that must be built first is

@@ -145,3 +145,34 @@ def test_a_warm_trace_reads_no_elf_with_pyelftools_and_loads_no_disassembler() -
     assert sorted(m for m in loaded if m.startswith((
         "elftools", "capstone", "privlab.inspect.disasm", "privlab.inspect.diskview",
         "privlab.inspect.pagetable"))) == []
+
+
+def test_the_core_starts_loading_before_the_command_line_and_the_layouts_are_imported() -> None:
+    """harness/entry.py checks the core's stamp and starts its load (24 MB of
+    libunicorn, relocated on a thread of its own, native/preload.py) before it imports
+    argparse, the command line, or the layouts the machine shares with the C: the load
+    is then done by the time the machine needs it, and every import cut on the main
+    thread is a cut of the run's wall time."""
+    kernel = build_asm("PASS")
+    probe = (
+        "import sys\n"
+        "seen = {}\n"
+        "class Watch:\n"
+        "    @staticmethod\n"
+        "    def find_spec(name, path=None, target=None):\n"
+        "        if name in ('argparse', 'privlab.abi.native_layout', 'privlab.cli.main') \\\n"
+        "                and name not in seen:\n"
+        "            preload = sys.modules.get('privlab.native.preload')\n"
+        "            seen[name] = preload is not None and preload._loading is not None\n"
+        "        return None\n"
+        "sys.meta_path.insert(0, Watch)\n"
+        f"sys.argv = ['privlab', 'run', '--quiet', '--bios', 'none', '--kernel', {str(kernel)!r}]\n"
+        "import atexit\n"
+        "atexit.register(lambda: print(sorted(seen.items())))\n"
+        "from privlab.entry import main\n"
+        "main()\n")
+    subprocess.run([sys.executable, "-c", probe], check=True, capture_output=True)  # stamps
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == (
+        "[('argparse', True), ('privlab.abi.native_layout', True), ('privlab.cli.main', True)]")
