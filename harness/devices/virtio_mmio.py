@@ -29,7 +29,10 @@ from enum import IntEnum
 from ..abi.platform import PLATFORM
 from ..protocol import Protocol
 from .base import DeviceError, unknown_register
-from .virtqueue import Chain, GuestRam, Virtqueue
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .virtqueue import Chain, GuestRam, Virtqueue
 
 __all__ = ["Reg", "VirtioBackend", "VirtioMmio"]
 
@@ -120,8 +123,11 @@ class VirtioMmio:
         self.backend = backend
         self._irq = irq
         self._ram = ram
-        count = backend.num_queues if backend else 0
-        self.queues = [Virtqueue(i, backend.queue_size if backend else 0) for i in range(count)]
+        self.queues: list[Virtqueue] = []
+        if backend is not None:     # the queues' model, only where a device serves them
+            from .virtqueue import Virtqueue
+
+            self.queues = [Virtqueue(i, backend.queue_size) for i in range(backend.num_queues)]
         self.guest_page_shift = 0     # legacy; kept over a Status reset, as QEMU
         self.isr = 0
         self.reset()
