@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from enum import IntFlag
 
 from .csr import Field
+from .pagesize import PAGE_SHIFT, PAGE_SIZE
 
 __all__ = [
     "ALL_SCHEMES",
@@ -32,8 +33,6 @@ __all__ = [
     "PteFlag",
 ]
 
-PAGE_SHIFT = 12
-PAGE_SIZE = 1 << PAGE_SHIFT
 PTE_PPN_SHIFT = 10  # a PTE's PPN starts above its ten flag and RSW bits
 
 

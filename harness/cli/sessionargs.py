@@ -24,6 +24,7 @@ import argparse
 import sys
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 from ..abi.csr import Exc
 from ..budget import INSPECT_MAX_INSNS
@@ -303,8 +304,13 @@ class Booted:
     """A machine at reset, what it runs (for the inspectors), and the sources built."""
 
     machine: Machine
-    info: SystemInfo
+    make_info: Callable[[], SystemInfo]
     sources: Sources | None          # None: a bare-metal ELF, nothing built
+
+    @cached_property
+    def info(self) -> SystemInfo:
+        """What the machine runs, made when first asked for: `privlab run` never asks."""
+        return self.make_info()
 
 
 def _refuse_bare(args: Any) -> None:
@@ -350,7 +356,6 @@ def boot_machine(args: Any, console: Console, uart_input: InputSource) -> Booted
     --add that replaces a bundled program)."""
     from pathlib import Path
 
-    from ..kernelinfo.system import SystemInfo
     from ..machine.assemble import new_bare
     from ..machine.loader import load_elf
 
@@ -362,7 +367,13 @@ def boot_machine(args: Any, console: Console, uart_input: InputSource) -> Booted
                      drive=drive_of(args), virtio_legacy=args.virtio_legacy,
                      icount_shift=args.icount_shift, smp=args.smp, smp_seed=args.smp_seed)
         _pmp_rule(args, m)
-        return Booted(m, SystemInfo(image.xlen, bare=Path(args.kernel)), None)
+        xlen, bare = image.xlen, Path(args.kernel)
+
+        def bare_info() -> SystemInfo:
+            from ..kernelinfo.system import SystemInfo
+
+            return SystemInfo(xlen, bare=bare)
+        return Booted(m, bare_info, None)
 
     from ..boot import boot_drive, user_boot
     from ..build.images import build_images
@@ -395,10 +406,15 @@ def boot_machine(args: Any, console: Console, uart_input: InputSource) -> Booted
                    smp=args.smp, smp_seed=args.smp_seed,
                    dtb_before_qemu72=getattr(args, "dtb_before_qemu72", False))
     _pmp_rule(args, m)
-    info = SystemInfo(kern.xlen, Path(args.bios or images.firmware),
-                      Path(args.kernel or images.kernel), dict(ub.programs.paths),
-                      program=ub.program)
-    return Booted(m, info, sources)
+    firmware_path = Path(args.bios or images.firmware)
+    kernel_path = Path(args.kernel or images.kernel)
+
+    def system_info() -> SystemInfo:
+        from ..kernelinfo.system import SystemInfo
+
+        return SystemInfo(kern.xlen, firmware_path, kernel_path, dict(ub.programs.paths),
+                          program=ub.program)
+    return Booted(m, system_info, sources)
 
 
 def open_session(args: Any, capture: bool = False, capture_limit: int | None = None,

@@ -15,7 +15,7 @@ import threading
 from collections.abc import Callable
 
 from ..abi.csr import Csr, Exc, Priv
-from ..abi.paging import PAGE_SIZE
+from ..abi.pagesize import PAGE_SIZE
 from ..abi.platform import PLATFORM
 from ..abi.unicorn_abi import (
     UC_ERR_EXCEPTION,
@@ -44,7 +44,6 @@ from ..errors import BadInput, GuestError
 from ..native import EventRecord, StopReason
 from ..native.library import load_library
 from ..pace import DEFAULT_ICOUNT_SHIFT, MAX_ICOUNT_SHIFT, check_icount_shift
-from .codesync import CodeSync
 from .engine import Engine, EngineError
 from .events import Event, EventLog, TrapEvent
 from .hart import Hart
@@ -65,6 +64,7 @@ from .until import (
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ..devices.disk import Disk, Drive
+    from .codesync import CodeSync
 
 __all__ = ["MAX_ICOUNT_SHIFT", "Machine", "RunResult", "Stop", "check_icount_shift"]
 
@@ -130,6 +130,8 @@ class Machine:
             self.ucs.append(uc)
         self._codesync: CodeSync | None = None
         if smp > 1:
+            from .codesync import CodeSync
+
             self.hart.state.shared_code = 1   # fence.i sees the other harts' stores
             self._codesync = CodeSync(self.harts, self.memory.host_address,
                                       self.memory.ram_base, ram_size)

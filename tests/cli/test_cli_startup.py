@@ -106,7 +106,10 @@ def test_a_bare_run_loads_only_the_machine_it_runs() -> None:
     none), no system-call tables or stopping points (the inspectors' options), and none
     of the diagnosis a run that ends badly prints; no virtqueue model for the eight
     empty virtio-mmio slots, no C header text (abi/spec_header.py: the core is
-    built), and not the signal module's enums (its C half, `_signal`, serves)."""
+    built), not the signal module's enums (its C half, `_signal`, serves); not the
+    page-table formats (the machine needs the page size alone), the code sharing of
+    several harts, nor the description of what runs (`Booted.info`, which only the
+    inspectors ask for)."""
     kernel = build_asm("PASS")
     code = ("from privlab.cli.main import main\n"
             f"status = main(['run', '--quiet', '--bios', 'none', '--kernel', {str(kernel)!r}])\n"
@@ -120,7 +123,7 @@ def test_a_bare_run_loads_only_the_machine_it_runs() -> None:
                 "shutil", "fdt", "typing", "elftools", "json", "privlab.boot.dtb",
                 "privlab.boot.flattree", "privlab.abi.syscall_table", "privlab.api.points",
                 "privlab.cli.diagnose", "privlab.devices.virtqueue", "privlab.abi.spec_header",
-                "signal")
+                "signal", "privlab.abi.paging", "privlab.machine.codesync", "privlab.kernelinfo")
     assert sorted(m for m in loaded if m.startswith(unwanted)) == []
 
 
