@@ -38,9 +38,7 @@ if TYPE_CHECKING:
     import signal
     from collections.abc import Callable
 else:
-    # signal's C half: the same functions and numbers, without the enums the signal
-    # module builds from them at import (0.35 ms of every start)
-    import _signal as signal
+    import _signal as signal  # as harness/sigint.py does, and why
 
 __all__ = ["main"]
 

@@ -24,7 +24,7 @@ import argparse
 import sys
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, partial
 
 from ..abi.csr import Exc
 from ..budget import INSPECT_MAX_INSNS
@@ -313,6 +313,14 @@ class Booted:
         return self.make_info()
 
 
+def _system_info(*args: Any, **kwargs: Any) -> SystemInfo:
+    """SystemInfo(*args, **kwargs), its module imported only when an inspector asks
+    (Booted.info)."""
+    from ..kernelinfo.system import SystemInfo
+
+    return SystemInfo(*args, **kwargs)
+
+
 def _refuse_bare(args: Any) -> None:
     """--bios none runs one ELF: nothing is built, so nothing to add or boot it with."""
     if args.kernel is None:
@@ -367,13 +375,7 @@ def boot_machine(args: Any, console: Console, uart_input: InputSource) -> Booted
                      drive=drive_of(args), virtio_legacy=args.virtio_legacy,
                      icount_shift=args.icount_shift, smp=args.smp, smp_seed=args.smp_seed)
         _pmp_rule(args, m)
-        xlen, bare = image.xlen, Path(args.kernel)
-
-        def bare_info() -> SystemInfo:
-            from ..kernelinfo.system import SystemInfo
-
-            return SystemInfo(xlen, bare=bare)
-        return Booted(m, bare_info, None)
+        return Booted(m, partial(_system_info, image.xlen, bare=Path(args.kernel)), None)
 
     from ..boot import boot_drive, user_boot
     from ..build.images import build_images
@@ -406,15 +408,9 @@ def boot_machine(args: Any, console: Console, uart_input: InputSource) -> Booted
                    smp=args.smp, smp_seed=args.smp_seed,
                    dtb_before_qemu72=getattr(args, "dtb_before_qemu72", False))
     _pmp_rule(args, m)
-    firmware_path = Path(args.bios or images.firmware)
-    kernel_path = Path(args.kernel or images.kernel)
-
-    def system_info() -> SystemInfo:
-        from ..kernelinfo.system import SystemInfo
-
-        return SystemInfo(kern.xlen, firmware_path, kernel_path, dict(ub.programs.paths),
-                          program=ub.program)
-    return Booted(m, system_info, sources)
+    return Booted(m, partial(_system_info, kern.xlen, Path(args.bios or images.firmware),
+                             Path(args.kernel or images.kernel), dict(ub.programs.paths),
+                             program=ub.program), sources)
 
 
 def open_session(args: Any, capture: bool = False, capture_limit: int | None = None,

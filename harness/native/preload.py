@@ -27,9 +27,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import signal
 else:
-    # signal's C half: the same functions and numbers, without the enums the signal
-    # module builds from them at import (0.35 ms of every start)
-    import _signal as signal
+    import _signal as signal  # as harness/sigint.py does, and why
 
 __all__ = ["preload_core", "preloaded_core"]
 
