@@ -26,7 +26,7 @@ from setuptools import build_meta as _setuptools
 from setuptools.build_meta import *  # noqa: F403  (every other hook, as setuptools has it)
 from setuptools.build_meta import __all__ as _setuptools_all
 
-__all__ = [*_setuptools_all, "build_editable", "finder_source"]
+__all__ = [*_setuptools_all, "finder_source", "lighten"]   # build_editable is among the first
 
 PACKAGE = Path(__file__).resolve().parent.parent / "harness"
 """The checkout's package folder, whose import name is privlab."""
