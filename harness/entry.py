@@ -123,16 +123,21 @@ def _untranslated_argparse() -> None:
         del sys.modules["gettext"]      # whatever imports it next gets the real module
 
 
+def _command() -> str:
+    """The command line's first word ("" if none): which command this start is for."""
+    import sys
+
+    return sys.argv[1] if len(sys.argv) > 1 else ""
+
+
 def _compile_dataclass_methods_once() -> None:
     """The records' generated methods come compiled from the command's table in the
     cache (harness/codecache.py): compiling them was the largest part of start-up."""
-    import sys
-
     from .build.cache import cache_root
     from .codecache import install
 
     with contextlib.suppress(OSError):      # no cache directory: compile as before
-        install(cache_root(), sys.argv[1] if len(sys.argv) > 1 else "")
+        install(cache_root(), _command())
 
 
 BOOTS = frozenset({"run", "trace", "inspect", "step", "pagetable", "translate", "qemu", "tour"})
@@ -141,9 +146,7 @@ workers): for them the native core is loaded while the rest is imported."""
 
 
 def _preload_core() -> None:
-    import sys
-
-    if len(sys.argv) > 1 and sys.argv[1] in BOOTS:
+    if _command() in BOOTS:
         from .native.preload import preload_core
 
         preload_core()

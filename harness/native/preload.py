@@ -8,8 +8,8 @@ binding made later on another thread could write over one). That is 4-6 ms of a
 machine starts it here instead, as soon as the core's path is known (before argparse,
 the command line and the layouts shared with the C are imported: checking the stamp
 needs none of them), and goes on importing the rest (about 15 ms) on the main thread:
-the loader needs no GIL, and the host has a second core for it. `load_library` then opens the
-same path, which the loader finds already loaded.
+the loader needs no GIL, and the host has a second core for it. `load_library` then
+opens the same path, which the loader finds already loaded.
 
 Only a core that is built and stamped is preloaded: one that must be built first is
 built where it always was, with its progress shown. Whatever goes wrong here is left
